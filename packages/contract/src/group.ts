@@ -1,0 +1,28 @@
+import { z } from 'zod';
+
+export const ZGroup = z
+  .object({
+    userGroupId: z.number().int(),
+    name: z.string(),
+    description: z.string(),
+    members: z.array(z.string()),
+    dateCreated: z.string(),
+  })
+  .meta({ id: 'Group' });
+export type TGroup = z.infer<typeof ZGroup>;
+
+export const ZGroupAddRequest = z
+  .object({
+    name: z.string().max(128).optional(),
+    description: z.string().max(2000).optional(),
+    members: z.array(z.string().max(128)).max(10_000).optional(),
+  })
+  .meta({ id: 'GroupAddRequest' });
+export type TGroupAddRequest = z.infer<typeof ZGroupAddRequest>;
+
+export const ZGroupEditRequest = ZGroupAddRequest.extend({ userGroupId: z.number().int() }).meta({
+  id: 'GroupEditRequest',
+});
+export type TGroupEditRequest = z.infer<typeof ZGroupEditRequest>;
+
+export const ZGroupDeleteRequest = z.object({ userGroupId: z.number().int() }).meta({ id: 'GroupDeleteRequest' });

@@ -1,0 +1,59 @@
+import type { TRole } from './enums.js';
+
+/**
+ * Who may call what (spec §6). One row per route the server serves; the server refuses to start
+ * with a route that has no row, and the console hides what a role may not use.
+ *
+ * - `anonymous`: no session needed (login, session start, admin state, operator probes).
+ * - `anyRole`: a valid session, USER or ADMIN.
+ * - `admin`: a valid ADMIN session.
+ * - `partner`: partner interfaces between server components; each checks its own signature.
+ */
+export type Access = 'anonymous' | 'anyRole' | 'admin' | 'partner';
+
+export const permissions = {
+  // operators
+  'GET /healthz': 'anonymous',
+  'GET /readyz': 'anonymous',
+  // session
+  'POST /ui/user/login': 'anonymous',
+  'GET /ui/user/login': 'anyRole',
+  'POST /ui/user/refresh': 'anyRole',
+  'POST /ui/user/logout': 'anyRole',
+  // users and groups
+  'GET /ui/user/list': 'anyRole',
+  'GET /ui/user/roles': 'anyRole',
+  'POST /ui/user/add': 'admin',
+  'POST /ui/user/edit': 'anyRole',
+  'POST /ui/user/delete': 'admin',
+  'GET /ui/groups/list': 'anyRole',
+  'POST /ui/groups/add': 'admin',
+  'POST /ui/groups/edit': 'admin',
+  'POST /ui/groups/delete': 'admin',
+  // admin
+  'GET /ui/admin/state': 'anonymous',
+  'GET /ui/version': 'anyRole',
+  'GET /ui/admin/database': 'admin',
+  'POST /ui/admin/database': 'admin',
+  'GET /ui/admin/api-spec': 'admin',
+} as const satisfies Record<string, Access>;
+
+export type RouteKey = keyof typeof permissions;
+
+export function accessOf(key: string): Access | undefined {
+  return (permissions as Record<string, Access>)[key];
+}
+
+/** Whether a caller with this role (undefined: no session) may call the route. */
+export function canCall(role: TRole | undefined, key: RouteKey): boolean {
+  const access = permissions[key] as Access;
+  switch (access) {
+    case 'anonymous':
+    case 'partner':
+      return true;
+    case 'anyRole':
+      return role !== undefined;
+    case 'admin':
+      return role === 'ADMIN';
+  }
+}
