@@ -7,7 +7,6 @@ import {
   randomBytes,
   type KeyObject,
 } from 'node:crypto';
-import { promisify } from 'node:util';
 import { CryptoError } from './crypto-errors.js';
 
 /** The spec's provision key type (§3 "Provision key type"). */
@@ -32,18 +31,20 @@ export const RSA_MODULUS_BITS = 3072;
 export const EC_CURVE = 'P-256';
 const MIN_ACCEPTED_RSA_BITS = 2048;
 
-const generateKeyPairAsync = promisify(generateNodeKeyPair);
-
-export async function generateKeyPair(keyType: KeyType): Promise<KeyPairPem> {
+/** Generates off the main thread (RSA 3072 takes around a second). */
+export function generateKeyPair(keyType: KeyType): Promise<KeyPairPem> {
   const encoding = {
     publicKeyEncoding: { type: 'spki', format: 'pem' },
     privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
   } as const;
-  const { privateKey, publicKey } =
-    keyType === 'RSA'
-      ? await generateKeyPairAsync('rsa', { modulusLength: RSA_MODULUS_BITS, ...encoding })
-      : await generateKeyPairAsync('ec', { namedCurve: EC_CURVE, ...encoding });
-  return { keyType, privateKeyPem: privateKey, publicKeyPem: publicKey };
+  return new Promise((resolve, reject) => {
+    const done = (error: Error | null, publicKeyPem: string, privateKeyPem: string): void => {
+      if (error) reject(error);
+      else resolve({ keyType, privateKeyPem, publicKeyPem });
+    };
+    if (keyType === 'RSA') generateNodeKeyPair('rsa', { modulusLength: RSA_MODULUS_BITS, ...encoding }, done);
+    else generateNodeKeyPair('ec', { namedCurve: EC_CURVE, ...encoding }, done);
+  });
 }
 
 /** The signing and the encryption key pair of one instance, generated concurrently. */
