@@ -90,7 +90,7 @@ export function keyTypeOf(key: KeyObject): KeyType {
 }
 
 export function exportPublicKeyPem(key: KeyObject): string {
-  return createPublicKey(key).export({ type: 'spki', format: 'pem' }).toString();
+  return publicHalf(key).export({ type: 'spki', format: 'pem' }).toString();
 }
 
 export function publicKeyPemFromPrivate(privateKeyPem: string): string {
@@ -99,7 +99,11 @@ export function publicKeyPemFromPrivate(privateKeyPem: string): string {
 
 /** DER SPKI bytes, the canonical form for comparing two public keys. */
 export function spkiDer(key: KeyObject): Buffer {
-  return createPublicKey(key).export({ type: 'spki', format: 'der' });
+  return publicHalf(key).export({ type: 'spki', format: 'der' });
+}
+
+function publicHalf(key: KeyObject): KeyObject {
+  return key.type === 'public' ? key : createPublicKey(key);
 }
 
 const SEAL_VERSION = 'v1';
