@@ -6,3 +6,4 @@ export * from './user.js';
 export * from './group.js';
 export * from './admin.js';
 export * from './permissions.js';
+export * from './audit.js';

@@ -14,6 +14,9 @@ export type Access = 'anonymous' | 'anyRole' | 'admin' | 'partner';
 export const permissions = {
   // operators
   'GET /healthz': 'anonymous',
+  // the console: its files, deep links and runtime settings (site name, public address)
+  'GET /*': 'anonymous',
+  'GET /console-config.json': 'anonymous',
   'GET /readyz': 'anonymous',
   // session
   'POST /ui/user/login': 'anonymous',

@@ -1,0 +1,74 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { Config } from './config.js';
+import { createDatabase, type Database } from './db/database.js';
+import { adminRoutes } from './modules/admin/admin.routes.js';
+import { groupsRoutes } from './modules/groups/groups.routes.js';
+import { GroupsService } from './modules/groups/groups.service.js';
+import { LoginThrottle } from './modules/session/login-throttle.js';
+import { SessionTokens } from './modules/session/session-tokens.js';
+import { sessionRoutes } from './modules/session/session.routes.js';
+import { SessionService } from './modules/session/session.service.js';
+import { SettingsRepository } from './modules/settings/settings.repository.js';
+import { usersRoutes } from './modules/users/users.routes.js';
+import { UsersService } from './modules/users/users.service.js';
+import { registerApiVersion } from './plugins/api-version.js';
+import { registerAuth } from './plugins/auth.js';
+import { registerConsole } from './plugins/console.js';
+import { registerErrorHandling } from './plugins/errors.js';
+import { registerOpenApi } from './plugins/openapi.js';
+import type { Services } from './services.js';
+
+export interface BuildOptions {
+  logger?: FastifyServerOptions['logger'];
+  /** Use this database instead of opening the configured one (tests share one per file). */
+  database?: Database;
+}
+
+/**
+ * The whole server without `listen`: tests boot it with `app.inject`, `main.ts` listens.
+ * Opens the database, runs the migrations, creates the first ADMIN on an empty database.
+ */
+export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
+    bodyLimit: 1024 * 1024,
+    trustProxy: process.env.TRUST_PROXY === 'true',
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  const database = options.database ?? createDatabase(config.database);
+  try {
+    await database.migrate();
+    const tokens = await SessionTokens.load(new SettingsRepository(database.db));
+    const users = new UsersService(database);
+    await users.ensureInitialAdmin(
+      { username: config.adminUsername, password: config.adminPassword, dataDir: config.dataDir },
+      { info: (m) => app.log.info(m), warn: (m) => app.log.warn(m) },
+    );
+    const services: Services = {
+      config,
+      database,
+      users,
+      groups: new GroupsService(database),
+      sessions: new SessionService(database, config, tokens, new LoginThrottle(config.loginThrottle, database.dialect)),
+    };
+    app.decorate('services', services);
+  } catch (error) {
+    if (!options.database) await database.close();
+    throw error;
+  }
+  if (!options.database) app.addHook('onClose', () => database.close());
+
+  registerErrorHandling(app);
+  registerApiVersion(app);
+  registerAuth(app);
+  await registerOpenApi(app);
+  await app.register(adminRoutes);
+  await app.register(sessionRoutes);
+  await app.register(usersRoutes);
+  await app.register(groupsRoutes);
+  await registerConsole(app);
+  return app;
+}

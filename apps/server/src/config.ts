@@ -1,0 +1,131 @@
+import path from 'node:path';
+import { servedDatabaseTypes } from '@manifold/contract';
+
+export type DatabaseKind = 'sqlite' | 'postgres' | 'mysql';
+
+export type DatabaseTarget =
+  | { kind: 'sqlite'; file: string | ':memory:' }
+  | { kind: 'postgres' | 'mysql'; url: string };
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  database: DatabaseTarget;
+  publicUrl: string;
+  siteName: string;
+  adminUsername: string;
+  /** Undefined: a random one is generated on first start. */
+  adminPassword: string | undefined;
+  cookieSecure: boolean;
+  cookieDomain: string | null;
+  logLevel: string;
+  /** Lifetime of a session token, seconds. */
+  sessionTtlSeconds: number;
+  loginThrottle: LoginThrottleConfig;
+  /** Built console served at `/`; absent when the console was not built. */
+  consoleDir: string;
+  version: string;
+}
+
+export interface LoginThrottleConfig {
+  /** Failures (per username, or five times as many per address) after which logins are refused. */
+  maxFailures: number;
+  /** Failures after which each further attempt is slowed down. */
+  slowAfter: number;
+  /** Extra delay per failure beyond `slowAfter`, capped at 5 s. */
+  slowdownMs: number;
+  /** How long a locked username or address is refused, seconds. */
+  lockSeconds: number;
+  /** Failures older than this are forgotten, seconds. */
+  windowSeconds: number;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+const unservedDatabaseSchemes: Record<string, string> = {
+  sqlserver: 'sqlserver',
+  mssql: 'sqlserver',
+  oracle: 'oracle',
+  sap: 'sap',
+  hana: 'sap',
+  h2: 'h2',
+};
+
+/** Parses `DATABASE_URL`; a type the server cannot serve is a one-line reason. */
+export function parseDatabaseUrl(url: string | undefined, dataDir: string): DatabaseTarget {
+  if (!url) return { kind: 'sqlite', file: path.join(dataDir, 'manifold.db') };
+  if (url === 'sqlite::memory:' || url === 'sqlite://:memory:') return { kind: 'sqlite', file: ':memory:' };
+  const scheme = url.split(':', 1)[0]?.toLowerCase() ?? '';
+  if (scheme === 'sqlite') {
+    const file = url.slice('sqlite:'.length).replace(/^\/\//, '');
+    if (!file) throw new ConfigError('DATABASE_URL sqlite: needs a file path, e.g. sqlite:./data/manifold.db');
+    return { kind: 'sqlite', file: path.resolve(file) };
+  }
+  if (scheme === 'postgres' || scheme === 'postgresql') return { kind: 'postgres', url };
+  if (scheme === 'mysql' || scheme === 'mariadb') return { kind: 'mysql', url: url.replace(/^mariadb:/, 'mysql:') };
+  const unserved = unservedDatabaseSchemes[scheme];
+  if (unserved) {
+    throw new ConfigError(
+      `DATABASE_URL: ${unserved} databases cannot be served; use ${servedDatabaseTypes.join(', ')} (sqlite:<path>, postgres://…, mysql://…)`,
+    );
+  }
+  throw new ConfigError(`DATABASE_URL: unknown database type "${scheme}"; use sqlite:<path>, postgres://… or mysql://…`);
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
+}
+
+const repoRoot = path.resolve(import.meta.dirname, '../../..');
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = integer(env, 'PORT', 8080, 0, 65535);
+  const host = env.HOST || '127.0.0.1';
+  const dataDir = path.resolve(env.DATA_DIR || './data');
+  const publicUrl = (env.PUBLIC_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
+  try {
+    new URL(publicUrl);
+  } catch {
+    throw new ConfigError(`PUBLIC_URL is not a valid address: "${publicUrl}"`);
+  }
+  return {
+    port,
+    host,
+    dataDir,
+    database: parseDatabaseUrl(env.DATABASE_URL, dataDir),
+    publicUrl,
+    siteName: env.SITE_NAME || 'Manifold',
+    adminUsername: env.ADMIN_USERNAME || 'admin',
+    adminPassword: env.ADMIN_PASSWORD || undefined,
+    cookieSecure: boolean(env, 'COOKIE_SECURE', true),
+    cookieDomain: env.COOKIE_DOMAIN || null,
+    logLevel: env.LOG_LEVEL || 'info',
+    sessionTtlSeconds: integer(env, 'SESSION_TTL_SECONDS', 8 * 3600, 60, 30 * 24 * 3600),
+    loginThrottle: {
+      maxFailures: integer(env, 'LOGIN_MAX_FAILURES', 10, 1, 1000),
+      slowAfter: integer(env, 'LOGIN_SLOW_AFTER', 3, 0, 1000),
+      slowdownMs: integer(env, 'LOGIN_SLOWDOWN_MS', 1000, 0, 5000),
+      lockSeconds: integer(env, 'LOGIN_LOCK_SECONDS', 900, 1, 86400),
+      windowSeconds: integer(env, 'LOGIN_WINDOW_SECONDS', 900, 1, 86400),
+    },
+    consoleDir: path.resolve(env.CONSOLE_DIR || path.join(repoRoot, 'apps/console/dist')),
+    version: env.MANIFOLD_VERSION || '0.1.0',
+  };
+}

@@ -1,0 +1,86 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, Migrator, MysqlDialect, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import { createPool } from 'mysql2';
+import pg from 'pg';
+import type { TDatabaseConfig } from '@manifold/contract';
+import type { DatabaseTarget } from '../config.js';
+import { createDialect, type Dialect } from './dialect.js';
+import { migrationProvider } from './migrations/index.js';
+import type { DB } from './schema.js';
+
+export interface Database {
+  db: Kysely<DB>;
+  dialect: Dialect;
+  /** What `GET admin/database` reports: never the password. */
+  describe(): TDatabaseConfig;
+  migrate(): Promise<void>;
+  ping(): Promise<boolean>;
+  transaction<T>(work: (trx: Transaction<DB>) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+function kyselyDialect(target: DatabaseTarget) {
+  if (target.kind === 'sqlite') {
+    if (target.file !== ':memory:') fs.mkdirSync(path.dirname(target.file), { recursive: true });
+    const connection = new SQLite(target.file);
+    connection.pragma('journal_mode = WAL');
+    connection.pragma('foreign_keys = ON');
+    connection.pragma('busy_timeout = 5000');
+    connection.pragma('synchronous = NORMAL');
+    return new SqliteDialect({ database: connection });
+  }
+  if (target.kind === 'postgres') {
+    // Counts and sums come back as strings (int8); repositories convert with Number().
+    return new PostgresDialect({ pool: new pg.Pool({ connectionString: target.url, max: 10 }) });
+  }
+  return new MysqlDialect({
+    pool: createPool({ uri: target.url, connectionLimit: 10, supportBigNumbers: true, timezone: 'Z' }),
+  });
+}
+
+function describeTarget(target: DatabaseTarget): TDatabaseConfig {
+  if (target.kind === 'sqlite') {
+    return target.file === ':memory:'
+      ? { databaseType: 'memory', databaseHost: null, databasePort: null, databaseName: null, databaseUser: null }
+      : { databaseType: 'sqlite', databaseHost: null, databasePort: null, databaseName: target.file, databaseUser: null };
+  }
+  const url = new URL(target.url);
+  return {
+    databaseType: target.kind,
+    databaseHost: url.hostname || null,
+    databasePort: url.port ? Number(url.port) : target.kind === 'postgres' ? 5432 : 3306,
+    databaseName: decodeURIComponent(url.pathname.replace(/^\//, '')) || null,
+    databaseUser: decodeURIComponent(url.username) || null,
+  };
+}
+
+export function createDatabase(target: DatabaseTarget): Database {
+  const db = new Kysely<DB>({ dialect: kyselyDialect(target) });
+  const dialect = createDialect(target.kind);
+  return {
+    db,
+    dialect,
+    describe: () => describeTarget(target),
+    async migrate() {
+      const migrator = new Migrator({ db, provider: migrationProvider(target.kind) });
+      const { error, results } = await migrator.migrateToLatest();
+      const failed = results?.find((result) => result.status === 'Error');
+      if (error || failed) {
+        const reason = error instanceof Error ? error.message : String(error ?? 'unknown error');
+        throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${reason}`);
+      }
+    },
+    async ping() {
+      try {
+        await sql`select 1`.execute(db);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    transaction: (work) => db.transaction().execute(work),
+    close: () => db.destroy(),
+  };
+}

@@ -1,0 +1,28 @@
+import type { Kysely, Migration, MigrationProvider } from 'kysely';
+import type { DatabaseKind } from '../../config.js';
+import * as accounts from './001-accounts.js';
+
+interface DialectMigration {
+  up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
+  down?(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
+}
+
+/** Ordered by name; append new ones, never edit a released one. */
+const migrations: Record<string, DialectMigration> = {
+  '001-accounts': accounts,
+};
+
+export function migrationProvider(kind: DatabaseKind): MigrationProvider {
+  return {
+    async getMigrations() {
+      const bound: Record<string, Migration> = {};
+      for (const [name, migration] of Object.entries(migrations)) {
+        bound[name] = {
+          up: (db) => migration.up(db, kind),
+          down: migration.down ? (db) => migration.down!(db, kind) : undefined,
+        };
+      }
+      return bound;
+    },
+  };
+}

@@ -1,0 +1,13 @@
+import type { TRole } from '@manifold/contract';
+import type { UserRow } from '../db/schema.js';
+
+/** Who is calling: the session's user, resolved once per request by the auth plugin. */
+export interface Caller {
+  userId: number;
+  username: string;
+  role: TRole;
+  sessionId: string;
+  escalated: boolean;
+  sourceIp: string;
+  user: UserRow;
+}

@@ -1,0 +1,49 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ZAdminState, ZDatabaseConfig, ZVersion } from '@manifold/contract';
+import { notImplemented } from '../../lib/app-error.js';
+import { responses } from '../../lib/route-schemas.js';
+import { currentSetupStep } from './setup-state.js';
+
+export const adminRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { database, config } = app.services;
+
+  app.get('/healthz', { schema: { tags: ['operations'], summary: 'The process is up' } }, async () => ({ status: 'ok' }));
+
+  app.get('/readyz', { schema: { tags: ['operations'], summary: 'The database answers' } }, async (_request, reply) =>
+    (await database.ping()) ? { status: 'ready' } : reply.status(503).send({ status: 'database unavailable' }),
+  );
+
+  app.get(
+    '/ui/admin/state',
+    { schema: { tags: ['admin'], summary: 'Current setup step', response: responses(ZAdminState) } },
+    async () => ({ step: await currentSetupStep(database) }),
+  );
+
+  app.get('/ui/version', { schema: { tags: ['admin'], summary: 'Versions', response: responses(ZVersion) } }, async () => ({
+    manageVersion: config.version,
+    traceVersion: config.version,
+  }));
+
+  app.get(
+    '/ui/admin/database',
+    { schema: { tags: ['admin'], summary: 'The running database (never its password)', response: responses(ZDatabaseConfig) } },
+    async () => database.describe(),
+  );
+
+  app.post(
+    '/ui/admin/database',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Not implemented (spec §7): the database is chosen with DATABASE_URL',
+        body: z.unknown(),
+      },
+    },
+    async () => {
+      throw notImplemented();
+    },
+  );
+
+  app.get('/ui/admin/api-spec', { schema: { tags: ['admin'], summary: 'This OpenAPI 3.1 document' } }, async () => app.swagger());
+};

@@ -1,0 +1,96 @@
+import type { Kysely } from 'kysely';
+import type { TGroup, TPage, TPageQuery } from '@manifold/contract';
+import type { Dialect } from '../../db/dialect.js';
+import { pageOffset, toPage } from '../../db/paging.js';
+import type { DB, GroupRow } from '../../db/schema.js';
+
+export function groupNameKey(name: string): string {
+  return name.trim().toLowerCase();
+}
+
+export class GroupsRepository {
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly dialect: Dialect,
+  ) {}
+
+  findById(id: number): Promise<GroupRow | undefined> {
+    return this.db.selectFrom('user_groups').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  findByName(name: string): Promise<GroupRow | undefined> {
+    return this.db.selectFrom('user_groups').selectAll().where('name_key', '=', groupNameKey(name)).executeTakeFirst();
+  }
+
+  async list(page: TPageQuery): Promise<TPage<TGroup>> {
+    const [total, rows] = await Promise.all([
+      this.db.selectFrom('user_groups').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+      this.db
+        .selectFrom('user_groups')
+        .selectAll()
+        .orderBy('name_key')
+        .limit(page.numberOfItems)
+        .offset(pageOffset(page))
+        .execute(),
+    ]);
+    const members = await this.membersOf(rows.map((row) => row.id));
+    return toPage(page, total.n, rows.map((row) => toGroup(row, members.get(row.id) ?? [])));
+  }
+
+  async get(id: number): Promise<TGroup | undefined> {
+    const row = await this.findById(id);
+    if (!row) return undefined;
+    const members = await this.membersOf([id]);
+    return toGroup(row, members.get(id) ?? []);
+  }
+
+  insert(row: Omit<GroupRow, 'id'>): Promise<number> {
+    return this.dialect.insertId(this.db, 'user_groups', row);
+  }
+
+  async update(id: number, changes: Partial<Omit<GroupRow, 'id'>>): Promise<void> {
+    await this.db.updateTable('user_groups').set(changes).where('id', '=', id).execute();
+  }
+
+  async delete(id: number): Promise<void> {
+    await this.db.deleteFrom('user_groups').where('id', '=', id).execute();
+  }
+
+  async replaceMembers(groupId: number, userIds: number[]): Promise<void> {
+    await this.db.deleteFrom('user_group_members').where('group_id', '=', groupId).execute();
+    if (userIds.length === 0) return;
+    await this.db
+      .insertInto('user_group_members')
+      .values(userIds.map((userId) => ({ group_id: groupId, user_id: userId })))
+      .execute();
+  }
+
+  /** Usernames per group, sorted; one query for a whole page of groups. */
+  private async membersOf(groupIds: number[]): Promise<Map<number, string[]>> {
+    const members = new Map<number, string[]>();
+    if (groupIds.length === 0) return members;
+    const rows = await this.db
+      .selectFrom('user_group_members')
+      .innerJoin('users', 'users.id', 'user_group_members.user_id')
+      .select(['user_group_members.group_id', 'users.username'])
+      .where('user_group_members.group_id', 'in', groupIds)
+      .orderBy('users.username_key')
+      .execute();
+    for (const row of rows) {
+      const list = members.get(row.group_id) ?? [];
+      list.push(row.username);
+      members.set(row.group_id, list);
+    }
+    return members;
+  }
+}
+
+function toGroup(row: GroupRow, members: string[]): TGroup {
+  return {
+    userGroupId: row.id,
+    name: row.name,
+    description: row.description,
+    members,
+    dateCreated: row.created_at,
+  };
+}

@@ -1,0 +1,76 @@
+import type { Kysely } from 'kysely';
+import type { DB, SessionRow, UserRow } from '../../db/schema.js';
+
+export class SessionsRepository {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  async create(session: SessionRow): Promise<void> {
+    await this.db.insertInto('sessions').values(session).execute();
+  }
+
+  /** The live session and its user, in one query: unrevoked, unexpired, user still present. */
+  async findLive(sessionId: string, userId: number, now: string): Promise<{ session: SessionRow; user: UserRow } | undefined> {
+    const row = await this.db
+      .selectFrom('sessions')
+      .innerJoin('users', 'users.id', 'sessions.user_id')
+      .select([
+        'sessions.id as s_id',
+        'sessions.user_id as s_user_id',
+        'sessions.created_at as s_created_at',
+        'sessions.expires_at as s_expires_at',
+        'sessions.revoked_at as s_revoked_at',
+        'sessions.escalated as s_escalated',
+        'sessions.source_ip as s_source_ip',
+        'sessions.user_agent as s_user_agent',
+      ])
+      .selectAll('users')
+      .where('sessions.id', '=', sessionId)
+      .where('sessions.user_id', '=', userId)
+      .where('sessions.revoked_at', 'is', null)
+      .where('sessions.expires_at', '>', now)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const { s_id, s_user_id, s_created_at, s_expires_at, s_revoked_at, s_escalated, s_source_ip, s_user_agent, ...user } = row;
+    return {
+      session: {
+        id: s_id,
+        user_id: s_user_id,
+        created_at: s_created_at,
+        expires_at: s_expires_at,
+        revoked_at: s_revoked_at,
+        escalated: s_escalated,
+        source_ip: s_source_ip,
+        user_agent: s_user_agent,
+      },
+      user,
+    };
+  }
+
+  async revoke(sessionId: string, now: string): Promise<void> {
+    await this.db
+      .updateTable('sessions')
+      .set({ revoked_at: now })
+      .where('id', '=', sessionId)
+      .where('revoked_at', 'is', null)
+      .execute();
+  }
+
+  /** Ends every live session of a user, except the one given (the caller's own, when kept). */
+  async revokeAllOfUser(userId: number, now: string, except?: string): Promise<void> {
+    let query = this.db
+      .updateTable('sessions')
+      .set({ revoked_at: now })
+      .where('user_id', '=', userId)
+      .where('revoked_at', 'is', null);
+    if (except) query = query.where('id', '!=', except);
+    await query.execute();
+  }
+
+  /** Forgets sessions that ended long ago; keeps the table small. */
+  async purgeEndedBefore(cutoff: string): Promise<void> {
+    await this.db
+      .deleteFrom('sessions')
+      .where((eb) => eb.or([eb('expires_at', '<', cutoff), eb('revoked_at', '<', cutoff)]))
+      .execute();
+  }
+}

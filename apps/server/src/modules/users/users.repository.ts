@@ -1,0 +1,86 @@
+import type { Kysely } from 'kysely';
+import type { TPage, TPageQuery, TRole, TUserProfile } from '@manifold/contract';
+import { containsIgnoringCase, type Dialect } from '../../db/dialect.js';
+import { pageOffset, toPage } from '../../db/paging.js';
+import type { DB, NewUserRow, UserRow, UserRowUpdate } from '../../db/schema.js';
+
+export function usernameKey(username: string): string {
+  return username.trim().toLowerCase();
+}
+
+export function toUserProfile(row: UserRow): TUserProfile {
+  return {
+    username: row.username,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    email: row.email,
+    company: row.company,
+    role: row.role as TRole,
+    timeZone: row.time_zone,
+    language: row.language,
+    useSso: Number(row.use_sso) === 1,
+    dateCreated: row.created_at,
+  };
+}
+
+export class UsersRepository {
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly dialect: Dialect,
+  ) {}
+
+  findByUsername(username: string): Promise<UserRow | undefined> {
+    return this.db.selectFrom('users').selectAll().where('username_key', '=', usernameKey(username)).executeTakeFirst();
+  }
+
+  async findIdsByUsernames(usernames: string[]): Promise<Map<string, number>> {
+    const keys = [...new Set(usernames.map(usernameKey))];
+    if (keys.length === 0) return new Map();
+    const rows = await this.db.selectFrom('users').select(['id', 'username_key']).where('username_key', 'in', keys).execute();
+    return new Map(rows.map((row) => [row.username_key, row.id]));
+  }
+
+  async count(): Promise<number> {
+    const row = await this.db.selectFrom('users').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  async list(page: TPageQuery, search?: string): Promise<TPage<TUserProfile>> {
+    let query = this.db.selectFrom('users');
+    const term = search?.trim();
+    if (term) {
+      query = query.where((eb) =>
+        eb.or(['username_key', 'first_name', 'last_name', 'email'].map((column) => containsIgnoringCase(column, term))),
+      );
+    }
+    const [total, rows] = await Promise.all([
+      query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+      query.selectAll().orderBy('username_key').limit(page.numberOfItems).offset(pageOffset(page)).execute(),
+    ]);
+    return toPage(page, total.n, rows.map(toUserProfile));
+  }
+
+  insert(row: NewUserRow): Promise<number> {
+    return this.dialect.insertId(this.db, 'users', row);
+  }
+
+  async update(id: number, changes: UserRowUpdate): Promise<void> {
+    await this.db.updateTable('users').set(changes).where('id', '=', id).execute();
+  }
+
+  async delete(id: number): Promise<void> {
+    await this.db.deleteFrom('users').where('id', '=', id).execute();
+  }
+
+  /**
+   * Locks every ADMIN row until the transaction ends and answers their ids. Two transactions
+   * that each remove an admin therefore run one after the other, and the second sees the first's
+   * result: the last ADMIN can never be removed, however requests race.
+   */
+  async lockAdmins(): Promise<number[]> {
+    const rows = await this.dialect
+      .forUpdate(this.db.selectFrom('users').select('id').where('role', '=', 'ADMIN'))
+      .execute();
+    return rows.map((row) => row.id);
+  }
+}

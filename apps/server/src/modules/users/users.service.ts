@@ -1,0 +1,218 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { TPage, TPageQuery, TRole, TUserAddRequest, TUserEditRequest, TUserProfile } from '@manifold/contract';
+import type { Transaction } from 'kysely';
+import type { Database } from '../../db/database.js';
+import { isUniqueViolation } from '../../db/dialect.js';
+import type { DB, UserRow, UserRowUpdate } from '../../db/schema.js';
+import { AppError, ErrorCollector } from '../../lib/app-error.js';
+import type { Caller } from '../../lib/caller.js';
+import { generatePassword, hashPassword, verifyPassword } from '../../lib/passwords.js';
+import { isoNow } from '../../lib/time.js';
+import { AuditRepository } from '../audit/audit.repository.js';
+import { SessionsRepository } from '../session/sessions.repository.js';
+import { checkNewPassword, checkProfileFields } from './user-rules.js';
+import { UsersRepository, toUserProfile, usernameKey } from './users.repository.js';
+
+export interface InitialAdmin {
+  username: string;
+  password: string | undefined;
+  dataDir: string;
+}
+
+export interface Logger {
+  info(message: string): void;
+  warn(message: string): void;
+}
+
+export class UsersService {
+  constructor(private readonly database: Database) {}
+
+  private users(db: Transaction<DB> | Database['db'] = this.database.db): UsersRepository {
+    return new UsersRepository(db, this.database.dialect);
+  }
+
+  list(page: TPageQuery, search?: string): Promise<TPage<TUserProfile>> {
+    return this.users().list(page, search);
+  }
+
+  async add(input: TUserAddRequest, caller: Caller): Promise<TUserProfile> {
+    const problems = new ErrorCollector();
+    const username = input.username?.trim() ?? '';
+    if (!username) problems.add('usernameEmpty', 'username');
+    checkProfileFields(input, 'required', problems);
+    const useSso = input.useSso ?? false;
+    if (!input.password && !useSso) problems.add('userHasNoPassword', 'password');
+    if (input.password) checkNewPassword(input.password, problems);
+    problems.throwIfAny();
+
+    if (await this.users().findByUsername(username)) throw new AppError('usernameTaken', { field: 'username' });
+    const passwordHash = input.password ? await hashPassword(input.password) : null;
+    const now = isoNow();
+    try {
+      return await this.database.transaction(async (trx) => {
+        const id = await this.users(trx).insert({
+          username,
+          username_key: usernameKey(username),
+          password_hash: passwordHash,
+          first_name: input.firstName!.trim(),
+          last_name: input.lastName!.trim(),
+          email: input.email!.trim(),
+          company: input.company?.trim() || null,
+          role: input.role!,
+          time_zone: input.timeZone!,
+          language: input.language!,
+          use_sso: useSso ? 1 : 0,
+          created_at: now,
+          updated_at: now,
+        });
+        await this.audit(trx, caller, 'userAdded', username, { role: input.role });
+        return toUserProfile((await this.users(trx).findByUsername(username)) ?? this.missing(id));
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new AppError('usernameTaken', { field: 'username' });
+      throw error;
+    }
+  }
+
+  async edit(input: TUserEditRequest, caller: Caller): Promise<TUserProfile> {
+    const username = input.username?.trim() ?? '';
+    if (!username) throw new AppError('usernameEmpty', { field: 'username' });
+    const target = await this.users().findByUsername(username);
+    if (!target) throw new AppError('userNotPresent', { field: 'username' });
+    const editingSelf = target.id === caller.userId;
+    if (caller.role !== 'ADMIN' && !editingSelf) throw new AppError('userNotAuthorizedToEdit');
+    const roleChange = input.role !== undefined && input.role !== target.role;
+    if (roleChange && caller.role !== 'ADMIN') throw new AppError('userNotAuthorizedToPromoteRole', { field: 'role' });
+
+    const problems = new ErrorCollector();
+    checkProfileFields(input, 'ifGiven', problems);
+    const newPassword = input.password ? input.password : undefined;
+    if (newPassword !== undefined) checkNewPassword(newPassword, problems);
+    problems.throwIfAny();
+    if (newPassword !== undefined && editingSelf) await this.checkCurrentPassword(target, input.currentPassword);
+
+    const changes: UserRowUpdate = { updated_at: isoNow() };
+    if (input.firstName !== undefined) changes.first_name = input.firstName.trim();
+    if (input.lastName !== undefined) changes.last_name = input.lastName.trim();
+    if (input.email !== undefined) changes.email = input.email.trim();
+    if (input.company !== undefined) changes.company = input.company?.trim() || null;
+    if (input.timeZone !== undefined) changes.time_zone = input.timeZone;
+    if (input.language !== undefined) changes.language = input.language;
+    if (input.useSso !== undefined) changes.use_sso = input.useSso ? 1 : 0;
+    if (roleChange) changes.role = input.role;
+    if (newPassword !== undefined) changes.password_hash = await hashPassword(newPassword);
+
+    return this.database.transaction(async (trx) => {
+      const users = this.users(trx);
+      if (roleChange && target.role === 'ADMIN') await this.keepOneAdmin(users, target.id);
+      await users.update(target.id, changes);
+      const sessions = new SessionsRepository(trx);
+      const now = isoNow();
+      if (roleChange) {
+        await sessions.revokeAllOfUser(target.id, now);
+      } else if (newPassword !== undefined) {
+        await sessions.revokeAllOfUser(target.id, now, editingSelf ? caller.sessionId : undefined);
+      }
+      const changed = Object.keys(changes).filter((key) => key !== 'updated_at' && key !== 'password_hash');
+      await this.audit(trx, caller, 'userEdited', target.username, { changed });
+      if (newPassword !== undefined) await this.audit(trx, caller, 'userPasswordChanged', target.username);
+      if (roleChange) await this.audit(trx, caller, 'userRoleChanged', target.username, { from: target.role, to: input.role });
+      return toUserProfile((await users.findByUsername(target.username)) ?? this.missing(target.id));
+    });
+  }
+
+  async delete(input: { username?: string | undefined }, caller: Caller): Promise<void> {
+    const username = input.username?.trim() ?? '';
+    if (!username) throw new AppError('usernameEmpty', { field: 'username' });
+    await this.database.transaction(async (trx) => {
+      const users = this.users(trx);
+      const target = await users.findByUsername(username);
+      if (!target) throw new AppError('userNotPresent', { field: 'username' });
+      if (target.role === 'ADMIN') await this.keepOneAdmin(users, target.id);
+      await users.delete(target.id);
+      await this.audit(trx, caller, 'userDeleted', target.username);
+    });
+  }
+
+  roles(): TRole[] {
+    return ['ADMIN', 'USER'];
+  }
+
+  /**
+   * On an empty database: creates the first ADMIN. Without a configured password a random one
+   * is generated, logged once and written to DATA_DIR/initial-admin-password (mode 0600).
+   */
+  async ensureInitialAdmin(initial: InitialAdmin, log: Logger): Promise<void> {
+    if ((await this.users().count()) > 0) return;
+    const password = initial.password ?? generatePassword();
+    const now = isoNow();
+    try {
+      await this.database.transaction(async (trx) => {
+        await this.users(trx).insert({
+          username: initial.username,
+          username_key: usernameKey(initial.username),
+          password_hash: await hashPassword(password),
+          first_name: 'Site',
+          last_name: 'Administrator',
+          email: `${usernameKey(initial.username)}@localhost`,
+          company: null,
+          role: 'ADMIN',
+          time_zone: 'UTC',
+          language: 'en_US',
+          use_sso: 0,
+          created_at: now,
+          updated_at: now,
+        });
+        await new AuditRepository(trx, this.database.dialect).record({
+          type: 'initialAdminCreated',
+          actor: null,
+          subject: initial.username,
+        });
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) return; // another instance created it first
+      throw error;
+    }
+    if (initial.password === undefined) {
+      const file = path.join(initial.dataDir, 'initial-admin-password');
+      await fs.mkdir(initial.dataDir, { recursive: true });
+      await fs.writeFile(file, `${password}\n`, { mode: 0o600 });
+      await fs.chmod(file, 0o600);
+      log.warn(
+        `Created the first administrator "${initial.username}" with the generated password ${password} ` +
+          `(also written to ${file}); change it after logging in.`,
+      );
+    } else {
+      log.info(`Created the first administrator "${initial.username}" with the configured ADMIN_PASSWORD.`);
+    }
+  }
+
+  private async checkCurrentPassword(target: UserRow, currentPassword: string | undefined): Promise<void> {
+    if (!target.password_hash) return; // an SSO user setting a first password
+    if (!currentPassword) throw new AppError('currentPasswordRequired', { field: 'currentPassword' });
+    if (!(await verifyPassword(target.password_hash, currentPassword))) {
+      throw new AppError('passwordIncorrect', { field: 'currentPassword' });
+    }
+  }
+
+  /** Inside the transaction: refuses to remove `leavingId` from the ADMINs if it is the last one. */
+  private async keepOneAdmin(users: UsersRepository, leavingId: number): Promise<void> {
+    const admins = await users.lockAdmins();
+    if (admins.filter((id) => id !== leavingId).length === 0) throw new AppError('userOnlyAdminInSystem');
+  }
+
+  private audit(
+    trx: Transaction<DB>,
+    caller: Caller,
+    type: 'userAdded' | 'userEdited' | 'userDeleted' | 'userPasswordChanged' | 'userRoleChanged',
+    subject: string,
+    details?: Record<string, unknown>,
+  ): Promise<void> {
+    return new AuditRepository(trx, this.database.dialect).recordBy(caller, type, subject, details);
+  }
+
+  private missing(id: number): never {
+    throw new Error(`user ${id} vanished inside its own transaction`);
+  }
+}

@@ -1,0 +1,63 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { accessOf, errorDescriptions } from '@manifold/contract';
+import type { Caller } from '../lib/caller.js';
+
+export function routeKey(method: string, url: string): string {
+  return `${method === 'HEAD' ? 'GET' : method} ${url}`;
+}
+
+function bearerToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (!header) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1];
+}
+
+function unauthorized(reply: FastifyReply): FastifyReply {
+  return reply
+    .status(401)
+    .header('WWW-Authenticate', 'Bearer')
+    .send({ errorToken: 'invalidSessionToken', errorDescription: errorDescriptions.invalidSessionToken });
+}
+
+/**
+ * The one place that enforces the contract's permission table (spec §6): every route must have
+ * a row (the server does not start otherwise); a request without a live session gets 401, a
+ * caller of the wrong role 403.
+ */
+export function registerAuth(app: FastifyInstance): void {
+  app.decorateRequest('caller', undefined);
+
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      if (method === 'HEAD' || method === 'OPTIONS') continue;
+      if (!accessOf(routeKey(method, route.url))) {
+        throw new Error(`route ${method} ${route.url} has no row in the contract's permission table`);
+      }
+    }
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    const url = request.routeOptions.url;
+    if (!url) return; // no such route: the not-found handler answers
+    const access = accessOf(routeKey(request.method, url));
+    if (access === 'anonymous' || access === 'partner') return;
+    const token = bearerToken(request);
+    if (!token) return unauthorized(reply);
+    const caller = await app.services.sessions.authenticate(token, request.ip);
+    if (!caller) return unauthorized(reply);
+    if (access === 'admin' && caller.role !== 'ADMIN') {
+      return reply
+        .status(403)
+        .send({ errorToken: 'actionNotAllowed', errorDescription: errorDescriptions.actionNotAllowed });
+    }
+    request.caller = caller;
+  });
+}
+
+/** The caller of a route that needs a session (the auth hook has already ensured one). */
+export function callerOf(request: FastifyRequest): Caller {
+  if (!request.caller) throw new Error(`route ${request.routeOptions.url} used callerOf without a session`);
+  return request.caller;
+}

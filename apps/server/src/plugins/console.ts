@@ -1,0 +1,58 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance } from 'fastify';
+import { errorDescriptions } from '@manifold/contract';
+
+const apiPrefixes = ['/ui/', '/certificate/', '/apl/', '/fss/', '/mpf/', '/stp/'];
+
+function isApiPath(url: string): boolean {
+  return apiPrefixes.some((prefix) => url.startsWith(prefix)) || url === '/healthz' || url === '/readyz';
+}
+
+/**
+ * Serves the built console at `/` and answers deep links (`/orders/42`) with its index.html.
+ * Unknown API paths get the spec's 404 body instead.
+ */
+export async function registerConsole(app: FastifyInstance): Promise<void> {
+  const { consoleDir, siteName, publicUrl, cookieSecure, cookieDomain, version } = app.services.config;
+  const indexFile = path.join(consoleDir, 'index.html');
+  const hasConsole = fs.existsSync(indexFile);
+
+  app.get('/console-config.json', { schema: { hide: true } }, async (_request, reply) => {
+    return reply.header('Cache-Control', 'no-store').send({
+      siteName,
+      publicUrl,
+      secureCookies: cookieSecure,
+      cookieDomain,
+      version,
+    });
+  });
+
+  if (hasConsole) {
+    await app.register(fastifyStatic, {
+      root: consoleDir,
+      prefix: '/',
+      wildcard: true,
+      index: false,
+      // hashed assets never change; everything else is revalidated
+      setHeaders(res, filePath) {
+        res.setHeader(
+          'Cache-Control',
+          filePath.includes(`${path.sep}assets${path.sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache',
+        );
+      },
+    });
+  } else {
+    app.log.warn(`no built console at ${consoleDir}: run "npm run build" to serve it`);
+  }
+
+  app.setNotFoundHandler(async (request, reply) => {
+    const url = request.url.split('?', 1)[0] ?? '/';
+    const wantsPage = request.method === 'GET' && !isApiPath(url) && (request.headers.accept ?? '').includes('text/html');
+    if (hasConsole && wantsPage) {
+      return reply.header('Cache-Control', 'no-cache').type('text/html').sendFile('index.html', consoleDir);
+    }
+    return reply.status(404).send({ errorToken: 'entityDoesNotExist', errorDescription: errorDescriptions.entityDoesNotExist });
+  });
+}

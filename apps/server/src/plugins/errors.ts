@@ -1,0 +1,40 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { errorDescriptions, type TErrorResponse } from '@manifold/contract';
+import { AppError, AppErrors } from '../lib/app-error.js';
+
+function describeValidation(error: FastifyError): string {
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    const issues = error.validation.slice(0, 5).map((issue) => {
+      const where = [error.validationContext, issue.instancePath.replace(/^\//, '')].filter(Boolean).join('/');
+      return `${where || 'request'}: ${issue.message}`;
+    });
+    return issues.join('; ');
+  }
+  return error.message;
+}
+
+const malformed = (description: string): TErrorResponse => ({ errorToken: 'malformedRequest', errorDescription: description });
+
+/**
+ * Maps every failure to the spec's answers (§8): 420 one business error, 418 several, 400
+ * malformed input, 404/501 as thrown. Nothing else leaves the server: no stack, no SQL.
+ */
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof AppError) return reply.status(error.status).send(error.toResponse());
+    if (error instanceof AppErrors) return reply.status(418).send({ data: error.errors.map((e) => e.toResponse()) });
+    if (error.validation) return reply.status(400).send(malformed(describeValidation(error)));
+    const status = error.statusCode ?? 500;
+    if (status === 413) {
+      return reply.status(413).send({ errorToken: 'payloadTooLarge', errorDescription: errorDescriptions.payloadTooLarge });
+    }
+    if (status >= 400 && status < 500) {
+      // Unparsable JSON, a wrong content type, an empty body where one is needed…
+      const description = error.code?.startsWith('FST_ERR_CTP') || status === 400 ? error.message : errorDescriptions.malformedRequest;
+      return reply.status(400).send(malformed(description));
+    }
+    request.log.error({ err: error }, 'request failed');
+    return reply.status(500).send({ errorToken: 'unknownError', errorDescription: errorDescriptions.unknownError });
+  });
+}

@@ -1,0 +1,14 @@
+import type { Config } from './config.js';
+import type { Database } from './db/database.js';
+import type { GroupsService } from './modules/groups/groups.service.js';
+import type { SessionService } from './modules/session/session.service.js';
+import type { UsersService } from './modules/users/users.service.js';
+
+/** Everything a route may call; built once in `buildApp`. */
+export interface Services {
+  config: Config;
+  database: Database;
+  sessions: SessionService;
+  users: UsersService;
+  groups: GroupsService;
+}

@@ -1,0 +1,19 @@
+/**
+ * Kinds of audit record. The account kinds come first; the manufacturing kinds of spec §4
+ * (licence authorized, revoked, machine registered, …) are added by the features that write them.
+ */
+export const auditEventTypes = [
+  'loginSucceeded',
+  'loginFailed',
+  'logout',
+  'userAdded',
+  'userEdited',
+  'userDeleted',
+  'userPasswordChanged',
+  'userRoleChanged',
+  'groupAdded',
+  'groupEdited',
+  'groupDeleted',
+  'initialAdminCreated',
+] as const;
+export type TAuditEventType = (typeof auditEventTypes)[number];
