@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { permissions } from '@manifold/contract';
+import { describeEachDatabase } from './helpers/test-app.js';
+
+describeEachDatabase('admin and operations', (ctx) => {
+  describe('GET /ui/admin/state', () => {
+    it('needs no session and reports the first incomplete step', async () => {
+      const response = await ctx().call('GET', '/ui/admin/state');
+      expect(response.statusCode).toBe(200);
+      expect(response.json()).toEqual({ step: 'crypto' });
+    });
+
+    it('moves on as the steps are completed', async () => {
+      const { SettingsRepository } = await import('../src/modules/settings/settings.repository.js');
+      const { setupSettingKeys } = await import('../src/modules/admin/setup-state.js');
+      const settings = new SettingsRepository(ctx().app.services.database.db);
+      await settings.set(setupSettingKeys.keyPairs, '{}');
+      expect((await ctx().call('GET', '/ui/admin/state')).json()).toEqual({ step: 'signCert' });
+      await settings.set(setupSettingKeys.signingCertificate, '{}');
+      await settings.set(setupSettingKeys.encryptionCertificate, '{}');
+      expect((await ctx().call('GET', '/ui/admin/state')).json()).toEqual({ step: 'configuration' });
+      await settings.set(setupSettingKeys.serverConfiguration, '{}');
+      await settings.set(setupSettingKeys.storageProvider, '{}');
+      expect((await ctx().call('GET', '/ui/admin/state')).json()).toEqual({ step: 'login' });
+      await ctx().app.services.database.db.deleteFrom('settings').where('key', 'like', 'crypto.%').execute();
+      await ctx().app.services.database.db.deleteFrom('settings').where('key', 'in', ['server.configuration', 'storage.provider']).execute();
+    });
+  });
+
+  describe('GET /ui/version', () => {
+    it('should require authentication', async () => {
+      expect((await ctx().call('GET', '/ui/version')).statusCode).toBe(401);
+    });
+    it('answers both versions', async () => {
+      const { token } = await ctx().createUser();
+      expect((await ctx().call('GET', '/ui/version', { token })).json()).toEqual({ manageVersion: '0.1.0', traceVersion: '0.1.0' });
+    });
+  });
+
+  describe('GET /ui/admin/database', () => {
+    it('should require authentication', async () => {
+      expect((await ctx().call('GET', '/ui/admin/database')).statusCode).toBe(401);
+    });
+    it('is for ADMIN only', async () => {
+      const { token } = await ctx().createUser();
+      expect((await ctx().call('GET', '/ui/admin/database', { token })).statusCode).toBe(403);
+    });
+    it('reports the running database without a password', async () => {
+      const response = await ctx().call('GET', '/ui/admin/database', { token: await ctx().adminToken() });
+      expect(response.statusCode).toBe(200);
+      const body = response.json();
+      expect(Object.keys(body).sort()).toEqual(['databaseHost', 'databaseName', 'databasePort', 'databaseType', 'databaseUser']);
+      expect(body.databaseType).toBe(ctx().kind);
+      if (ctx().kind !== 'sqlite') {
+        expect(body).toMatchObject({ databaseHost: '127.0.0.1', databasePort: ctx().kind === 'postgres' ? 5432 : 3306 });
+        expect(body.databaseName).toMatch(/^manifold_test_/);
+      }
+    });
+  });
+
+  describe('POST /ui/admin/database', () => {
+    it('should require authentication', async () => {
+      expect((await ctx().call('POST', '/ui/admin/database', { body: {} })).statusCode).toBe(401);
+    });
+    it('answers 501 functionNotImplemented, as the spec marks it', async () => {
+      const response = await ctx().call('POST', '/ui/admin/database', { token: await ctx().adminToken(), body: { databaseType: 'mysql' } });
+      expect(response.statusCode).toBe(501);
+      expect(response.json()).toMatchObject({ errorToken: 'functionNotImplemented' });
+    });
+  });
+
+  describe('GET /ui/admin/api-spec', () => {
+    it('should require authentication', async () => {
+      expect((await ctx().call('GET', '/ui/admin/api-spec')).statusCode).toBe(401);
+    });
+    it('is an OpenAPI 3.1 document covering every API route of the permission table', async () => {
+      const response = await ctx().call('GET', '/ui/admin/api-spec', { token: await ctx().adminToken() });
+      expect(response.statusCode).toBe(200);
+      const document = response.json();
+      expect(document.openapi).toBe('3.1.0');
+      const documented = new Set<string>();
+      for (const [path, operations] of Object.entries(document.paths as Record<string, Record<string, unknown>>)) {
+        for (const method of Object.keys(operations)) documented.add(`${method.toUpperCase()} ${path}`);
+      }
+      const apiRoutes = Object.keys(permissions).filter((key) => !['GET /*', 'GET /console-config.json'].includes(key));
+      expect(apiRoutes.filter((key) => !documented.has(key))).toEqual([]);
+      expect(document.paths['/ui/user/add'].post.requestBody.content['application/json'].schema).toBeTruthy();
+      expect(document.paths['/ui/user/add'].post.security).toEqual([{ bearerAuth: [] }]);
+      expect(document.paths['/ui/user/login'].post.security).toBeUndefined();
+    });
+  });
+
+  describe('operations', () => {
+    it('GET /healthz and /readyz answer without a session', async () => {
+      expect((await ctx().call('GET', '/healthz')).json()).toEqual({ status: 'ok' });
+      expect((await ctx().call('GET', '/readyz')).json()).toEqual({ status: 'ready' });
+    });
+
+    it('an unknown API path is a 404 with the spec body, before any session check', async () => {
+      for (const [method, url] of [
+        ['GET', '/ui/no/such/thing'],
+        ['POST', '/ui/no/such/thing'],
+        ['POST', '/apl/nothing'],
+      ] as const) {
+        const response = await ctx().call(method, url, { body: method === 'POST' ? {} : undefined });
+        expect(response.statusCode, url).toBe(404);
+        expect(response.json()).toEqual({ errorToken: 'entityDoesNotExist', errorDescription: 'Entity does not exist' });
+      }
+    });
+  });
+});

@@ -1,0 +1,289 @@
+import { describe, expect, it } from 'vitest';
+import { adminPassword, buildUserInput, describeEachDatabase } from './helpers/test-app.js';
+
+const tokensOf = (body: { data: { errorToken: string }[] }) => body.data.map((error) => error.errorToken);
+
+describeEachDatabase('users', (ctx) => {
+  describe('GET /ui/user/list', () => {
+    it('should require authentication', async () => {
+      expect((await ctx().call('GET', '/ui/user/list')).statusCode).toBe(401);
+    });
+
+    it('pages in the database, for USER and ADMIN alike', async () => {
+      const { token } = await ctx().createUser();
+      await ctx().createUser();
+      await ctx().createUser();
+      const first = await ctx().call('GET', '/ui/user/list?pageNum=1&numberOfItems=2', { token });
+      expect(first.statusCode).toBe(200);
+      const body = first.json();
+      expect(body.data).toHaveLength(2);
+      expect(body.totalNumOfItems).toBeGreaterThanOrEqual(4);
+      expect(body.totalNumOfPages).toBe(Math.ceil(body.totalNumOfItems / 2));
+      const last = await ctx().call('GET', `/ui/user/list?pageNum=${body.totalNumOfPages}&numberOfItems=2`, { token });
+      expect(last.json().data.length).toBeGreaterThanOrEqual(1);
+      expect(JSON.stringify(body)).not.toMatch(/password|argon2/i);
+    });
+
+    it('defaults to 10 a page and filters by a search term', async () => {
+      const { profile } = await ctx().createUser({ firstName: 'Grace_100%' });
+      const token = await ctx().adminToken();
+      const all = await ctx().call('GET', '/ui/user/list', { token });
+      expect(all.json().numberOfItems).toBe(10);
+      const found = await ctx().call('GET', `/ui/user/list?search=${encodeURIComponent('grace_100%')}`, { token });
+      expect(found.json().data.map((u: { username: string }) => u.username)).toEqual([profile.username]);
+      const wildcard = await ctx().call('GET', `/ui/user/list?search=${encodeURIComponent('ce_1')}`, { token });
+      expect(wildcard.json().data.map((u: { username: string }) => u.username)).toEqual([profile.username]);
+    });
+
+    it('answers 400 for a page number that is not a number', async () => {
+      const response = await ctx().call('GET', '/ui/user/list?pageNum=abc', { token: await ctx().adminToken() });
+      expect(response.statusCode).toBe(400);
+    });
+  });
+
+  describe('GET /ui/user/roles', () => {
+    it('should require authentication', async () => {
+      expect((await ctx().call('GET', '/ui/user/roles')).statusCode).toBe(401);
+    });
+    it('lists both roles', async () => {
+      const { token } = await ctx().createUser();
+      expect((await ctx().call('GET', '/ui/user/roles', { token })).json()).toEqual({ data: ['ADMIN', 'USER'] });
+    });
+  });
+
+  describe('POST /ui/user/add', () => {
+    it('should require authentication', async () => {
+      expect((await ctx().call('POST', '/ui/user/add', { body: buildUserInput() })).statusCode).toBe(401);
+    });
+
+    it('is for ADMIN only (403 for a USER)', async () => {
+      const { token } = await ctx().createUser();
+      const response = await ctx().call('POST', '/ui/user/add', { token, body: buildUserInput() });
+      expect(response.statusCode).toBe(403);
+      expect(response.json().errorToken).toBe('actionNotAllowed');
+    });
+
+    it('adds a user with an argon2id hash and writes an audit record', async () => {
+      const input = buildUserInput();
+      const response = await ctx().call('POST', '/ui/user/add', { token: await ctx().adminToken(), body: input });
+      expect(response.statusCode).toBe(200);
+      expect(response.json()).toMatchObject({ username: input.username, role: 'USER', email: input.email, useSso: false });
+      const db = ctx().app.services.database.db;
+      const row = await db.selectFrom('users').select('password_hash').where('username', '=', input.username).executeTakeFirstOrThrow();
+      expect(row.password_hash).toMatch(/^\$argon2id\$/);
+      const audit = await db.selectFrom('audit_events').selectAll().where('event_type', '=', 'userAdded').where('subject', '=', input.username).execute();
+      expect(audit).toHaveLength(1);
+      expect(audit[0]!.actor).toBe('admin');
+      await ctx().login(input.username, input.password);
+    });
+
+    it('reports every missing field at once (418)', async () => {
+      const response = await ctx().call('POST', '/ui/user/add', { token: await ctx().adminToken(), body: {} });
+      expect(response.statusCode).toBe(418);
+      expect(tokensOf(response.json())).toEqual([
+        'usernameEmpty',
+        'userFirstNameEmpty',
+        'userLastNameEmpty',
+        'userEmailEmpty',
+        'userRoleEmpty',
+        'userTimeZoneEmpty',
+        'userLanguageUndefined',
+        'userHasNoPassword',
+      ]);
+    });
+
+    it('refuses a malformed email, an unknown time zone, an unlisted language and an unknown role', async () => {
+      const response = await ctx().call('POST', '/ui/user/add', {
+        token: await ctx().adminToken(),
+        body: buildUserInput({ email: 'not-an-email', timeZone: 'Mars/Olympus', language: 'xx_XX', role: 'ROOT' }),
+      });
+      expect(response.statusCode).toBe(418);
+      expect(response.json().data).toEqual([
+        expect.objectContaining({ errorToken: 'userEmailInvalid', field: 'email' }),
+        expect.objectContaining({ errorToken: 'userRoleEmpty', field: 'role' }),
+        expect.objectContaining({ errorToken: 'userTimeZoneEmpty', field: 'timeZone' }),
+        expect.objectContaining({ errorToken: 'userLanguageUndefined', field: 'language' }),
+      ]);
+    });
+
+    it('answers one problem as 420', async () => {
+      const response = await ctx().call('POST', '/ui/user/add', {
+        token: await ctx().adminToken(),
+        body: buildUserInput({ lastName: '   ' }),
+      });
+      expect(response.statusCode).toBe(420);
+      expect(response.json()).toEqual({ errorToken: 'userLastNameEmpty', errorDescription: 'Last name is required', field: 'lastName' });
+    });
+
+    it('refuses a taken username, whatever its case (usernameTaken)', async () => {
+      const { profile } = await ctx().createUser();
+      const response = await ctx().call('POST', '/ui/user/add', {
+        token: await ctx().adminToken(),
+        body: buildUserInput({ username: profile.username.toUpperCase() }),
+      });
+      expect(response.statusCode).toBe(420);
+      expect(response.json().errorToken).toBe('usernameTaken');
+    });
+
+    it('refuses a short password', async () => {
+      const response = await ctx().call('POST', '/ui/user/add', { token: await ctx().adminToken(), body: buildUserInput({ password: 'short' }) });
+      expect(response.json().errorToken).toBe('passwordTooShort');
+    });
+
+    it('accepts an SSO user without a password, who then cannot log in with one', async () => {
+      const input = buildUserInput({ useSso: true, password: undefined });
+      const response = await ctx().call('POST', '/ui/user/add', { token: await ctx().adminToken(), body: input });
+      expect(response.statusCode).toBe(200);
+      const login = await ctx().call('POST', '/ui/user/login', { body: { username: input.username, password: 'anything-at-all' } });
+      expect(login.json().errorToken).toBe('passwordIncorrect');
+    });
+  });
+
+  describe('POST /ui/user/edit', () => {
+    it('should require authentication', async () => {
+      expect((await ctx().call('POST', '/ui/user/edit', { body: { username: 'admin' } })).statusCode).toBe(401);
+    });
+
+    it('lets users edit their own profile', async () => {
+      const { profile, token } = await ctx().createUser();
+      const response = await ctx().call('POST', '/ui/user/edit', {
+        token,
+        body: { username: profile.username, firstName: 'Grace', timeZone: 'Asia/Tokyo', language: 'zh_CN' },
+      });
+      expect(response.statusCode).toBe(200);
+      expect(response.json()).toMatchObject({ firstName: 'Grace', lastName: 'Lovelace', timeZone: 'Asia/Tokyo', language: 'zh_CN' });
+    });
+
+    it('refuses a USER editing someone else (userNotAuthorizedToEdit)', async () => {
+      const { token } = await ctx().createUser();
+      const { profile: other } = await ctx().createUser();
+      const response = await ctx().call('POST', '/ui/user/edit', { token, body: { username: other.username, firstName: 'X' } });
+      expect(response.statusCode).toBe(420);
+      expect(response.json().errorToken).toBe('userNotAuthorizedToEdit');
+    });
+
+    it('refuses a USER promoting themselves (userNotAuthorizedToPromoteRole)', async () => {
+      const { profile, token } = await ctx().createUser();
+      const response = await ctx().call('POST', '/ui/user/edit', { token, body: { username: profile.username, role: 'ADMIN' } });
+      expect(response.json().errorToken).toBe('userNotAuthorizedToPromoteRole');
+      const row = await ctx().app.services.database.db.selectFrom('users').select('role').where('username', '=', profile.username).executeTakeFirstOrThrow();
+      expect(row.role).toBe('USER');
+    });
+
+    it('answers userNotPresent and usernameEmpty', async () => {
+      const token = await ctx().adminToken();
+      expect((await ctx().call('POST', '/ui/user/edit', { token, body: { username: 'no-such-user' } })).json().errorToken).toBe('userNotPresent');
+      expect((await ctx().call('POST', '/ui/user/edit', { token, body: {} })).json().errorToken).toBe('usernameEmpty');
+    });
+
+    it('validates the fields it is given', async () => {
+      const { profile, token } = await ctx().createUser();
+      const response = await ctx().call('POST', '/ui/user/edit', { token, body: { username: profile.username, firstName: '', email: 'x' } });
+      expect(response.statusCode).toBe(418);
+      expect(tokensOf(response.json())).toEqual(['userFirstNameEmpty', 'userEmailInvalid']);
+    });
+
+    it('needs the current password to change your own, and then ends your other sessions', async () => {
+      const { profile, password, token } = await ctx().createUser();
+      const other = await ctx().login(profile.username, password);
+      const missing = await ctx().call('POST', '/ui/user/edit', { token, body: { username: profile.username, password: 'New-password-1' } });
+      expect(missing.json().errorToken).toBe('currentPasswordRequired');
+      const wrong = await ctx().call('POST', '/ui/user/edit', {
+        token,
+        body: { username: profile.username, password: 'New-password-1', currentPassword: 'nope' },
+      });
+      expect(wrong.json().errorToken).toBe('passwordIncorrect');
+      const ok = await ctx().call('POST', '/ui/user/edit', {
+        token,
+        body: { username: profile.username, password: 'New-password-1', currentPassword: password },
+      });
+      expect(ok.statusCode).toBe(200);
+      expect((await ctx().call('GET', '/ui/user/login', { token })).statusCode).toBe(200);
+      expect((await ctx().call('GET', '/ui/user/login', { token: other })).statusCode).toBe(401);
+      await ctx().login(profile.username, 'New-password-1');
+    });
+
+    it('ends every session of a user whose password an admin changes', async () => {
+      const { profile, token } = await ctx().createUser();
+      const response = await ctx().call('POST', '/ui/user/edit', {
+        token: await ctx().adminToken(),
+        body: { username: profile.username, password: 'Reset-password-1' },
+      });
+      expect(response.statusCode).toBe(200);
+      expect((await ctx().call('GET', '/ui/user/login', { token })).statusCode).toBe(401);
+    });
+
+    it('ends the sessions of a user whose role changes, and the new role applies', async () => {
+      const { profile, password, token } = await ctx().createUser();
+      await ctx().call('POST', '/ui/user/edit', { token: await ctx().adminToken(), body: { username: profile.username, role: 'ADMIN' } });
+      expect((await ctx().call('GET', '/ui/user/login', { token })).statusCode).toBe(401);
+      const adminToken = await ctx().login(profile.username, password);
+      expect((await ctx().call('GET', '/ui/admin/database', { token: adminToken })).statusCode).toBe(200);
+      const audit = await ctx().app.services.database.db.selectFrom('audit_events').selectAll().where('event_type', '=', 'userRoleChanged').where('subject', '=', profile.username).execute();
+      expect(audit).toHaveLength(1);
+    });
+  });
+
+  describe('POST /ui/user/delete', () => {
+    it('should require authentication', async () => {
+      expect((await ctx().call('POST', '/ui/user/delete', { body: { username: 'x' } })).statusCode).toBe(401);
+    });
+
+    it('is for ADMIN only', async () => {
+      const { token } = await ctx().createUser();
+      expect((await ctx().call('POST', '/ui/user/delete', { token, body: { username: 'admin' } })).statusCode).toBe(403);
+    });
+
+    it('deletes the user and ends their sessions at once', async () => {
+      const { profile, token } = await ctx().createUser();
+      const response = await ctx().call('POST', '/ui/user/delete', { token: await ctx().adminToken(), body: { username: profile.username } });
+      expect(response.statusCode).toBe(200);
+      expect((await ctx().call('GET', '/ui/user/login', { token })).statusCode).toBe(401);
+      const again = await ctx().call('POST', '/ui/user/delete', { token: await ctx().adminToken(), body: { username: profile.username } });
+      expect(again.json().errorToken).toBe('userNotPresent');
+      expect((await ctx().call('POST', '/ui/user/delete', { token: await ctx().adminToken(), body: {} })).json().errorToken).toBe('usernameEmpty');
+    });
+  });
+});
+
+describeEachDatabase('the last administrator', (ctx) => {
+  it('cannot be deleted or demoted (userOnlyAdminInSystem)', async () => {
+    const token = await ctx().adminToken();
+    const del = await ctx().call('POST', '/ui/user/delete', { token, body: { username: 'admin' } });
+    expect(del.statusCode).toBe(420);
+    expect(del.json().errorToken).toBe('userOnlyAdminInSystem');
+    const demote = await ctx().call('POST', '/ui/user/edit', { token, body: { username: 'admin', role: 'USER' } });
+    expect(demote.json().errorToken).toBe('userOnlyAdminInSystem');
+  });
+
+  it('survives two administrators racing to remove themselves, the last two', async () => {
+    const db = ctx().app.services.database.db;
+    for (let round = 0; round < 4; round += 1) {
+      const x = await ctx().createUser({ role: 'ADMIN' });
+      const y = await ctx().createUser({ role: 'ADMIN' });
+      // leave exactly two administrators: x and y
+      const demoted = await ctx().call('POST', '/ui/user/edit', { token: x.token, body: { username: 'admin', role: 'USER' } });
+      expect(demoted.statusCode).toBe(200);
+      const [removeX, demoteY] = await Promise.all([
+        ctx().call('POST', '/ui/user/delete', { token: x.token, body: { username: x.profile.username } }),
+        ctx().call('POST', '/ui/user/edit', { token: y.token, body: { username: y.profile.username, role: 'USER' } }),
+      ]);
+      expect([removeX.statusCode, demoteY.statusCode].sort()).toEqual([200, 420]);
+      const loser = removeX.statusCode === 420 ? removeX : demoteY;
+      expect(loser.json().errorToken).toBe('userOnlyAdminInSystem');
+      const admins = await db.selectFrom('users').select('username').where('role', '=', 'ADMIN').execute();
+      expect(admins).toHaveLength(1);
+      // the survivor restores the original administrator and steps down
+      const survivor = admins[0]!.username === x.profile.username ? x : y;
+      const survivorToken = await ctx().login(survivor.profile.username, survivor.password);
+      await ctx().call('POST', '/ui/user/edit', { token: survivorToken, body: { username: 'admin', role: 'ADMIN' } });
+      await ctx().call('POST', '/ui/user/delete', { token: await ctx().login('admin', adminPassword), body: { username: survivor.profile.username } });
+      const remaining = await db.selectFrom('users').select('username').where('role', '=', 'ADMIN').execute();
+      expect(remaining.map((r) => r.username)).toEqual(['admin']);
+    }
+  });
+
+  it('keeps the initial admin password working', async () => {
+    await ctx().login('admin', adminPassword);
+  });
+});
