@@ -99,7 +99,7 @@ describe('certificates', () => {
   describe('validityAt', () => {
     it('tells valid, expired and not yet valid apart', () => {
       const { notBefore, notAfter } = describeCertificate(leafUnderRoot);
-      expect(validityAt(leafUnderRoot, NOW)).toBe('valid');
+      expect(validityAt(leafUnderRoot, new Date())).toBe('valid');
       expect(validityAt(leafUnderRoot, new Date(notAfter.getTime() + 1000))).toBe('expired');
       expect(validityAt(leafUnderRoot, new Date(notBefore.getTime() - 1000))).toBe('notYetValid');
       expect(validityAt(leafUnderRoot, notAfter)).toBe('valid');

@@ -30,18 +30,22 @@ export interface DevelopmentCaOptions {
   keyType: KeyType;
   /** Default `Manifold Development CA (not for production)`. */
   commonName?: string;
+  /** Default five minutes ago ({@link CLOCK_SKEW_ALLOWANCE_MS}). */
   notBefore?: Date;
   /** Default ten years after notBefore. */
   notAfter?: Date;
 }
 
 export interface IssueOptions {
+  /** Default five minutes ago ({@link CLOCK_SKEW_ALLOWANCE_MS}). */
   notBefore?: Date;
   /** Default {@link DEVELOPMENT_CERTIFICATE_VALIDITY_DAYS} after notBefore. */
   notAfter?: Date;
 }
 
 export const DEVELOPMENT_CERTIFICATE_VALIDITY_DAYS = 730;
+/** Default notBefore is this far in the past, so peers with a slightly slow clock accept new certificates. */
+export const CLOCK_SKEW_ALLOWANCE_MS = 5 * 60_000;
 const DEVELOPMENT_CA_VALIDITY_DAYS = 3650;
 const DAY_MS = 86_400_000;
 const CA_KEY_USAGE = KeyUsageFlags.keyCertSign | KeyUsageFlags.cRLSign;
@@ -51,7 +55,7 @@ export async function createDevelopmentRootCa(options: DevelopmentCaOptions): Pr
   const { privateKeyPem } = await generateKeyPair(options.keyType);
   const { keys } = await importWebCryptoKeyPair(privateKeyPem);
   const name = caName(options.commonName ?? 'Manifold Development CA (not for production)');
-  const notBefore = options.notBefore ?? new Date();
+  const notBefore = options.notBefore ?? backdatedNow();
   const certificate = await X509CertificateGenerator.create(
     {
       serialNumber: randomSerialNumber(),
@@ -81,7 +85,7 @@ export async function createDevelopmentIntermediateCa(
 ): Promise<DevelopmentCa> {
   const { privateKeyPem } = await generateKeyPair(options.keyType);
   const { keys } = await importWebCryptoKeyPair(privateKeyPem);
-  const notBefore = options.notBefore ?? new Date();
+  const notBefore = options.notBefore ?? backdatedNow();
   const certificatePem = await issue(parent, {
     subject: caName(options.commonName ?? 'Manifold Development Intermediate CA (not for production)'),
     publicKey: keys.publicKey,
@@ -109,7 +113,7 @@ export async function signCsrWithDevelopmentCa(
   if ((csr.keyUsage & CA_KEY_USAGE) !== 0) {
     throw new CryptoError('invalidInput', 'An end-entity certificate may not sign certificates or CRLs');
   }
-  const notBefore = options.notBefore ?? new Date();
+  const notBefore = options.notBefore ?? backdatedNow();
   return issue(ca, {
     subject: csr.request.subjectName.toJSON(),
     publicKey: await csr.request.publicKey.export(webcrypto),
@@ -163,6 +167,10 @@ function randomSerialNumber(): string {
   const bytes = randomBytes(16);
   bytes[0] = ((bytes[0] ?? 0) & 0x7f) | 0x10;
   return bytes.toString('hex');
+}
+
+function backdatedNow(): Date {
+  return new Date(Date.now() - CLOCK_SKEW_ALLOWANCE_MS);
 }
 
 function addDays(date: Date, days: number): Date {

@@ -1,14 +1,12 @@
 import { webcrypto } from 'node:crypto';
 import { CryptoError } from './crypto-errors.js';
-import { importPrivateKey, importPublicKey, keyTypeOf, spkiDer, type KeyType } from './key-pairs.js';
+import { importPrivateKey, keyTypeOf, spkiDer, type KeyType } from './key-pairs.js';
 
 /**
  * @peculiar/x509 signs with WebCrypto keys. These helpers import PEM keys for signing with
  * SHA-256: RSASSA-PKCS1-v1_5 for RSA, ECDSA for P-256 (an EC encryption key also signs its own
  * CSR this way, as proof of possession).
  */
-export type WebCryptoKey = webcrypto.CryptoKey;
-
 export function signingAlgorithmFor(keyType: KeyType): webcrypto.RsaHashedImportParams | webcrypto.EcKeyImportParams {
   return keyType === 'RSA'
     ? { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }
@@ -35,11 +33,4 @@ export async function importWebCryptoKeyPair(
   } catch (cause) {
     throw new CryptoError('unsupportedKey', 'Key cannot be used for SHA-256 signatures', { cause });
   }
-}
-
-export async function importWebCryptoPublicKey(publicKeyPem: string): Promise<WebCryptoKey> {
-  const publicKey = importPublicKey(publicKeyPem);
-  return webcrypto.subtle.importKey('spki', spkiDer(publicKey), signingAlgorithmFor(keyTypeOf(publicKey)), true, [
-    'verify',
-  ]);
 }
