@@ -77,9 +77,9 @@ describe('certificates', () => {
         'CN=Network root, O=Manifold development network',
       ]);
       expect(() => parseCertificateBundle('hello')).toThrow(expect.objectContaining({ reason: 'malformed' }));
-      expect(() =>
-        parseCertificateBundle('-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----'),
-      ).toThrow(expect.objectContaining({ reason: 'malformed' }));
+      expect(() => parseCertificateBundle('-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----')).toThrow(
+        expect.objectContaining({ reason: 'malformed' }),
+      );
     });
   });
 
@@ -136,7 +136,12 @@ describe('certificates', () => {
         { 'root.pem': root.certificatePem, 'int.pem': intermediate.certificatePem, 'leaf.pem': leafUnderIntermediate },
         (paths) =>
           runTool('openssl', [
-            'verify', '-CAfile', pathOf(paths, 'root.pem'), '-untrusted', pathOf(paths, 'int.pem'), pathOf(paths, 'leaf.pem'),
+            'verify',
+            '-CAfile',
+            pathOf(paths, 'root.pem'),
+            '-untrusted',
+            pathOf(paths, 'int.pem'),
+            pathOf(paths, 'leaf.pem'),
           ]),
       );
       expect(result.status).toBe(0);
@@ -146,7 +151,8 @@ describe('certificates', () => {
       expect(verifyCertificateChain({ leaf: leafUnderRoot, trustAnchors: [otherRoot.certificatePem] })).toEqual({
         valid: false,
         failure: 'untrustedRoot',
-        description: 'Issuer "CN=Network root, O=Manifold development network" is not a trusted anchor nor a supplied intermediate',
+        description:
+          'Issuer "CN=Network root, O=Manifold development network" is not a trusted anchor nor a supplied intermediate',
         subject: 'CN=Acme manage signing, O=Acme, OU=manage',
       });
     });
@@ -160,7 +166,11 @@ describe('certificates', () => {
 
     it('refuses a self-signed root offered as an intermediate', () => {
       expect(
-        verifyCertificateChain({ leaf: leafUnderRoot, intermediates: [root.certificatePem], trustAnchors: [otherRoot.certificatePem] }),
+        verifyCertificateChain({
+          leaf: leafUnderRoot,
+          intermediates: [root.certificatePem],
+          trustAnchors: [otherRoot.certificatePem],
+        }),
       ).toMatchObject({ valid: false, failure: 'untrustedRoot', subject: 'CN=Network root, O=Manifold development network' });
     });
 
@@ -202,12 +212,20 @@ describe('certificates', () => {
       const leaf = await issue(oldIntermediate, ecKeys);
       expect(
         verifyCertificateChain({ leaf, intermediates: [oldIntermediate.certificatePem], trustAnchors: [root.certificatePem] }),
-      ).toMatchObject({ valid: false, failure: 'expired', subject: 'CN=Manifold Development Intermediate CA (not for production), O=Manifold development network' });
+      ).toMatchObject({
+        valid: false,
+        failure: 'expired',
+        subject: 'CN=Manifold Development Intermediate CA (not for production), O=Manifold development network',
+      });
     });
 
     it('refuses a key mismatch', () => {
       expect(
-        verifyCertificateChain({ leaf: leafUnderRoot, trustAnchors: [root.certificatePem], expectedPublicKeyPem: rsaKeys.publicKeyPem }),
+        verifyCertificateChain({
+          leaf: leafUnderRoot,
+          trustAnchors: [root.certificatePem],
+          expectedPublicKeyPem: rsaKeys.publicKeyPem,
+        }),
       ).toEqual({
         valid: false,
         failure: 'keyMismatch',
@@ -219,7 +237,11 @@ describe('certificates', () => {
     it('refuses a certificate issued by an end-entity certificate as notACa', async () => {
       const fakeCa: DevelopmentCa = { keyType: 'EC', certificatePem: leafUnderRoot, privateKeyPem: ecKeys.privateKeyPem };
       const forged = await issue(fakeCa, rsaKeys);
-      const result = verifyCertificateChain({ leaf: forged, intermediates: [leafUnderRoot], trustAnchors: [root.certificatePem] });
+      const result = verifyCertificateChain({
+        leaf: forged,
+        intermediates: [leafUnderRoot],
+        trustAnchors: [root.certificatePem],
+      });
       expect(result).toMatchObject({ valid: false, failure: 'notACa', subject: 'CN=Acme manage signing, O=Acme, OU=manage' });
       expect(!result.valid && result.description).toContain('basicConstraints cA is not set');
     });
@@ -232,7 +254,11 @@ describe('certificates', () => {
         intermediates: [below.certificatePem, intermediate.certificatePem],
         trustAnchors: [root.certificatePem],
       });
-      expect(result).toMatchObject({ valid: false, failure: 'notACa', subject: 'CN=Network issuing CA, O=Manifold development network' });
+      expect(result).toMatchObject({
+        valid: false,
+        failure: 'notACa',
+        subject: 'CN=Network issuing CA, O=Manifold development network',
+      });
     });
 
     it('refuses malformed input', () => {
@@ -247,11 +273,25 @@ describe('certificates', () => {
     });
 
     it('refuses a certificate signed with SHA-1 as badSignature', () => {
-      const weak = withTempFiles({}, () =>
-        runTool('openssl', [
-          'req', '-x509', '-sha1', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', '/dev/null',
-          '-subj', '/CN=weak', '-days', '30',
-        ]).stdout,
+      const weak = withTempFiles(
+        {},
+        () =>
+          runTool('openssl', [
+            'req',
+            '-x509',
+            '-sha1',
+            '-newkey',
+            'ec',
+            '-pkeyopt',
+            'ec_paramgen_curve:P-256',
+            '-nodes',
+            '-keyout',
+            '/dev/null',
+            '-subj',
+            '/CN=weak',
+            '-days',
+            '30',
+          ]).stdout,
       );
       expect(weak).toMatch(/BEGIN CERTIFICATE/);
       const result = verifyCertificateChain({ leaf: weak, trustAnchors: [weak] });

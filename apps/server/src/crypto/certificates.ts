@@ -80,14 +80,7 @@ export function validityAt(certificate: ParsedCertificate | string, at: Date): V
   return 'valid';
 }
 
-export type ChainFailure =
-  | 'keyMismatch'
-  | 'expired'
-  | 'notYetValid'
-  | 'untrustedRoot'
-  | 'badSignature'
-  | 'notACa'
-  | 'malformed';
+export type ChainFailure = 'keyMismatch' | 'expired' | 'notYetValid' | 'untrustedRoot' | 'badSignature' | 'notACa' | 'malformed';
 
 export type ChainVerification =
   | {
@@ -195,9 +188,7 @@ function fail(failure: ChainFailure, certificate: ParsedCertificate, description
 }
 
 function issuedBy(subject: ParsedCertificate, issuer: ParsedCertificate): boolean {
-  return Buffer.from(subject.x509.issuerName.toArrayBuffer()).equals(
-    Buffer.from(issuer.x509.subjectName.toArrayBuffer()),
-  );
+  return Buffer.from(subject.x509.issuerName.toArrayBuffer()).equals(Buffer.from(issuer.x509.subjectName.toArrayBuffer()));
 }
 
 function signatureVerifies(subject: ParsedCertificate, issuer: ParsedCertificate): boolean {

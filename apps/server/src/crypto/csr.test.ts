@@ -41,8 +41,9 @@ describe('createCsr', () => {
       expect(text).toContain(`Signature Algorithm: ${sig}`);
       expect(/X509v3 Key Usage: critical\s*\n\s*(.+)\n/.exec(text)?.[1]?.trim()).toBe(usage);
 
-      const pubkey = withTempFiles({ 'request.csr': csrPem }, (paths) =>
-        runTool('openssl', ['req', '-in', pathOf(paths, 'request.csr'), '-noout', '-pubkey']).stdout,
+      const pubkey = withTempFiles(
+        { 'request.csr': csrPem },
+        (paths) => runTool('openssl', ['req', '-in', pathOf(paths, 'request.csr'), '-noout', '-pubkey']).stdout,
       );
       expect(pubkey).toBe(pair.publicKeyPem);
     });
@@ -51,7 +52,12 @@ describe('createCsr', () => {
   it('parses its own CSR and reads back the requested key usage', async () => {
     const pair = keys.EC;
     if (!pair) throw new Error('keys not generated');
-    const csrPem = await createCsr({ siteName: 'Acme', service: 'trace', purpose: 'encryption', privateKeyPem: pair.privateKeyPem });
+    const csrPem = await createCsr({
+      siteName: 'Acme',
+      service: 'trace',
+      purpose: 'encryption',
+      privateKeyPem: pair.privateKeyPem,
+    });
     const parsed = await parseAndVerifyCsr(csrPem);
     expect(parsed.subject).toBe('CN=Acme trace encryption, O=Acme, OU=trace');
     expect(parsed.keyUsage).toBe(KeyUsageFlags.keyAgreement);
@@ -60,7 +66,12 @@ describe('createCsr', () => {
   it('keeps special characters of the site name intact in the subject', async () => {
     const pair = keys.EC;
     if (!pair) throw new Error('keys not generated');
-    const csrPem = await createCsr({ siteName: 'Smith, Jones + Co', service: 'manage', purpose: 'signing', privateKeyPem: pair.privateKeyPem });
+    const csrPem = await createCsr({
+      siteName: 'Smith, Jones + Co',
+      service: 'manage',
+      purpose: 'signing',
+      privateKeyPem: pair.privateKeyPem,
+    });
     const subject = opensslReq(csrPem, ['-subject', '-nameopt', 'RFC2253']).text.trim();
     expect(subject).toBe('subject=OU=manage,O=Smith\\, Jones \\+ Co,CN=Smith\\, Jones \\+ Co manage signing');
   });
@@ -68,7 +79,12 @@ describe('createCsr', () => {
   it('refuses a CSR whose signature was tampered with', async () => {
     const pair = keys.RSA;
     if (!pair) throw new Error('keys not generated');
-    const csrPem = await createCsr({ siteName: 'Acme', service: 'manage', purpose: 'signing', privateKeyPem: pair.privateKeyPem });
+    const csrPem = await createCsr({
+      siteName: 'Acme',
+      service: 'manage',
+      purpose: 'signing',
+      privateKeyPem: pair.privateKeyPem,
+    });
     const der = Buffer.from(csrPem.replace(/-----[^-]+-----|\s/g, ''), 'base64');
     der[der.length - 5] = (der[der.length - 5] ?? 0) ^ 0xff;
     const tampered = `-----BEGIN CERTIFICATE REQUEST-----\n${der.toString('base64')}\n-----END CERTIFICATE REQUEST-----\n`;
@@ -81,9 +97,7 @@ describe('createCsr', () => {
 describe('csrSubject / keyUsagesFor', () => {
   it('refuses an empty or over-long site name', () => {
     expect(() => csrSubject('  ', 'manage', 'signing')).toThrow(expect.objectContaining({ reason: 'invalidInput' }));
-    expect(() => csrSubject('x'.repeat(50), 'manage', 'encryption')).toThrow(
-      expect.objectContaining({ reason: 'invalidInput' }),
-    );
+    expect(() => csrSubject('x'.repeat(50), 'manage', 'encryption')).toThrow(expect.objectContaining({ reason: 'invalidInput' }));
     expect(csrSubject('x'.repeat(45), 'protect', 'encryption')).toEqual([
       { CN: [`${'x'.repeat(45)} protect encryption`] },
       { O: ['x'.repeat(45)] },

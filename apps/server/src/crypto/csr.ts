@@ -49,9 +49,7 @@ export function csrSubject(siteName: string, service: CsrService, purpose: KeyPu
  */
 export function keyUsagesFor(purpose: KeyPurpose, keyType: KeyType): KeyUsageFlags {
   if (purpose === 'signing') return KeyUsageFlags.digitalSignature | KeyUsageFlags.nonRepudiation;
-  return keyType === 'RSA'
-    ? KeyUsageFlags.keyEncipherment | KeyUsageFlags.dataEncipherment
-    : KeyUsageFlags.keyAgreement;
+  return keyType === 'RSA' ? KeyUsageFlags.keyEncipherment | KeyUsageFlags.dataEncipherment : KeyUsageFlags.keyAgreement;
 }
 
 /**

@@ -54,7 +54,9 @@ describe('content encryption', () => {
 
   it('refuses a wrong key, a flipped byte anywhere and truncation', () => {
     const encrypted = encryptContent(randomBytes(1000), key);
-    expect(() => decryptContent(encrypted, generateContentKey())).toThrow(expect.objectContaining({ reason: 'decryptionFailed' }));
+    expect(() => decryptContent(encrypted, generateContentKey())).toThrow(
+      expect.objectContaining({ reason: 'decryptionFailed' }),
+    );
     for (const position of [5, 20, 500, encrypted.length - 1]) {
       const flipped = Buffer.from(encrypted);
       flipped[position] = (flipped[position] ?? 0) ^ 0x01;
@@ -109,7 +111,9 @@ describe('content encryption', () => {
       await expect(runThrough(encrypted, createContentDecryptStream(generateContentKey()))).rejects.toMatchObject({
         reason: 'decryptionFailed',
       });
-      await expect(runThrough(encrypted.subarray(0, encrypted.length - 1), createContentDecryptStream(key))).rejects.toMatchObject({
+      await expect(
+        runThrough(encrypted.subarray(0, encrypted.length - 1), createContentDecryptStream(key)),
+      ).rejects.toMatchObject({
         reason: 'decryptionFailed',
       });
       await expect(runThrough(encrypted.subarray(0, 10), createContentDecryptStream(key))).rejects.toMatchObject({
@@ -140,16 +144,29 @@ describe('content key wrapping', () => {
       generateKeyPair('RSA'),
     ]);
     for (const pair of [rsa, ec]) {
-      const csr = await createCsr({ siteName: 'Printer 7', service: 'enforce', purpose: 'encryption', privateKeyPem: pair.privateKeyPem });
+      const csr = await createCsr({
+        siteName: 'Printer 7',
+        service: 'enforce',
+        purpose: 'encryption',
+        privateKeyPem: pair.privateKeyPem,
+      });
       machines[pair.keyType] = { ...pair, certificatePem: await signCsrWithDevelopmentCa(ca, csr) };
     }
-    const signingCsr = await createCsr({ siteName: 'Printer 7', service: 'enforce', purpose: 'signing', privateKeyPem: ec.privateKeyPem });
+    const signingCsr = await createCsr({
+      siteName: 'Printer 7',
+      service: 'enforce',
+      purpose: 'signing',
+      privateKeyPem: ec.privateKeyPem,
+    });
     signingCertificate = await signCsrWithDevelopmentCa(ca, signingCsr);
     otherEc = strangerEc;
     otherRsa = strangerRsa;
   });
 
-  for (const [keyType, alg] of [['RSA', 'RSA-OAEP-256'], ['EC', 'ECDH-ES+A256KW']] as const) {
+  for (const [keyType, alg] of [
+    ['RSA', 'RSA-OAEP-256'],
+    ['EC', 'ECDH-ES+A256KW'],
+  ] as const) {
     it(`wraps with ${alg} for an ${keyType} machine and unwraps with its private key`, async () => {
       const { certificatePem, privateKeyPem } = machine(keyType);
       const contentKey = generateContentKey();
@@ -181,12 +198,16 @@ describe('content key wrapping', () => {
 
   it('refuses a key of the other type, a tampered wrap, and a certificate not meant for encryption', async () => {
     const wrapped = await wrapContentKey(generateContentKey(), machine('EC').certificatePem);
-    await expect(unwrapContentKey(wrapped, machine('RSA').privateKeyPem)).rejects.toMatchObject({ reason: 'unsupportedAlgorithm' });
+    await expect(unwrapContentKey(wrapped, machine('RSA').privateKeyPem)).rejects.toMatchObject({
+      reason: 'unsupportedAlgorithm',
+    });
     const parts = wrapped.split('.');
     const ciphertext = Buffer.from(parts[3] ?? '', 'base64url');
     ciphertext[0] = (ciphertext[0] ?? 0) ^ 1;
     parts[3] = ciphertext.toString('base64url');
-    await expect(unwrapContentKey(parts.join('.'), machine('EC').privateKeyPem)).rejects.toMatchObject({ reason: 'decryptionFailed' });
+    await expect(unwrapContentKey(parts.join('.'), machine('EC').privateKeyPem)).rejects.toMatchObject({
+      reason: 'decryptionFailed',
+    });
     await expect(unwrapContentKey('a.b.c', machine('EC').privateKeyPem)).rejects.toMatchObject({ reason: 'malformed' });
     await expect(wrapContentKey(generateContentKey(), signingCertificate)).rejects.toMatchObject({ reason: 'unsupportedKey' });
   });

@@ -70,8 +70,13 @@ describe('development CA', () => {
       expect(Math.abs(description.notBefore.getTime() - (before - 5 * 60_000))).toBeLessThan(5_000);
       expect(description.notAfter.getTime() - description.notBefore.getTime()).toBe(730 * 86_400_000);
 
-      expect(verifyCertificateChain({ leaf: certificatePem, trustAnchors: [ca.certificatePem], expectedPublicKeyPem: keys.publicKeyPem }))
-        .toMatchObject({ valid: true });
+      expect(
+        verifyCertificateChain({
+          leaf: certificatePem,
+          trustAnchors: [ca.certificatePem],
+          expectedPublicKeyPem: keys.publicKeyPem,
+        }),
+      ).toMatchObject({ valid: true });
     });
   }
 
@@ -101,8 +106,9 @@ describe('development CA', () => {
   });
 
   it('refuses a CSR without key usage', async () => {
-    const csr = withTempFiles({ 'key.pem': ecKeys.privateKeyPem }, (paths) =>
-      runTool('openssl', ['req', '-new', '-key', pathOf(paths, 'key.pem'), '-subj', '/CN=bare']).stdout,
+    const csr = withTempFiles(
+      { 'key.pem': ecKeys.privateKeyPem },
+      (paths) => runTool('openssl', ['req', '-new', '-key', pathOf(paths, 'key.pem'), '-subj', '/CN=bare']).stdout,
     );
     expect(csr).toMatch(/BEGIN CERTIFICATE REQUEST/);
     await expect(signCsrWithDevelopmentCa(ecCa, csr)).rejects.toMatchObject({ reason: 'invalidInput' });

@@ -103,11 +103,7 @@ export async function createDevelopmentIntermediateCa(
  * positive serial, valid two years by default. A CSR without a key usage, or asking for
  * certificate signing, is refused (`invalidInput`).
  */
-export async function signCsrWithDevelopmentCa(
-  ca: DevelopmentCa,
-  csrPem: string,
-  options: IssueOptions = {},
-): Promise<string> {
+export async function signCsrWithDevelopmentCa(ca: DevelopmentCa, csrPem: string, options: IssueOptions = {}): Promise<string> {
   const csr = await parseAndVerifyCsr(csrPem);
   if (csr.keyUsage === undefined) throw new CryptoError('invalidInput', 'The request carries no key usage');
   if ((csr.keyUsage & CA_KEY_USAGE) !== 0) {

@@ -27,7 +27,10 @@ describe('detached JWS', () => {
     other = stranger;
   });
 
-  for (const [keyType, alg] of [['RSA', 'RS256'], ['EC', 'ES256']] as const) {
+  for (const [keyType, alg] of [
+    ['RSA', 'RS256'],
+    ['EC', 'ES256'],
+  ] as const) {
     it(`signs with ${alg} for ${keyType} keys and verifies against the certificate or the public key`, async () => {
       const { privateKeyPem, publicKeyPem, certificatePem } = signer(keyType);
       const { body, jws } = await signJsonDetached({ orderId: 'A1', quantity: 5 }, privateKeyPem, { certificatePem });
@@ -66,7 +69,9 @@ describe('detached JWS', () => {
     const { publicKeyPem, certificatePem } = signer('RSA');
     const header = b64url('{"alg":"HS256"}');
     const payload = '{"quantity":500}';
-    const mac = createHmac('sha256', publicKeyPem).update(`${header}.${b64url(payload)}`).digest('base64url');
+    const mac = createHmac('sha256', publicKeyPem)
+      .update(`${header}.${b64url(payload)}`)
+      .digest('base64url');
     await expect(verifyDetachedJws(`${header}..${mac}`, payload, certificatePem)).rejects.toMatchObject({
       reason: 'unsupportedAlgorithm',
     });

@@ -53,11 +53,7 @@ export interface VerifiedJws {
  * Verifies a detached JWS over `payload` with the trusted certificate or SPKI public key only.
  * Throws `malformed`, `unsupportedAlgorithm` or `badSignature`.
  */
-export async function verifyDetachedJws(
-  jws: string,
-  payload: Uint8Array | string,
-  trustedKeyPem: string,
-): Promise<VerifiedJws> {
+export async function verifyDetachedJws(jws: string, payload: Uint8Array | string, trustedKeyPem: string): Promise<VerifiedJws> {
   const parts = jws.split('.');
   const [protectedPart, payloadPart, signaturePart] = parts;
   if (parts.length !== 3 || !protectedPart || payloadPart !== '' || !signaturePart) {

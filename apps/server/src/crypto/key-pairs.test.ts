@@ -72,9 +72,7 @@ describe('sealPrivateKey / openPrivateKey', () => {
   it('refuses a wrong master key', () => {
     const sealed = sealPrivateKey(pem, masterKey);
     expect(() => openPrivateKey(sealed, randomBytes(32))).toThrow(CryptoError);
-    expect(() => openPrivateKey(sealed, randomBytes(32))).toThrow(
-      expect.objectContaining({ reason: 'decryptionFailed' }),
-    );
+    expect(() => openPrivateKey(sealed, randomBytes(32))).toThrow(expect.objectContaining({ reason: 'decryptionFailed' }));
   });
 
   it('refuses a tampered ciphertext, IV or tag', () => {

@@ -8,9 +8,7 @@ import { importPrivateKey, keyTypeOf, spkiDer, type KeyType } from './key-pairs.
  * CSR this way, as proof of possession).
  */
 export function signingAlgorithmFor(keyType: KeyType): webcrypto.RsaHashedImportParams | webcrypto.EcKeyImportParams {
-  return keyType === 'RSA'
-    ? { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }
-    : { name: 'ECDSA', namedCurve: 'P-256' };
+  return keyType === 'RSA' ? { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' } : { name: 'ECDSA', namedCurve: 'P-256' };
 }
 
 export function x509SigningAlgorithmFor(keyType: KeyType): webcrypto.Algorithm | webcrypto.EcdsaParams {

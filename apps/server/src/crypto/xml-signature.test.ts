@@ -97,7 +97,7 @@ describe('XML signatures', () => {
         );
         expect(signed).toContain('<ds:Reference URI="">');
         expect(signed).toContain('<ds:DigestMethod Algorithm="http://www.w3.org/2001/04/xmlenc#sha256"/>');
-        expect(signed).toMatch(/<\/x:note>\n  <empty\/>\n<ds:Signature xmlns:ds="http:\/\/www.w3.org\/2000\/09\/xmldsig#">/);
+        expect(signed).toMatch(/<\/x:note>\n {2}<empty\/>\n<ds:Signature xmlns:ds="http:\/\/www.w3.org\/2000\/09\/xmldsig#">/);
         const signatureValue = /<ds:SignatureValue>([^<]+)<\/ds:SignatureValue>/.exec(signed)?.[1] ?? '';
         expect(Buffer.from(signatureValue, 'base64').length).toBe(keyType === 'RSA' ? 384 : 64);
       });
@@ -109,7 +109,9 @@ describe('XML signatures', () => {
         expect(verified.element.getAttribute('orderId')).toBe('A1');
         expect(firstChildText(verified.element, 'quantity')).toBe('5');
         expect(verified.element.getElementsByTagNameNS('http://www.w3.org/2000/09/xmldsig#', 'Signature').length).toBe(0);
-        expect(verified.canonicalXml).toContain('<x:note xmlns:x="urn:manifold:ext" kind="plain">fish &amp; chips &lt;3</x:note>');
+        expect(verified.canonicalXml).toContain(
+          '<x:note xmlns:x="urn:manifold:ext" kind="plain">fish &amp; chips &lt;3</x:note>',
+        );
       });
     });
   }
@@ -125,7 +127,9 @@ describe('XML signatures', () => {
     it('a tampered text node', () => {
       const tampered = signedRsa().replace('<quantity>5</quantity>', '<quantity>50</quantity>');
       expect(verifyRsa(tampered)).toThrow(expect.objectContaining({ reason: 'digestMismatch' }));
-      expect(xmlsec1Verify(tampered, { certificatePem: fixture('RSA').signer.certificatePem, mode: 'pubkey-cert' }).status).not.toBe(0);
+      expect(
+        xmlsec1Verify(tampered, { certificatePem: fixture('RSA').signer.certificatePem, mode: 'pubkey-cert' }).status,
+      ).not.toBe(0);
     });
 
     it('a tampered attribute', () => {
@@ -140,7 +144,9 @@ describe('XML signatures', () => {
 
     it('a comment injected into a signed value, which a plain XML-DSig verifier would accept', () => {
       const injected = signedRsa().replace('admin@example.com.evil.example', 'admin@example.com<!---->.evil.example');
-      expect(xmlsec1Verify(injected, { certificatePem: fixture('RSA').signer.certificatePem, mode: 'pubkey-cert' }).status).toBe(0);
+      expect(xmlsec1Verify(injected, { certificatePem: fixture('RSA').signer.certificatePem, mode: 'pubkey-cert' }).status).toBe(
+        0,
+      );
       expect(verifyRsa(injected)).toThrow(expect.objectContaining({ reason: 'forbiddenXmlConstruct' }));
     });
 
@@ -177,7 +183,10 @@ describe('XML signatures', () => {
       const original = signedById.slice(signedById.indexOf('<Authorization')).replace(signature, '');
       const movedAway = `<Authorization xmlns="urn:manifold:authorization" Id="forged" orderId="A1"><quantity>500</quantity><Extensions>${original}</Extensions>${signature}</Authorization>`;
       expect(() => verifyXmlSignature(movedAway, signer.certificatePem)).toThrow(
-        expect.objectContaining({ reason: 'signatureStructure', message: 'The Reference URI #auth-1 does not point at the document element' }),
+        expect.objectContaining({
+          reason: 'signatureStructure',
+          message: 'The Reference URI #auth-1 does not point at the document element',
+        }),
       );
 
       const duplicateId = `<Authorization xmlns="urn:manifold:authorization" Id="auth-1" orderId="A1"><quantity>500</quantity><Extensions>${original}</Extensions>${signature}</Authorization>`;
@@ -209,10 +218,9 @@ describe('XML signatures', () => {
     });
 
     it('a DOCTYPE with an external entity, before parsing', () => {
-      const xxe = signedRsa().replace(
-        '<Authorization',
-        '<!DOCTYPE Authorization [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>\n<Authorization',
-      ).replace('<quantity>5</quantity>', '<quantity>&xxe;</quantity>');
+      const xxe = signedRsa()
+        .replace('<Authorization', '<!DOCTYPE Authorization [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>\n<Authorization')
+        .replace('<quantity>5</quantity>', '<quantity>&xxe;</quantity>');
       expect(verifyRsa(xxe)).toThrow(expect.objectContaining({ reason: 'forbiddenXmlConstruct' }));
       expect(() => signXml(xxe.replace(/<ds:Signature[\s\S]*<\/ds:Signature>/, ''), fixture('RSA').signer)).toThrow(
         expect.objectContaining({ reason: 'forbiddenXmlConstruct' }),
@@ -230,7 +238,10 @@ describe('XML signatures', () => {
     it('a KeyInfo swapped for the known certificate (the document KeyInfo is never trusted)', () => {
       const signed = signXml(AUTHORIZATION, stranger);
       const known = fixture('EC').signer.certificatePem.replace(/-----[^-]+-----|\s/g, '');
-      const swapped = signed.replace(/<ds:X509Certificate>[^<]+<\/ds:X509Certificate>/, `<ds:X509Certificate>${known}</ds:X509Certificate>`);
+      const swapped = signed.replace(
+        /<ds:X509Certificate>[^<]+<\/ds:X509Certificate>/,
+        `<ds:X509Certificate>${known}</ds:X509Certificate>`,
+      );
       expect(() => verifyXmlSignature(swapped, fixture('EC').signer.certificatePem)).toThrow(
         expect.objectContaining({ reason: 'badSignature' }),
       );
@@ -289,7 +300,12 @@ function signWithXmlsec1ById(signer: XmlSigner): string {
   ].join('');
   return withTempFiles({ 'template.xml': template, 'key.pem': signer.privateKeyPem }, (paths) => {
     const result = runTool('xmlsec1', [
-      '--sign', '--privkey-pem', pathOf(paths, 'key.pem'), '--id-attr:Id', 'Authorization', pathOf(paths, 'template.xml'),
+      '--sign',
+      '--privkey-pem',
+      pathOf(paths, 'key.pem'),
+      '--id-attr:Id',
+      'Authorization',
+      pathOf(paths, 'template.xml'),
     ]);
     if (result.status !== 0) throw new Error(`xmlsec1 --sign failed: ${result.stderr}`);
     return result.stdout;
