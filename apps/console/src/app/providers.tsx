@@ -1,0 +1,23 @@
+import { MantineProvider } from '@mantine/core';
+import { NavigationProgress } from '@mantine/nprogress';
+import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
+import type { i18n as I18n } from 'i18next';
+import type { ReactNode } from 'react';
+import { I18nextProvider } from 'react-i18next';
+import { useStore } from '../lib/store';
+import { themeStore } from '../lib/theme';
+import { mantineTheme } from './theme';
+
+export function AppProviders({ queryClient, i18n, children }: { queryClient: QueryClient; i18n: I18n; children: ReactNode }) {
+  const theme = useStore(themeStore);
+  return (
+    <I18nextProvider i18n={i18n}>
+      <QueryClientProvider client={queryClient}>
+        <MantineProvider theme={mantineTheme} forceColorScheme={theme}>
+          <NavigationProgress color="green" aria-hidden />
+          {children}
+        </MantineProvider>
+      </QueryClientProvider>
+    </I18nextProvider>
+  );
+}

@@ -1,0 +1,70 @@
+import { Anchor, AppShell, Burger, Group, NavLink, Text } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { ModalsProvider } from '@mantine/modals';
+import { useQuery } from '@tanstack/react-query';
+import { useEffect } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, Outlet, useLocation } from 'react-router';
+import { InvalidSessionError } from '../../lib/api-errors';
+import { getConsoleConfig } from '../../lib/console-config';
+import { redirectToLogin } from '../../lib/login-redirect';
+import { sessionQueryOptions } from '../../lib/session';
+import { navigationFor } from './navigation';
+import { UserMenu } from './user-menu';
+
+/** The signed-in layout: header with the user menu, navigation the role may use, content. */
+export function AppLayout() {
+  const { t } = useTranslation();
+  const [opened, { toggle, close }] = useDisclosure(false);
+  const { pathname } = useLocation();
+  const session = useQuery(sessionQueryOptions());
+
+  useEffect(() => {
+    if (session.error instanceof InvalidSessionError) redirectToLogin('sessionExpired');
+  }, [session.error]);
+
+  useEffect(close, [pathname, close]);
+
+  const profile = session.data?.userProfile;
+  const items = navigationFor(profile?.role);
+
+  return (
+    <AppShell header={{ height: 56 }} navbar={{ width: 240, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
+      <AppShell.Header>
+        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
+          <Group gap="sm" wrap="nowrap">
+            <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label={t('layout.toggleNavigation')} />
+            <Anchor component={Link} to="/" underline="never" c="inherit">
+              <Text fw={700} size="lg">
+                {getConsoleConfig().siteName}
+              </Text>
+            </Anchor>
+          </Group>
+          {profile ? <UserMenu profile={profile} /> : null}
+        </Group>
+      </AppShell.Header>
+      <AppShell.Navbar p="xs" aria-label={t('layout.navigation')}>
+        {items.map((item) => {
+          const active = item.to === '/' ? pathname === '/' : pathname.startsWith(item.to);
+          return (
+            <NavLink
+              key={item.to}
+              component={Link}
+              to={item.to}
+              label={t(item.labelKey)}
+              leftSection={<item.icon size={18} aria-hidden />}
+              active={active}
+              aria-current={active ? 'page' : undefined}
+              variant="filled"
+            />
+          );
+        })}
+      </AppShell.Navbar>
+      <AppShell.Main>
+        <ModalsProvider>
+          <Outlet />
+        </ModalsProvider>
+      </AppShell.Main>
+    </AppShell>
+  );
+}

@@ -1,0 +1,31 @@
+import type { RouteKey, TRole } from '@manifold/contract';
+import { canCall } from '@manifold/contract';
+import { IconHome, IconSettings, IconUserCircle, IconUsers, IconUsersGroup, type Icon } from '@tabler/icons-react';
+
+export interface NavigationItem {
+  to: string;
+  labelKey: string;
+  icon: Icon;
+  /** The call a screen is built on: the permission table decides who sees it. */
+  requires: RouteKey;
+}
+
+export const navigationItems: readonly NavigationItem[] = [
+  { to: '/', labelKey: 'nav.home', icon: IconHome, requires: 'GET /ui/version' },
+  { to: '/profile', labelKey: 'nav.profile', icon: IconUserCircle, requires: 'POST /ui/user/edit' },
+  { to: '/users', labelKey: 'nav.users', icon: IconUsers, requires: 'POST /ui/user/add' },
+  { to: '/groups', labelKey: 'nav.groups', icon: IconUsersGroup, requires: 'POST /ui/groups/add' },
+  { to: '/setup', labelKey: 'nav.setup', icon: IconSettings, requires: 'GET /ui/admin/database' },
+];
+
+/** The screens a role may use, from the contract's permission table (spec §6). */
+export function navigationFor(role: TRole | undefined): NavigationItem[] {
+  return navigationItems.filter((item) => canCall(role, item.requires));
+}
+
+/** The call a route's screen needs, for its loader guard. */
+export function screenRequirement(to: string): RouteKey {
+  const item = navigationItems.find((candidate) => candidate.to === to);
+  if (!item) throw new Error(`No navigation item for ${to}`);
+  return item.requires;
+}

@@ -1,0 +1,23 @@
+import { createTheme, type MantineColorsTuple } from '@mantine/core';
+
+/** Green accents dark enough for white text to stay readable (WCAG AA). */
+const manifoldGreen: MantineColorsTuple = [
+  '#e9f7ec',
+  '#d2eed8',
+  '#a6dcb2',
+  '#76c98a',
+  '#4fb968',
+  '#37ad52',
+  '#2b8a3e',
+  '#23733a',
+  '#1d6231',
+  '#154d25',
+];
+
+export const mantineTheme = createTheme({
+  primaryColor: 'green',
+  primaryShade: { light: 7, dark: 8 },
+  colors: { green: manifoldGreen },
+  fontFamily: 'system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans SC", "PingFang SC", sans-serif',
+  defaultRadius: 'md',
+});

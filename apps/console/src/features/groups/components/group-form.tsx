@@ -1,0 +1,99 @@
+import { Alert, Button, Group, MultiSelect, Stack, Text, TextInput, Textarea } from '@mantine/core';
+import type { TGroup } from '@manifold/contract';
+import { useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { formErrorsFrom, type FormErrors } from '../../../components/api-error-message';
+import { useFields } from '../../../hooks/use-fields';
+import { useAddGroup } from '../api/add-group';
+import { useEditGroup } from '../api/edit-group';
+import { memberOptionLimit, useMemberOptions } from '../api/get-member-options';
+
+const fieldNames = ['name', 'description', 'members'] as const;
+const fieldOfToken: Record<string, string> = {
+  groupNameEmpty: 'name',
+  groupNameTaken: 'name',
+  userNotPresent: 'members',
+};
+
+export interface GroupFormProps {
+  group?: TGroup;
+  onDone: (group: TGroup) => void;
+  onCancel: () => void;
+}
+
+export function GroupForm({ group, onDone, onCancel }: GroupFormProps) {
+  const { t } = useTranslation();
+  const { values, setField } = useFields({
+    name: group?.name ?? '',
+    description: group?.description ?? '',
+    members: group?.members ?? [],
+  });
+  const [errors, setErrors] = useState<FormErrors>({ fields: {}, general: [] });
+  const memberOptions = useMemberOptions();
+  const addGroup = useAddGroup();
+  const editGroup = useEditGroup();
+  const pending = addGroup.isPending || editGroup.isPending;
+
+  const known = new Set((memberOptions.data?.options ?? []).map((option) => option.value));
+  const options = [
+    ...(memberOptions.data?.options ?? []),
+    ...values.members.filter((member) => !known.has(member)).map((member) => ({ value: member, label: member })),
+  ];
+
+  const onError = (error: unknown) => setErrors(formErrorsFrom(t, error, fieldNames, fieldOfToken));
+
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    setErrors({ fields: {}, general: [] });
+    if (group) editGroup.mutate({ userGroupId: group.userGroupId, ...values }, { onSuccess: onDone, onError });
+    else addGroup.mutate(values, { onSuccess: onDone, onError });
+  };
+
+  return (
+    <form onSubmit={submit} noValidate aria-label={group ? t('groups.editTitle') : t('groups.addTitle')}>
+      <Stack>
+        {errors.general.length > 0 ? (
+          <Alert color="red" variant="light" role="alert">
+            <Text size="sm" c="red.9">{errors.general.join(' ')}</Text>
+          </Alert>
+        ) : null}
+        <TextInput
+          label={t('groups.name')}
+          name="name"
+          withAsterisk
+          value={values.name}
+          error={errors.fields.name}
+          onChange={(event) => setField('name', event.currentTarget.value)}
+        />
+        <Textarea
+          label={t('groups.descriptionField')}
+          name="description"
+          autosize
+          minRows={2}
+          value={values.description}
+          error={errors.fields.description}
+          onChange={(event) => setField('description', event.currentTarget.value)}
+        />
+        <MultiSelect
+          label={t('groups.members')}
+          description={memberOptions.data?.truncated ? t('groups.membersTruncated', { limit: memberOptionLimit }) : undefined}
+          data={options}
+          value={values.members}
+          searchable
+          clearable
+          error={errors.fields.members}
+          nothingFoundMessage={t('common.nothingFound')}
+          onChange={(members) => setField('members', members)}
+        />
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onCancel}>
+            {t('common.cancel')}
+          </Button>
+          <Button type="submit" loading={pending}>
+            {group ? t('common.save') : t('groups.add')}
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}

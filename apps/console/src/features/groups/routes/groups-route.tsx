@@ -1,0 +1,151 @@
+import { ActionIcon, Alert, Badge, Button, Group, Modal, Pagination, Stack, Table, Text, Title, Tooltip } from '@mantine/core';
+import { modals } from '@mantine/modals';
+import type { TGroup } from '@manifold/contract';
+import { IconPencil, IconPlus, IconTrash } from '@tabler/icons-react';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { apiErrorMessage } from '../../../components/api-error-message';
+import { PageHead } from '../../../components/page-head';
+import { alerts } from '../../../lib/alerts';
+import { useDeleteGroup } from '../api/delete-group';
+import { useGroups } from '../api/get-groups';
+import { GroupForm } from '../components/group-form';
+
+const pageSize = 10;
+
+type Editing = { mode: 'add' } | { mode: 'edit'; group: TGroup } | null;
+
+/** Groups (ADMIN): paged list, add, edit name, description and members, delete with confirmation. */
+export function GroupsRoute() {
+  const { t } = useTranslation();
+  const [page, setPage] = useState(1);
+  const [editing, setEditing] = useState<Editing>(null);
+  const groups = useGroups({ pageNum: page, numberOfItems: pageSize });
+  const deleteGroup = useDeleteGroup();
+
+  const confirmDelete = (group: TGroup) => {
+    modals.openConfirmModal({
+      title: t('groups.deleteTitle'),
+      children: <Text size="sm">{t('groups.deleteConfirm', { name: group.name })}</Text>,
+      labels: { confirm: t('common.delete'), cancel: t('common.cancel') },
+      confirmProps: { color: 'red' },
+      onConfirm: () =>
+        deleteGroup.mutate(
+          { userGroupId: group.userGroupId },
+          {
+            onSuccess: () => alerts.success(t('groups.deleted', { name: group.name })),
+            onError: (error) => alerts.error(apiErrorMessage(t, error)),
+          },
+        ),
+    });
+  };
+
+  const totalPages = Math.max(1, groups.data?.totalNumOfPages ?? 1);
+
+  return (
+    <Stack gap="lg">
+      <PageHead title={t('groups.title')} description={t('groups.description')} />
+      <Group justify="space-between">
+        <Title order={1}>{t('groups.title')}</Title>
+        <Button leftSection={<IconPlus size={16} aria-hidden />} onClick={() => setEditing({ mode: 'add' })}>
+          {t('groups.add')}
+        </Button>
+      </Group>
+      {groups.error ? (
+        <Alert color="red" variant="light" role="alert">
+          <Text size="sm" c="red.9">{apiErrorMessage(t, groups.error)}</Text>
+        </Alert>
+      ) : null}
+      <Table.ScrollContainer minWidth={640}>
+        <Table striped highlightOnHover aria-busy={groups.isFetching} data-testid="groups-table">
+          <Table.Caption>{t('groups.caption', { total: groups.data?.totalNumOfItems ?? 0 })}</Table.Caption>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th scope="col">{t('groups.name')}</Table.Th>
+              <Table.Th scope="col">{t('groups.descriptionField')}</Table.Th>
+              <Table.Th scope="col">{t('groups.members')}</Table.Th>
+              <Table.Th scope="col">{t('common.actions')}</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {(groups.data?.data ?? []).map((group) => (
+              <Table.Tr key={group.userGroupId} data-group={group.name}>
+                <Table.Td>{group.name}</Table.Td>
+                <Table.Td>{group.description}</Table.Td>
+                <Table.Td>
+                  <Group gap={4}>
+                    {group.members.map((member) => (
+                      <Badge key={member} variant="light" color="gray" c="gray.9" tt="none">
+                        {member}
+                      </Badge>
+                    ))}
+                  </Group>
+                </Table.Td>
+                <Table.Td>
+                  <Group gap={4} wrap="nowrap">
+                    <Tooltip label={t('common.edit')}>
+                      <ActionIcon
+                        variant="subtle"
+                        color="gray"
+                        aria-label={t('groups.editGroup', { name: group.name })}
+                        onClick={() => setEditing({ mode: 'edit', group })}
+                      >
+                        <IconPencil size={16} aria-hidden />
+                      </ActionIcon>
+                    </Tooltip>
+                    <Tooltip label={t('common.delete')}>
+                      <ActionIcon
+                        variant="subtle"
+                        color="red"
+                        aria-label={t('groups.deleteGroup', { name: group.name })}
+                        onClick={() => confirmDelete(group)}
+                      >
+                        <IconTrash size={16} aria-hidden />
+                      </ActionIcon>
+                    </Tooltip>
+                  </Group>
+                </Table.Td>
+              </Table.Tr>
+            ))}
+            {groups.data && groups.data.data.length === 0 ? (
+              <Table.Tr>
+                <Table.Td colSpan={4}>
+                  <Text c="dimmed" ta="center">
+                    {t('groups.empty')}
+                  </Text>
+                </Table.Td>
+              </Table.Tr>
+            ) : null}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+      {totalPages > 1 ? (
+        <Pagination
+          total={totalPages}
+          value={page}
+          onChange={setPage}
+          getControlProps={(control) => ({ 'aria-label': t(`pagination.${control}`) })}
+          getItemProps={(item) => ({ 'aria-label': t('pagination.page', { page: item }) })}
+        />
+      ) : null}
+      <Modal
+        opened={editing !== null}
+        onClose={() => setEditing(null)}
+        title={editing?.mode === 'edit' ? t('groups.editTitle') : t('groups.addTitle')}
+        size="lg"
+      >
+        {editing ? (
+          <GroupForm
+            key={editing.mode === 'edit' ? editing.group.userGroupId : 'new'}
+            group={editing.mode === 'edit' ? editing.group : undefined}
+            onCancel={() => setEditing(null)}
+            onDone={(group) => {
+              alerts.success(editing.mode === 'edit' ? t('groups.saved', { name: group.name }) : t('groups.added', { name: group.name }));
+              setEditing(null);
+            }}
+          />
+        ) : null}
+      </Modal>
+    </Stack>
+  );
+}

@@ -1,0 +1,90 @@
+import { Alert, Badge, Card, Group, Stack, Stepper, Text, Title } from '@mantine/core';
+import { setupSteps, type TSetupStep } from '@manifold/contract';
+import { useTranslation } from 'react-i18next';
+import { apiErrorMessage } from '../../../components/api-error-message';
+import { PageHead } from '../../../components/page-head';
+import { PageLoader } from '../../../components/page-loader';
+import { useAdminState } from '../api/get-admin-state';
+import { DatabaseStep } from '../components/database-step';
+
+type StepStatus = 'done' | 'current' | 'pending';
+
+function statusOf(step: TSetupStep, current: TSetupStep): StepStatus {
+  const index = setupSteps.indexOf(step);
+  const currentIndex = setupSteps.indexOf(current);
+  if (index < currentIndex) return 'done';
+  return index === currentIndex ? 'current' : 'pending';
+}
+
+const statusColors: Record<StepStatus, string> = { done: 'green', current: 'blue', pending: 'gray' };
+
+/** Setup wizard (spec §2): the steps in order, where the server stands taken from admin/state. */
+export function SetupRoute() {
+  const { t } = useTranslation();
+  const state = useAdminState();
+
+  if (state.error) {
+    return (
+      <Alert color="red" variant="light" role="alert">
+        <Text size="sm" c="red.9">{apiErrorMessage(t, state.error)}</Text>
+      </Alert>
+    );
+  }
+  if (!state.data) return <PageLoader />;
+  const current = state.data.step;
+  const currentIndex = setupSteps.indexOf(current);
+
+  return (
+    <Stack gap="lg" maw={860}>
+      <PageHead title={t('setup.title')} description={t('setup.description')} />
+      <div>
+        <Title order={1}>{t('setup.title')}</Title>
+        <Text c="dimmed">{t('setup.intro')}</Text>
+      </div>
+      <Card withBorder component="section" aria-labelledby="setup-current-heading">
+        <Group justify="space-between" mb="xs">
+          <Title order={2} size="h4" id="setup-current-heading">
+            {t('setup.currentStep', { step: t(`setup.steps.${current}.label`) })}
+          </Title>
+          <Badge color="blue" variant="light" c="blue.9" data-testid="setup-current-step">
+            {t('setup.stepOf', { index: currentIndex + 1, total: setupSteps.length })}
+          </Badge>
+        </Group>
+        <Text size="sm">{t(`setup.steps.${current}.needs`)}</Text>
+      </Card>
+      <Card withBorder component="section" aria-labelledby="setup-steps-heading">
+        <Title order={2} size="h4" id="setup-steps-heading" mb="md">
+          {t('setup.allSteps')}
+        </Title>
+        <Stepper active={currentIndex} orientation="vertical" allowNextStepsSelect={false} color="green">
+          {setupSteps.map((step) => {
+            const status = statusOf(step, current);
+            return (
+              <Stepper.Step
+                key={step}
+                label={t(`setup.steps.${step}.label`)}
+                description={
+                  <Stack gap={4} component="span">
+                    <Text size="sm" component="span">
+                      {t(`setup.steps.${step}.needs`)}
+                    </Text>
+                    <Badge component="span" size="sm" variant="light" color={statusColors[status]} c={`${statusColors[status]}.9`} data-step={step} data-status={status}>
+                      {t(`setup.status.${status}`)}
+                    </Badge>
+                  </Stack>
+                }
+                aria-current={status === 'current' ? 'step' : undefined}
+              />
+            );
+          })}
+        </Stepper>
+      </Card>
+      <Card withBorder component="section" aria-labelledby="setup-database-heading">
+        <Title order={2} size="h4" id="setup-database-heading" mb="md">
+          {t('setup.database.heading')}
+        </Title>
+        <DatabaseStep />
+      </Card>
+    </Stack>
+  );
+}

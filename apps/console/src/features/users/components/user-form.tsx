@@ -1,0 +1,243 @@
+import { Alert, Button, Group, PasswordInput, Select, SimpleGrid, Stack, Switch, Text, TextInput } from '@mantine/core';
+import type { TUserProfile } from '@manifold/contract';
+import { useMemo, useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { formErrorsFrom, type FormErrors } from '../../../components/api-error-message';
+import { useFields } from '../../../hooks/use-fields';
+import { consoleProfileLanguages } from '../../../lib/i18n';
+import { timeZoneGroups } from '../../../lib/time-zones';
+import { useAddUser } from '../api/add-user';
+import { useEditUser } from '../api/edit-user';
+import { useRoles } from '../api/get-roles';
+
+const fieldNames = [
+  'username',
+  'password',
+  'currentPassword',
+  'firstName',
+  'lastName',
+  'email',
+  'company',
+  'role',
+  'timeZone',
+  'language',
+  'useSso',
+] as const;
+
+/** Where a business error belongs when the server names no field. */
+const fieldOfToken: Record<string, string> = {
+  usernameTaken: 'username',
+  usernameEmpty: 'username',
+  userNotPresent: 'username',
+  userHasNoPassword: 'password',
+  passwordTooShort: 'password',
+  passwordIncorrect: 'currentPassword',
+  currentPasswordRequired: 'currentPassword',
+  userFirstNameEmpty: 'firstName',
+  userLastNameEmpty: 'lastName',
+  userEmailEmpty: 'email',
+  userEmailInvalid: 'email',
+  userRoleEmpty: 'role',
+  userNotAuthorizedToPromoteRole: 'role',
+  userTimeZoneEmpty: 'timeZone',
+  userLanguageUndefined: 'language',
+};
+
+export interface UserFormProps {
+  /** The user to edit; absent to add one. */
+  user?: TUserProfile;
+  /** The signed-in user's name: editing oneself asks for the current password. */
+  currentUsername: string;
+  onDone: (profile: TUserProfile) => void;
+  onCancel: () => void;
+}
+
+function initialValues(user: TUserProfile | undefined) {
+  return {
+    username: user?.username ?? '',
+    password: '',
+    currentPassword: '',
+    firstName: user?.firstName ?? '',
+    lastName: user?.lastName ?? '',
+    email: user?.email ?? '',
+    company: user?.company ?? '',
+    role: (user?.role ?? 'USER') as string,
+    timeZone: user?.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
+    language: user?.language ?? 'en_US',
+    useSso: user?.useSso ?? false,
+  };
+}
+
+export function UserForm({ user, currentUsername, onDone, onCancel }: UserFormProps) {
+  const { t } = useTranslation();
+  const { values, setField } = useFields(initialValues(user));
+  const [errors, setErrors] = useState<FormErrors>({ fields: {}, general: [] });
+  const roles = useRoles();
+  const addUser = useAddUser();
+  const editUser = useEditUser();
+  const editing = user !== undefined;
+  const editingSelf = editing && user.username === currentUsername;
+  const pending = addUser.isPending || editUser.isPending;
+
+  const languages = useMemo(() => {
+    const codes: string[] = [...consoleProfileLanguages];
+    if (values.language && !codes.includes(values.language)) codes.push(values.language);
+    return codes.map((code) => ({ value: code, label: t(`languages.${code}`, { defaultValue: code }) }));
+  }, [values.language, t]);
+
+  const roleOptions = (roles.data?.data ?? [values.role]).map((role) => ({ value: role, label: t(`roles.${role}`) }));
+
+  const onError = (error: unknown) => setErrors(formErrorsFrom(t, error, fieldNames, fieldOfToken));
+
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    setErrors({ fields: {}, general: [] });
+    const company = values.company.trim() === '' ? null : values.company;
+    const common = {
+      firstName: values.firstName,
+      lastName: values.lastName,
+      email: values.email,
+      company,
+      role: values.role,
+      timeZone: values.timeZone,
+      language: values.language,
+      useSso: values.useSso,
+    };
+    if (editing) {
+      editUser.mutate(
+        {
+          username: user.username,
+          ...common,
+          ...(values.password ? { password: values.password } : {}),
+          ...(editingSelf && values.password ? { currentPassword: values.currentPassword } : {}),
+        },
+        { onSuccess: onDone, onError },
+      );
+    } else {
+      addUser.mutate({ username: values.username, password: values.password, ...common }, { onSuccess: onDone, onError });
+    }
+  };
+
+  return (
+    <form onSubmit={submit} noValidate aria-label={editing ? t('users.editTitle') : t('users.addTitle')}>
+      <Stack>
+        {errors.general.length > 0 ? (
+          <Alert color="red" variant="light" role="alert" data-testid="user-form-error">
+            <Text size="sm" c="red.9">{errors.general.join(' ')}</Text>
+          </Alert>
+        ) : null}
+        <SimpleGrid cols={{ base: 1, sm: 2 }}>
+          <TextInput
+            label={t('fields.username')}
+            name="username"
+            autoComplete="off"
+            withAsterisk={!editing}
+            readOnly={editing}
+            disabled={editing}
+            value={values.username}
+            error={errors.fields.username}
+            onChange={(event) => setField('username', event.currentTarget.value)}
+          />
+          <TextInput
+            label={t('fields.email')}
+            name="email"
+            type="email"
+            withAsterisk
+            value={values.email}
+            error={errors.fields.email}
+            onChange={(event) => setField('email', event.currentTarget.value)}
+          />
+          <TextInput
+            label={t('fields.firstName')}
+            name="firstName"
+            withAsterisk
+            value={values.firstName}
+            error={errors.fields.firstName}
+            onChange={(event) => setField('firstName', event.currentTarget.value)}
+          />
+          <TextInput
+            label={t('fields.lastName')}
+            name="lastName"
+            withAsterisk
+            value={values.lastName}
+            error={errors.fields.lastName}
+            onChange={(event) => setField('lastName', event.currentTarget.value)}
+          />
+          <TextInput
+            label={t('fields.company')}
+            name="company"
+            value={values.company}
+            error={errors.fields.company}
+            onChange={(event) => setField('company', event.currentTarget.value)}
+          />
+          <Select
+            label={t('fields.role')}
+            withAsterisk
+            data={roleOptions}
+            value={values.role}
+            error={errors.fields.role}
+            allowDeselect={false}
+            onChange={(value) => setField('role', value ?? '')}
+          />
+          <Select
+            label={t('fields.timeZone')}
+            withAsterisk
+            searchable
+            data={timeZoneGroups()}
+            value={values.timeZone}
+            error={errors.fields.timeZone}
+            allowDeselect={false}
+            maxDropdownHeight={280}
+            limit={200}
+            nothingFoundMessage={t('common.nothingFound')}
+            comboboxProps={{ withinPortal: true }}
+            onChange={(value) => setField('timeZone', value ?? '')}
+          />
+          <Select
+            label={t('fields.language')}
+            withAsterisk
+            data={languages}
+            value={values.language}
+            error={errors.fields.language}
+            allowDeselect={false}
+            onChange={(value) => setField('language', value ?? '')}
+          />
+          <PasswordInput
+            label={editing ? t('users.newPassword') : t('fields.password')}
+            description={editing ? t('users.newPasswordHint') : undefined}
+            name="password"
+            autoComplete="new-password"
+            withAsterisk={!editing}
+            value={values.password}
+            error={errors.fields.password}
+            onChange={(event) => setField('password', event.currentTarget.value)}
+          />
+          {editingSelf ? (
+            <PasswordInput
+              label={t('profile.currentPassword')}
+              name="currentPassword"
+              autoComplete="current-password"
+              value={values.currentPassword}
+              error={errors.fields.currentPassword}
+              onChange={(event) => setField('currentPassword', event.currentTarget.value)}
+            />
+          ) : null}
+        </SimpleGrid>
+        <Switch
+          label={t('fields.useSso')}
+          checked={values.useSso}
+          error={errors.fields.useSso}
+          onChange={(event) => setField('useSso', event.currentTarget.checked)}
+        />
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onCancel}>
+            {t('common.cancel')}
+          </Button>
+          <Button type="submit" loading={pending}>
+            {editing ? t('common.save') : t('users.add')}
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}

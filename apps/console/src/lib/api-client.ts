@@ -1,0 +1,177 @@
+import { permissions, type RouteKey } from '@manifold/contract';
+import type { z } from 'zod';
+import {
+  abortedError,
+  ApiError,
+  apiMessages,
+  errorFromResponse,
+  InvalidSessionError,
+  networkError,
+} from './api-errors';
+import { redirectToLogin } from './login-redirect';
+import { clearSessionToken, getSessionToken } from './session-token';
+
+export type QueryValue = string | number | boolean | null | undefined;
+
+export interface RequestOptions {
+  /** Query-string values; null and undefined are left out (spec §5). */
+  query?: Record<string, QueryValue>;
+  body?: unknown;
+  signal?: AbortSignal;
+  /** Whether a 401 (or a missing session) sends the user to /login. Default true. */
+  redirectOnUnauthorized?: boolean;
+}
+
+export const apiVersion = '1';
+
+const successStatuses = new Set([200, 201, 202]);
+
+function splitRoute(route: RouteKey): { method: string; path: string } {
+  const space = route.indexOf(' ');
+  return { method: route.slice(0, space), path: route.slice(space + 1) };
+}
+
+function needsSession(route: RouteKey): boolean {
+  const access = permissions[route] as string;
+  return access === 'anyRole' || access === 'admin';
+}
+
+export function buildUrl(path: string, query?: Record<string, QueryValue>): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query ?? {})) {
+    if (value === null || value === undefined) continue;
+    params.append(key, String(value));
+  }
+  const search = params.toString();
+  return search ? `${path}?${search}` : path;
+}
+
+/** The token for a call, or the §8 "you must log in" refusal when a needed token is missing. */
+function tokenFor(route: RouteKey, redirect: boolean): string | undefined {
+  const token = getSessionToken();
+  if (!token && needsSession(route)) {
+    if (redirect) redirectToLogin('loginRequired');
+    throw new InvalidSessionError(apiMessages.loginRequired, 'loginRequired');
+  }
+  return token;
+}
+
+function onFailure(error: ApiError, redirect: boolean): ApiError {
+  if (error.status === 401) {
+    clearSessionToken();
+    if (redirect) redirectToLogin('sessionExpired');
+  }
+  return error;
+}
+
+function parseJson(text: string): unknown {
+  if (!text) return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+function parseSuccess<T>(schema: z.ZodType<T>, body: unknown): T {
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  console.error('The server answered with an unexpected shape', parsed.error);
+  throw new ApiError('server', apiMessages.server, 200);
+}
+
+function isAbort(error: unknown, signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true || (error instanceof DOMException && error.name === 'AbortError');
+}
+
+/** Calls a console route (spec §7) and maps every failure to the errors of spec §8. */
+export async function apiRequest<T>(route: RouteKey, schema: z.ZodType<T>, options: RequestOptions = {}): Promise<T> {
+  const redirect = options.redirectOnUnauthorized ?? true;
+  const { method, path } = splitRoute(route);
+  const token = tokenFor(route, redirect);
+  const headers: Record<string, string> = { Accept: 'application/json', 'X-API-Version': apiVersion };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const init: RequestInit = { method, headers, signal: options.signal ?? null };
+  if (options.body !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    init.body = JSON.stringify(options.body);
+  }
+
+  let response: Response;
+  let text: string;
+  try {
+    response = await fetch(buildUrl(path, options.query), init);
+    text = await response.text();
+  } catch (error) {
+    throw isAbort(error, options.signal) ? abortedError() : networkError();
+  }
+  const body = parseJson(text);
+  if (successStatuses.has(response.status)) return parseSuccess(schema, body);
+  throw onFailure(errorFromResponse(response.status, body), redirect);
+}
+
+export type UploadFieldValue = string | number | boolean | Blob | null | undefined;
+
+export interface UploadOptions {
+  fields: Record<string, UploadFieldValue>;
+  /** Called with the sent fraction, 0 to 1. */
+  onProgress?: (fraction: number) => void;
+  signal?: AbortSignal;
+  redirectOnUnauthorized?: boolean;
+}
+
+/** Multipart form of an upload; empty values are left out (spec §5). */
+export function uploadForm(fields: Record<string, UploadFieldValue>): FormData {
+  const form = new FormData();
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === null || value === undefined || value === '') continue;
+    form.append(key, value instanceof Blob ? value : String(value));
+  }
+  return form;
+}
+
+/** Uploads a multipart form with XMLHttpRequest so progress can be reported. */
+export function apiUpload<T>(route: RouteKey, schema: z.ZodType<T>, options: UploadOptions): Promise<T> {
+  const redirect = options.redirectOnUnauthorized ?? true;
+  const { method, path } = splitRoute(route);
+  return new Promise<T>((resolve, reject) => {
+    let token: string | undefined;
+    try {
+      token = tokenFor(route, redirect);
+    } catch (error) {
+      reject(error as Error);
+      return;
+    }
+    const xhr = new XMLHttpRequest();
+    xhr.open(method, path);
+    xhr.setRequestHeader('Accept', 'application/json');
+    xhr.setRequestHeader('X-API-Version', apiVersion);
+    if (token) xhr.setRequestHeader('Authorization', `Bearer ${token}`);
+    xhr.upload.onprogress = (event) => {
+      if (event.lengthComputable && event.total > 0) options.onProgress?.(event.loaded / event.total);
+    };
+    xhr.onload = () => {
+      const body = parseJson(xhr.responseText);
+      if (successStatuses.has(xhr.status)) {
+        options.onProgress?.(1);
+        try {
+          resolve(parseSuccess(schema, body));
+        } catch (error) {
+          reject(error as Error);
+        }
+        return;
+      }
+      reject(onFailure(errorFromResponse(xhr.status, body), redirect));
+    };
+    xhr.onerror = () => reject(networkError());
+    xhr.onabort = () => reject(abortedError());
+    if (options.signal) {
+      if (options.signal.aborted) {
+        reject(abortedError());
+        return;
+      }
+      options.signal.addEventListener('abort', () => xhr.abort(), { once: true });
+    }
+    xhr.send(uploadForm(options.fields));
+  });
+}

@@ -1,0 +1,121 @@
+import { createStore, type Store } from './store';
+
+export type UploadStatus = 'processing' | 'finished' | 'failed';
+
+export interface UploadContext {
+  /** Reports the sent fraction, 0 to 1. */
+  onProgress: (fraction: number) => void;
+  signal: AbortSignal;
+}
+
+/** Descriptor of spec §3: generated id, file, upload and finish functions, upload type, status. */
+export interface UploadDescriptor {
+  id: string;
+  file: File;
+  uploadType: string;
+  upload: (file: File, context: UploadContext) => Promise<unknown>;
+  finish?: (result: unknown) => void;
+  status: UploadStatus;
+  progress: number;
+  error?: string;
+}
+
+export interface UploadTrayState {
+  toggled: boolean;
+  collapsed: boolean;
+  files: readonly UploadDescriptor[];
+}
+
+export interface UploadRequest<R> {
+  uploadType: string;
+  upload: (file: File, context: UploadContext) => Promise<R>;
+  /** Called with the server's answer once a file has finished. */
+  finish?: (result: R) => void;
+}
+
+export interface UploadTray {
+  store: Store<UploadTrayState>;
+  addFiles: <R>(files: readonly File[], request: UploadRequest<R>) => string[];
+  discard: (id: string) => void;
+  close: () => void;
+  toggleCollapsed: () => void;
+}
+
+const emptyTray: UploadTrayState = { toggled: false, collapsed: false, files: [] };
+
+export function createUploadTray(generateId: () => string = () => crypto.randomUUID()): UploadTray {
+  const store = createStore<UploadTrayState>(emptyTray);
+  const controllers = new Map<string, AbortController>();
+
+  function update(id: string, change: Partial<UploadDescriptor>): void {
+    store.set((state) => ({
+      ...state,
+      files: state.files.map((file) => (file.id === id ? { ...file, ...change } : file)),
+    }));
+  }
+
+  function isPresent(id: string): boolean {
+    return store.get().files.some((file) => file.id === id);
+  }
+
+  function start(descriptor: UploadDescriptor): void {
+    const controller = new AbortController();
+    controllers.set(descriptor.id, controller);
+    const onProgress = (fraction: number) => {
+      if (isPresent(descriptor.id)) update(descriptor.id, { progress: Math.max(0, Math.min(1, fraction)) });
+    };
+    descriptor
+      .upload(descriptor.file, { onProgress, signal: controller.signal })
+      .then((result) => {
+        controllers.delete(descriptor.id);
+        if (!isPresent(descriptor.id)) return;
+        update(descriptor.id, { status: 'finished', progress: 1 });
+        descriptor.finish?.(result);
+      })
+      .catch((error: unknown) => {
+        controllers.delete(descriptor.id);
+        if (!isPresent(descriptor.id)) return;
+        update(descriptor.id, { status: 'failed', error: error instanceof Error ? error.message : String(error) });
+      });
+  }
+
+  function addFiles<R>(files: readonly File[], request: UploadRequest<R>): string[] {
+    const { finish } = request;
+    const descriptors: UploadDescriptor[] = files.map((file) => ({
+      id: generateId(),
+      file,
+      uploadType: request.uploadType,
+      upload: request.upload,
+      ...(finish ? { finish: (result: unknown) => finish(result as R) } : {}),
+      status: 'processing',
+      progress: 0,
+    }));
+    store.set((state) => ({ ...state, toggled: true, files: [...descriptors, ...state.files] }));
+    for (const descriptor of descriptors) start(descriptor);
+    return descriptors.map((descriptor) => descriptor.id);
+  }
+
+  function discard(id: string): void {
+    controllers.get(id)?.abort();
+    controllers.delete(id);
+    store.set((state) => {
+      const files = state.files.filter((file) => file.id !== id);
+      return { ...state, files, toggled: files.length > 0 };
+    });
+  }
+
+  function close(): void {
+    for (const controller of controllers.values()) controller.abort();
+    controllers.clear();
+    store.set(emptyTray);
+  }
+
+  function toggleCollapsed(): void {
+    store.set((state) => ({ ...state, collapsed: !state.collapsed }));
+  }
+
+  return { store, addFiles, discard, close, toggleCollapsed };
+}
+
+/** The console's one upload tray; any feature pushes its uploads here. */
+export const uploadTray = createUploadTray();
