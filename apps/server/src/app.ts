@@ -3,8 +3,15 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import type { Config } from './config.js';
 import { createDatabase, type Database } from './db/database.js';
 import { adminRoutes } from './modules/admin/admin.routes.js';
+import { certificateExchangeRoutes } from './modules/certificate-exchange/certificate-exchange.routes.js';
+import { CertificateExchangeService } from './modules/certificate-exchange/certificate-exchange.service.js';
 import { groupsRoutes } from './modules/groups/groups.routes.js';
 import { GroupsService } from './modules/groups/groups.service.js';
+import { loadKeyEncryptionKey } from './modules/provision/key-encryption-key.js';
+import { KeySealer } from './modules/provision/key-sealer.js';
+import { provisionRoutes } from './modules/provision/provision.routes.js';
+import { ProvisionService } from './modules/provision/provision.service.js';
+import { ServerCredentials } from './modules/provision/server-credentials.service.js';
 import { LoginThrottle } from './modules/session/login-throttle.js';
 import { SessionTokens } from './modules/session/session-tokens.js';
 import { sessionRoutes } from './modules/session/session.routes.js';
@@ -16,6 +23,7 @@ import { registerApiVersion } from './plugins/api-version.js';
 import { registerAuth } from './plugins/auth.js';
 import { registerConsole } from './plugins/console.js';
 import { registerErrorHandling } from './plugins/errors.js';
+import { registerMultipart } from './plugins/multipart.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import type { Services } from './services.js';
 
@@ -41,11 +49,17 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const database = options.database ?? createDatabase(config.database);
   try {
     await database.migrate();
-    const tokens = await SessionTokens.load(new SettingsRepository(database.db));
+    const settings = new SettingsRepository(database.db);
+    const tokens = await SessionTokens.load(settings);
+    const log = { info: (m: string) => app.log.info(m), warn: (m: string) => app.log.warn(m) };
+    const sealer = new KeySealer(
+      await loadKeyEncryptionKey({ configured: config.keyEncryptionKey, dataDir: config.dataDir }, settings, log),
+    );
+    const credentials = new ServerCredentials(database, sealer);
     const users = new UsersService(database);
     await users.ensureInitialAdmin(
       { username: config.adminUsername, password: config.adminPassword, dataDir: config.dataDir },
-      { info: (m) => app.log.info(m), warn: (m) => app.log.warn(m) },
+      log,
     );
     const services: Services = {
       config,
@@ -53,6 +67,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       users,
       groups: new GroupsService(database),
       sessions: new SessionService(database, config, tokens, new LoginThrottle(config.loginThrottle, database.dialect)),
+      credentials,
+      provision: new ProvisionService(database, sealer, credentials, {
+        siteName: async () => config.siteName,
+        developmentCa: config.developmentCa,
+      }),
+      certificateExchange: new CertificateExchangeService(database, credentials),
     };
     app.decorate('services', services);
   } catch (error) {
@@ -65,10 +85,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerApiVersion(app);
   registerAuth(app);
   await registerOpenApi(app);
+  await registerMultipart(app, config.uploadMaxBytes);
   await app.register(adminRoutes);
   await app.register(sessionRoutes);
   await app.register(usersRoutes);
   await app.register(groupsRoutes);
+  await app.register(provisionRoutes);
+  await app.register(certificateExchangeRoutes);
   await registerConsole(app);
   return app;
 }

@@ -35,3 +35,27 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ COOKIE_SECURE: 'maybe' })).toThrow(/COOKIE_SECURE must be true or false/);
   });
 });
+
+describe('keys and uploads configuration', () => {
+  it('reads a base64 key-encryption key of 32 bytes and refuses anything else without echoing it', () => {
+    const key = Buffer.alloc(32, 7);
+    expect(loadConfig({ KEY_ENCRYPTION_KEY: key.toString('base64') }).keyEncryptionKey).toEqual(key);
+    expect(loadConfig({ KEY_ENCRYPTION_KEY: key.toString('base64url') }).keyEncryptionKey).toEqual(key);
+    expect(loadConfig({}).keyEncryptionKey).toBeNull();
+    for (const bad of [Buffer.alloc(16).toString('base64'), 'not base64 at all!', 'c2VjcmV0']) {
+      expect(() => loadConfig({ KEY_ENCRYPTION_KEY: bad })).toThrow(ConfigError);
+      try {
+        loadConfig({ KEY_ENCRYPTION_KEY: bad });
+      } catch (error) {
+        expect((error as Error).message).not.toContain(bad);
+      }
+    }
+  });
+
+  it('keeps the development CA off and allows 2 GiB uploads by default', () => {
+    const config = loadConfig({});
+    expect(config.developmentCa).toBe(false);
+    expect(config.uploadMaxBytes).toBe(2 * 1024 ** 3);
+    expect(loadConfig({ DEVELOPMENT_CA: 'true', UPLOAD_MAX_BYTES: '4096' })).toMatchObject({ developmentCa: true, uploadMaxBytes: 4096 });
+  });
+});

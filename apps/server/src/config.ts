@@ -26,6 +26,15 @@ export interface Config {
   /** Built console served at `/`; absent when the console was not built. */
   consoleDir: string;
   version: string;
+  /**
+   * `KEY_ENCRYPTION_KEY` (base64 of 32 bytes): seals the server's private keys in the database.
+   * Null: the key kept in `DATA_DIR/key-encryption.key` (created at first start) is used.
+   */
+  keyEncryptionKey: Buffer | null;
+  /** `DEVELOPMENT_CA=true` enables the development CA (demos and tests only). */
+  developmentCa: boolean;
+  /** Largest file one multipart upload may carry, bytes. */
+  uploadMaxBytes: number;
 }
 
 export interface LoginThrottleConfig {
@@ -93,6 +102,17 @@ function boolean(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
 }
 
+/** The 32-byte key-encryption key from base64 (standard or url-safe); never echoes the value. */
+export function parseKeyEncryptionKey(raw: string | undefined, name = 'KEY_ENCRYPTION_KEY'): Buffer | null {
+  const text = raw?.trim();
+  if (!text) return null;
+  const key = /^[A-Za-z0-9+/_-]+={0,2}$/.test(text) ? Buffer.from(text, text.includes('-') || text.includes('_') ? 'base64url' : 'base64') : null;
+  if (!key || key.length !== 32) {
+    throw new ConfigError(`${name} must be 32 random bytes in base64 (e.g. openssl rand -base64 32)`);
+  }
+  return key;
+}
+
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
 
 export function loadConfig(env: Env = process.env): Config {
@@ -127,5 +147,8 @@ export function loadConfig(env: Env = process.env): Config {
     },
     consoleDir: path.resolve(env.CONSOLE_DIR || path.join(repoRoot, 'apps/console/dist')),
     version: env.MANIFOLD_VERSION || '0.1.0',
+    keyEncryptionKey: parseKeyEncryptionKey(env.KEY_ENCRYPTION_KEY),
+    developmentCa: boolean(env, 'DEVELOPMENT_CA', false),
+    uploadMaxBytes: integer(env, 'UPLOAD_MAX_BYTES', 2 * 1024 ** 3, 1024, 1024 ** 4),
   };
 }

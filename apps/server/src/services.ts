@@ -1,6 +1,9 @@
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
+import type { CertificateExchangeService } from './modules/certificate-exchange/certificate-exchange.service.js';
 import type { GroupsService } from './modules/groups/groups.service.js';
+import type { ProvisionService } from './modules/provision/provision.service.js';
+import type { ServerCredentials } from './modules/provision/server-credentials.service.js';
 import type { SessionService } from './modules/session/session.service.js';
 import type { UsersService } from './modules/users/users.service.js';
 
@@ -11,4 +14,8 @@ export interface Services {
   sessions: SessionService;
   users: UsersService;
   groups: GroupsService;
+  /** The server's keys, certificates and trust anchors, for every feature that signs, verifies or decrypts. */
+  credentials: ServerCredentials;
+  provision: ProvisionService;
+  certificateExchange: CertificateExchangeService;
 }

@@ -13,17 +13,48 @@ describeEachDatabase('admin and operations', (ctx) => {
     it('moves on as the steps are completed', async () => {
       const { SettingsRepository } = await import('../src/modules/settings/settings.repository.js');
       const { setupSettingKeys } = await import('../src/modules/admin/setup-state.js');
-      const settings = new SettingsRepository(ctx().app.services.database.db);
-      await settings.set(setupSettingKeys.keyPairs, '{}');
+      const { db } = ctx().app.services.database;
+      const settings = new SettingsRepository(db);
+      const now = new Date();
+      const keyPair = (purpose: string) => ({
+        purpose,
+        key_type: 'EC',
+        public_key_pem: 'stand-in',
+        sealed_private_key: 'stand-in',
+        generation: 1,
+        created_at: now.toISOString(),
+      });
+      const certificate = (purpose: string, notAfter: Date) => ({
+        purpose,
+        certificate_pem: 'stand-in',
+        subject: 'CN=x',
+        issuer: 'CN=ca',
+        serial_number: '01',
+        not_before: new Date(now.getTime() - 60_000).toISOString(),
+        not_after: notAfter.toISOString(),
+        fingerprint_sha256: 'AA',
+        trust_anchor_fingerprint: 'BB',
+        development: 0,
+        installed_at: now.toISOString(),
+      });
+      const nextYear = new Date(now.getTime() + 365 * 86_400_000);
+      await db.insertInto('server_key_pairs').values(keyPair('signing')).execute();
+      expect((await ctx().call('GET', '/ui/admin/state')).json()).toEqual({ step: 'crypto' });
+      await db.insertInto('server_key_pairs').values(keyPair('encryption')).execute();
       expect((await ctx().call('GET', '/ui/admin/state')).json()).toEqual({ step: 'signCert' });
-      await settings.set(setupSettingKeys.signingCertificate, '{}');
-      await settings.set(setupSettingKeys.encryptionCertificate, '{}');
+      await db.insertInto('server_certificates').values(certificate('signing', new Date(now.getTime() - 1000))).execute();
+      expect((await ctx().call('GET', '/ui/admin/state')).json(), 'an expired certificate does not count').toEqual({ step: 'signCert' });
+      await db.deleteFrom('server_certificates').execute();
+      await db.insertInto('server_certificates').values(certificate('signing', nextYear)).execute();
+      expect((await ctx().call('GET', '/ui/admin/state')).json()).toEqual({ step: 'cryptCert' });
+      await db.insertInto('server_certificates').values(certificate('encryption', nextYear)).execute();
       expect((await ctx().call('GET', '/ui/admin/state')).json()).toEqual({ step: 'configuration' });
       await settings.set(setupSettingKeys.serverConfiguration, '{}');
       await settings.set(setupSettingKeys.storageProvider, '{}');
       expect((await ctx().call('GET', '/ui/admin/state')).json()).toEqual({ step: 'login' });
-      await ctx().app.services.database.db.deleteFrom('settings').where('key', 'like', 'crypto.%').execute();
-      await ctx().app.services.database.db.deleteFrom('settings').where('key', 'in', ['server.configuration', 'storage.provider']).execute();
+      await db.deleteFrom('server_certificates').execute();
+      await db.deleteFrom('server_key_pairs').execute();
+      await db.deleteFrom('settings').where('key', 'in', ['server.configuration', 'storage.provider']).execute();
     });
   });
 

@@ -15,5 +15,10 @@ export const auditEventTypes = [
   'groupEdited',
   'groupDeleted',
   'initialAdminCreated',
+  'serverKeysProvisioned',
+  'serverKeysRekeyed',
+  'serverCertificateInstalled',
+  'trustAnchorAdded',
+  'developmentCaCreated',
 ] as const;
 export type TAuditEventType = (typeof auditEventTypes)[number];

@@ -156,6 +156,13 @@ export const manifoldErrorTokens = {
   groupNameEmpty: 'Group name is required',
   groupNameTaken: 'A group with this name already exists',
   groupNotPresent: 'The group does not exist',
+  keyTypeInvalid: 'Key type must be RSA or EC',
+  serviceInvalid: 'Service must be manage, trace, enforce or protect',
+  csrParameterInvalid: 'csr must be signing, encryption or both',
+  certificateTypeInvalid: 'The certificate type is not one of the allowed values',
+  replyRequestInvalid: 'replyRequest must be both, signing or encryption',
+  uploadFileMissing: 'A file is required',
+  trustAnchorInvalid: 'The certificate cannot be a trust anchor',
 } as const;
 
 export const errorDescriptions = { ...specErrorTokens, ...manifoldErrorTokens };

@@ -5,5 +5,6 @@ export * from './time-zones.js';
 export * from './user.js';
 export * from './group.js';
 export * from './admin.js';
+export * from './provision.js';
 export * from './permissions.js';
 export * from './audit.js';

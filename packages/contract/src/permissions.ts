@@ -39,6 +39,14 @@ export const permissions = {
   'GET /ui/admin/database': 'admin',
   'POST /ui/admin/database': 'admin',
   'GET /ui/admin/api-spec': 'admin',
+  // keys and certificates
+  'POST /ui/admin/provision': 'admin',
+  'GET /ui/admin/provision': 'admin',
+  'POST /ui/admin/upload/provision': 'admin',
+  'GET /ui/admin/provision/certificates': 'admin',
+  'POST /ui/admin/provision/development-ca': 'admin',
+  // partner interfaces
+  'POST /certificate/certificateChain': 'partner',
 } as const satisfies Record<string, Access>;
 
 export type RouteKey = keyof typeof permissions;

@@ -71,6 +71,50 @@ export interface LoginFailuresTable {
   locked_until: string | null;
 }
 
+/** The server's key pair of one purpose (`signing`, `encryption`); the private key sealed. */
+export interface ServerKeyPairsTable {
+  purpose: string;
+  key_type: string;
+  public_key_pem: string;
+  sealed_private_key: string;
+  generation: number;
+  created_at: string;
+}
+
+/** The installed certificate of one purpose: PEM of the leaf followed by its intermediates. */
+export interface ServerCertificatesTable {
+  purpose: string;
+  certificate_pem: string;
+  subject: string;
+  issuer: string;
+  serial_number: string;
+  not_before: string;
+  not_after: string;
+  fingerprint_sha256: string;
+  trust_anchor_fingerprint: string;
+  development: number;
+  installed_at: string;
+}
+
+/** Root certificates of the network that chains must end in. */
+export interface TrustAnchorsTable {
+  fingerprint_sha256: string;
+  certificate_pem: string;
+  subject: string;
+  not_after: string;
+  development: number;
+  created_at: string;
+}
+
+/** DEVELOPMENT ONLY: the local network CA enabled by DEVELOPMENT_CA=true. */
+export interface DevelopmentCaTable {
+  id: string;
+  key_type: string;
+  certificate_pem: string;
+  sealed_private_key: string;
+  created_at: string;
+}
+
 export interface DB {
   users: UsersTable;
   sessions: SessionsTable;
@@ -79,6 +123,10 @@ export interface DB {
   audit_events: AuditEventsTable;
   settings: SettingsTable;
   login_failures: LoginFailuresTable;
+  server_key_pairs: ServerKeyPairsTable;
+  server_certificates: ServerCertificatesTable;
+  trust_anchors: TrustAnchorsTable;
+  development_ca: DevelopmentCaTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -86,3 +134,7 @@ export type NewUserRow = Insertable<UsersTable>;
 export type UserRowUpdate = Updateable<UsersTable>;
 export type GroupRow = Selectable<UserGroupsTable>;
 export type SessionRow = Selectable<SessionsTable>;
+export type ServerKeyPairRow = Selectable<ServerKeyPairsTable>;
+export type ServerCertificateRow = Selectable<ServerCertificatesTable>;
+export type TrustAnchorRow = Selectable<TrustAnchorsTable>;
+export type DevelopmentCaRow = Selectable<DevelopmentCaTable>;

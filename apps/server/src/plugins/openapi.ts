@@ -1,6 +1,7 @@
 import fastifySwagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { createJsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { accessOf } from '@manifold/contract';
 import { routeKey } from './auth.js';
 
@@ -30,10 +31,12 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       const result = transform(input);
       const access = accessOf(routeKey(input.route.method.toString(), input.url));
       const schema = result.schema as Record<string, unknown>;
+      const multipartForm = input.route.config?.multipartForm;
       return {
         ...result,
         schema: {
           ...schema,
+          ...(multipartForm ? { body: z.toJSONSchema(multipartForm, { target: 'draft-2020-12', io: 'input' }) } : {}),
           ...(access === 'anonymous' || access === 'partner' ? {} : { security: [{ bearerAuth: [] }] }),
           ...(access ? { 'x-access': access } : {}),
         },

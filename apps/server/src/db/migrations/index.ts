@@ -1,6 +1,7 @@
 import type { Kysely, Migration, MigrationProvider } from 'kysely';
 import type { DatabaseKind } from '../../config.js';
 import * as accounts from './001-accounts.js';
+import * as serverCredentials from './002-server-credentials.js';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -10,6 +11,7 @@ interface DialectMigration {
 /** Ordered by name; append new ones, never edit a released one. */
 const migrations: Record<string, DialectMigration> = {
   '001-accounts': accounts,
+  '002-server-credentials': serverCredentials,
 };
 
 export function migrationProvider(kind: DatabaseKind): MigrationProvider {

@@ -1,16 +1,15 @@
 import type { TSetupStep } from '@manifold/contract';
 import type { Database } from '../../db/database.js';
+import { isoNow } from '../../lib/time.js';
+import { CredentialsRepository } from '../provision/credentials.repository.js';
 import { SettingsRepository } from '../settings/settings.repository.js';
 
 /**
  * Settings whose presence marks a setup step done. The features that complete a step write
- * them (provisioning writes the key pairs and certificates, server settings the configuration,
- * the storage settings the provider).
+ * them (server settings the configuration, the storage settings the provider). The crypto steps
+ * are read from the server's key and certificate tables.
  */
 export const setupSettingKeys = {
-  keyPairs: 'crypto.keyPairs',
-  signingCertificate: 'crypto.signingCertificate',
-  encryptionCertificate: 'crypto.encryptionCertificate',
   serverConfiguration: 'server.configuration',
   storageProvider: 'storage.provider',
 } as const;
@@ -25,6 +24,8 @@ const settingExists =
   async (database: Database): Promise<boolean> =>
     (await new SettingsRepository(database.db).get(key)) !== undefined;
 
+const credentials = (database: Database) => new CredentialsRepository(database.db);
+
 /**
  * The wizard's steps in spec order. The first incomplete one is the current step; when all are
  * complete the server is set up and the state is `login`. SSO is not implemented by the spec
@@ -32,9 +33,9 @@ const settingExists =
  */
 export const setupStepChecks: SetupStepCheck[] = [
   { step: 'database', isComplete: (database) => database.ping() },
-  { step: 'crypto', isComplete: settingExists(setupSettingKeys.keyPairs) },
-  { step: 'signCert', isComplete: settingExists(setupSettingKeys.signingCertificate) },
-  { step: 'cryptCert', isComplete: settingExists(setupSettingKeys.encryptionCertificate) },
+  { step: 'crypto', isComplete: (database) => credentials(database).hasBothKeyPairs() },
+  { step: 'signCert', isComplete: (database) => credentials(database).hasValidCertificate('signing', isoNow()) },
+  { step: 'cryptCert', isComplete: (database) => credentials(database).hasValidCertificate('encryption', isoNow()) },
   { step: 'configuration', isComplete: settingExists(setupSettingKeys.serverConfiguration) },
   { step: 'storage', isComplete: settingExists(setupSettingKeys.storageProvider) },
   { step: 'sso', isComplete: async () => true },

@@ -1,0 +1,126 @@
+import { parseCertificateBundle, verifyCertificateChain, type ChainVerification } from '../../crypto/certificates.js';
+import { isCryptoError } from '../../crypto/crypto-errors.js';
+import { unwrapContentKey } from '../../crypto/design-keys.js';
+import { signJsonDetached } from '../../crypto/jws.js';
+import type { KeyType } from '../../crypto/key-pairs.js';
+import { signXml } from '../../crypto/xml-signature.js';
+import type { Database } from '../../db/database.js';
+import { AppError } from '../../lib/app-error.js';
+import { CredentialsRepository, type KeyPurpose } from './credentials.repository.js';
+import type { KeySealer } from './key-sealer.js';
+
+export interface ServerKey {
+  keyType: KeyType;
+  privateKeyPem: string;
+  publicKeyPem: string;
+}
+
+export interface ServerIdentity extends ServerKey {
+  /** The leaf certificate (PEM). */
+  certificatePem: string;
+  /** The leaf followed by its intermediates (PEM), as handed to peers. */
+  chainPem: string;
+}
+
+export interface ChainCheckOptions {
+  at?: Date;
+  /** When given, the leaf must certify this key. */
+  expectedPublicKeyPem?: string;
+}
+
+/**
+ * The server's own credentials for the features that sign, verify and decrypt: its signing and
+ * encryption identities, the trust anchors of the network, and operations using them. Private
+ * keys are opened from the database for each use, so a re-key on another instance takes effect
+ * at once, and never leave this object except to the crypto functions.
+ */
+export class ServerCredentials {
+  constructor(
+    private readonly database: Database,
+    private readonly sealer: KeySealer,
+  ) {}
+
+  private repository(): CredentialsRepository {
+    return new CredentialsRepository(this.database.db);
+  }
+
+  /** The opened key pair of a purpose; `provisionNotInitialized` before `admin/provision`. */
+  async key(purpose: KeyPurpose): Promise<ServerKey> {
+    const row = await this.repository().keyPair(purpose);
+    if (!row) {
+      throw new AppError('provisionNotInitialized', {
+        description: `The server has no ${purpose} key pair yet: create the keys with POST /ui/admin/provision`,
+      });
+    }
+    return {
+      keyType: row.key_type as KeyType,
+      privateKeyPem: this.sealer.open(row.sealed_private_key),
+      publicKeyPem: row.public_key_pem,
+    };
+  }
+
+  /** Key pair plus installed certificate; `provisionNotInitialized` when either is missing. */
+  async identity(purpose: KeyPurpose): Promise<ServerIdentity> {
+    const key = await this.key(purpose);
+    const certificate = await this.repository().certificate(purpose);
+    if (!certificate) {
+      throw new AppError('provisionNotInitialized', {
+        description: `The server has no ${purpose} certificate yet: upload one with POST /ui/admin/upload/provision`,
+      });
+    }
+    const [leaf] = parseCertificateBundle(certificate.certificate_pem);
+    return { ...key, certificatePem: leaf!.pem, chainPem: certificate.certificate_pem };
+  }
+
+  signingIdentity(): Promise<ServerIdentity> {
+    return this.identity('signing');
+  }
+
+  encryptionIdentity(): Promise<ServerIdentity> {
+    return this.identity('encryption');
+  }
+
+  /** Enveloped XML-DSig by the signing identity, its certificate in KeyInfo. */
+  async signXml(xml: string): Promise<string> {
+    const { privateKeyPem, certificatePem } = await this.signingIdentity();
+    return signXml(xml, { privateKeyPem, certificatePem });
+  }
+
+  /** JSON serialised once and signed as a detached JWS (with the certificate's x5t#S256). */
+  async signJson(value: unknown): Promise<{ body: string; jws: string }> {
+    const { privateKeyPem, certificatePem } = await this.signingIdentity();
+    return signJsonDetached(value, privateKeyPem, { certificatePem });
+  }
+
+  /** A design content key wrapped for this server's encryption certificate. */
+  async unwrapContentKey(wrappedKey: string): Promise<Buffer> {
+    const { privateKeyPem } = await this.key('encryption');
+    return unwrapContentKey(wrappedKey, privateKeyPem);
+  }
+
+  /** The network's root certificates (PEM). */
+  async trustAnchors(): Promise<string[]> {
+    return (await this.repository().trustAnchors()).map((row) => row.certificate_pem);
+  }
+
+  /**
+   * Verifies a peer's chain (leaf first; PEM bundle or one PEM per element) against the trust
+   * anchors. Never throws for bad input: a malformed chain is a `malformed` failure.
+   */
+  async verifyWithTrustAnchors(chain: string | string[], options: ChainCheckOptions = {}): Promise<ChainVerification> {
+    const [leaf, ...intermediates] = typeof chain === 'string' ? [chain] : chain;
+    if (leaf === undefined || leaf.trim() === '') {
+      return { valid: false, failure: 'malformed', description: 'No certificate was given' };
+    }
+    const trustAnchors = await this.trustAnchors();
+    if (trustAnchors.length === 0) {
+      return { valid: false, failure: 'untrustedRoot', description: 'This server has no trust anchors configured' };
+    }
+    try {
+      return verifyCertificateChain({ leaf, intermediates, trustAnchors, ...options });
+    } catch (error) {
+      if (!isCryptoError(error)) throw error;
+      return { valid: false, failure: 'malformed', description: error.message };
+    }
+  }
+}
