@@ -352,6 +352,19 @@ describeEachDatabase('keys and certificates', (ctx) => {
       await nothingInstalled('encryption');
     });
 
+    it('refuses a certificate for the right key whose key usage does not fit the purpose', async () => {
+      const token = await ctx().adminToken();
+      const { privateKeyPem } = await ctx().app.services.credentials.key('encryption');
+      const signingUsageCsr = await createCsr({ siteName: 'Manifold', service: 'manage', purpose: 'signing', privateKeyPem });
+      const description = expectError(
+        await upload(ctx(), token, { certificateType: 'encryption', file: pemFile(await issue(root, signingUsageCsr)) }),
+        420,
+        'provisionCsrInvalid',
+      );
+      expect(description).toMatch(/key usage .* lacks keyAgreement/);
+      await nothingInstalled('encryption');
+    });
+
     it('refuses garbage that is not a PEM certificate', async () => {
       const token = await ctx().adminToken();
       for (const garbage of [
