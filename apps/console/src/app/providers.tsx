@@ -6,14 +6,14 @@ import type { ReactNode } from 'react';
 import { I18nextProvider } from 'react-i18next';
 import { useStore } from '../lib/store';
 import { themeStore } from '../lib/theme';
-import { mantineTheme } from './theme';
+import { cssVariablesResolver, mantineTheme } from './theme';
 
 export function AppProviders({ queryClient, i18n, children }: { queryClient: QueryClient; i18n: I18n; children: ReactNode }) {
   const theme = useStore(themeStore);
   return (
     <I18nextProvider i18n={i18n}>
       <QueryClientProvider client={queryClient}>
-        <MantineProvider theme={mantineTheme} forceColorScheme={theme}>
+        <MantineProvider theme={mantineTheme} forceColorScheme={theme} cssVariablesResolver={cssVariablesResolver}>
           <NavigationProgress color="green" aria-hidden />
           {children}
         </MantineProvider>

@@ -1,4 +1,4 @@
-import { createTheme, type MantineColorsTuple } from '@mantine/core';
+import { createTheme, type CSSVariablesResolver, type MantineColorsTuple } from '@mantine/core';
 
 /** Green accents dark enough for white text to stay readable (WCAG AA). */
 const manifoldGreen: MantineColorsTuple = [
@@ -20,4 +20,11 @@ export const mantineTheme = createTheme({
   colors: { green: manifoldGreen },
   fontFamily: 'system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans SC", "PingFang SC", sans-serif',
   defaultRadius: 'md',
+});
+
+/** Dimmed text darker than Mantine's default so it keeps a 4.5:1 contrast on light backgrounds. */
+export const cssVariablesResolver: CSSVariablesResolver = () => ({
+  variables: {},
+  light: { '--mantine-color-dimmed': 'var(--mantine-color-gray-7)' },
+  dark: {},
 });

@@ -33,7 +33,11 @@ function kyselyDialect(target: DatabaseTarget) {
   }
   if (target.kind === 'postgres') {
     // Counts and sums come back as strings (int8); repositories convert with Number().
-    return new PostgresDialect({ pool: new pg.Pool({ connectionString: target.url, max: 10 }) });
+    const pool = new pg.Pool({ connectionString: target.url, max: 10 });
+    // An idle connection the server closed (restart, failover, admin command) is dropped from the
+    // pool and replaced on next use; without a listener its error would end the process.
+    pool.on('error', () => undefined);
+    return new PostgresDialect({ pool });
   }
   return new MysqlDialect({
     pool: createPool({ uri: target.url, connectionLimit: 10, supportBigNumbers: true, timezone: 'Z' }),

@@ -57,17 +57,17 @@ export function LoginRoute() {
             </div>
             {isLoginReason(reason) ? (
               <Alert color="yellow" variant="light" data-testid="login-reason">
-                <Text size="sm" c="yellow.9">{t(`login.reasons.${reason}`)}</Text>
+                <Text size="sm">{t(`login.reasons.${reason}`)}</Text>
               </Alert>
             ) : null}
             {target === 'unsafe' ? (
               <Alert color="red" variant="light" data-testid="unsafe-redirect">
-                <Text size="sm" c="red.9">{t('apiErrors.unsafeRedirect')}</Text>
+                <Text size="sm">{t('apiErrors.unsafeRedirect')}</Text>
               </Alert>
             ) : null}
             {loginMutation.error ? (
               <Alert color="red" variant="light" role="alert" data-testid="login-error">
-                <Text size="sm" c="red.9">{apiErrorMessage(t, loginMutation.error)}</Text>
+                <Text size="sm">{apiErrorMessage(t, loginMutation.error)}</Text>
               </Alert>
             ) : null}
             <TextInput

@@ -54,7 +54,7 @@ export function GroupForm({ group, onDone, onCancel }: GroupFormProps) {
       <Stack>
         {errors.general.length > 0 ? (
           <Alert color="red" variant="light" role="alert">
-            <Text size="sm" c="red.9">{errors.general.join(' ')}</Text>
+            <Text size="sm">{errors.general.join(' ')}</Text>
           </Alert>
         ) : null}
         <TextInput

@@ -53,7 +53,7 @@ export function GroupsRoute() {
       </Group>
       {groups.error ? (
         <Alert color="red" variant="light" role="alert">
-          <Text size="sm" c="red.9">{apiErrorMessage(t, groups.error)}</Text>
+          <Text size="sm">{apiErrorMessage(t, groups.error)}</Text>
         </Alert>
       ) : null}
       <Table.ScrollContainer minWidth={640}>

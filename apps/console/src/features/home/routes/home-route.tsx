@@ -30,7 +30,7 @@ export function HomeRoute() {
         </Title>
         {version.error ? (
           <Alert color="red" variant="light">
-            <Text size="sm" c="red.9">{apiErrorMessage(t, version.error)}</Text>
+            <Text size="sm">{apiErrorMessage(t, version.error)}</Text>
           </Alert>
         ) : (
           <Table variant="vertical" withTableBorder={false}>

@@ -45,7 +45,7 @@ export function ChangePasswordForm({ username }: { username: string }) {
       <Stack maw={420}>
         {errors.general.length > 0 ? (
           <Alert color="red" variant="light" role="alert">
-            <Text size="sm" c="red.9">{errors.general.join(' ')}</Text>
+            <Text size="sm">{errors.general.join(' ')}</Text>
           </Alert>
         ) : null}
         <PasswordInput

@@ -61,7 +61,7 @@ export function ProfileDetailsForm({ profile }: { profile: TUserProfile }) {
       <Stack>
         {errors.general.length > 0 ? (
           <Alert color="red" variant="light" role="alert">
-            <Text size="sm" c="red.9">{errors.general.join(' ')}</Text>
+            <Text size="sm">{errors.general.join(' ')}</Text>
           </Alert>
         ) : null}
         <SimpleGrid cols={{ base: 1, sm: 2 }}>

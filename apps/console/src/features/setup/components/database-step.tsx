@@ -18,7 +18,7 @@ export function DatabaseStep() {
     <Stack gap="sm">
       {database.error ? (
         <Alert color="red" variant="light" role="alert">
-          <Text size="sm" c="red.9">{apiErrorMessage(t, database.error)}</Text>
+          <Text size="sm">{apiErrorMessage(t, database.error)}</Text>
         </Alert>
       ) : (
         <Table variant="vertical" withTableBorder data-testid="database-config">

@@ -26,7 +26,7 @@ export function SetupRoute() {
   if (state.error) {
     return (
       <Alert color="red" variant="light" role="alert">
-        <Text size="sm" c="red.9">{apiErrorMessage(t, state.error)}</Text>
+        <Text size="sm">{apiErrorMessage(t, state.error)}</Text>
       </Alert>
     );
   }

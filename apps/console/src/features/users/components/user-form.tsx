@@ -1,5 +1,5 @@
 import { Alert, Button, Group, PasswordInput, Select, SimpleGrid, Stack, Switch, Text, TextInput } from '@mantine/core';
-import type { TUserProfile } from '@manifold/contract';
+import { knownTimeZones, type TUserProfile } from '@manifold/contract';
 import { useMemo, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formErrorsFrom, type FormErrors } from '../../../components/api-error-message';
@@ -52,6 +52,12 @@ export interface UserFormProps {
   onCancel: () => void;
 }
 
+/** The browser's zone when the server will know it, else UTC. */
+function browserTimeZone(): string {
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  return knownTimeZones().has(zone) ? zone : 'UTC';
+}
+
 function initialValues(user: TUserProfile | undefined) {
   return {
     username: user?.username ?? '',
@@ -62,7 +68,7 @@ function initialValues(user: TUserProfile | undefined) {
     email: user?.email ?? '',
     company: user?.company ?? '',
     role: (user?.role ?? 'USER') as string,
-    timeZone: user?.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone,
+    timeZone: user?.timeZone ?? browserTimeZone(),
     language: user?.language ?? 'en_US',
     useSso: user?.useSso ?? false,
   };
@@ -123,7 +129,7 @@ export function UserForm({ user, currentUsername, onDone, onCancel }: UserFormPr
       <Stack>
         {errors.general.length > 0 ? (
           <Alert color="red" variant="light" role="alert" data-testid="user-form-error">
-            <Text size="sm" c="red.9">{errors.general.join(' ')}</Text>
+            <Text size="sm">{errors.general.join(' ')}</Text>
           </Alert>
         ) : null}
         <SimpleGrid cols={{ base: 1, sm: 2 }}>

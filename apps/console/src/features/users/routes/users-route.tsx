@@ -70,7 +70,7 @@ export function UsersRoute() {
       />
       {users.error ? (
         <Alert color="red" variant="light" role="alert">
-          <Text size="sm" c="red.9">{apiErrorMessage(t, users.error)}</Text>
+          <Text size="sm">{apiErrorMessage(t, users.error)}</Text>
         </Alert>
       ) : null}
       <Table.ScrollContainer minWidth={720}>

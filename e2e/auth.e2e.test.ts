@@ -1,0 +1,136 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminCredentials, api, checkScreen, createUser, freshPage, launchBrowser, logIn, logInAsAdmin, sessionCookie } from './support/browser';
+
+describe('console: login and session', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser.close();
+  });
+
+  it('logs in from /login and lands on the home screen', async () => {
+    const { context, page } = await freshPage(browser);
+    await page.goto('/login');
+    await expect.poll(() => page.title()).toBe('Log in · Manifold');
+    await checkScreen(page, 'login');
+    const { username, password } = adminCredentials();
+    await logIn(page, username, password);
+    await page.waitForURL((url) => url.pathname === '/');
+    await page.getByRole('heading', { name: 'Welcome, Site Administrator' }).waitFor();
+    expect(await page.title()).toBe('Home · Manifold');
+    const cookie = (await context.cookies()).find((candidate) => candidate.name === 'sessionToken');
+    expect(cookie).toMatchObject({ httpOnly: false, sameSite: 'Lax', secure: false, path: '/' });
+    await page.getByRole('cell', { name: /^\d+\.\d+/ }).first().waitFor();
+    await checkScreen(page, 'home');
+    await context.close();
+  });
+
+  it('shows the server error for a wrong password and stays on /login', async () => {
+    const { context, page } = await freshPage(browser);
+    await page.goto('/login');
+    await logIn(page, adminCredentials().username, 'not-the-password');
+    await expect.poll(() => page.getByTestId('login-error').textContent()).toBe('Username or password is incorrect');
+    expect(new URL(page.url()).pathname).toBe('/login');
+    await checkScreen(page, 'login-wrong-password');
+    await context.close();
+  });
+
+  it('sends an anonymous visitor to /login with the message and returns them after login', async () => {
+    const { context, page } = await freshPage(browser);
+    await page.goto('/users?search=adm');
+    await page.waitForURL((url) => url.pathname === '/login');
+    const url = new URL(page.url());
+    expect(url.searchParams.get('redirect')).toBe('/users?search=adm');
+    expect(await page.getByTestId('login-reason').textContent()).toBe('You must log in to continue');
+    const { username, password } = adminCredentials();
+    await logIn(page, username, password);
+    await page.waitForURL((next) => next.pathname === '/users');
+    expect(new URL(page.url()).search).toBe('?search=adm');
+    await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
+    await context.close();
+  });
+
+  it('refuses an absolute return address outside the canonical address', async () => {
+    const { context, page } = await freshPage(browser);
+    await page.goto('/login?redirect=https%3A%2F%2Fevil.example%2Fsteal');
+    expect(await page.getByTestId('unsafe-redirect').textContent()).toBe('Failed to redirect to unsafe target');
+    await checkScreen(page, 'login-unsafe-target');
+    const { username, password } = adminCredentials();
+    await logIn(page, username, password);
+    await page.waitForURL((url) => url.pathname === '/');
+    expect(new URL(page.url()).origin).not.toBe('https://evil.example');
+    await page.getByRole('alert').filter({ hasText: 'Failed to redirect to unsafe target' }).first().waitFor();
+    await context.close();
+  });
+
+  it('sends a revoked session to /login with the expiry message, then back', async () => {
+    const { context, page } = await freshPage(browser);
+    await logInAsAdmin(page);
+    await page.goto('/profile');
+    await page.getByRole('heading', { name: /^Profile of/ }).waitFor();
+    const token = await sessionCookie(context);
+    const revoked = await api('POST /ui/user/logout', { token, body: {} });
+    expect(revoked.status).toBe(200);
+
+    await page.reload();
+    await page.waitForURL((url) => url.pathname === '/login');
+    expect(await page.getByTestId('login-reason').textContent()).toBe('Your session has expired. Log in to continue.');
+    expect(new URL(page.url()).searchParams.get('redirect')).toBe('/profile');
+    await checkScreen(page, 'login-session-expired');
+    const { username, password } = adminCredentials();
+    await logIn(page, username, password);
+    await page.waitForURL((url) => url.pathname === '/profile');
+    await context.close();
+  });
+
+  it('sends a screen whose call meets a revoked session to /login with the expiry message', async () => {
+    const { context, page } = await freshPage(browser);
+    await logInAsAdmin(page);
+    const token = await sessionCookie(context);
+    await api('POST /ui/user/logout', { token, body: {} });
+    // No reload: the cached session stays, so the next call the screens make meets the 401. A
+    // background refetch may meet it before the click does, which must end the same way.
+    const redirected = page.waitForURL((url) => url.pathname === '/login');
+    await page
+      .getByRole('link', { name: 'Users' })
+      .click({ timeout: 5_000 })
+      .catch(() => undefined);
+    await redirected;
+    expect(await page.getByTestId('login-reason').textContent()).toBe('Your session has expired. Log in to continue.');
+    await context.close();
+  });
+
+  it('logs out in one tab and sends the other tab to /login', async () => {
+    const { context, page } = await freshPage(browser);
+    await logInAsAdmin(page);
+    const other = await context.newPage();
+    await other.goto('/profile');
+    await other.getByRole('heading', { name: /^Profile of/ }).waitFor();
+
+    await page.getByTestId('user-menu').click();
+    await page.getByRole('menuitem', { name: 'Log out' }).click();
+    await page.waitForURL((url) => url.pathname === '/login');
+    await other.waitForURL((url) => url.pathname === '/login');
+    expect(await context.cookies()).not.toContainEqual(expect.objectContaining({ name: 'sessionToken' }));
+    expect(await page.evaluate(() => localStorage.getItem('manifold.logout'))).toMatch(/^\d+$/);
+    await context.close();
+  });
+
+  it('revokes the token on the server at logout', async () => {
+    const { context, page } = await freshPage(browser);
+    const user = await createUser();
+    await page.goto('/login');
+    await logIn(page, user.username, user.password);
+    await page.waitForURL((url) => url.pathname === '/');
+    const token = await sessionCookie(context);
+    await page.getByTestId('user-menu').click();
+    await page.getByRole('menuitem', { name: 'Log out' }).click();
+    await page.waitForURL((url) => url.pathname === '/login');
+    const check = await api('GET /ui/user/login', { token });
+    expect(check.status).toBe(401);
+    await context.close();
+  });
+});

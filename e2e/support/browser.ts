@@ -1,0 +1,118 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { expect, inject } from 'vitest';
+
+export const chromiumArgs = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: '/usr/bin/chromium', args: chromiumArgs });
+}
+
+export function baseUrl(): string {
+  return inject('baseUrl');
+}
+
+export function adminCredentials(): { username: string; password: string } {
+  return { username: inject('adminUsername'), password: inject('adminPassword') };
+}
+
+/** A fresh context (no cookies, no storage) per test. */
+export async function freshPage(browser: Browser): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ baseURL: baseUrl(), viewport: { width: 1280, height: 860 }, locale: 'en-US' });
+  const page = await context.newPage();
+  return { context, page };
+}
+
+export async function logIn(page: Page, username: string, password: string): Promise<void> {
+  await page.getByLabel('Username').fill(username);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Log in' }).click();
+}
+
+export async function logInAsAdmin(page: Page): Promise<void> {
+  const { username, password } = adminCredentials();
+  await page.goto('/login');
+  await logIn(page, username, password);
+  await page.waitForURL((url) => url.pathname === '/');
+}
+
+const screenshotDir = path.resolve(import.meta.dirname, '../../test-results/screenshots');
+
+/** Checks the screen with axe (no serious or critical violation) and keeps a screenshot of it. */
+export async function checkScreen(page: Page, name: string): Promise<void> {
+  fs.mkdirSync(screenshotDir, { recursive: true });
+  await page.screenshot({ path: path.join(screenshotDir, `${name}.png`), fullPage: true });
+  const results = await new AxeBuilder({ page }).analyze();
+  const serious = results.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => ({
+      id: violation.id,
+      impact: violation.impact,
+      help: violation.help,
+      targets: violation.nodes.map((node) => node.target.join(' ')).slice(0, 5),
+    }));
+  expect(serious, `accessibility of ${name}`).toEqual([]);
+}
+
+/** Calls the console API directly, as a test fixture would. */
+export async function api<T>(route: string, options: { token?: string; body?: unknown } = {}): Promise<{ status: number; body: T }> {
+  const [method, pathname] = route.split(' ') as [string, string];
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (options.token) headers.Authorization = `Bearer ${options.token}`;
+  if (options.body !== undefined) headers['Content-Type'] = 'application/json';
+  const response = await fetch(`${baseUrl()}${pathname}`, {
+    method,
+    headers,
+    body: options.body === undefined ? null : JSON.stringify(options.body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: (text ? JSON.parse(text) : {}) as T };
+}
+
+export async function adminToken(): Promise<string> {
+  const { username, password } = adminCredentials();
+  const { status, body } = await api<{ sessionToken: string }>('POST /ui/user/login', { body: { username, password } });
+  if (status !== 200) throw new Error(`admin login answered ${status}`);
+  return body.sessionToken;
+}
+
+let sequence = 0;
+
+/** Creates a USER account through the API and returns its credentials. */
+export async function createUser(role: 'USER' | 'ADMIN' = 'USER'): Promise<{ username: string; password: string }> {
+  sequence += 1;
+  const username = `e2e-${role.toLowerCase()}-${Date.now().toString(36)}-${sequence}`;
+  const password = 'E2e-user-password-1';
+  const { status, body } = await api('POST /ui/user/add', {
+    token: await adminToken(),
+    body: {
+      username,
+      password,
+      firstName: 'Eve',
+      lastName: 'Tester',
+      email: `${username}@example.com`,
+      role,
+      timeZone: 'Europe/London',
+      language: 'en_US',
+    },
+  });
+  if (status !== 200) throw new Error(`user/add answered ${status}: ${JSON.stringify(body)}`);
+  return { username, password };
+}
+
+export async function sessionCookie(context: BrowserContext): Promise<string> {
+  const cookie = (await context.cookies()).find((candidate) => candidate.name === 'sessionToken');
+  if (!cookie) throw new Error('no session cookie');
+  return cookie.value;
+}
