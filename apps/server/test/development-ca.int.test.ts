@@ -65,6 +65,19 @@ describeEachDatabase(
         }
       });
 
+      it('signs XML that xmlsec1 verifies against the development root, via the certificate in KeyInfo', async () => {
+        const { credentials } = ctx().app.services;
+        const [root] = await credentials.trustAnchors();
+        const signed = await credentials.signXml(
+          '<authorization xmlns="urn:manifold:authorization"><quantity>2</quantity></authorization>',
+        );
+        const result = withTempFiles({ 'root.pem': root!, 'signed.xml': signed }, (paths) =>
+          runTool('xmlsec1', ['--verify', '--trusted-pem', pathOf(paths, 'root.pem'), pathOf(paths, 'signed.xml')]),
+        );
+        expect(result.status, result.stderr).toBe(0);
+        expect(result.stderr).toMatch(/OK/);
+      });
+
       it('keeps the development CA key sealed and reuses the same CA on a second call', async () => {
         const { db } = ctx().app.services.database;
         const [before] = await db.selectFrom('development_ca').selectAll().execute();
