@@ -61,7 +61,7 @@ export function AppLayout() {
         })}
       </AppShell.Navbar>
       <AppShell.Main>
-        <ModalsProvider>
+        <ModalsProvider modalProps={{ closeButtonProps: { 'aria-label': t('common.close') } }}>
           <Outlet />
         </ModalsProvider>
       </AppShell.Main>

@@ -28,7 +28,7 @@ export function GroupsRoute() {
       title: t('groups.deleteTitle'),
       children: <Text size="sm">{t('groups.deleteConfirm', { name: group.name })}</Text>,
       labels: { confirm: t('common.delete'), cancel: t('common.cancel') },
-      confirmProps: { color: 'red' },
+      confirmProps: { color: 'red.9' },
       onConfirm: () =>
         deleteGroup.mutate(
           { userGroupId: group.userGroupId },
@@ -133,6 +133,7 @@ export function GroupsRoute() {
         onClose={() => setEditing(null)}
         title={editing?.mode === 'edit' ? t('groups.editTitle') : t('groups.addTitle')}
         size="lg"
+        closeButtonProps={{ 'aria-label': t('common.close') }}
       >
         {editing ? (
           <GroupForm

@@ -35,7 +35,7 @@ export function UsersRoute() {
       title: t('users.deleteTitle'),
       children: <Text size="sm">{t('users.deleteConfirm', { username: user.username })}</Text>,
       labels: { confirm: t('common.delete'), cancel: t('common.cancel') },
-      confirmProps: { color: 'red' },
+      confirmProps: { color: 'red.9' },
       onConfirm: () =>
         deleteUser.mutate(
           { username: user.username },
@@ -154,6 +154,7 @@ export function UsersRoute() {
         onClose={() => setEditing(null)}
         title={editing?.mode === 'edit' ? t('users.editTitle') : t('users.addTitle')}
         size="lg"
+        closeButtonProps={{ 'aria-label': t('common.close') }}
       >
         {editing ? (
           <UserForm
