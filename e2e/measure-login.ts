@@ -1,0 +1,50 @@
+// Figures for /login: the JavaScript it loads (kB, gzip) and the time from navigation to a usable
+// login form, on a cold cache. Run: node --import tsx e2e/measure-login.ts [runs]
+import { gzipSync } from 'node:zlib';
+import { chromium } from 'playwright-core';
+import { chromiumArgs } from './support/chromium';
+import { buildConsoleIfStale, startServer } from './support/server';
+
+const runs = Number(process.argv[2] ?? 5);
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+}
+
+buildConsoleIfStale();
+const server = await startServer();
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: chromiumArgs });
+try {
+  const timings: number[] = [];
+  let scripts: { url: string; raw: number; gzip: number }[] = [];
+  for (let run = 0; run < runs; run += 1) {
+    const context = await browser.newContext({ baseURL: server.baseUrl });
+    const page = await context.newPage();
+    const bodies: Promise<{ url: string; raw: number; gzip: number }>[] = [];
+    page.on('response', (response) => {
+      if (response.request().resourceType() !== 'script') return;
+      bodies.push(response.body().then((body) => ({ url: new URL(response.url()).pathname, raw: body.length, gzip: gzipSync(body, { level: 9 }).length })));
+    });
+    await page.goto('/login');
+    // usable: the fields and the button are rendered, enabled and accept input
+    await page.waitForFunction(() => {
+      const username = document.querySelector<HTMLInputElement>('input[name="username"]');
+      const password = document.querySelector<HTMLInputElement>('input[name="password"]');
+      const submit = document.querySelector<HTMLButtonElement>('button[type="submit"]');
+      return Boolean(username && password && submit && !username.disabled && !submit.disabled);
+    });
+    timings.push(await page.evaluate(() => performance.now()));
+    scripts = await Promise.all(bodies);
+    await context.close();
+  }
+  const totalGzip = scripts.reduce((sum, script) => sum + script.gzip, 0);
+  const totalRaw = scripts.reduce((sum, script) => sum + script.raw, 0);
+  for (const script of scripts) console.log(`${(script.gzip / 1024).toFixed(1).padStart(7)} kB gzip  ${script.url}`);
+  console.log(`initial JS of /login: ${(totalGzip / 1024).toFixed(1)} kB gzip (${(totalRaw / 1024).toFixed(1)} kB raw) in ${scripts.length} files`);
+  console.log(`navigation to usable login form: median ${median(timings).toFixed(0)} ms over ${runs} cold runs (${timings.map((t) => t.toFixed(0)).join(', ')})`);
+} finally {
+  await browser.close();
+  await server.stop();
+}
