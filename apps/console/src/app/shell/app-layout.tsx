@@ -9,6 +9,7 @@ import { InvalidSessionError } from '../../lib/api-errors';
 import { getConsoleConfig } from '../../lib/console-config';
 import { redirectToLogin } from '../../lib/login-redirect';
 import { sessionQueryOptions } from '../../lib/session';
+import { scheduleSessionRefresh } from '../../lib/session-refresh';
 import { navigationFor } from './navigation';
 import { UserMenu } from './user-menu';
 
@@ -24,6 +25,8 @@ export function AppLayout() {
   }, [session.error]);
 
   useEffect(close, [pathname, close]);
+
+  useEffect(() => scheduleSessionRefresh(), []);
 
   const profile = session.data?.userProfile;
   const items = navigationFor(profile?.role);
