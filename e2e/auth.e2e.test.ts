@@ -1,6 +1,16 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminCredentials, api, checkScreen, createUser, freshPage, launchBrowser, logIn, logInAsAdmin, sessionCookie } from './support/browser';
+import {
+  adminCredentials,
+  api,
+  checkScreen,
+  createUser,
+  freshPage,
+  launchBrowser,
+  logIn,
+  logInAsAdmin,
+  sessionCookie,
+} from './support/browser';
 
 describe('console: login and session', () => {
   let browser: Browser;
@@ -23,7 +33,10 @@ describe('console: login and session', () => {
     expect(await page.title()).toBe('Home · Manifold');
     const cookie = (await context.cookies()).find((candidate) => candidate.name === 'sessionToken');
     expect(cookie).toMatchObject({ httpOnly: false, sameSite: 'Lax', secure: false, path: '/' });
-    await page.getByRole('cell', { name: /^\d+\.\d+/ }).first().waitFor();
+    await page
+      .getByRole('cell', { name: /^\d+\.\d+/ })
+      .first()
+      .waitFor();
     await checkScreen(page, 'home');
     await context.close();
   });

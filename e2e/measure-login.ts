@@ -25,7 +25,15 @@ try {
     const bodies: Promise<{ url: string; raw: number; gzip: number }>[] = [];
     page.on('response', (response) => {
       if (response.request().resourceType() !== 'script') return;
-      bodies.push(response.body().then((body) => ({ url: new URL(response.url()).pathname, raw: body.length, gzip: gzipSync(body, { level: 9 }).length })));
+      bodies.push(
+        response
+          .body()
+          .then((body) => ({
+            url: new URL(response.url()).pathname,
+            raw: body.length,
+            gzip: gzipSync(body, { level: 9 }).length,
+          })),
+      );
     });
     await page.goto('/login');
     // usable: the fields and the button are rendered, enabled and accept input
@@ -42,8 +50,12 @@ try {
   const totalGzip = scripts.reduce((sum, script) => sum + script.gzip, 0);
   const totalRaw = scripts.reduce((sum, script) => sum + script.raw, 0);
   for (const script of scripts) console.log(`${(script.gzip / 1024).toFixed(1).padStart(7)} kB gzip  ${script.url}`);
-  console.log(`initial JS of /login: ${(totalGzip / 1024).toFixed(1)} kB gzip (${(totalRaw / 1024).toFixed(1)} kB raw) in ${scripts.length} files`);
-  console.log(`navigation to usable login form: median ${median(timings).toFixed(0)} ms over ${runs} cold runs (${timings.map((t) => t.toFixed(0)).join(', ')})`);
+  console.log(
+    `initial JS of /login: ${(totalGzip / 1024).toFixed(1)} kB gzip (${(totalRaw / 1024).toFixed(1)} kB raw) in ${scripts.length} files`,
+  );
+  console.log(
+    `navigation to usable login form: median ${median(timings).toFixed(0)} ms over ${runs} cold runs (${timings.map((t) => t.toFixed(0)).join(', ')})`,
+  );
 } finally {
   await browser.close();
   await server.stop();

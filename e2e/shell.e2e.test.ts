@@ -134,9 +134,9 @@ describe('console: shell, languages, roles', () => {
     await page.getByRole('link', { name: 'Setup' }).click();
     await page.getByRole('heading', { name: 'Setup', level: 1 }).waitFor();
     const state = (await (await fetch(new URL('/ui/admin/state', page.url()))).json()) as { step: string };
-    const statuses = await page.locator('[data-step]').evaluateAll((nodes) =>
-      nodes.map((node) => [node.getAttribute('data-step'), node.getAttribute('data-status')]),
-    );
+    const statuses = await page
+      .locator('[data-step]')
+      .evaluateAll((nodes) => nodes.map((node) => [node.getAttribute('data-step'), node.getAttribute('data-status')]));
     const steps = ['database', 'crypto', 'signCert', 'cryptCert', 'configuration', 'storage', 'sso', 'finished', 'login'];
     expect(statuses.map(([step]) => step)).toEqual(steps);
     const current = steps.indexOf(state.step);

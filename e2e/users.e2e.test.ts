@@ -37,7 +37,11 @@ describe('console: users and groups (ADMIN)', () => {
     const errorId = (await email.getAttribute('aria-describedby')) ?? '';
     expect(errorId).not.toBe('');
     const described = await page.evaluate(
-      (ids) => ids.split(' ').map((id) => document.getElementById(id)?.textContent ?? '').join(' '),
+      (ids) =>
+        ids
+          .split(' ')
+          .map((id) => document.getElementById(id)?.textContent ?? '')
+          .join(' '),
       errorId,
     );
     expect(described).toContain('Email is not a valid address');

@@ -5,7 +5,6 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { expect, inject } from 'vitest';
 import { chromiumArgs } from './chromium';
 
-
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: '/usr/bin/chromium', args: chromiumArgs });
 }
@@ -57,7 +56,10 @@ export async function checkScreen(page: Page, name: string): Promise<void> {
 }
 
 /** Calls the console API directly, as a test fixture would. */
-export async function api<T>(route: string, options: { token?: string; body?: unknown } = {}): Promise<{ status: number; body: T }> {
+export async function api<T>(
+  route: string,
+  options: { token?: string; body?: unknown } = {},
+): Promise<{ status: number; body: T }> {
   const [method, pathname] = route.split(' ') as [string, string];
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (options.token) headers.Authorization = `Bearer ${options.token}`;

@@ -40,7 +40,9 @@ export function RouteErrorView({ standalone = false }: { standalone?: boolean })
   const { t } = useTranslation();
   if (isRouteErrorResponse(error)) {
     const kind = statusKinds[error.status];
-    return <ErrorView standalone={standalone} code={error.status} message={kind ? t(`errorView.${kind}`) : t('apiErrors.server')} />;
+    return (
+      <ErrorView standalone={standalone} code={error.status} message={kind ? t(`errorView.${kind}`) : t('apiErrors.server')} />
+    );
   }
   if (isApiError(error)) {
     const code = error.status === 0 ? (error.kind === 'network' ? 503 : 499) : error.status;

@@ -14,7 +14,13 @@ function renderAt(path: string, element: ReactNode) {
 
 describe('PageHead', () => {
   beforeEach(() => {
-    setConsoleConfig({ siteName: 'Acme Print', publicUrl: 'https://print.example/console/', secureCookies: true, cookieDomain: null, version: '1' });
+    setConsoleConfig({
+      siteName: 'Acme Print',
+      publicUrl: 'https://print.example/console/',
+      secureCookies: true,
+      cookieDomain: null,
+      version: '1',
+    });
   });
   afterEach(() => vi.restoreAllMocks());
 
@@ -32,7 +38,9 @@ describe('PageHead', () => {
     expect(meta('meta[property="og:description"]')).toBe('Accounts');
     expect(meta('meta[property="og:image"]')).toBe('https://print.example/og.png');
     expect(meta('meta[name="twitter:site"]')).toBe('@acme');
-    expect(document.head.querySelector('link[rel="canonical"]')?.getAttribute('href')).toBe('https://print.example/console/users');
+    expect(document.head.querySelector('link[rel="canonical"]')?.getAttribute('href')).toBe(
+      'https://print.example/console/users',
+    );
   });
 
   it('warns about a description over 160 characters', () => {

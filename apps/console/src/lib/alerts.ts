@@ -91,7 +91,11 @@ export function createAlertQueue(): AlertQueue {
       close: () => close(id),
     };
     store.set((alerts) => [...alerts, alert]);
-    if (alert.options.timeout > 0) timers.set(id, setTimeout(() => close(id), alert.options.timeout));
+    if (alert.options.timeout > 0)
+      timers.set(
+        id,
+        setTimeout(() => close(id), alert.options.timeout),
+      );
     return alert;
   }
 

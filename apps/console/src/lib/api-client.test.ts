@@ -21,8 +21,8 @@ const profile = {
 };
 
 function respond(status: number, body?: unknown) {
-  const fetchMock = vi.fn(async (_url: string, _init?: RequestInit) =>
-    new Response(body === undefined ? '' : JSON.stringify(body), { status }),
+  const fetchMock = vi.fn(
+    async (_url: string, _init?: RequestInit) => new Response(body === undefined ? '' : JSON.stringify(body), { status }),
   );
   vi.stubGlobal('fetch', fetchMock);
   return fetchMock;
@@ -31,7 +31,13 @@ function respond(status: number, body?: unknown) {
 let navigations: string[] = [];
 
 beforeEach(() => {
-  setConsoleConfig({ siteName: 'Manifold', publicUrl: 'http://localhost:3000', secureCookies: false, cookieDomain: null, version: '1' });
+  setConsoleConfig({
+    siteName: 'Manifold',
+    publicUrl: 'http://localhost:3000',
+    secureCookies: false,
+    cookieDomain: null,
+    version: '1',
+  });
   navigations = [];
   setLoginNavigator((to) => navigations.push(to));
   window.history.replaceState(null, '', '/users?pageNum=2');
@@ -60,7 +66,11 @@ describe('apiRequest', () => {
     const [url, init] = fetchMock.mock.calls[0] ?? [];
     expect(url).toBe('/ui/user/edit');
     expect(init?.method).toBe('POST');
-    expect(init?.headers).toMatchObject({ Authorization: 'Bearer token-1', 'X-API-Version': '1', 'Content-Type': 'application/json' });
+    expect(init?.headers).toMatchObject({
+      Authorization: 'Bearer token-1',
+      'X-API-Version': '1',
+      'Content-Type': 'application/json',
+    });
     expect(init?.body).toBe('{"username":"admin"}');
   });
 
@@ -73,7 +83,9 @@ describe('apiRequest', () => {
 
   it('leaves null and undefined query values out', async () => {
     const fetchMock = respond(200, { data: [], pageNum: 1, numberOfItems: 10, totalNumOfPages: 0, totalNumOfItems: 0 });
-    await apiRequest('GET /ui/user/list', z.unknown(), { query: { pageNum: 1, search: null, numberOfItems: undefined, flag: false } });
+    await apiRequest('GET /ui/user/list', z.unknown(), {
+      query: { pageNum: 1, search: null, numberOfItems: undefined, flag: false },
+    });
     expect(fetchMock.mock.calls[0]?.[0]).toBe('/ui/user/list?pageNum=1&flag=false');
     expect(buildUrl('/ui/x', { a: undefined })).toBe('/ui/x');
   });
@@ -161,7 +173,10 @@ describe('apiRequest', () => {
   });
 
   it('maps a network failure to Service Unavailable', async () => {
-    vi.stubGlobal('fetch', vi.fn(async () => Promise.reject(new TypeError('Failed to fetch'))));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => Promise.reject(new TypeError('Failed to fetch'))),
+    );
     const error = await failure(apiRequest('GET /ui/user/list', z.unknown()));
     expect(error.message).toBe('Service Unavailable');
     expect(error.kind).toBe('network');

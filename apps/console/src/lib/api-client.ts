@@ -1,13 +1,6 @@
 import { permissions, type RouteKey } from '@manifold/contract';
 import type { z } from 'zod';
-import {
-  abortedError,
-  ApiError,
-  apiMessages,
-  errorFromResponse,
-  InvalidSessionError,
-  networkError,
-} from './api-errors';
+import { abortedError, ApiError, apiMessages, errorFromResponse, InvalidSessionError, networkError } from './api-errors';
 import { redirectToLogin } from './login-redirect';
 import { clearSessionToken, getSessionToken } from './session-token';
 

@@ -14,14 +14,7 @@ export const apiMessages = {
 } as const;
 
 export type ApiErrorKind =
-  | 'invalidSession'
-  | 'loginRequired'
-  | 'forbidden'
-  | 'notFound'
-  | 'badRequest'
-  | 'server'
-  | 'network'
-  | 'aborted';
+  'invalidSession' | 'loginRequired' | 'forbidden' | 'notFound' | 'badRequest' | 'server' | 'network' | 'aborted';
 
 export type ApiProblem = TErrorResponse;
 

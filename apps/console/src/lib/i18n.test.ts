@@ -46,7 +46,13 @@ describe('locale change', () => {
   }
 
   it('stores the cookie, loads the message file before switching, and sets lang and dir', async () => {
-    setConsoleConfig({ siteName: 'Manifold', publicUrl: 'http://localhost', secureCookies: false, cookieDomain: null, version: '1' });
+    setConsoleConfig({
+      siteName: 'Manifold',
+      publicUrl: 'http://localhost',
+      secureCookies: false,
+      cookieDomain: null,
+      version: '1',
+    });
     const requested = stubMessages();
     const instance = i18next.createInstance();
     await initI18n(instance);

@@ -23,8 +23,7 @@ export function resolveRedirectTarget(
     return 'unsafe';
   }
   const basePath = base.pathname.endsWith('/') ? base.pathname : `${base.pathname}/`;
-  const underBase =
-    url.origin === base.origin && (url.pathname === base.pathname || url.pathname.startsWith(basePath));
+  const underBase = url.origin === base.origin && (url.pathname === base.pathname || url.pathname.startsWith(basePath));
   if (!underBase) return 'unsafe';
   if (url.origin === window.location.origin) {
     return { kind: 'internal', path: `${url.pathname}${url.search}${url.hash}` };

@@ -10,7 +10,13 @@ function jwt(payload: object): string {
 
 describe('session refresh', () => {
   beforeEach(() => {
-    setConsoleConfig({ siteName: 'Manifold', publicUrl: 'http://localhost', secureCookies: false, cookieDomain: null, version: '1' });
+    setConsoleConfig({
+      siteName: 'Manifold',
+      publicUrl: 'http://localhost',
+      secureCookies: false,
+      cookieDomain: null,
+      version: '1',
+    });
     vi.useFakeTimers();
   });
   afterEach(() => {

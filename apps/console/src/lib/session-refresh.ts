@@ -10,7 +10,12 @@ export function tokenExpiry(token: string): number | undefined {
   const payload = token.split('.')[1];
   if (!payload) return undefined;
   try {
-    const json = atob(payload.replace(/-/g, '+').replace(/_/g, '/').padEnd(Math.ceil(payload.length / 4) * 4, '='));
+    const json = atob(
+      payload
+        .replace(/-/g, '+')
+        .replace(/_/g, '/')
+        .padEnd(Math.ceil(payload.length / 4) * 4, '='),
+    );
     const exp: unknown = (JSON.parse(json) as { exp?: unknown }).exp;
     return typeof exp === 'number' ? exp * 1000 : undefined;
   } catch {
@@ -37,10 +42,13 @@ export function scheduleSessionRefresh(now: () => number = Date.now): () => void
     const expiry = token ? tokenExpiry(token) : undefined;
     if (cancelled || expiry === undefined) return;
     const delay = Math.max(0, expiry - refreshLeadMs - now());
-    timer = setTimeout(() => {
-      if (getSessionToken() !== token) return plan();
-      refreshSession().then(plan, (error: unknown) => console.info('Session refresh failed', error));
-    }, Math.min(delay, 2_147_483_647));
+    timer = setTimeout(
+      () => {
+        if (getSessionToken() !== token) return plan();
+        refreshSession().then(plan, (error: unknown) => console.info('Session refresh failed', error));
+      },
+      Math.min(delay, 2_147_483_647),
+    );
   };
 
   plan();

@@ -15,8 +15,7 @@ export const logoutMarkerKey = 'manifold.logout';
 export function sessionQueryOptions() {
   return queryOptions({
     queryKey: sessionQueryKey,
-    queryFn: ({ signal }) =>
-      apiRequest('GET /ui/user/login', ZSessionResponse, { signal, redirectOnUnauthorized: false }),
+    queryFn: ({ signal }) => apiRequest('GET /ui/user/login', ZSessionResponse, { signal, redirectOnUnauthorized: false }),
   });
 }
 

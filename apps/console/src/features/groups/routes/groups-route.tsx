@@ -141,7 +141,9 @@ export function GroupsRoute() {
             group={editing.mode === 'edit' ? editing.group : undefined}
             onCancel={() => setEditing(null)}
             onDone={(group) => {
-              alerts.success(editing.mode === 'edit' ? t('groups.saved', { name: group.name }) : t('groups.added', { name: group.name }));
+              alerts.success(
+                editing.mode === 'edit' ? t('groups.saved', { name: group.name }) : t('groups.added', { name: group.name }),
+              );
               setEditing(null);
             }}
           />

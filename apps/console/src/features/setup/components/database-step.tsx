@@ -38,8 +38,8 @@ export function DatabaseStep() {
         {t('setup.database.switchBefore')} <Code>DATABASE_URL</Code> {t('setup.database.switchAfter')}
       </Text>
       <Text size="sm" c="dimmed">
-        {t('setup.database.examples')} <Code>sqlite:/var/lib/manifold/manifold.db</Code>, <Code>postgres://user@host:5432/manifold</Code>,{' '}
-        <Code>mysql://user@host:3306/manifold</Code>
+        {t('setup.database.examples')} <Code>sqlite:/var/lib/manifold/manifold.db</Code>,{' '}
+        <Code>postgres://user@host:5432/manifold</Code>, <Code>mysql://user@host:3306/manifold</Code>
       </Text>
     </Stack>
   );

@@ -68,7 +68,15 @@ export function SetupRoute() {
                     <Text size="sm" component="span">
                       {t(`setup.steps.${step}.needs`)}
                     </Text>
-                    <Badge component="span" size="sm" variant="light" color={statusColors[status]} c={`${statusColors[status]}.9`} data-step={step} data-status={status}>
+                    <Badge
+                      component="span"
+                      size="sm"
+                      variant="light"
+                      color={statusColors[status]}
+                      c={`${statusColors[status]}.9`}
+                      data-step={step}
+                      data-status={status}
+                    >
                       {t(`setup.status.${status}`)}
                     </Badge>
                   </Stack>

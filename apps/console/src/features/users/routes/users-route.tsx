@@ -1,4 +1,18 @@
-import { ActionIcon, Alert, Badge, Button, Group, Modal, Pagination, Stack, Table, Text, TextInput, Title, Tooltip } from '@mantine/core';
+import {
+  ActionIcon,
+  Alert,
+  Badge,
+  Button,
+  Group,
+  Modal,
+  Pagination,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+  Tooltip,
+} from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { modals } from '@mantine/modals';
 import { displayName, type TUserProfile } from '@manifold/contract';
@@ -98,7 +112,11 @@ export function UsersRoute() {
                 <Table.Td>{user.email}</Table.Td>
                 <Table.Td>{user.company ?? ''}</Table.Td>
                 <Table.Td>
-                  <Badge color={user.role === 'ADMIN' ? 'green' : 'gray'} variant="light" c={user.role === 'ADMIN' ? 'green.9' : 'gray.9'}>
+                  <Badge
+                    color={user.role === 'ADMIN' ? 'green' : 'gray'}
+                    variant="light"
+                    c={user.role === 'ADMIN' ? 'green.9' : 'gray.9'}
+                  >
                     {t(`roles.${user.role}`)}
                   </Badge>
                 </Table.Td>
