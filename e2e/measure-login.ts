@@ -26,13 +26,11 @@ try {
     page.on('response', (response) => {
       if (response.request().resourceType() !== 'script') return;
       bodies.push(
-        response
-          .body()
-          .then((body) => ({
-            url: new URL(response.url()).pathname,
-            raw: body.length,
-            gzip: gzipSync(body, { level: 9 }).length,
-          })),
+        response.body().then((body) => ({
+          url: new URL(response.url()).pathname,
+          raw: body.length,
+          gzip: gzipSync(body, { level: 9 }).length,
+        })),
       );
     });
     await page.goto('/login');
