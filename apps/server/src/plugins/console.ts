@@ -34,7 +34,8 @@ export async function registerConsole(app: FastifyInstance): Promise<void> {
       root: consoleDir,
       prefix: '/',
       wildcard: true,
-      index: false,
+      index: 'index.html',
+      cacheControl: false,
       // hashed assets never change; everything else is revalidated
       setHeaders(res, filePath) {
         res.setHeader(
@@ -49,7 +50,9 @@ export async function registerConsole(app: FastifyInstance): Promise<void> {
 
   app.setNotFoundHandler(async (request, reply) => {
     const url = request.url.split('?', 1)[0] ?? '/';
-    const wantsPage = request.method === 'GET' && !isApiPath(url) && (request.headers.accept ?? '').includes('text/html');
+    // a deep link is a page; a missing file (it has an extension) is a 404
+    const wantsPage =
+      request.method === 'GET' && !isApiPath(url) && !path.extname(url) && (request.headers.accept ?? '').includes('text/html');
     if (hasConsole && wantsPage) {
       return reply.header('Cache-Control', 'no-cache').type('text/html').sendFile('index.html', consoleDir);
     }

@@ -1,0 +1,53 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect, it } from 'vitest';
+import { describeEachDatabase } from './helpers/test-app.js';
+
+const consoleDir = fs.mkdtempSync(path.join(os.tmpdir(), 'manifold-console-'));
+fs.mkdirSync(path.join(consoleDir, 'assets'));
+fs.writeFileSync(path.join(consoleDir, 'index.html'), '<!doctype html><title>console</title>');
+fs.writeFileSync(path.join(consoleDir, 'assets/app-1234.js'), 'console.log(1)');
+
+describeEachDatabase(
+  'serving the console',
+  (ctx) => {
+    const html = { accept: 'text/html,application/xhtml+xml' };
+
+    it('serves index.html at / and for deep links', async () => {
+      for (const url of ['/', '/orders/42', '/login?redirect=%2Fusers']) {
+        const response = await ctx().call('GET', url, { headers: html });
+        expect(response.statusCode, url).toBe(200);
+        expect(response.headers['content-type']).toMatch(/^text\/html/);
+        expect(response.body).toContain('<title>console</title>');
+      }
+    });
+
+    it('serves hashed assets as immutable', async () => {
+      const response = await ctx().call('GET', '/assets/app-1234.js');
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    });
+
+    it('answers unknown API paths and missing files with the spec 404, not the page', async () => {
+      for (const url of ['/ui/orders/42', '/assets/missing.js', '/stp/none']) {
+        const response = await ctx().call('GET', url, { headers: html });
+        expect(response.statusCode, url).toBe(404);
+      }
+      const api = await ctx().call('GET', '/ui/orders/42', { headers: html });
+      expect(api.json()).toEqual({ errorToken: 'entityDoesNotExist', errorDescription: 'Entity does not exist' });
+    });
+
+    it('tells the console its runtime settings', async () => {
+      const response = await ctx().call('GET', '/console-config.json');
+      expect(response.json()).toEqual({
+        siteName: 'Manifold',
+        publicUrl: 'http://127.0.0.1:8080',
+        secureCookies: true,
+        cookieDomain: null,
+        version: '0.1.0',
+      });
+    });
+  },
+  { CONSOLE_DIR: consoleDir },
+);
