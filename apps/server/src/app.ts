@@ -1,3 +1,4 @@
+import path from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
@@ -12,6 +13,10 @@ import { KeySealer } from './modules/provision/key-sealer.js';
 import { provisionRoutes } from './modules/provision/provision.routes.js';
 import { ProvisionService } from './modules/provision/provision.service.js';
 import { ServerCredentials } from './modules/provision/server-credentials.service.js';
+import { DeviceTemplatesService } from './modules/packages/device-templates.service.js';
+import { PackageFilesService } from './modules/packages/package-files.service.js';
+import { packagesRoutes } from './modules/packages/packages.routes.js';
+import { PackagesService } from './modules/packages/packages.service.js';
 import { LoginThrottle } from './modules/session/login-throttle.js';
 import { SessionTokens } from './modules/session/session-tokens.js';
 import { sessionRoutes } from './modules/session/session.routes.js';
@@ -26,6 +31,7 @@ import { registerErrorHandling } from './plugins/errors.js';
 import { registerMultipart } from './plugins/multipart.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import type { Services } from './services.js';
+import { LocalStorage } from './storage/local-storage.js';
 
 export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
@@ -56,6 +62,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       await loadKeyEncryptionKey({ configured: config.keyEncryptionKey, dataDir: config.dataDir }, settings, log),
     );
     const credentials = new ServerCredentials(database, sealer);
+    const storage = await LocalStorage.open(path.join(config.dataDir, 'storage'));
     const users = new UsersService(database);
     await users.ensureInitialAdmin(
       { username: config.adminUsername, password: config.adminPassword, dataDir: config.dataDir },
@@ -73,6 +80,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
         developmentCa: config.developmentCa,
       }),
       certificateExchange: new CertificateExchangeService(database, credentials),
+      storage,
+      packages: new PackagesService(database, storage, credentials, config.publicUrl),
+      packageFiles: new PackageFilesService(database, storage, credentials, config.uploadMaxBytes),
+      deviceTemplates: new DeviceTemplatesService(database),
     };
     app.decorate('services', services);
   } catch (error) {
@@ -92,6 +103,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(groupsRoutes);
   await app.register(provisionRoutes);
   await app.register(certificateExchangeRoutes);
+  await app.register(packagesRoutes);
   await registerConsole(app);
   return app;
 }

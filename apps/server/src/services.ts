@@ -1,5 +1,9 @@
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
+import type { DeviceTemplatesService } from './modules/packages/device-templates.service.js';
+import type { PackageFilesService } from './modules/packages/package-files.service.js';
+import type { PackagesService } from './modules/packages/packages.service.js';
+import type { Storage } from './storage/storage.js';
 import type { CertificateExchangeService } from './modules/certificate-exchange/certificate-exchange.service.js';
 import type { GroupsService } from './modules/groups/groups.service.js';
 import type { ProvisionService } from './modules/provision/provision.service.js';
@@ -14,6 +18,10 @@ export interface Services {
   sessions: SessionService;
   users: UsersService;
   groups: GroupsService;
+  storage: Storage;
+  packages: PackagesService;
+  packageFiles: PackageFilesService;
+  deviceTemplates: DeviceTemplatesService;
   /** The server's keys, certificates and trust anchors, for every feature that signs, verifies or decrypts. */
   credentials: ServerCredentials;
   provision: ProvisionService;

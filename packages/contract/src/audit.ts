@@ -2,7 +2,10 @@
  * Kinds of audit record. The account kinds come first; the manufacturing kinds of spec §4
  * (licence authorized, revoked, machine registered, …) are added by the features that write them.
  */
+import { packageAuditEventTypes } from './package-tokens.js';
+
 export const auditEventTypes = [
+  ...packageAuditEventTypes,
   'loginSucceeded',
   'loginFailed',
   'logout',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { packageErrorTokens } from './package-tokens.js';
 
 /**
  * Business error tokens of spec §8, spelled exactly as the spec spells them (typos included:
@@ -144,6 +145,7 @@ export const specErrorTokens = {
  * where a rule it asks for has no token of its own. Clients treat them like the spec's.
  */
 export const manifoldErrorTokens = {
+  ...packageErrorTokens,
   malformedRequest: 'The request is malformed',
   invalidSessionToken: 'Invalid session token',
   actionNotAllowed: 'Action not allowed',

@@ -8,3 +8,7 @@ export * from './admin.js';
 export * from './provision.js';
 export * from './permissions.js';
 export * from './audit.js';
+export * from './device-template.js';
+export * from './packages.js';
+export * from './devices.js';
+export * from './package-tokens.js';

@@ -1,4 +1,5 @@
 import type { TRole } from './enums.js';
+import { packagePermissions } from './package-tokens.js';
 
 /**
  * Who may call what (spec §6). One row per route the server serves; the server refuses to start
@@ -12,6 +13,7 @@ import type { TRole } from './enums.js';
 export type Access = 'anonymous' | 'anyRole' | 'admin' | 'partner';
 
 export const permissions = {
+  ...packagePermissions,
   // operators
   'GET /healthz': 'anonymous',
   // the console: its files, deep links and runtime settings (site name, public address)

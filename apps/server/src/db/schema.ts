@@ -1,4 +1,5 @@
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { PackageTables } from './schema-packages.js';
 
 /**
  * Database vocabulary: tables plural snake_case, columns snake_case. Times are ISO-8601 UTC
@@ -115,7 +116,7 @@ export interface DevelopmentCaTable {
   created_at: string;
 }
 
-export interface DB {
+export interface DB extends PackageTables {
   users: UsersTable;
   sessions: SessionsTable;
   user_groups: UserGroupsTable;

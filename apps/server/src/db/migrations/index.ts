@@ -2,6 +2,7 @@ import type { Kysely, Migration, MigrationProvider } from 'kysely';
 import type { DatabaseKind } from '../../config.js';
 import * as accounts from './001-accounts.js';
 import * as serverCredentials from './002-server-credentials.js';
+import * as packagesDevices from './003-packages-devices.js';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -12,6 +13,7 @@ interface DialectMigration {
 const migrations: Record<string, DialectMigration> = {
   '001-accounts': accounts,
   '002-server-credentials': serverCredentials,
+  '003-packages-devices': packagesDevices,
 };
 
 export function migrationProvider(kind: DatabaseKind): MigrationProvider {

@@ -1,0 +1,21 @@
+/**
+ * Canonical JSON: object keys sorted (by UTF-16 code units) at every level, no whitespace,
+ * `undefined` members left out. The same value always gives the same bytes, so its digest and
+ * signature can be checked by anyone who rebuilds it.
+ */
+export function canonicalize<T>(value: T): T {
+  if (Array.isArray(value)) return value.map((item) => canonicalize(item)) as T;
+  if (value !== null && typeof value === 'object') {
+    const sorted: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) {
+      const member = (value as Record<string, unknown>)[key];
+      if (member !== undefined) sorted[key] = canonicalize(member);
+    }
+    return sorted as T;
+  }
+  return value;
+}
+
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(canonicalize(value));
+}

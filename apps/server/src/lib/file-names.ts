@@ -1,0 +1,24 @@
+/**
+ * File names from requests are data, never paths: this keeps the last path segment, drops
+ * control characters and limits the length. Storage uses generated keys.
+ */
+export function sanitizeFileName(raw: string | undefined): string {
+  const lastSegment = (raw ?? '').split(/[\\/]/).pop() ?? '';
+  // eslint-disable-next-line no-control-regex
+  const cleaned = lastSegment.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  const safe = cleaned === '.' || cleaned === '..' ? '' : cleaned;
+  return (safe || 'file').slice(0, 255);
+}
+
+/** A MIME type as data (`type/subtype`), or `application/octet-stream` when it is not one. */
+export function sanitizeContentType(raw: string | undefined): string {
+  const value = (raw ?? '').trim().toLowerCase();
+  return /^[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,63}$/.test(value) ? value : 'application/octet-stream';
+}
+
+/** `Content-Disposition: attachment` with an ASCII fallback and the UTF-8 name (RFC 6266, 8187). */
+export function attachmentDisposition(fileName: string): string {
+  const ascii = fileName.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+  const encoded = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+}

@@ -1,0 +1,104 @@
+import type { MultipartFile } from '@fastify/multipart';
+import type { FastifyRequest } from 'fastify';
+import { Transform, type TransformCallback } from 'node:stream';
+import { StorageLimitError } from '../storage/storage.js';
+import { AppError } from './app-error.js';
+
+type BusboyFileStream = MultipartFile['file'];
+
+type Part = Awaited<ReturnType<FastifyRequest['parts']> extends AsyncIterableIterator<infer P> ? P : never>;
+
+/**
+ * The parts of a multipart request. Failures of the form itself (cut off, malformed, over a
+ * limit) become 400 `malformedRequest` or 413 `payloadTooLarge`; errors of the code consuming
+ * the parts pass through untouched.
+ */
+export async function* formParts(request: FastifyRequest): AsyncGenerator<Part> {
+  assertMultipart(request);
+  const iterator = request.parts()[Symbol.asyncIterator]();
+  for (;;) {
+    let result: IteratorResult<Part>;
+    try {
+      result = await iterator.next();
+    } catch (error) {
+      throw multipartFailure(error);
+    }
+    if (result.done) return;
+    yield result.value;
+  }
+}
+
+function multipartFailure(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
+  if (
+    code === 'FST_REQ_FILE_TOO_LARGE' ||
+    code === 'FST_FILES_LIMIT' ||
+    code === 'FST_PARTS_LIMIT' ||
+    code === 'FST_FIELDS_LIMIT'
+  ) {
+    return new AppError('payloadTooLarge', { status: 413, description: `The upload exceeds a limit (${code})` });
+  }
+  const message = error instanceof Error ? error.message : 'unreadable form';
+  return new AppError('malformedRequest', { status: 400, description: `The multipart form cannot be read: ${message}` });
+}
+
+/** Refuses a request that is not multipart/form-data. */
+export function assertMultipart(request: FastifyRequest): void {
+  if (!request.isMultipart()) {
+    throw new AppError('malformedRequest', { status: 400, description: 'Send the upload as multipart/form-data' });
+  }
+}
+
+/**
+ * Busboy ends a file stream that hits the size limit as if it were complete (marking it
+ * `truncated`); this pass-through turns that into an error before the end, so nothing truncated
+ * is ever stored.
+ */
+export function failOnTruncation(file: BusboyFileStream, maxBytes: number): Transform {
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback: TransformCallback) {
+      callback(null, chunk);
+    },
+    flush(callback: TransformCallback) {
+      callback(file.truncated ? new StorageLimitError(maxBytes) : null);
+    },
+  });
+}
+
+/** Reads a small file part into memory, refusing more than `maxBytes` (413 `payloadTooLarge`). */
+export async function readSmallFile(file: BusboyFileStream, maxBytes: number, field = 'file'): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of file as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > maxBytes) {
+        file.resume();
+        throw new AppError('payloadTooLarge', { status: 413, field, description: `The file may have at most ${maxBytes} bytes` });
+      }
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    throw multipartFailure(error);
+  }
+  if (file.truncated) throw new AppError('payloadTooLarge', { status: 413, field });
+  return Buffer.concat(chunks);
+}
+
+/** A multipart boolean field: `true` or `false`. */
+export function booleanField(value: string | undefined, field: string): boolean {
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw new AppError('malformedRequest', { status: 400, field, description: `${field} must be true or false` });
+}
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A multipart UUID field. */
+export function uuidField(value: string | undefined, field: string): string {
+  if (value === undefined || !uuidPattern.test(value.trim())) {
+    throw new AppError('malformedRequest', { status: 400, field, description: `${field} must be a UUID` });
+  }
+  return value.trim().toLowerCase();
+}

@@ -1,0 +1,60 @@
+import type { z } from 'zod';
+import {
+  deviceParameterProblems,
+  errorDescriptions,
+  type TDeviceParameter,
+  type TDeviceTemplateDocument,
+  ZDeviceTemplateDocument,
+} from '@manifold/contract';
+import { AppError, AppErrors } from '../../lib/app-error.js';
+
+/** `parameters[2].low` from zod's `['parameters', 2, 'low']`. */
+export function formatPath(path: readonly PropertyKey[], base = ''): string {
+  let text = base;
+  for (const segment of path) {
+    if (typeof segment === 'number') text += `[${segment}]`;
+    else text += text ? `.${String(segment)}` : String(segment);
+  }
+  return text;
+}
+
+/** One error per zod issue, each naming the offending field. */
+export function shapeErrors(issues: readonly z.core.$ZodIssue[], base = ''): AppError[] {
+  return issues.slice(0, 100).map((issue) => {
+    const field = formatPath(issue.path, base) || base || 'file';
+    return new AppError('deviceTemplateNotFormattedCorrectly', { field, description: `${field}: ${issue.message}` });
+  });
+}
+
+/** One error per broken cross-field rule, with the spec's or Manifold's token. */
+export function ruleErrors(parameters: TDeviceParameter[], base: string): AppError[] {
+  return deviceParameterProblems(parameters, base)
+    .slice(0, 100)
+    .map(
+      (problem) =>
+        new AppError(problem.token, { field: problem.path, description: `${problem.path}: ${errorDescriptions[problem.token]}` }),
+    );
+}
+
+export function throwAll(errors: AppError[]): void {
+  if (errors.length === 1) throw errors[0]!;
+  if (errors.length > 1) throw new AppErrors(errors);
+}
+
+/** Parses an uploaded template file: JSON, the template shape, then the rules between fields. */
+export function parseTemplateDocument(bytes: Buffer): TDeviceTemplateDocument {
+  let json: unknown;
+  try {
+    json = JSON.parse(bytes.toString('utf8'));
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new AppError('deviceTemplateNotFormattedCorrectly', { field: 'file', description: `The file is not JSON: ${reason}` });
+  }
+  const parsed = ZDeviceTemplateDocument.safeParse(json);
+  if (!parsed.success) {
+    throwAll(shapeErrors(parsed.error.issues));
+    throw new AppError('deviceTemplateNotFormattedCorrectly', { field: 'file' });
+  }
+  throwAll(ruleErrors(parsed.data.parameters, 'parameters'));
+  return parsed.data;
+}

@@ -1,0 +1,289 @@
+import { randomUUID } from 'node:crypto';
+import { pipeline, type Readable, type Transform } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
+import type { Kysely } from 'kysely';
+import type { TPackageFile } from '@manifold/contract';
+import {
+  CONTENT_OVERHEAD_BYTES,
+  createContentDecryptStream,
+  createContentEncryptStream,
+  generateContentKey,
+  wrapContentKey,
+} from '../../crypto/design-keys.js';
+import type { Database } from '../../db/database.js';
+import type { DB } from '../../db/schema.js';
+import type { PackageFileRow, PackageFileValues } from '../../db/schema-packages.js';
+import { AppError } from '../../lib/app-error.js';
+import type { Caller } from '../../lib/caller.js';
+import { sanitizeContentType, sanitizeFileName } from '../../lib/file-names.js';
+import { isoNow } from '../../lib/time.js';
+import { readZipThumbnail } from '../../lib/zip-thumbnail.js';
+import { DigestCounter, type Storage, StorageLimitError, type StoredObject } from '../../storage/storage.js';
+import { AuditRepository } from '../audit/audit.repository.js';
+import { IMAGE_MAX_BYTES, ImagesRepository, sniffImage, storeImage } from '../images/images.js';
+import type { DesignKeys } from './design-keys.port.js';
+import { PackagesRepository, toFile } from './packages.repository.js';
+
+export interface UploadInput {
+  dsiId: string;
+  isPublic: boolean;
+  /** As the client named it: kept as data only. */
+  fileName: string | undefined;
+  contentType: string | undefined;
+  /** The file's bytes; errors when the upload is cut off or too large. */
+  stream: Readable;
+}
+
+export interface OpenedFile {
+  file: TPackageFile;
+  stream: Readable;
+  /** Bytes the stream yields. */
+  size: number;
+}
+
+/**
+ * Files of design packages: streamed to storage (never held in memory), SHA-256 and size taken
+ * on the way, private ones encrypted at rest with a content key per file (AES-256-GCM) that is
+ * wrapped for the server's encryption certificate and kept with the row. A row is written only
+ * after its object is durable; an object is removed when its row could not be written.
+ */
+export class PackageFilesService {
+  constructor(
+    private readonly database: Database,
+    private readonly storage: Storage,
+    private readonly keys: DesignKeys,
+    private readonly uploadMaxBytes: number,
+  ) {}
+
+  private packages(db: Kysely<DB> = this.database.db): PackagesRepository {
+    return new PackagesRepository(db);
+  }
+
+  async upload(input: UploadInput, caller: Caller): Promise<TPackageFile> {
+    if (!(await this.packages().findPackage(input.dsiId))) throw new AppError('packageNotPresent', { field: 'dsiId' });
+    const sealing = input.isPublic ? undefined : await this.newContentKey();
+    const plain = new DigestCounter(this.uploadMaxBytes);
+    const stored = await this.store(input.stream, plain, sealing?.contentKey);
+    const now = isoNow();
+    const row: PackageFileValues = {
+      id: randomUUID(),
+      package_id: input.dsiId,
+      file_name: sanitizeFileName(input.fileName),
+      content_type: sanitizeContentType(input.contentType),
+      size: plain.size,
+      sha256: plain.sha256(),
+      is_public: input.isPublic ? 1 : 0,
+      storage_key: stored.key,
+      stored_size: stored.size,
+      wrapped_key: sealing?.wrappedKey ?? null,
+      created_by: caller.username,
+      created_at: now,
+      updated_at: now,
+    };
+    await this.orRemove(stored.key, () =>
+      this.database.transaction(async (trx) => {
+        if (!(await this.packages(trx).findPackage(input.dsiId))) throw new AppError('packageNotPresent', { field: 'dsiId' });
+        await this.packages(trx).insertFile(row);
+        await this.audit(trx).recordBy(caller, 'designPackageFileAdded', input.dsiId, {
+          fileId: row.id,
+          fileName: row.file_name,
+          size: plain.size,
+          sha256: row.sha256,
+          isPublic: input.isPublic,
+        });
+      }),
+    );
+    if (input.isPublic) await this.adoptThumbnail(row);
+    return toFile(row);
+  }
+
+  async setPrivacy(input: { fileId: string; isPublic: boolean }, caller: Caller): Promise<TPackageFile> {
+    const row = await this.packages().findFile(input.fileId);
+    if (!row) throw new AppError('packageFileNotPresent', { field: 'fileId' });
+    if ((row.is_public === 1) === input.isPublic) return toFile(row);
+
+    const sealing = input.isPublic ? undefined : await this.newContentKey();
+    const source = await this.storage.get(row.storage_key);
+    const plain = new DigestCounter();
+    let stored: StoredObject;
+    if (input.isPublic) {
+      const contentKey = await this.keys.unwrapContentKey(row.wrapped_key ?? '');
+      stored = await this.storeChecked(chain(source, createContentDecryptStream(contentKey), plain), row);
+    } else {
+      stored = await this.storeChecked(chain(source, plain, createContentEncryptStream(sealing!.contentKey)), row);
+    }
+    if (plain.sha256() !== row.sha256) {
+      await this.storage.delete(stored.key);
+      throw new AppError('packageFileCorrupted', { field: 'fileId' });
+    }
+    const updated: PackageFileValues = {
+      ...row,
+      size: Number(row.size),
+      is_public: input.isPublic ? 1 : 0,
+      storage_key: stored.key,
+      stored_size: stored.size,
+      wrapped_key: sealing?.wrappedKey ?? null,
+      updated_at: isoNow(),
+    };
+    await this.orRemove(stored.key, () =>
+      this.database.transaction(async (trx) => {
+        const swapped = await this.packages(trx).replaceFileObject(row.id, row.storage_key, {
+          is_public: updated.is_public,
+          storage_key: updated.storage_key,
+          stored_size: updated.stored_size,
+          wrapped_key: updated.wrapped_key,
+          updated_at: updated.updated_at,
+        });
+        if (!swapped)
+          throw new AppError('packageFileNotPresent', {
+            field: 'fileId',
+            description: 'The file was changed or deleted meanwhile; reload it',
+          });
+        await this.audit(trx).recordBy(caller, 'designPackageFilePrivacyChanged', row.package_id, {
+          fileId: row.id,
+          isPublic: input.isPublic,
+        });
+      }),
+    );
+    await this.removeIfUnused(row.storage_key);
+    if (input.isPublic) await this.adoptThumbnail(updated);
+    return toFile(updated);
+  }
+
+  async delete(input: { fileId: string }, caller: Caller): Promise<void> {
+    const row = await this.database.transaction(async (trx) => {
+      const found = await this.packages(trx).findFile(input.fileId);
+      if (!found) throw new AppError('packageFileNotPresent', { field: 'fileId' });
+      await this.packages(trx).deleteFile(found.id);
+      await this.audit(trx).recordBy(caller, 'designPackageFileDeleted', found.package_id, {
+        fileId: found.id,
+        fileName: found.file_name,
+      });
+      return found;
+    });
+    await this.removeIfUnused(row.storage_key);
+  }
+
+  /**
+   * Opens a file for download and records the access (`publicFileAccessed`) or the decryption
+   * (`privateFileDecrypted`). Private files: ADMIN only. A private file's stream is decrypted on
+   * the fly and errors at its end when the GCM tag does not verify; the caller must then abort
+   * the response rather than complete it.
+   */
+  async open(fileId: string, caller: Caller): Promise<OpenedFile> {
+    const row = await this.packages().findFile(fileId);
+    if (!row) throw new AppError('packageFileNotPresent', { field: 'fileId' });
+    const isPublic = row.is_public === 1;
+    if (!isPublic && caller.role !== 'ADMIN') throw new AppError('actionNotAllowed', { status: 403 });
+    const contentKey = isPublic ? undefined : await this.keys.unwrapContentKey(row.wrapped_key ?? '');
+    const source = await this.storage.get(row.storage_key);
+    await this.audit().recordBy(caller, isPublic ? 'publicFileAccessed' : 'privateFileDecrypted', row.package_id, {
+      fileId: row.id,
+      fileName: row.file_name,
+    });
+    const stream = contentKey ? chain(source, createContentDecryptStream(contentKey)) : source;
+    return { file: toFile(row), stream, size: Number(row.size) };
+  }
+
+  private async newContentKey(): Promise<{ contentKey: Buffer; wrappedKey: string }> {
+    const { certificatePem } = await this.keys.encryptionIdentity();
+    const contentKey = generateContentKey();
+    return { contentKey, wrappedKey: await wrapContentKey(contentKey, certificatePem) };
+  }
+
+  /** Streams an upload into storage: counted and hashed, encrypted when a key is given. */
+  private async store(source: Readable, plain: DigestCounter, contentKey: Buffer | undefined): Promise<StoredObject> {
+    const stages = contentKey ? chain(source, plain, createContentEncryptStream(contentKey)) : chain(source, plain);
+    try {
+      return await this.storage.put(stages, { maxBytes: this.uploadMaxBytes + (contentKey ? CONTENT_OVERHEAD_BYTES : 0) });
+    } catch (error) {
+      throw uploadError(error);
+    }
+  }
+
+  /** Rewrites a stored file (privacy switch); a decryption failure means the stored bytes are damaged. */
+  private async storeChecked(stages: Readable, row: PackageFileRow): Promise<StoredObject> {
+    try {
+      return await this.storage.put(stages);
+    } catch (error) {
+      if (error instanceof Error && error.name === 'CryptoError') {
+        throw new AppError('packageFileCorrupted', {
+          field: 'fileId',
+          description: `The stored file ${row.id} does not decrypt: ${error.message}`,
+        });
+      }
+      throw error;
+    }
+  }
+
+  private async orRemove<T>(key: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      await this.storage.delete(key);
+      throw error;
+    }
+  }
+
+  private async removeIfUnused(key: string): Promise<void> {
+    if (!(await this.packages().storageKeyInUse(key))) await this.storage.delete(key);
+  }
+
+  /**
+   * A public 3MF's thumbnail becomes the package's display image when it has none. Private files
+   * are left alone: their content is readable only through a recorded decryption, and a display
+   * image is shown to every user.
+   */
+  private async adoptThumbnail(row: PackageFileRow): Promise<void> {
+    const pkg = await this.packages().findPackage(row.package_id);
+    if (!pkg || pkg.display_image !== null || !looksLike3mf(row)) return;
+    const size = Number(row.stored_size);
+    const thumbnail = await readZipThumbnail(
+      {
+        size,
+        read: async (start, length) => buffer(await this.storage.get(row.storage_key, { start, end: start + length - 1 })),
+      },
+      IMAGE_MAX_BYTES,
+    );
+    if (!thumbnail || !sniffImage(thumbnail)) return;
+    const image = await storeImage(this.storage, thumbnail, 'package');
+    const adopted = await this.orRemove(image.storage_key, () =>
+      this.database.transaction(async (trx) => {
+        await new ImagesRepository(trx).insert(image);
+        return this.packages(trx).setDisplayImageIfNone(row.package_id, image.name);
+      }),
+    );
+    if (!adopted) {
+      await new ImagesRepository(this.database.db).delete(image.name);
+      await this.storage.delete(image.storage_key);
+    }
+  }
+
+  private audit(db: Kysely<DB> = this.database.db): AuditRepository {
+    return new AuditRepository(db, this.database.dialect);
+  }
+}
+
+function looksLike3mf(row: PackageFileRow): boolean {
+  return row.file_name.toLowerCase().endsWith('.3mf') || row.content_type.includes('3mf');
+}
+
+/** Pipes the stages together; an error in any stage destroys the others and surfaces on the last. */
+function chain(source: Readable, ...stages: Transform[]): Readable {
+  return pipeline(source, ...(stages as [Transform]), () => undefined);
+}
+
+function uploadError(error: unknown): Error {
+  if (error instanceof AppError) return error;
+  if (error instanceof StorageLimitError) {
+    return new AppError('payloadTooLarge', {
+      status: 413,
+      description: `The file exceeds the upload limit of ${error.maxBytes} bytes`,
+    });
+  }
+  const reason = error instanceof Error ? error.message : String(error);
+  if (typeof error === 'object' && error !== null && 'syscall' in error) {
+    return new AppError('storageTypeWriteError', { description: `The file could not be stored: ${reason}` });
+  }
+  return new AppError('malformedRequest', { status: 400, field: 'file', description: `The upload was interrupted: ${reason}` });
+}

@@ -1,0 +1,55 @@
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
+import { describe, expect, it } from 'vitest';
+import { LocalStorage } from './local-storage.js';
+import { StorageLimitError, StorageNotFoundError } from './storage.js';
+
+async function storageDir(): Promise<string> {
+  return fs.mkdtemp(path.join(os.tmpdir(), 'manifold-storage-'));
+}
+
+describe('LocalStorage', () => {
+  it('stores a stream under a generated key with its size and SHA-256, and reads it whole or in part', async () => {
+    const root = await storageDir();
+    const storage = await LocalStorage.open(root);
+    const content = randomBytes(300_000);
+    const stored = await storage.put(Readable.from([content.subarray(0, 1000), content.subarray(1000)]));
+    expect(stored).toEqual({
+      key: expect.stringMatching(/^[a-f0-9]{32}$/),
+      size: content.length,
+      sha256: createHash('sha256').update(content).digest('hex'),
+    });
+    expect((await buffer(await storage.get(stored.key))).equals(content)).toBe(true);
+    expect((await buffer(await storage.get(stored.key, { start: 10, end: 19 }))).equals(content.subarray(10, 20))).toBe(true);
+    expect(await storage.exists(stored.key)).toBe(true);
+    await storage.delete(stored.key);
+    expect(await storage.exists(stored.key)).toBe(false);
+    await expect(storage.get(stored.key)).rejects.toBeInstanceOf(StorageNotFoundError);
+    expect(await fs.readdir(path.join(root, 'tmp'))).toEqual([]);
+  });
+
+  it('leaves nothing when the stream fails or exceeds the limit', async () => {
+    const root = await storageDir();
+    const storage = await LocalStorage.open(root);
+    const failing = new Readable({
+      read() {
+        this.push(randomBytes(1000));
+        this.destroy(new Error('cut off'));
+      },
+    });
+    await expect(storage.put(failing)).rejects.toThrow('cut off');
+    await expect(storage.put(Readable.from([randomBytes(2000)]), { maxBytes: 1000 })).rejects.toBeInstanceOf(StorageLimitError);
+    const files = (await fs.readdir(root, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile());
+    expect(files).toEqual([]);
+  });
+
+  it('never turns anything but a generated key into a path', async () => {
+    const storage = await LocalStorage.open(await storageDir());
+    await expect(storage.get('../../etc/passwd')).rejects.toThrow('invalid storage key');
+    await expect(storage.delete('..')).rejects.toThrow('invalid storage key');
+  });
+});

@@ -1,0 +1,90 @@
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import {
+  DigestCounter,
+  newStorageKey,
+  type Storage,
+  type StoredObject,
+  StorageNotFoundError,
+  storageKeyPattern,
+} from './storage.js';
+
+/**
+ * Local-disk storage under one directory: objects at `<root>/<k[0..2]>/<key>`, in-flight uploads
+ * at `<root>/tmp/<random>.part`. A put writes the temporary file, fsyncs it, renames it into place
+ * and fsyncs the directory, so an object either exists completely or not at all.
+ */
+export class LocalStorage implements Storage {
+  private readonly tmpDir: string;
+
+  private constructor(private readonly root: string) {
+    this.tmpDir = path.join(root, 'tmp');
+  }
+
+  static async open(root: string): Promise<LocalStorage> {
+    const storage = new LocalStorage(path.resolve(root));
+    await fsp.mkdir(storage.tmpDir, { recursive: true, mode: 0o700 });
+    return storage;
+  }
+
+  async put(source: Readable, options: { maxBytes?: number } = {}): Promise<StoredObject> {
+    const key = newStorageKey();
+    const temporary = path.join(this.tmpDir, `${newStorageKey()}.part`);
+    const counter = new DigestCounter(options.maxBytes);
+    try {
+      await pipeline(source, counter, fs.createWriteStream(temporary, { flags: 'wx', mode: 0o600, flush: true }));
+      const target = this.pathOf(key);
+      await fsp.mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
+      await fsp.rename(temporary, target);
+      await syncDirectory(path.dirname(target));
+    } catch (error) {
+      source.destroy();
+      await fsp.rm(temporary, { force: true });
+      throw error;
+    }
+    return { key, size: counter.size, sha256: counter.sha256() };
+  }
+
+  async get(key: string, range?: { start: number; end: number }): Promise<Readable> {
+    const file = this.pathOf(key);
+    let handle: fsp.FileHandle;
+    try {
+      handle = await fsp.open(file, 'r');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new StorageNotFoundError(key);
+      throw error;
+    }
+    return handle.createReadStream(range ? { start: range.start, end: range.end } : {});
+  }
+
+  async delete(key: string): Promise<void> {
+    await fsp.rm(this.pathOf(key), { force: true });
+  }
+
+  async exists(key: string): Promise<boolean> {
+    try {
+      await fsp.access(this.pathOf(key));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** The only place a key becomes a path: anything but 32 hex characters is refused. */
+  private pathOf(key: string): string {
+    if (!storageKeyPattern.test(key)) throw new Error(`invalid storage key ${JSON.stringify(key)}`);
+    return path.join(this.root, key.slice(0, 2), key);
+  }
+}
+
+async function syncDirectory(directory: string): Promise<void> {
+  const handle = await fsp.open(directory, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}

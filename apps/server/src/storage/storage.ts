@@ -1,0 +1,76 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { Transform, type Readable, type TransformCallback } from 'node:stream';
+
+/**
+ * Where file contents live. Objects are immutable: `put` writes a new object under a key the
+ * storage generates and answers it only once the bytes are durable (local disk: written to a
+ * temporary name, fsynced, renamed); a failed or interrupted `put` leaves nothing. Keys never
+ * come from requests. Providers: local disk now; S3 and Azure Blob implement the same interface.
+ */
+export interface Storage {
+  /**
+   * Stores the stream as a new object. Rejects (and stores nothing) when the stream errors or
+   * exceeds `maxBytes` ({@link StorageLimitError}).
+   */
+  put(source: Readable, options?: { maxBytes?: number }): Promise<StoredObject>;
+  /** Reads an object, or a byte range of it (`end` inclusive). Rejects with {@link StorageNotFoundError}. */
+  get(key: string, range?: { start: number; end: number }): Promise<Readable>;
+  /** Removes an object; absent objects are not an error. */
+  delete(key: string): Promise<void>;
+  exists(key: string): Promise<boolean>;
+}
+
+export interface StoredObject {
+  key: string;
+  /** Bytes stored. */
+  size: number;
+  /** SHA-256 (hex) of the bytes stored. */
+  sha256: string;
+}
+
+export class StorageLimitError extends Error {
+  override readonly name = 'StorageLimitError';
+  constructor(readonly maxBytes: number) {
+    super(`The content exceeds ${maxBytes} bytes`);
+  }
+}
+
+export class StorageNotFoundError extends Error {
+  override readonly name = 'StorageNotFoundError';
+  constructor(key: string) {
+    super(`No stored object ${key}`);
+  }
+}
+
+/** Keys are 32 lower-case hex characters: safe as file names and object names everywhere. */
+export const storageKeyPattern = /^[a-f0-9]{32}$/;
+
+export function newStorageKey(): string {
+  return randomBytes(16).toString('hex');
+}
+
+/**
+ * A pass-through that counts and hashes what flows through it and fails once more than
+ * `maxBytes` passed. Read `size` and `sha256()` after the stream finished.
+ */
+export class DigestCounter extends Transform {
+  size = 0;
+  private readonly hash = createHash('sha256');
+  private digest: string | undefined;
+
+  constructor(private readonly maxBytes = Number.POSITIVE_INFINITY) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.size += chunk.length;
+    if (this.size > this.maxBytes) return callback(new StorageLimitError(this.maxBytes));
+    this.hash.update(chunk);
+    callback(null, chunk);
+  }
+
+  sha256(): string {
+    this.digest ??= this.hash.digest('hex');
+    return this.digest;
+  }
+}
