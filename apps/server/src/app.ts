@@ -6,6 +6,8 @@ import { createDatabase, type Database } from './db/database.js';
 import { adminRoutes } from './modules/admin/admin.routes.js';
 import { certificateExchangeRoutes } from './modules/certificate-exchange/certificate-exchange.routes.js';
 import { CertificateExchangeService } from './modules/certificate-exchange/certificate-exchange.service.js';
+import { devicesRoutes } from './modules/devices/devices.routes.js';
+import { DevicesService } from './modules/devices/devices.service.js';
 import { groupsRoutes } from './modules/groups/groups.routes.js';
 import { GroupsService } from './modules/groups/groups.service.js';
 import { loadKeyEncryptionKey } from './modules/provision/key-encryption-key.js';
@@ -84,6 +86,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       packages: new PackagesService(database, storage, credentials, config.publicUrl),
       packageFiles: new PackageFilesService(database, storage, credentials, config.uploadMaxBytes),
       deviceTemplates: new DeviceTemplatesService(database),
+      devices: new DevicesService(database, storage, credentials),
     };
     app.decorate('services', services);
   } catch (error) {
@@ -104,6 +107,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(provisionRoutes);
   await app.register(certificateExchangeRoutes);
   await app.register(packagesRoutes);
+  await app.register(devicesRoutes);
   await registerConsole(app);
   return app;
 }

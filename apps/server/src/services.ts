@@ -1,5 +1,6 @@
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
+import type { DevicesService } from './modules/devices/devices.service.js';
 import type { DeviceTemplatesService } from './modules/packages/device-templates.service.js';
 import type { PackageFilesService } from './modules/packages/package-files.service.js';
 import type { PackagesService } from './modules/packages/packages.service.js';
@@ -22,6 +23,7 @@ export interface Services {
   packages: PackagesService;
   packageFiles: PackageFilesService;
   deviceTemplates: DeviceTemplatesService;
+  devices: DevicesService;
   /** The server's keys, certificates and trust anchors, for every feature that signs, verifies or decrypts. */
   credentials: ServerCredentials;
   provision: ProvisionService;

@@ -1,0 +1,132 @@
+import type { Kysely } from 'kysely';
+import type { TDevice, TDeviceDetail, TDeviceParameter, TPage, TPageQuery, TRegistrationState } from '@manifold/contract';
+import { describeCertificate, parseCertificateBundle } from '../../crypto/certificates.js';
+import { pageOffset, toPage } from '../../db/paging.js';
+import type { DB } from '../../db/schema.js';
+import type { DeviceRow } from '../../db/schema-packages.js';
+import { isoNow } from '../../lib/time.js';
+
+export class DevicesRepository {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  find(id: string): Promise<DeviceRow | undefined> {
+    return this.db.selectFrom('devices').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /** The registration of the same machine: same identity id or same signing certificate. */
+  findSameMachine(identityId: string, signingFingerprint: string): Promise<DeviceRow | undefined> {
+    return this.db
+      .selectFrom('devices')
+      .selectAll()
+      .where((eb) => eb.or([eb('identity_id', '=', identityId), eb('signing_fingerprint', '=', signingFingerprint)]))
+      .executeTakeFirst();
+  }
+
+  async insert(row: DeviceRow): Promise<void> {
+    await this.db.insertInto('devices').values(row).execute();
+  }
+
+  /** Changes a device only if its version is still `expectedVersion` (one writer wins). */
+  async updateIfVersion(
+    id: string,
+    expectedVersion: number,
+    changes: Partial<Omit<DeviceRow, 'id' | 'version'>>,
+  ): Promise<boolean> {
+    const result = await this.db
+      .updateTable('devices')
+      .set({ ...changes, version: expectedVersion + 1 })
+      .where('id', '=', id)
+      .where('version', '=', expectedVersion)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.db.deleteFrom('devices').where('id', '=', id).execute();
+  }
+
+  async list(page: TPageQuery, approved: boolean | undefined): Promise<TPage<TDevice>> {
+    let query = this.db.selectFrom('devices');
+    if (approved === true) query = query.where('registration_state', '=', 'Approved');
+    if (approved === false) query = query.where('registration_state', '<>', 'Approved');
+    const [total, rows] = await Promise.all([
+      query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+      query.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(page.numberOfItems).offset(pageOffset(page)).execute(),
+    ]);
+    return toPage(page, total.n, rows.map(toDevice));
+  }
+
+  /**
+   * Live authorizations the machine holds: `entity_references` rows of target kind `device`
+   * that the authorizations feature adds when it issues one and releases when it is revoked or
+   * used up; an expired one is not live.
+   */
+  async countLiveAuthorizations(deviceId: string, now = isoNow()): Promise<number> {
+    const row = await this.db
+      .selectFrom('entity_references')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('target_kind', '=', 'device')
+      .where('target_id', '=', deviceId)
+      .where('released_at', 'is', null)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /** Marks the machine's references released (a forced delete), for the owners of those rows to act on. */
+  async releaseReferences(deviceId: string, now = isoNow()): Promise<void> {
+    await this.db
+      .updateTable('entity_references')
+      .set({ released_at: now })
+      .where('target_kind', '=', 'device')
+      .where('target_id', '=', deviceId)
+      .where('released_at', 'is', null)
+      .execute();
+  }
+}
+
+export function toDevice(row: DeviceRow): TDevice {
+  return {
+    deviceId: row.id,
+    registrationState: row.registration_state as TRegistrationState,
+    dateCreated: row.created_at,
+    dateModified: row.updated_at,
+    authorizedUserList: JSON.parse(row.authorized_users) as string[],
+    deviceIdentity: {
+      id: row.identity_id,
+      name: row.name,
+      serialNumber: row.serial_number,
+      model: row.model,
+      family: row.family,
+      manufacturer: row.manufacturer,
+      image: row.image,
+      deviceClass: row.device_class,
+      technology: row.technology,
+    },
+    disabled: row.disabled === 1,
+    version: row.version,
+    parameterVersion: row.parameter_version,
+    approved: row.registration_state === 'Approved',
+  };
+}
+
+function certificateView(pem: string): TDeviceDetail['signingCertificate'] {
+  const description = describeCertificate(parseCertificateBundle(pem)[0]!);
+  return {
+    subject: description.subject,
+    issuer: description.issuer,
+    keySerialNumber: description.serialNumber,
+    fingerprintSha256: description.fingerprintSha256,
+    notAfter: description.notAfter.toISOString(),
+    keyUsage: description.keyUsage,
+  };
+}
+
+export function toDeviceDetail(row: DeviceRow): TDeviceDetail {
+  return {
+    ...toDevice(row),
+    parameters: JSON.parse(row.parameters) as TDeviceParameter[],
+    signingCertificate: certificateView(row.signing_certificate),
+    encryptionCertificate: certificateView(row.encryption_certificate),
+  };
+}

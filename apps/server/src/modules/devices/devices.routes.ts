@@ -1,0 +1,139 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import {
+  ZAplRegistrationRequest,
+  ZAplRegistrationResponse,
+  ZDevice,
+  ZDeviceApproveRequest,
+  ZDeviceDeleteRequest,
+  ZDeviceDetail,
+  ZDeviceDisableRequest,
+  ZDeviceIdQuery,
+  ZDeviceImageParams,
+  ZDeviceListQuery,
+  ZEmpty,
+  ZPage,
+} from '@manifold/contract';
+import { AppError } from '../../lib/app-error.js';
+import { formParts, readSmallFile, uuidField } from '../../lib/multipart-parts.js';
+import { responses } from '../../lib/route-schemas.js';
+import { callerOf } from '../../plugins/auth.js';
+import { sendImage } from '../images/image-route.js';
+import { IMAGE_MAX_BYTES } from '../images/images.js';
+
+export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { devices } = app.services;
+  const tags = ['devices'];
+
+  app.post(
+    '/apl/registration/add',
+    {
+      schema: {
+        tags: ['partner'],
+        summary: 'A machine registers (aplType enforce; apl signed by its signing key); the registration is Pending',
+        body: ZAplRegistrationRequest,
+        response: responses(ZAplRegistrationResponse),
+      },
+    },
+    (request) => devices.register(request.body, request.ip),
+  );
+
+  app.get(
+    '/ui/device/list',
+    {
+      schema: {
+        tags,
+        summary: 'Machines, newest first (filter: approved)',
+        querystring: ZDeviceListQuery,
+        response: responses(ZPage(ZDevice)),
+      },
+    },
+    (request) => {
+      const { approved, ...page } = request.query;
+      return devices.list(page, approved);
+    },
+  );
+
+  app.get(
+    '/ui/device/fetch',
+    {
+      schema: {
+        tags,
+        summary: 'A machine with its parameters and certificates',
+        querystring: ZDeviceIdQuery,
+        response: responses(ZDeviceDetail),
+      },
+    },
+    (request) => devices.fetch(request.query.deviceId),
+  );
+
+  app.post(
+    '/ui/device/approve',
+    {
+      schema: {
+        tags,
+        summary: 'Approve (approve: true) or reject (false) a registration',
+        body: ZDeviceApproveRequest,
+        response: responses(ZDevice),
+      },
+    },
+    (request) => devices.approve(request.body, callerOf(request)),
+  );
+
+  app.post(
+    '/ui/device/disable',
+    {
+      schema: {
+        tags,
+        summary: 'Disable a machine (disabled: false enables it again)',
+        body: ZDeviceDisableRequest,
+        response: responses(ZDevice),
+      },
+    },
+    (request) => devices.setDisabled(request.body, callerOf(request)),
+  );
+
+  app.post(
+    '/ui/device/delete',
+    {
+      schema: {
+        tags,
+        summary: 'Deregister a machine (refused while it holds live authorizations unless forceDelete)',
+        body: ZDeviceDeleteRequest,
+        response: responses(ZEmpty),
+      },
+    },
+    async (request) => {
+      await devices.delete(request.body, callerOf(request));
+      return {};
+    },
+  );
+
+  app.post(
+    '/ui/device/image',
+    {
+      schema: {
+        tags,
+        summary: 'Set a machine picture (multipart: deviceId, file = PNG, JPEG or WebP, at most 5 MiB)',
+        consumes: ['multipart/form-data'],
+        response: responses(ZDevice),
+      },
+    },
+    async (request) => {
+      const fields: Record<string, string> = {};
+      let bytes: Buffer | undefined;
+      for await (const part of formParts(request)) {
+        if (part.type === 'field') fields[part.fieldname] = String(part.value);
+        else if (part.fieldname === 'file' && !bytes) bytes = await readSmallFile(part.file, IMAGE_MAX_BYTES);
+        else part.file.resume();
+      }
+      if (!bytes) throw new AppError('uploadFileMissing', { field: 'file' });
+      return devices.setImage({ deviceId: uuidField(fields.deviceId, 'deviceId'), bytes }, callerOf(request));
+    },
+  );
+
+  app.get(
+    '/ui/device/image/:image',
+    { schema: { tags, summary: 'A machine picture by its name', params: ZDeviceImageParams } },
+    (request, reply) => sendImage(app, reply, request.params.image, 'device'),
+  );
+};

@@ -1,0 +1,333 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import {
+  aplTypes,
+  type TAplRegistrationRequest,
+  type TDevice,
+  type TDeviceDetail,
+  type TPage,
+  type TPageQuery,
+  type TRegistrationState,
+  ZEnforceApl,
+} from '@manifold/contract';
+import {
+  describeCertificate,
+  parseCertificateBundle,
+  type ChainVerification,
+  type ParsedCertificate,
+} from '../../crypto/certificates.js';
+import { isCryptoError } from '../../crypto/crypto-errors.js';
+import { verifyDetachedJws } from '../../crypto/jws.js';
+import type { KeyType } from '../../crypto/key-pairs.js';
+import type { Database } from '../../db/database.js';
+import { isUniqueViolation } from '../../db/dialect.js';
+import type { DB } from '../../db/schema.js';
+import type { DeviceRow, ImageRow } from '../../db/schema-packages.js';
+import { AppError } from '../../lib/app-error.js';
+import type { Caller } from '../../lib/caller.js';
+import { canonicalJson } from '../../lib/canonical-json.js';
+import { isoNow } from '../../lib/time.js';
+import type { Storage } from '../../storage/storage.js';
+import { AuditRepository } from '../audit/audit.repository.js';
+import { decodeImageDataUrl, ImagesRepository, REGISTRATION_IMAGE_MAX_BYTES, storeImage } from '../images/images.js';
+import { ruleErrors, shapeErrors, throwAll } from '../packages/device-parameters.js';
+import { DevicesRepository, toDevice, toDeviceDetail } from './devices.repository.js';
+
+/** What registrations need of the server's credentials (provided by `ServerCredentials`). */
+export interface RegistrationTrust {
+  verifyWithTrustAnchors(chain: string): Promise<ChainVerification>;
+}
+
+type CertificatePurpose = 'signing' | 'encryption';
+
+/** Key usages a machine certificate of a purpose must carry. */
+function requiredUsages(purpose: CertificatePurpose, keyType: KeyType | 'other'): string[] {
+  if (purpose === 'signing') return ['digitalSignature'];
+  return keyType === 'EC' ? ['keyAgreement'] : ['keyEncipherment'];
+}
+
+/**
+ * Machines (Enforce devices): registration through the partner interface, then approval,
+ * disabling and deletion by an administrator. State machine: Pending → Approved | Rejected
+ * (either may be turned into the other by a later approve call).
+ */
+export class DevicesService {
+  constructor(
+    private readonly database: Database,
+    private readonly storage: Storage,
+    private readonly trust: RegistrationTrust,
+  ) {}
+
+  private devices(db: Kysely<DB> = this.database.db): DevicesRepository {
+    return new DevicesRepository(db);
+  }
+
+  private audit(db: Kysely<DB>): AuditRepository {
+    return new AuditRepository(db, this.database.dialect);
+  }
+
+  /**
+   * `POST /apl/registration/add` with `aplType: enforce`: checks the payload, that both
+   * certificate chains end in a trust anchor and fit their purposes, and that the request is
+   * signed by the signing key; stores the registration `Pending`.
+   */
+  async register(
+    input: TAplRegistrationRequest,
+    sourceIp: string,
+  ): Promise<{ deviceId: string; registrationState: TRegistrationState }> {
+    if (input.aplType !== 'enforce') {
+      const known = (aplTypes as readonly string[]).includes(input.aplType);
+      throw new AppError('registrationExchangeInvalidApl', {
+        field: 'aplType',
+        description: known
+          ? `Registrations of type ${input.aplType} are not served by this endpoint yet; machines register with aplType enforce`
+          : `Unknown aplType "${input.aplType}"; expected one of ${aplTypes.join(', ')}`,
+      });
+    }
+    const parsed = ZEnforceApl.safeParse(input.apl);
+    if (!parsed.success) {
+      throwAll(
+        shapeErrors(parsed.error.issues, 'apl').map(
+          (error) => new AppError('registrationExchangeInvalidApl', { field: error.field!, description: error.message }),
+        ),
+      );
+    }
+    const apl = parsed.data!;
+    throwAll(ruleErrors(apl.parameters, 'apl.parameters'));
+
+    const signing = await this.checkCertificate(apl.signingCertificate, 'signing');
+    const encryption = await this.checkCertificate(apl.encryptionCertificate, 'encryption');
+    if (signing.node.fingerprint256 === encryption.node.fingerprint256) {
+      throw new AppError('certificateWrongPurpose', {
+        field: 'apl.encryptionCertificate',
+        description: 'The signing and encryption certificates must differ',
+      });
+    }
+    await this.checkSignature(input, signing);
+
+    let image: ImageRow | undefined;
+    if (apl.deviceIdentity.image !== undefined) {
+      const bytes = decodeImageDataUrl(apl.deviceIdentity.image);
+      if (!bytes) throw new AppError('imageTypeNotSupported', { field: 'apl.deviceIdentity.image' });
+      image = await storeImage(this.storage, bytes, 'device', REGISTRATION_IMAGE_MAX_BYTES, 'apl.deviceIdentity.image');
+    }
+
+    const now = isoNow();
+    const identity = apl.deviceIdentity;
+    const row: DeviceRow = {
+      id: randomUUID(),
+      registration_state: 'Pending',
+      identity_id: identity.id,
+      name: identity.name,
+      serial_number: identity.serialNumber,
+      model: identity.model,
+      family: identity.family ?? null,
+      manufacturer: identity.manufacturer,
+      device_class: identity.deviceClass ?? null,
+      technology: identity.technology ?? null,
+      image: image?.name ?? null,
+      parameter_version: apl.parameterVersion ?? null,
+      parameters: JSON.stringify(apl.parameters),
+      authorized_users: '[]',
+      signing_certificate: apl.signingCertificate.trim(),
+      signing_fingerprint: signing.node.fingerprint256,
+      encryption_certificate: apl.encryptionCertificate.trim(),
+      encryption_fingerprint: encryption.node.fingerprint256,
+      disabled: 0,
+      version: 1,
+      source_ip: sourceIp,
+      created_at: now,
+      updated_at: now,
+    };
+    try {
+      await this.database.transaction(async (trx) => {
+        if (await this.devices(trx).findSameMachine(row.identity_id, row.signing_fingerprint)) {
+          throw new AppError('registrationExchangeAlreadyRegistered', { field: 'apl.deviceIdentity.id' });
+        }
+        if (image) await new ImagesRepository(trx).insert(image);
+        await this.devices(trx).insert(row);
+        await this.audit(trx).record({
+          type: 'machineRegistered',
+          actor: null,
+          subject: row.id,
+          sourceIp,
+          details: {
+            id: identity.id,
+            name: identity.name,
+            serialNumber: identity.serialNumber,
+            model: identity.model,
+            manufacturer: identity.manufacturer,
+          },
+        });
+      });
+    } catch (error) {
+      if (image) await this.storage.delete(image.storage_key);
+      if (isUniqueViolation(error))
+        throw new AppError('registrationExchangeAlreadyRegistered', { field: 'apl.deviceIdentity.id' });
+      throw error;
+    }
+    return { deviceId: row.id, registrationState: 'Pending' };
+  }
+
+  list(page: TPageQuery, approved: boolean | undefined): Promise<TPage<TDevice>> {
+    return this.devices().list(page, approved);
+  }
+
+  async fetch(deviceId: string): Promise<TDeviceDetail> {
+    const row = await this.devices().find(deviceId);
+    if (!row) throw new AppError('deviceIdNotValid', { field: 'deviceId' });
+    return toDeviceDetail(row);
+  }
+
+  /** approve true: Approved; false: Rejected. The same decision twice is an error. */
+  async approve(
+    input: { id?: string | undefined; deviceId?: string | undefined; approve: boolean },
+    caller: Caller,
+  ): Promise<TDevice> {
+    const id = input.id ?? input.deviceId;
+    if (!id) throw new AppError('registrationNotPresent', { field: 'id' });
+    return this.database.transaction(async (trx) => {
+      const devices = this.devices(trx);
+      const row = await devices.find(id);
+      if (!row) throw new AppError('registrationNotPresent', { field: 'id' });
+      if (row.registration_state === 'Cancelled') throw new AppError('registrationHasBeenCanceled', { field: 'id' });
+      if (input.approve && row.registration_state === 'Approved')
+        throw new AppError('registrationAlreadyApproved', { field: 'approve' });
+      if (!input.approve && row.registration_state === 'Rejected')
+        throw new AppError('registrationAlreadyRejected', { field: 'approve' });
+      const state: TRegistrationState = input.approve ? 'Approved' : 'Rejected';
+      const changed = { registration_state: state, updated_at: isoNow() };
+      if (!(await devices.updateIfVersion(row.id, row.version, changed))) {
+        throw new AppError(input.approve ? 'registrationAlreadyApproved' : 'registrationAlreadyRejected', { field: 'approve' });
+      }
+      await this.audit(trx).recordBy(caller, input.approve ? 'machineApproved' : 'machineRejected', row.id, {
+        from: row.registration_state,
+      });
+      return toDevice({ ...row, ...changed, version: row.version + 1 });
+    });
+  }
+
+  /** Disables (default) or, with `disabled: false`, enables a machine; a disabled machine gets nothing. */
+  async setDisabled(input: { deviceId: string; disabled: boolean }, caller: Caller): Promise<TDevice> {
+    return this.database.transaction(async (trx) => {
+      const devices = this.devices(trx);
+      const row = await devices.find(input.deviceId);
+      if (!row) throw new AppError('deviceIdNotValid', { field: 'deviceId' });
+      if ((row.disabled === 1) === input.disabled) return toDevice(row);
+      const changed = { disabled: input.disabled ? 1 : 0, updated_at: isoNow() };
+      if (!(await devices.updateIfVersion(row.id, row.version, changed)))
+        throw new AppError('deviceIdNotValid', { field: 'deviceId', description: 'The machine changed meanwhile; reload it' });
+      await this.audit(trx).recordBy(caller, input.disabled ? 'machineDisabled' : 'machineEnabled', row.id);
+      return toDevice({ ...row, ...changed, version: row.version + 1 });
+    });
+  }
+
+  /**
+   * Deregisters a machine. Refused (`deviceHasLiveAuthorizations`) while it holds live
+   * authorizations unless `forceDelete`; a forced delete marks those references released so
+   * the authorizations feature can revoke them.
+   */
+  async delete(input: { deviceId: string; forceDelete: boolean }, caller: Caller): Promise<void> {
+    const image = await this.database.transaction(async (trx) => {
+      const devices = this.devices(trx);
+      const row = await this.database.dialect
+        .forUpdate(trx.selectFrom('devices').selectAll().where('id', '=', input.deviceId))
+        .executeTakeFirst();
+      if (!row) throw new AppError('deviceIdNotValid', { field: 'deviceId' });
+      const live = await devices.countLiveAuthorizations(row.id);
+      if (live > 0 && !input.forceDelete) throw new AppError('deviceHasLiveAuthorizations', { field: 'forceDelete' });
+      if (live > 0) await devices.releaseReferences(row.id);
+      await devices.delete(row.id);
+      await this.audit(trx).recordBy(caller, 'machineDeregistered', row.id, {
+        forced: input.forceDelete,
+        liveAuthorizations: live,
+        name: row.name,
+      });
+      return row.image;
+    });
+    if (image) await this.removeImage(image);
+  }
+
+  /** Replaces the machine's picture (PNG, JPEG or WebP, checked by content). */
+  async setImage(input: { deviceId: string; bytes: Buffer }, caller: Caller): Promise<TDevice> {
+    if (!(await this.devices().find(input.deviceId))) throw new AppError('deviceIdNotValid', { field: 'deviceId' });
+    const image = await storeImage(this.storage, input.bytes, 'device');
+    let previous: string | null = null;
+    let device: TDevice;
+    try {
+      device = await this.database.transaction(async (trx) => {
+        const devices = this.devices(trx);
+        const row = await devices.find(input.deviceId);
+        if (!row) throw new AppError('deviceIdNotValid', { field: 'deviceId' });
+        await new ImagesRepository(trx).insert(image);
+        const changed = { image: image.name, updated_at: isoNow() };
+        if (!(await devices.updateIfVersion(row.id, row.version, changed)))
+          throw new AppError('deviceIdNotValid', { field: 'deviceId', description: 'The machine changed meanwhile; try again' });
+        await this.audit(trx).recordBy(caller, 'machineImageChanged', row.id, { image: image.name });
+        previous = row.image;
+        return toDevice({ ...row, ...changed, version: row.version + 1 });
+      });
+    } catch (error) {
+      await this.storage.delete(image.storage_key);
+      throw error;
+    }
+    if (previous) await this.removeImage(previous);
+    return device;
+  }
+
+  private async checkCertificate(pem: string, purpose: CertificatePurpose): Promise<ParsedCertificate> {
+    const field = purpose === 'signing' ? 'apl.signingCertificate' : 'apl.encryptionCertificate';
+    let leaf: ParsedCertificate;
+    try {
+      leaf = parseCertificateBundle(pem)[0]!;
+    } catch (error) {
+      if (!isCryptoError(error)) throw error;
+      throw new AppError('certificateExchangeMissingCertificate', { field, description: `${field}: ${error.message}` });
+    }
+    const verification = await this.trust.verifyWithTrustAnchors(pem);
+    if (!verification.valid) {
+      throw new AppError('certificateExchangeChainVerifyFail', {
+        field,
+        description: `${field}: ${verification.failure}: ${verification.description}`,
+      });
+    }
+    const description = describeCertificate(leaf);
+    const missing = requiredUsages(purpose, description.keyType).filter(
+      (usage) => !description.keyUsage.includes(usage as never),
+    );
+    if (description.isCa || description.keyType === 'other' || description.keyUsage.length === 0 || missing.length > 0) {
+      throw new AppError('certificateWrongPurpose', {
+        field,
+        description: `${field}: a ${purpose} certificate must be an end-entity RSA or EC certificate with key usage ${requiredUsages(purpose, description.keyType).join(', ')} (has ${description.keyUsage.join(', ') || 'none'})`,
+      });
+    }
+    return leaf;
+  }
+
+  private async checkSignature(input: TAplRegistrationRequest, signing: ParsedCertificate): Promise<void> {
+    if (!input.signature)
+      throw new AppError('registrationSignatureInvalid', {
+        field: 'signature',
+        description: 'The registration carries no signature',
+      });
+    try {
+      await verifyDetachedJws(input.signature, canonicalJson(input.apl), signing.pem);
+    } catch (error) {
+      if (!isCryptoError(error)) throw error;
+      throw new AppError('registrationSignatureInvalid', {
+        field: 'signature',
+        description: `The signature does not verify: ${error.message}`,
+      });
+    }
+  }
+
+  private async removeImage(name: string): Promise<void> {
+    const images = new ImagesRepository(this.database.db);
+    const image = await images.find(name);
+    if (!image) return;
+    const stillShown = await this.database.db.selectFrom('devices').select('id').where('image', '=', name).executeTakeFirst();
+    if (stillShown) return;
+    await images.delete(name);
+    await this.storage.delete(image.storage_key);
+  }
+}

@@ -1,0 +1,311 @@
+import { describe, expect, it } from 'vitest';
+import type { TDevice, TDeviceDetail } from '@manifold/contract';
+import type { DevelopmentCa } from '../src/crypto/development-ca.js';
+import { signDetachedJws } from '../src/crypto/jws.js';
+import { canonicalJson } from '../src/lib/canonical-json.js';
+import { expectToken, expectTokens, onePixelPng, provisionServer, testMachine, uploadForm } from './helpers/packages-fixtures.js';
+import { describeEachDatabase, type TestApp } from './helpers/test-app.js';
+import { testRoot } from './helpers/test-pki.js';
+
+const uuid = '00000000-0000-4000-8000-000000000000';
+
+async function register(ctx: TestApp, body: unknown) {
+  return ctx.call('POST', '/apl/registration/add', { body });
+}
+
+async function registered(ctx: TestApp, root: DevelopmentCa): Promise<string> {
+  const machine = await testMachine(root);
+  const response = await register(ctx, await machine.request());
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json<{ deviceId: string }>().deviceId;
+}
+
+async function reference(ctx: TestApp, deviceId: string, referrerId: string, expiresAt: string | null) {
+  await ctx.app.services.database.db
+    .insertInto('entity_references')
+    .values({
+      target_kind: 'device',
+      target_id: deviceId,
+      referrer_kind: 'authorization',
+      referrer_id: referrerId,
+      expires_at: expiresAt,
+      released_at: null,
+      created_at: new Date().toISOString(),
+    })
+    .execute();
+}
+
+describeEachDatabase('machines', (ctx) => {
+  let root: DevelopmentCa;
+
+  describe('every device endpoint', () => {
+    const adminOnly: [string, unknown][] = [
+      ['/ui/device/approve', { id: uuid, approve: true }],
+      ['/ui/device/disable', { deviceId: uuid }],
+      ['/ui/device/delete', { deviceId: uuid }],
+      ['/ui/device/image', undefined],
+    ];
+    it('should require authentication', async () => {
+      for (const url of ['/ui/device/list', `/ui/device/fetch?deviceId=${uuid}`, `/ui/device/image/${'a'.repeat(32)}.png`]) {
+        expectToken(await ctx().call('GET', url), 401, 'invalidSessionToken');
+      }
+      for (const [url, body] of adminOnly)
+        expectToken(await ctx().call('POST', url, body ? { body } : {}), 401, 'invalidSessionToken');
+    });
+
+    it('lets any role list machines; approving, disabling, deleting and pictures are for ADMIN', async () => {
+      const { token } = await ctx().createUser();
+      expect((await ctx().call('GET', '/ui/device/list', { token })).statusCode).toBe(200);
+      for (const [url, body] of adminOnly)
+        expectToken(await ctx().call('POST', url, { token, ...(body ? { body } : {}) }), 403, 'actionNotAllowed');
+    });
+  });
+
+  describe('POST /apl/registration/add', () => {
+    it('registers a machine whose certificates chain to the trust anchor as Pending, once', async () => {
+      ({ root } = await provisionServer(ctx()));
+      const machine = await testMachine(root, { image: `data:image/png;base64,${onePixelPng.toString('base64')}` });
+      const response = await register(ctx(), await machine.request());
+      expect(response.statusCode, response.body).toBe(200);
+      const { deviceId, registrationState } = response.json<{ deviceId: string; registrationState: string }>();
+      expect(registrationState).toBe('Pending');
+
+      const detail = (
+        await ctx().call('GET', `/ui/device/fetch?deviceId=${deviceId}`, { token: await ctx().adminToken() })
+      ).json<TDeviceDetail>();
+      expect(detail).toMatchObject({
+        deviceId,
+        registrationState: 'Pending',
+        approved: false,
+        disabled: false,
+        version: 1,
+        parameterVersion: '1.0',
+        authorizedUserList: [],
+        deviceIdentity: {
+          id: machine.apl.deviceIdentity.id,
+          serialNumber: machine.apl.deviceIdentity.serialNumber,
+          model: 'X1',
+          manufacturer: 'Acme',
+          technology: 'FDM',
+        },
+      });
+      expect(detail.parameters).toHaveLength(5);
+      expect(detail.signingCertificate.keyUsage).toContain('digitalSignature');
+      expect(detail.encryptionCertificate.keyUsage).toContain('keyAgreement');
+      expect(detail.deviceIdentity.image).toMatch(/^[a-f0-9]{32}\.png$/);
+      const image = await ctx().call('GET', `/ui/device/image/${detail.deviceIdentity.image}`, {
+        token: await ctx().adminToken(),
+      });
+      expect(image.rawPayload.equals(onePixelPng)).toBe(true);
+      const audit = await ctx()
+        .app.services.database.db.selectFrom('audit_events')
+        .selectAll()
+        .where('event_type', '=', 'machineRegistered')
+        .where('subject', '=', deviceId)
+        .execute();
+      expect(audit).toHaveLength(1);
+
+      expectToken(await register(ctx(), await machine.request()), 420, 'registrationExchangeAlreadyRegistered');
+      const sameId = await testMachine(root, { id: machine.apl.deviceIdentity.id });
+      expectToken(await register(ctx(), await sameId.request()), 420, 'registrationExchangeAlreadyRegistered');
+    });
+
+    it('answers registrationExchangeInvalidApl for other aplTypes and malformed records', async () => {
+      const machine = await testMachine(root);
+      expectToken(await register(ctx(), await machine.request({ aplType: 'protect' })), 420, 'registrationExchangeInvalidApl');
+      expectToken(await register(ctx(), await machine.request({ aplType: 'toaster' })), 420, 'registrationExchangeInvalidApl');
+      const broken = { ...machine.apl, deviceIdentity: { ...machine.apl.deviceIdentity, serialNumber: '', model: 7 } };
+      const errors = expectTokens(await register(ctx(), await machine.request({ apl: broken })));
+      expect(errors.map((e) => [e.errorToken, e.field]).sort()).toEqual([
+        ['registrationExchangeInvalidApl', 'apl.deviceIdentity.model'],
+        ['registrationExchangeInvalidApl', 'apl.deviceIdentity.serialNumber'],
+      ]);
+      const badParameter = { ...machine.apl, parameters: [{ parameterId: 'x', type: 'integer', low: 5, high: 1 }] };
+      const error = expectToken(
+        await register(ctx(), await machine.request({ apl: badParameter })),
+        420,
+        'parameterRangeInvalid',
+      );
+      expect(error.field).toBe('apl.parameters[0].low');
+    });
+
+    it('refuses certificates outside the trust anchors, of the wrong purpose, and unsigned or wrongly signed records', async () => {
+      const stranger = await testMachine(await testRoot('Another network'));
+      const untrusted = expectToken(await register(ctx(), await stranger.request()), 420, 'certificateExchangeChainVerifyFail');
+      expect(untrusted.field).toBe('apl.signingCertificate');
+
+      const machine = await testMachine(root);
+      const swapped = {
+        ...machine.apl,
+        signingCertificate: machine.apl.encryptionCertificate,
+        encryptionCertificate: machine.apl.signingCertificate,
+      };
+      expectToken(await register(ctx(), await machine.request({ apl: swapped })), 420, 'certificateWrongPurpose');
+      expectToken(
+        await register(ctx(), await machine.request({ apl: { ...machine.apl, signingCertificate: 'not a pem' } })),
+        420,
+        'certificateExchangeMissingCertificate',
+      );
+
+      const unsigned = await machine.request();
+      delete unsigned.signature;
+      expectToken(await register(ctx(), unsigned), 420, 'registrationSignatureInvalid');
+      const forged = await machine.request({
+        signature: await signDetachedJws(canonicalJson(machine.apl), stranger.signingKeyPem),
+      });
+      expectToken(await register(ctx(), forged), 420, 'registrationSignatureInvalid');
+      const tampered = { ...(await machine.request()), apl: { ...machine.apl, parameterVersion: '2.0' } };
+      expectToken(await register(ctx(), tampered), 420, 'registrationSignatureInvalid');
+      const rows = await ctx()
+        .app.services.database.db.selectFrom('devices')
+        .select('id')
+        .where('identity_id', '=', machine.apl.deviceIdentity.id)
+        .execute();
+      expect(rows).toHaveLength(0);
+    });
+  });
+
+  describe('GET /ui/device/list', () => {
+    it('pages and filters by approval', async () => {
+      const token = await ctx().adminToken();
+      const approvedId = await registered(ctx(), root);
+      await ctx().call('POST', '/ui/device/approve', { token, body: { id: approvedId, approve: true } });
+      const approved = (await ctx().call('GET', '/ui/device/list?approved=true&numberOfItems=100', { token })).json<{
+        data: TDevice[];
+      }>().data;
+      expect(approved.every((d) => d.registrationState === 'Approved')).toBe(true);
+      expect(approved.map((d) => d.deviceId)).toContain(approvedId);
+      const others = (await ctx().call('GET', '/ui/device/list?approved=false&numberOfItems=100', { token })).json<{
+        data: TDevice[];
+      }>().data;
+      expect(others.some((d) => d.deviceId === approvedId)).toBe(false);
+      const page = (await ctx().call('GET', '/ui/device/list?numberOfItems=1&pageNum=2', { token })).json<{
+        data: TDevice[];
+        totalNumOfPages: number;
+        totalNumOfItems: number;
+      }>();
+      expect(page.data).toHaveLength(1);
+      expect(page.totalNumOfPages).toBe(page.totalNumOfItems);
+      expect((await ctx().call('GET', '/ui/device/list?approved=maybe', { token })).statusCode).toBe(400);
+      expectToken(await ctx().call('GET', `/ui/device/fetch?deviceId=${uuid}`, { token }), 420, 'deviceIdNotValid');
+    });
+  });
+
+  describe('POST /ui/device/approve', () => {
+    it('approves and rejects, each once', async () => {
+      const token = await ctx().adminToken();
+      const deviceId = await registered(ctx(), root);
+      const approve = (body: unknown) => ctx().call('POST', '/ui/device/approve', { token, body });
+      const approved = await approve({ id: deviceId, approve: true });
+      expect(approved.json<TDevice>()).toMatchObject({ registrationState: 'Approved', approved: true, version: 2 });
+      expectToken(await approve({ deviceId, approve: true }), 420, 'registrationAlreadyApproved');
+      expect((await approve({ deviceId, approve: false })).json<TDevice>().registrationState).toBe('Rejected');
+      expectToken(await approve({ id: deviceId, approve: false }), 420, 'registrationAlreadyRejected');
+      expectToken(await approve({ id: uuid, approve: true }), 420, 'registrationNotPresent');
+      expectToken(await approve({ approve: true }), 420, 'registrationNotPresent');
+      const audit = await ctx()
+        .app.services.database.db.selectFrom('audit_events')
+        .select('event_type')
+        .where('subject', '=', deviceId)
+        .orderBy('id')
+        .execute();
+      expect(audit.map((a) => a.event_type)).toEqual(['machineRegistered', 'machineApproved', 'machineRejected']);
+    });
+  });
+
+  describe('POST /ui/device/disable', () => {
+    it('disables and enables again', async () => {
+      const token = await ctx().adminToken();
+      const deviceId = await registered(ctx(), root);
+      expect((await ctx().call('POST', '/ui/device/disable', { token, body: { deviceId } })).json<TDevice>().disabled).toBe(true);
+      expect(
+        (await ctx().call('POST', '/ui/device/disable', { token, body: { deviceId, disabled: false } })).json<TDevice>().disabled,
+      ).toBe(false);
+      expectToken(await ctx().call('POST', '/ui/device/disable', { token, body: { deviceId: uuid } }), 420, 'deviceIdNotValid');
+    });
+  });
+
+  describe('POST /ui/device/delete', () => {
+    it('is refused while the machine holds live authorizations unless forced', async () => {
+      const token = await ctx().adminToken();
+      const deviceId = await registered(ctx(), root);
+      await reference(ctx(), deviceId, 'authorization-expired', new Date(Date.now() - 60_000).toISOString());
+      await reference(ctx(), deviceId, 'authorization-live', new Date(Date.now() + 3_600_000).toISOString());
+      expectToken(
+        await ctx().call('POST', '/ui/device/delete', { token, body: { deviceId } }),
+        420,
+        'deviceHasLiveAuthorizations',
+      );
+      expect((await ctx().call('GET', `/ui/device/fetch?deviceId=${deviceId}`, { token })).statusCode).toBe(200);
+      expect((await ctx().call('POST', '/ui/device/delete', { token, body: { deviceId, forceDelete: true } })).statusCode).toBe(
+        200,
+      );
+      const live = await ctx()
+        .app.services.database.db.selectFrom('entity_references')
+        .selectAll()
+        .where('target_id', '=', deviceId)
+        .where('referrer_id', '=', 'authorization-live')
+        .executeTakeFirstOrThrow();
+      expect(live.released_at).not.toBeNull();
+      expectToken(await ctx().call('GET', `/ui/device/fetch?deviceId=${deviceId}`, { token }), 420, 'deviceIdNotValid');
+      expectToken(await ctx().call('POST', '/ui/device/delete', { token, body: { deviceId } }), 420, 'deviceIdNotValid');
+    });
+
+    it('deletes a machine without authorizations and records the deregistration', async () => {
+      const token = await ctx().adminToken();
+      const deviceId = await registered(ctx(), root);
+      expect((await ctx().call('POST', '/ui/device/delete', { token, body: { deviceId } })).statusCode).toBe(200);
+      const audit = await ctx()
+        .app.services.database.db.selectFrom('audit_events')
+        .select('id')
+        .where('event_type', '=', 'machineDeregistered')
+        .where('subject', '=', deviceId)
+        .execute();
+      expect(audit).toHaveLength(1);
+    });
+  });
+
+  describe('device images', () => {
+    it('stores a picture checked by its content and serves it by name only', async () => {
+      const token = await ctx().adminToken();
+      const deviceId = await registered(ctx(), root);
+      const uploaded = await uploadForm(ctx(), '/ui/device/image', token, {
+        deviceId,
+        file: { filename: '../../x.png', content: onePixelPng, contentType: 'image/png' },
+      });
+      expect(uploaded.statusCode, uploaded.body).toBe(200);
+      const image = uploaded.json<TDevice>().deviceIdentity.image!;
+      expect(image).toMatch(/^[a-f0-9]{32}\.png$/);
+      const fetched = await ctx().call('GET', `/ui/device/image/${image}`, { token });
+      expect(fetched.statusCode).toBe(200);
+      expect(fetched.headers['content-type']).toBe('image/png');
+      expect(fetched.headers['x-content-type-options']).toBe('nosniff');
+      expect(fetched.rawPayload.equals(onePixelPng)).toBe(true);
+
+      const html = await uploadForm(ctx(), '/ui/device/image', token, {
+        deviceId,
+        file: { filename: 'x.png', content: '<html><script>alert(1)</script>', contentType: 'image/png' },
+      });
+      expectToken(html, 420, 'imageTypeNotSupported');
+      expectToken(
+        await uploadForm(ctx(), '/ui/device/image', token, { deviceId: uuid, file: { filename: 'x.png', content: onePixelPng } }),
+        420,
+        'deviceIdNotValid',
+      );
+      expectToken(await uploadForm(ctx(), '/ui/device/image', token, { deviceId }), 420, 'uploadFileMissing');
+
+      for (const name of ['..%2F..%2Fetc%2Fpasswd', '..%2Fmanifold.db', `${'a'.repeat(32)}.png%00.txt`, 'ABC.png']) {
+        expectToken(await ctx().call('GET', `/ui/device/image/${name}`, { token }), 400, 'malformedRequest');
+      }
+      expect((await ctx().call('GET', '/ui/device/image/../../etc/passwd', { token })).statusCode).toBe(404);
+      expectToken(await ctx().call('GET', `/ui/device/image/${'b'.repeat(32)}.png`, { token }), 404, 'entityDoesNotExist');
+
+      const replaced = await uploadForm(ctx(), '/ui/device/image', token, {
+        deviceId,
+        file: { filename: 'y.png', content: onePixelPng },
+      });
+      expect(replaced.json<TDevice>().deviceIdentity.image).not.toBe(image);
+      expect((await ctx().call('GET', `/ui/device/image/${image}`, { token })).statusCode).toBe(404);
+    });
+  });
+});
