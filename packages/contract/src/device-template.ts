@@ -172,7 +172,8 @@ export interface DeviceParameterProblem {
   path: string;
 }
 
-function valueFits(type: TDeviceParameterType, value: TDeviceParameterValue): boolean {
+/** Whether a value is well formed for a parameter type (JSON type, whole number for integers). */
+export function valueFits(type: TDeviceParameterType, value: TDeviceParameterValue): boolean {
   switch (type) {
     case 'integer':
       return typeof value === 'number' && Number.isSafeInteger(value);

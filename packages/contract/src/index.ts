@@ -12,3 +12,4 @@ export * from './device-template.js';
 export * from './packages.js';
 export * from './devices.js';
 export * from './package-tokens.js';
+export * from './parameter-narrowing.js';
