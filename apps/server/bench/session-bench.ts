@@ -1,13 +1,12 @@
 // `npm run bench`: requests/s and p99 of the session check (GET /ui/user/login) and the user
 // list (GET /ui/user/list) on a started server with SQLite, next to a bare Fastify route.
 // Usage: npm run bench [-- --duration 10 --connections 20]
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { startServer } from '../test/helpers/server-process.js';
 
 const { values } = parseArgs({
   options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '20' }, users: { type: 'string', default: '200' } },
@@ -15,34 +14,6 @@ const { values } = parseArgs({
 const duration = Number(values.duration);
 const connections = Number(values.connections);
 const here = import.meta.dirname;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
-async function start(file: string, env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', file], {
-    env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 150; i += 1) {
-    try {
-      await fetch(`${url}/healthz`);
-      return { child, url };
-    } catch {
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-  throw new Error(`${file} did not start`);
-}
 
 async function measure(title: string, url: string, headers: Record<string, string> = {}) {
   const result = await autocannon({ url, connections, duration, headers });
@@ -52,12 +23,11 @@ async function measure(title: string, url: string, headers: Record<string, strin
 
 const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'manifold-bench-'));
 const password = 'Bench-password-1';
-const server = await start(path.resolve(here, '../src/main.ts'), {
-  DATA_DIR: dataDir,
-  ADMIN_PASSWORD: password,
-  CONSOLE_DIR: path.join(dataDir, 'none'),
-});
-const bare = await start(path.resolve(here, 'bare-server.ts'), {});
+const server = await startServer(
+  { DATA_DIR: dataDir, ADMIN_PASSWORD: password, CONSOLE_DIR: path.join(dataDir, 'none'), LOG_LEVEL: 'warn' },
+  { inheritEnv: true },
+);
+const bare = await startServer({}, { file: path.resolve(here, 'bare-server.ts'), inheritEnv: true });
 try {
   const login = await fetch(`${server.url}/ui/user/login`, {
     method: 'POST',
@@ -91,7 +61,6 @@ try {
   ];
   console.table(rows);
 } finally {
-  server.child.kill('SIGTERM');
-  bare.child.kill('SIGTERM');
+  await Promise.all([server.stop(), bare.stop()]);
   await fs.rm(dataDir, { recursive: true, force: true });
 }

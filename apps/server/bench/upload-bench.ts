@@ -2,31 +2,20 @@
 // through POST /ui/package/files/upload and reports the throughput next to `cp` of the same file
 // on the same disk, and the server's resident memory before, during (peak) and after.
 // Usage: npm run bench:upload [-- --mib 1024]
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { startServer } from '../test/helpers/server-process.js';
 
 const { values } = parseArgs({ options: { mib: { type: 'string', default: '1024' } } });
 const mib = Number(values.mib);
 const size = mib * 1024 * 1024;
 const block = randomBytes(1024 * 1024);
-const here = import.meta.dirname;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /** Resident set size of a process, MiB (Linux /proc). */
 function rssMiB(pid: number): number {
@@ -35,30 +24,17 @@ function rssMiB(pid: number): number {
   return Math.round((kb / 1024) * 10) / 10;
 }
 
-async function start(dataDir: string, password: string): Promise<{ child: ChildProcess; url: string }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve(here, '../src/main.ts')], {
-    env: {
-      ...process.env,
-      PORT: String(port),
+function start(dataDir: string, password: string) {
+  return startServer(
+    {
       LOG_LEVEL: 'warn',
       DATA_DIR: dataDir,
       ADMIN_PASSWORD: password,
       CONSOLE_DIR: path.join(dataDir, 'none'),
       UPLOAD_MAX_BYTES: String(size + 1024 * 1024),
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 150; i += 1) {
-    try {
-      await fetch(`${url}/healthz`);
-      return { child, url };
-    } catch {
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-  throw new Error('the server did not start');
+    { inheritEnv: true },
+  );
 }
 
 async function json<T>(response: Response): Promise<T> {

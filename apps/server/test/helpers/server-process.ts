@@ -1,0 +1,73 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+
+/** The server's entry point, run the way `npm start` runs it. */
+export const serverMain = path.resolve(import.meta.dirname, '../../src/main.ts');
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no free port'))));
+    });
+  });
+}
+
+export async function waitForHttp(url: string, timeoutMs = 60_000): Promise<Response> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await fetch(url);
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
+
+export interface ServerProcess {
+  child: ChildProcess;
+  url: string;
+  exited: Promise<number | null>;
+  output(): { stdout: string; stderr: string };
+  /** SIGTERM, then the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * Spawns a TypeScript entry point (the server by default) as its own process with exactly the
+ * environment given (plus PATH), on a free port unless `PORT` is given. Output is collected.
+ */
+export async function spawnServer(env: Record<string, string>, options: { file?: string; inheritEnv?: boolean } = {}): Promise<ServerProcess> {
+  const port = env.PORT ?? String(await freePort());
+  const child = spawn(process.execPath, ['--import', 'tsx', options.file ?? serverMain], {
+    env: { ...(options.inheritEnv ? process.env : { PATH: process.env.PATH ?? '' }), ...env, PORT: port },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk) => (stdout += chunk));
+  child.stderr?.on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return {
+    child,
+    url: `http://127.0.0.1:${port}`,
+    exited,
+    output: () => ({ stdout, stderr }),
+    stop: () => {
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+/** Spawns the server and waits until `/healthz` answers. */
+export async function startServer(env: Record<string, string>, options: { file?: string; inheritEnv?: boolean } = {}): Promise<ServerProcess> {
+  const server = await spawnServer(env, options);
+  const started = waitForHttp(`${server.url}/healthz`);
+  const result = await Promise.race([started.then(() => 'up' as const), server.exited.then(() => 'exited' as const)]);
+  if (result === 'exited') throw new Error(`the server exited while starting: ${server.output().stderr.trim()}`);
+  return server;
+}
