@@ -77,6 +77,8 @@ export async function startServer(): Promise<RunningServer> {
       COOKIE_SECURE: 'false',
       PUBLIC_URL: baseUrl,
       DATABASE_URL: '',
+      // The crypto wizard's browser test installs certificates from the development CA.
+      DEVELOPMENT_CA: 'true',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

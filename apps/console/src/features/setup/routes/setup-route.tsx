@@ -5,6 +5,7 @@ import { apiErrorMessage } from '../../../components/api-error-message';
 import { PageHead } from '../../../components/page-head';
 import { PageLoader } from '../../../components/page-loader';
 import { useAdminState } from '../api/get-admin-state';
+import { CryptoSteps } from '../components/crypto-steps';
 import { DatabaseStep } from '../components/database-step';
 
 type StepStatus = 'done' | 'current' | 'pending';
@@ -93,6 +94,7 @@ export function SetupRoute() {
         </Title>
         <DatabaseStep />
       </Card>
+      <CryptoSteps />
     </Stack>
   );
 }

@@ -1,0 +1,69 @@
+import { Alert, Button, Group, Stack, Text } from '@mantine/core';
+import { IconAlertTriangle, IconCertificate } from '@tabler/icons-react';
+import { modals } from '@mantine/modals';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { apiErrorMessage } from '../../../components/api-error-message';
+import { alerts } from '../../../lib/alerts';
+import { useCreateDevelopmentCa } from '../api/create-development-ca';
+
+/** DEVELOPMENT ONLY: shown when the server runs with DEVELOPMENT_CA=true. */
+export function DevelopmentCa({ provisioned }: { provisioned: boolean }) {
+  const { t } = useTranslation();
+  const create = useCreateDevelopmentCa();
+  const [error, setError] = useState<string | null>(null);
+
+  const confirm = () => {
+    modals.openConfirmModal({
+      title: t('setup.developmentCa.confirmTitle'),
+      children: <Text size="sm">{t('setup.developmentCa.confirm')}</Text>,
+      labels: { confirm: t('setup.developmentCa.issue'), cancel: t('common.cancel') },
+      confirmProps: { color: 'red.9' },
+      onConfirm: () => {
+        setError(null);
+        create.mutate(undefined, {
+          onSuccess: () => alerts.success(t('setup.developmentCa.issued')),
+          onError: (failure) => setError(apiErrorMessage(t, failure)),
+        });
+      },
+    });
+  };
+
+  return (
+    <Stack>
+      <Alert
+        color="orange"
+        variant="light"
+        icon={<IconAlertTriangle size={18} aria-hidden />}
+        title={
+          <Text span fw={700} size="sm" c="dark.7">
+            {t('setup.developmentCa.badge')}
+          </Text>
+        }
+      >
+        <Text size="sm">{t('setup.developmentCa.warning')}</Text>
+      </Alert>
+      {error ? (
+        <Alert color="red" variant="light" role="alert">
+          <Text size="sm">{error}</Text>
+        </Alert>
+      ) : null}
+      <Group>
+        <Button
+          variant="default"
+          disabled={!provisioned}
+          loading={create.isPending}
+          leftSection={<IconCertificate size={16} color="var(--mantine-color-orange-7)" aria-hidden />}
+          onClick={confirm}
+        >
+          {t('setup.developmentCa.issue')}
+        </Button>
+        {!provisioned ? (
+          <Text size="sm" c="dimmed">
+            {t('setup.developmentCa.needsKeys')}
+          </Text>
+        ) : null}
+      </Group>
+    </Stack>
+  );
+}

@@ -1,0 +1,141 @@
+import { Alert, Badge, Button, Group, Modal, Radio, Stack, Text } from '@mantine/core';
+import { keyTypes, type TKeyType } from '@manifold/contract';
+import { IconKey, IconRefresh } from '@tabler/icons-react';
+import { useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { formErrorsFrom, type FormErrors } from '../../../components/api-error-message';
+import { alerts } from '../../../lib/alerts';
+import { useProvisionKeys } from '../api/provision-keys';
+
+const noErrors: FormErrors = { fields: {}, general: [] };
+const fieldNames = ['keyType', 'rekey'] as const;
+const fieldOfToken: Record<string, string> = { keyTypeInvalid: 'keyType', provisionAlreadyIntialized: 'keyType' };
+
+function KeyTypeChoice({ value, onChange, error }: { value: TKeyType; onChange: (value: TKeyType) => void; error?: string }) {
+  const { t } = useTranslation();
+  return (
+    <Radio.Group
+      label={t('setup.keys.keyType')}
+      description={t('setup.keys.keyTypeHint')}
+      value={value}
+      error={error}
+      onChange={(next) => onChange(next === 'EC' ? 'EC' : 'RSA')}
+    >
+      <Stack gap="xs" mt="xs">
+        {keyTypes.map((type) => (
+          <Radio key={type} value={type} label={t(`setup.keys.types.${type}`)} />
+        ))}
+      </Stack>
+    </Radio.Group>
+  );
+}
+
+/** The crypto step: choose the key type and create the key pairs, or replace them after confirmation. */
+export function KeysStep({ keyType }: { keyType: TKeyType | null }) {
+  const { t } = useTranslation();
+  const provision = useProvisionKeys();
+  const [choice, setChoice] = useState<TKeyType>('RSA');
+  const [errors, setErrors] = useState<FormErrors>(noErrors);
+  const [rekeyOpen, setRekeyOpen] = useState(false);
+  const [rekeyChoice, setRekeyChoice] = useState<TKeyType>(keyType ?? 'RSA');
+  const [rekeyErrors, setRekeyErrors] = useState<FormErrors>(noErrors);
+
+  const create = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    setErrors(noErrors);
+    provision.mutate(
+      { keyType: choice, rekey: false },
+      {
+        onSuccess: (result) => alerts.success(t('setup.keys.created', { keyType: result.keyType })),
+        onError: (error) => setErrors(formErrorsFrom(t, error, fieldNames, fieldOfToken)),
+      },
+    );
+  };
+
+  const rekey = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    setRekeyErrors(noErrors);
+    provision.mutate(
+      { keyType: rekeyChoice, rekey: true },
+      {
+        onSuccess: (result) => {
+          setRekeyOpen(false);
+          alerts.success(t('setup.keys.replaced', { keyType: result.keyType, generation: result.generation }));
+        },
+        onError: (error) => setRekeyErrors(formErrorsFrom(t, error, fieldNames, fieldOfToken)),
+      },
+    );
+  };
+
+  if (keyType === null) {
+    return (
+      <form onSubmit={create} noValidate aria-label={t('setup.keys.createTitle')}>
+        <Stack>
+          {errors.general.length > 0 ? (
+            <Alert color="red" variant="light" role="alert">
+              <Text size="sm">{errors.general.join(' ')}</Text>
+            </Alert>
+          ) : null}
+          <KeyTypeChoice value={choice} onChange={setChoice} error={errors.fields.keyType} />
+          <Group>
+            <Button type="submit" loading={provision.isPending} leftSection={<IconKey size={16} aria-hidden />}>
+              {t('setup.keys.create')}
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    );
+  }
+
+  return (
+    <Stack>
+      <Group gap="sm">
+        <Text size="sm">{t('setup.keys.existing')}</Text>
+        <Badge variant="light" color="green" c="green.9" data-testid="key-type">
+          {t(`setup.keys.types.${keyType}`)}
+        </Badge>
+      </Group>
+      <Group>
+        <Button
+          variant="default"
+          leftSection={<IconRefresh size={16} aria-hidden />}
+          onClick={() => {
+            setRekeyChoice(keyType);
+            setRekeyErrors(noErrors);
+            setRekeyOpen(true);
+          }}
+        >
+          {t('setup.keys.rekey')}
+        </Button>
+      </Group>
+      <Modal
+        opened={rekeyOpen}
+        onClose={() => setRekeyOpen(false)}
+        title={t('setup.keys.rekeyTitle')}
+        closeButtonProps={{ 'aria-label': t('common.close') }}
+      >
+        <form onSubmit={rekey} noValidate aria-label={t('setup.keys.rekeyTitle')}>
+          <Stack>
+            <Alert color="orange" variant="light">
+              <Text size="sm">{t('setup.keys.rekeyWarning')}</Text>
+            </Alert>
+            {rekeyErrors.general.length > 0 ? (
+              <Alert color="red" variant="light" role="alert">
+                <Text size="sm">{rekeyErrors.general.join(' ')}</Text>
+              </Alert>
+            ) : null}
+            <KeyTypeChoice value={rekeyChoice} onChange={setRekeyChoice} error={rekeyErrors.fields.keyType} />
+            <Group justify="flex-end">
+              <Button variant="default" onClick={() => setRekeyOpen(false)}>
+                {t('common.cancel')}
+              </Button>
+              <Button type="submit" color="red.9" loading={provision.isPending}>
+                {t('setup.keys.rekeyConfirm')}
+              </Button>
+            </Group>
+          </Stack>
+        </form>
+      </Modal>
+    </Stack>
+  );
+}
