@@ -76,8 +76,10 @@ export class SessionTokens {
     ) {
       return undefined;
     }
-    const expected = this.mac(`${headerPart}.${payloadPart}`);
-    const given = Buffer.from(signaturePart, 'base64url');
+    // compare the encoded text: base64url's last character has spare bits, and a token has
+    // exactly one valid spelling
+    const expected = Buffer.from(this.mac(`${headerPart}.${payloadPart}`).toString('base64url'));
+    const given = Buffer.from(signaturePart);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
 
     const payload = decodeJson(payloadPart) as Payload | undefined;
