@@ -9,6 +9,11 @@ import { CertificateExchangeService } from './modules/certificate-exchange/certi
 import { devicesRoutes } from './modules/devices/devices.routes.js';
 import { DevicesService } from './modules/devices/devices.service.js';
 import { groupsRoutes } from './modules/groups/groups.routes.js';
+import { AuthorizationsService } from './modules/licensing/authorizations.service.js';
+import { licensingRoutes } from './modules/licensing/licensing.routes.js';
+import { OrdersService } from './modules/licensing/orders.service.js';
+import { stpRoutes } from './modules/licensing/stp.routes.js';
+import { StpService } from './modules/licensing/stp.service.js';
 import { GroupsService } from './modules/groups/groups.service.js';
 import { loadKeyEncryptionKey } from './modules/provision/key-encryption-key.js';
 import { KeySealer } from './modules/provision/key-sealer.js';
@@ -70,6 +75,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       { username: config.adminUsername, password: config.adminPassword, dataDir: config.dataDir },
       log,
     );
+    const authorizations = new AuthorizationsService(database, credentials, config.publicUrl);
     const services: Services = {
       config,
       database,
@@ -87,6 +93,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       packageFiles: new PackageFilesService(database, storage, credentials, config.uploadMaxBytes),
       deviceTemplates: new DeviceTemplatesService(database),
       devices: new DevicesService(database, storage, credentials),
+      orders: new OrdersService(database, credentials),
+      authorizations,
+      stp: new StpService(database, storage, authorizations),
     };
     app.decorate('services', services);
   } catch (error) {
@@ -108,6 +117,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(certificateExchangeRoutes);
   await app.register(packagesRoutes);
   await app.register(devicesRoutes);
+  await app.register(licensingRoutes);
+  await app.register(stpRoutes);
   await registerConsole(app);
   return app;
 }

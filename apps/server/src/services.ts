@@ -1,6 +1,9 @@
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import type { DevicesService } from './modules/devices/devices.service.js';
+import type { AuthorizationsService } from './modules/licensing/authorizations.service.js';
+import type { OrdersService } from './modules/licensing/orders.service.js';
+import type { StpService } from './modules/licensing/stp.service.js';
 import type { DeviceTemplatesService } from './modules/packages/device-templates.service.js';
 import type { PackageFilesService } from './modules/packages/package-files.service.js';
 import type { PackagesService } from './modules/packages/packages.service.js';
@@ -24,6 +27,9 @@ export interface Services {
   packageFiles: PackageFilesService;
   deviceTemplates: DeviceTemplatesService;
   devices: DevicesService;
+  orders: OrdersService;
+  authorizations: AuthorizationsService;
+  stp: StpService;
   /** The server's keys, certificates and trust anchors, for every feature that signs, verifies or decrypts. */
   credentials: ServerCredentials;
   provision: ProvisionService;

@@ -2,10 +2,12 @@
  * Kinds of audit record. The account kinds come first; the manufacturing kinds of spec §4
  * (licence authorized, revoked, machine registered, …) are added by the features that write them.
  */
+import { licensingAuditEventTypes } from './licensing-tokens.js';
 import { packageAuditEventTypes } from './package-tokens.js';
 
 export const auditEventTypes = [
   ...packageAuditEventTypes,
+  ...licensingAuditEventTypes,
   'loginSucceeded',
   'loginFailed',
   'logout',

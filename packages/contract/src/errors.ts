@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { licensingErrorTokens } from './licensing-tokens.js';
 import { packageErrorTokens } from './package-tokens.js';
 
 /**
@@ -146,6 +147,7 @@ export const specErrorTokens = {
  */
 export const manifoldErrorTokens = {
   ...packageErrorTokens,
+  ...licensingErrorTokens,
   malformedRequest: 'The request is malformed',
   invalidSessionToken: 'Invalid session token',
   actionNotAllowed: 'Action not allowed',

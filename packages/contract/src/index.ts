@@ -13,3 +13,6 @@ export * from './packages.js';
 export * from './devices.js';
 export * from './package-tokens.js';
 export * from './parameter-narrowing.js';
+export * from './licensing-tokens.js';
+export * from './policy.js';
+export * from './licensing.js';

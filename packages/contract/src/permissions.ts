@@ -1,4 +1,5 @@
 import type { TRole } from './enums.js';
+import { licensingPermissions } from './licensing-tokens.js';
 import { packagePermissions } from './package-tokens.js';
 
 /**
@@ -14,6 +15,7 @@ export type Access = 'anonymous' | 'anyRole' | 'admin' | 'partner';
 
 export const permissions = {
   ...packagePermissions,
+  ...licensingPermissions,
   // operators
   'GET /healthz': 'anonymous',
   // the console: its files, deep links and runtime settings (site name, public address)

@@ -1,4 +1,5 @@
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { LicensingTables } from './schema-licensing.js';
 import type { PackageTables } from './schema-packages.js';
 
 /**
@@ -116,7 +117,7 @@ export interface DevelopmentCaTable {
   created_at: string;
 }
 
-export interface DB extends PackageTables {
+export interface DB extends PackageTables, LicensingTables {
   users: UsersTable;
   sessions: SessionsTable;
   user_groups: UserGroupsTable;

@@ -3,6 +3,7 @@ import type { DatabaseKind } from '../../config.js';
 import * as accounts from './001-accounts.js';
 import * as serverCredentials from './002-server-credentials.js';
 import * as packagesDevices from './003-packages-devices.js';
+import * as licensing from './010-licensing.js';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -14,6 +15,7 @@ const migrations: Record<string, DialectMigration> = {
   '001-accounts': accounts,
   '002-server-credentials': serverCredentials,
   '003-packages-devices': packagesDevices,
+  '010-licensing': licensing,
 };
 
 export function migrationProvider(kind: DatabaseKind): MigrationProvider {

@@ -1,0 +1,352 @@
+// Licence engine benchmarks on a started server (HTTP, autocannon):
+//
+//   npm run bench:authorize [-- --databases sqlite,postgres --duration 10 --connections 10]
+//     authorize throughput and p99: POST /ui/authorization/authorize of quantity 1 on an order of
+//     1,000,000,000 to an approved machine (every licence check, one atomic UPDATE, audit row).
+//   npm run bench:orders [-- --databases sqlite,postgres --orders 1000000 --duration 5]
+//     seeds the orders table with batched multi-row inserts in transactions, then GET
+//     /ui/order/list p99 for the first, a middle and the last page with a filter and a sort.
+//
+// PostgreSQL comes from TEST_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test); a
+// scratch database is created and dropped.
+import { randomBytes, randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { sql } from 'kysely';
+import { createCsr } from '../src/crypto/csr.js';
+import { signDetachedJws } from '../src/crypto/jws.js';
+import { generateKeyPair } from '../src/crypto/key-pairs.js';
+import { describeCertificate } from '../src/crypto/certificates.js';
+import { createDatabase } from '../src/db/database.js';
+import type { OrderValues } from '../src/db/schema-licensing.js';
+import { parseDatabaseUrl } from '../src/config.js';
+import { canonicalJson } from '../src/lib/canonical-json.js';
+import { createScratchDatabase } from '../test/helpers/database-servers.js';
+import { multipartForm } from '../test/helpers/multipart.js';
+import { startServer, type ServerProcess } from '../test/helpers/server-process.js';
+import { issue, testRoot } from '../test/helpers/test-pki.js';
+
+const { values } = parseArgs({
+  options: {
+    mode: { type: 'string', default: 'authorize' },
+    databases: { type: 'string', default: 'sqlite,postgres' },
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '10' },
+    orders: { type: 'string', default: '1000000' },
+  },
+});
+const duration = Number(values.duration);
+const connections = Number(values.connections);
+const password = 'Bench-password-1';
+
+interface Target {
+  kind: 'sqlite' | 'postgres';
+  dataDir: string;
+  databaseUrl: string;
+  drop(): Promise<void>;
+}
+
+async function target(kind: string): Promise<Target> {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'manifold-licensing-bench-'));
+  if (kind === 'postgres') {
+    const scratch = await createScratchDatabase('postgres');
+    return { kind, dataDir, databaseUrl: scratch.url, drop: scratch.drop };
+  }
+  if (kind !== 'sqlite') throw new Error(`--databases: ${kind} is not sqlite or postgres`);
+  return { kind, dataDir, databaseUrl: `sqlite:${path.join(dataDir, 'bench.db')}`, drop: async () => undefined };
+}
+
+async function start(
+  t: Target,
+): Promise<{
+  server: ServerProcess;
+  call: (method: string, url: string, body?: unknown, headers?: Record<string, string>) => Promise<unknown>;
+  auth: Record<string, string>;
+}> {
+  const server = await startServer(
+    {
+      DATA_DIR: t.dataDir,
+      DATABASE_URL: t.databaseUrl,
+      ADMIN_PASSWORD: password,
+      CONSOLE_DIR: path.join(t.dataDir, 'none'),
+      LOG_LEVEL: 'warn',
+    },
+    { inheritEnv: true },
+  );
+  const login = await fetch(`${server.url}/ui/user/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'admin', password }),
+  });
+  const { sessionToken } = (await login.json()) as { sessionToken: string };
+  const auth = { authorization: `Bearer ${sessionToken}` };
+  const call = async (method: string, url: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const isBuffer = Buffer.isBuffer(body);
+    const response = await fetch(`${server.url}${url}`, {
+      method,
+      headers: { ...auth, ...(body !== undefined && !isBuffer ? { 'content-type': 'application/json' } : {}), ...headers },
+      ...(body !== undefined ? { body: isBuffer ? new Uint8Array(body) : JSON.stringify(body) } : {}),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${text}`);
+    return text.startsWith('{') ? (JSON.parse(text) as unknown) : text;
+  };
+  return { server, call, auth };
+}
+
+async function measure(
+  title: string,
+  url: string,
+  headers: Record<string, string>,
+  options: { method?: 'GET' | 'POST'; body?: string } = {},
+) {
+  const result = await autocannon({
+    url,
+    connections,
+    duration,
+    headers,
+    method: options.method ?? 'GET',
+    ...(options.body ? { body: options.body } : {}),
+  });
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${title}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  return {
+    title,
+    'requests/s': Math.round(result.requests.average),
+    'p99 ms': result.latency.p99,
+    'mean ms': Number(result.latency.average.toFixed(2)),
+  };
+}
+
+/** Provisions the server, builds a design revision, registers and approves a machine, adds an order. */
+async function licensingWorld(
+  call: (method: string, url: string, body?: unknown, headers?: Record<string, string>) => Promise<unknown>,
+) {
+  const root = await testRoot('Bench root');
+  await call('POST', '/ui/admin/provision', { keyType: 'EC' });
+  const upload = async (
+    url: string,
+    fields: Record<string, string | { filename: string; content: string | Buffer; contentType?: string }>,
+  ) => {
+    const { body, headers } = multipartForm(fields);
+    return call('POST', url, body, headers);
+  };
+  await upload('/ui/admin/upload/provision', {
+    certificateType: 'trustAnchor',
+    file: { filename: 'root.pem', content: root.certificatePem },
+  });
+  const csrs = (await call('GET', '/ui/admin/provision?csr=both')) as { signingCSR: string; encryptionCSR: string };
+  const signing = await issue(root, csrs.signingCSR);
+  await upload('/ui/admin/upload/provision', { certificateType: 'signing', file: { filename: 's.pem', content: signing } });
+  await upload('/ui/admin/upload/provision', {
+    certificateType: 'encryption',
+    file: { filename: 'e.pem', content: await issue(root, csrs.encryptionCSR) },
+  });
+  const pkg = (await call('POST', '/ui/package/info', { designName: 'Bench bracket', companyName: 'Acme' })) as { dsiId: string };
+  await upload('/ui/package/files/upload', {
+    dsiId: pkg.dsiId,
+    isPublic: 'false',
+    file: { filename: 'b.3mf', content: randomBytes(50_000), contentType: 'application/octet-stream' },
+  });
+  const revision = (await call('POST', '/ui/package/build', { dsiId: pkg.dsiId })) as {
+    dsiId: string;
+    dsiVersion: number;
+    digestValue: string;
+  };
+
+  const keys = { signing: await generateKeyPair('EC'), encryption: await generateKeyPair('EC') };
+  const certificate = async (purpose: 'signing' | 'encryption') =>
+    issue(
+      root,
+      await createCsr({ siteName: 'Bench printer', service: 'enforce', purpose, privateKeyPem: keys[purpose].privateKeyPem }),
+    );
+  const apl = {
+    deviceIdentity: { id: 'bench-printer', name: 'Bench printer', serialNumber: 'SN-1', model: 'X1', manufacturer: 'Acme' },
+    parameters: [],
+    signingCertificate: await certificate('signing'),
+    encryptionCertificate: await certificate('encryption'),
+  };
+  const registered = (await call('POST', '/apl/registration/add', {
+    aplType: 'enforce',
+    apl,
+    signature: await signDetachedJws(canonicalJson(apl), keys.signing.privateKeyPem),
+  })) as { deviceId: string };
+  await call('POST', '/ui/device/approve', { id: registered.deviceId, approve: true });
+  const order = (await call('POST', '/ui/order/add', {
+    authorizationAuthorizedPolicyList: {
+      policyVersion: 1,
+      orderNumber: 'BENCH-1',
+      companyName: 'Acme',
+      sourceCompanyName: 'Acme',
+      design: {
+        dsiId: revision.dsiId,
+        dsiVersion: revision.dsiVersion,
+        digestMethod: 'SHA-256',
+        digestValue: revision.digestValue,
+      },
+      keyRoles: [{ role: 'licensee', keySerialNumber: describeCertificate(signing).serialNumber }],
+      quantity: 1_000_000_000,
+      serialization: { type: 'Dec', start: 1, end: 2_000_000_000 },
+    },
+  })) as { orderId: string };
+  return { orderId: order.orderId, deviceId: registered.deviceId };
+}
+
+async function benchAuthorize(kind: string) {
+  const t = await target(kind);
+  const { server, call, auth } = await start(t);
+  try {
+    const { orderId, deviceId } = await licensingWorld(call);
+    const row = await measure(
+      `${kind}: POST /ui/authorization/authorize (quantity 1)`,
+      `${server.url}/ui/authorization/authorize`,
+      { ...auth, 'content-type': 'application/json' },
+      { method: 'POST', body: JSON.stringify({ orderId, deviceId, quantity: 1 }) },
+    );
+    const detail = (await call('GET', `/ui/order/fetch?orderId=${orderId}`)) as {
+      allocatedQuantity: number;
+      authorizations: unknown[];
+    };
+    return { ...row, 'authorized in total': detail.allocatedQuantity };
+  } finally {
+    await server.stop();
+    await t.drop();
+    await fs.rm(t.dataDir, { recursive: true, force: true });
+  }
+}
+
+const companies = 100;
+const users = 50;
+
+/** Batched multi-row inserts in transactions, straight into the orders table. */
+async function seedOrders(t: Target, count: number): Promise<number> {
+  const database = createDatabase(parseDatabaseUrl(t.databaseUrl, t.dataDir));
+  const started = performance.now();
+  try {
+    const dsiIds = Array.from({ length: 20 }, () => randomUUID());
+    const base = Date.parse('2025-01-01T00:00:00Z');
+    const row = (i: number): OrderValues => {
+      const created = new Date(base + i * 1000 + (i % 7) * 13).toISOString();
+      return {
+        id: randomUUID(),
+        order_number: `SEED-${i}`,
+        dedupe_key: `seed|SEED-${i}`,
+        upstream_authorization_id: null,
+        version: 1,
+        company_name: `Company ${String(i % companies).padStart(3, '0')}`,
+        source_company_name: 'Seed',
+        source_date_created: null,
+        source: 'ui',
+        manage_user_id: null,
+        user_id: `user${i % users}`,
+        dsi_id: dsiIds[i % dsiIds.length]!,
+        revision_id: dsiIds[i % dsiIds.length]!,
+        dsi_version: 1,
+        design_name: 'Seeded design',
+        digest_value: '0'.repeat(64),
+        quantity: 100,
+        allocated: 0,
+        expired_quantity: 0,
+        expires_at: null,
+        purpose: null,
+        das_url: null,
+        image_url: null,
+        file_information_block_element_size: null,
+        licensee_key_sn: 'seed',
+        public_key_sn: null,
+        key_role_sn: null,
+        device_identity: null,
+        parameter_version: null,
+        device_parameters: '[]',
+        quality_parameters: '[]',
+        breakage_policy: 'Strict',
+        breakage_value: null,
+        serial_type: null,
+        serial_prefix: null,
+        serial_start: null,
+        serial_end: null,
+        serial_next: null,
+        authorized_users: '[]',
+        downstream_device: 0,
+        archived: i % 10 === 0 ? 1 : 0,
+        revoked: 0,
+        revoked_at: null,
+        replaces_order_id: null,
+        sender_fingerprint: null,
+        policy: '{}',
+        created_at: created,
+        updated_at: created,
+      };
+    };
+    const columns = Object.keys(row(0)).length;
+    const batch = Math.floor((t.kind === 'sqlite' ? 32_000 : 65_000) / columns);
+    const perTransaction = batch * 20;
+    for (let done = 0; done < count; done += perTransaction) {
+      await database.transaction(async (trx) => {
+        for (let start = done; start < Math.min(count, done + perTransaction); start += batch) {
+          const rows = Array.from({ length: Math.min(batch, count - start) }, (_, k) => row(start + k));
+          await trx.insertInto('orders').values(rows).execute();
+        }
+      });
+    }
+    if (t.kind === 'postgres') await sql`vacuum analyze orders`.execute(database.db);
+    else await sql`analyze`.execute(database.db);
+  } finally {
+    await database.close();
+  }
+  return (performance.now() - started) / 1000;
+}
+
+async function benchOrders(kind: string) {
+  const t = await target(kind);
+  const count = Number(values.orders);
+  const { server, auth } = await start(t);
+  try {
+    const seconds = await seedOrders(t, count);
+    console.log(
+      `${kind}: seeded ${count.toLocaleString('en')} orders in ${seconds.toFixed(1)} s (${Math.round(count / seconds).toLocaleString('en')} rows/s)`,
+    );
+    const rows = [];
+    const scenarios = [
+      {
+        name: 'filterByCompanyName, sortBy dateCreated desc',
+        query: 'filterByCompanyName=Company%20042&sortBy=dateCreated&sortOrder=desc',
+      },
+      { name: 'no filter, sortBy companyName asc', query: 'sortBy=companyName&sortOrder=asc' },
+    ];
+    for (const scenario of scenarios) {
+      const first = await fetch(`${server.url}/ui/order/list?${scenario.query}`, { headers: auth });
+      const { totalNumOfPages, totalNumOfItems } = (await first.json()) as { totalNumOfPages: number; totalNumOfItems: number };
+      for (const [label, page] of [
+        ['first', 1],
+        ['middle', Math.ceil(totalNumOfPages / 2)],
+        ['last', totalNumOfPages],
+      ] as const) {
+        const result = await measure(
+          `${kind}: ${scenario.name}, ${label} page (${page} of ${totalNumOfPages}, ${totalNumOfItems} orders)`,
+          `${server.url}/ui/order/list?${scenario.query}&pageNum=${page}`,
+          auth,
+        );
+        rows.push(result);
+      }
+    }
+    return rows;
+  } finally {
+    await server.stop();
+    await t.drop();
+    await fs.rm(t.dataDir, { recursive: true, force: true });
+  }
+}
+
+const kinds = values.databases.split(',').map((kind) => kind.trim());
+console.log(`${values.mode}: ${connections} connections, ${duration} s per measurement, ${os.cpus().length} cores`);
+const table = [];
+for (const kind of kinds) {
+  if (values.mode === 'authorize') table.push(await benchAuthorize(kind));
+  else if (values.mode === 'orders') table.push(...(await benchOrders(kind)));
+  else throw new Error(`--mode ${values.mode}: use authorize or orders`);
+}
+console.table(table);

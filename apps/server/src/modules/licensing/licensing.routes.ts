@@ -1,0 +1,338 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  ORDER_SIGNATURE_HEADER,
+  policyJsonSchema,
+  ZAuthorization,
+  ZAuthorizationListQuery,
+  ZAuthorizationQuery,
+  ZAuthorizationRevokeRequest,
+  ZAuthorizationSendRequest,
+  ZAuthorizationSendResponse,
+  ZAuthorizeRequest,
+  ZAuthorizeResponse,
+  ZDtl,
+  ZDtlListQuery,
+  ZEmpty,
+  ZEnforceOrder,
+  ZEnforceOrderListQuery,
+  ZOrder,
+  ZOrderAddRequest,
+  ZOrderArchiveRequest,
+  ZOrderDetail,
+  ZOrderEditGroupsRequest,
+  ZOrderIdQuery,
+  ZOrderIdResponse,
+  ZOrderListQuery,
+  ZOrderRestoreRequest,
+  ZOrderRevokeRequest,
+  ZOrdersChanged,
+  ZOrderSender,
+  ZOrderSenderAddRequest,
+  ZOrderSenderDeleteRequest,
+  ZPage,
+} from '@manifold/contract';
+import { AppError } from '../../lib/app-error.js';
+import { formParts, readSmallFile } from '../../lib/multipart-parts.js';
+import { responses } from '../../lib/route-schemas.js';
+import { callerOf } from '../../plugins/auth.js';
+import { POLICY_FIELD } from './policy-check.js';
+
+/** An uploaded policy list is JSON of at most this many bytes. */
+const POLICY_MAX_BYTES = 2 * 1024 * 1024;
+
+export const licensingRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { orders, authorizations } = app.services;
+  const tags = ['orders'];
+
+  app.get(
+    '/ui/order/policy-schema',
+    { schema: { tags, summary: 'JSON Schema of the authorized policy list (what order/add and order/upload take)' } },
+    () => policyJsonSchema(),
+  );
+
+  app.post(
+    '/ui/order/add',
+    {
+      schema: {
+        tags,
+        summary: 'Add an order from an authorized policy list (see order/policy-schema)',
+        body: ZOrderAddRequest,
+        response: responses(ZOrderIdResponse),
+      },
+    },
+    (request) => {
+      const caller = callerOf(request);
+      return orders.add(request.body.authorizationAuthorizedPolicyList, { source: 'ui', caller });
+    },
+  );
+
+  app.post(
+    '/ui/order/upload',
+    {
+      schema: {
+        tags,
+        summary: 'Add an order from a policy list file (multipart: file = JSON of the policy list)',
+        consumes: ['multipart/form-data'],
+        response: responses(ZOrderIdResponse),
+      },
+    },
+    async (request) => {
+      let file: Buffer | undefined;
+      for await (const part of formParts(request)) {
+        if (part.type === 'file' && part.fieldname === 'file' && !file) file = await readSmallFile(part.file, POLICY_MAX_BYTES);
+        else if (part.type === 'file') part.file.resume();
+      }
+      if (!file) throw new AppError('uploadFileMissing', { field: 'file' });
+      let policy: unknown;
+      try {
+        policy = JSON.parse(file.toString('utf8'));
+      } catch (error) {
+        throw new AppError('authorizedPolicyListNotFormattedCorrectly', {
+          field: 'file',
+          description: `The file is not JSON: ${error instanceof Error ? error.message : String(error)}`,
+        });
+      }
+      return orders.add(policy, { source: 'upload', caller: callerOf(request) });
+    },
+  );
+
+  app.post(
+    '/apl/order/add',
+    {
+      schema: {
+        tags: ['partner'],
+        summary: `An upstream sender adds an order: body {${POLICY_FIELD}}, signed (detached JWS over its canonical JSON, x5t#S256 of a trusted sender certificate) in the ${ORDER_SIGNATURE_HEADER} header`,
+        body: ZOrderAddRequest,
+        response: responses(ZOrderIdResponse),
+      },
+    },
+    (request) => {
+      const header = request.headers[ORDER_SIGNATURE_HEADER];
+      return orders.addSigned(request.body, typeof header === 'string' ? header : undefined, request.ip);
+    },
+  );
+
+  app.get(
+    '/ui/order/list',
+    {
+      schema: {
+        tags,
+        summary: 'Orders, paged (sortBy orderId|userId|companyName|dateCreated; filters; archived switch)',
+        querystring: ZOrderListQuery,
+        response: responses(ZPage(ZOrder)),
+      },
+    },
+    (request) => orders.list(request.query, callerOf(request)),
+  );
+
+  app.get(
+    '/ui/order/fetch',
+    {
+      schema: {
+        tags,
+        summary: 'An order with its groups, authorizations, remaining quantity and history',
+        querystring: ZOrderIdQuery,
+        response: responses(ZOrderDetail),
+      },
+    },
+    (request) => orders.fetch(request.query.orderId, callerOf(request)),
+  );
+
+  app.post(
+    '/ui/order/archive',
+    {
+      schema: {
+        tags,
+        summary: 'Archive orders (and their authorizations)',
+        body: ZOrderArchiveRequest,
+        response: responses(ZOrdersChanged),
+      },
+    },
+    (request) =>
+      orders.setArchived(
+        request.body.archiveOrders.map((entry) => entry.orderId),
+        true,
+        callerOf(request),
+      ),
+  );
+
+  app.post(
+    '/ui/order/restore',
+    { schema: { tags, summary: 'Restore archived orders', body: ZOrderRestoreRequest, response: responses(ZOrdersChanged) } },
+    (request) =>
+      orders.setArchived(
+        request.body.restoreOrders.map((entry) => entry.orderId),
+        false,
+        callerOf(request),
+      ),
+  );
+
+  app.post(
+    '/ui/order/revoke',
+    {
+      schema: {
+        tags,
+        summary: 'Revoke an order; includeAuthorized also revokes its authorizations and returns their quantity',
+        body: ZOrderRevokeRequest,
+        response: responses(ZOrder),
+      },
+    },
+    (request) => orders.revoke(request.body, callerOf(request)),
+  );
+
+  app.post(
+    '/ui/order/edit-groups',
+    {
+      schema: {
+        tags,
+        summary: 'Set the groups an order is shared with (their USERs see it)',
+        body: ZOrderEditGroupsRequest,
+        response: responses(ZOrderDetail),
+      },
+    },
+    (request) => orders.editGroups(request.body, callerOf(request)),
+  );
+
+  // authorizations
+  const authorizationTags = ['authorizations'];
+
+  app.post(
+    '/ui/authorization/authorize',
+    {
+      schema: {
+        tags: authorizationTags,
+        summary:
+          'Hand part of an order to an approved machine or downstream Manage instance (every licence rule checked; all problems answered together)',
+        body: ZAuthorizeRequest,
+        response: responses(ZAuthorizeResponse),
+      },
+    },
+    (request) => authorizations.authorize(request.body, callerOf(request)),
+  );
+
+  app.get(
+    '/ui/authorization/list',
+    {
+      schema: {
+        tags: authorizationTags,
+        summary: 'Authorizations, paged, with the order list\u2019s sorting and filters plus orderId and authorizationId',
+        querystring: ZAuthorizationListQuery,
+        response: responses(ZPage(ZAuthorization)),
+      },
+    },
+    (request) => authorizations.list(request.query, callerOf(request)),
+  );
+
+  app.post(
+    '/ui/authorization/send',
+    {
+      schema: {
+        tags: authorizationTags,
+        summary: 'Send one authorization, or every live one of the order (no authorizationId, or sendAll true)',
+        body: ZAuthorizationSendRequest,
+        response: responses(ZAuthorizationSendResponse),
+      },
+    },
+    (request) => authorizations.send(request.body, callerOf(request)),
+  );
+
+  app.post(
+    '/ui/authorization/revoke',
+    {
+      schema: {
+        tags: authorizationTags,
+        summary: 'Revoke an authorization; its quantity returns to the order',
+        body: ZAuthorizationRevokeRequest,
+        response: responses(ZAuthorization),
+      },
+    },
+    (request) => authorizations.revoke(request.body, callerOf(request)),
+  );
+
+  app.get(
+    '/ui/authorization/download',
+    {
+      schema: {
+        tags: authorizationTags,
+        summary: 'The authorization as signed XML (enveloped XML-DSig), content keys wrapped for its recipient',
+        querystring: ZAuthorizationQuery,
+        produces: ['application/xml'],
+      },
+    },
+    async (request, reply) => {
+      const xml = await authorizations.download(request.query, callerOf(request));
+      return reply
+        .type('application/xml; charset=utf-8')
+        .header('content-disposition', `attachment; filename="authorization-${request.query.authorizationId}.xml"`)
+        .send(xml);
+    },
+  );
+
+  app.get(
+    '/ui/enforce/order/list',
+    {
+      schema: {
+        tags: authorizationTags,
+        summary: 'Authorizations sent to machines (Enforce) with their state, newest first',
+        querystring: ZEnforceOrderListQuery,
+        response: responses(ZPage(ZEnforceOrder)),
+      },
+    },
+    (request) => authorizations.enforceList(request.query, callerOf(request)),
+  );
+
+  app.get(
+    '/ui/dtl/list',
+    {
+      schema: {
+        tags: authorizationTags,
+        summary: 'Machine data licences, newest first',
+        querystring: ZDtlListQuery,
+        response: responses(ZPage(ZDtl)),
+      },
+    },
+    (request) => authorizations.dtlList(request.query, callerOf(request)),
+  );
+
+  // order senders
+  const adminTags = ['admin'];
+  app.get(
+    '/ui/admin/order-senders',
+    {
+      schema: {
+        tags: adminTags,
+        summary: 'Certificates trusted to sign /apl/order/add',
+        response: responses(z.object({ data: z.array(ZOrderSender) })),
+      },
+    },
+    () => orders.listSenders(),
+  );
+  app.post(
+    '/ui/admin/order-senders',
+    {
+      schema: {
+        tags: adminTags,
+        summary: 'Trust a sender certificate (PEM, end-entity, digitalSignature) to sign /apl/order/add',
+        body: ZOrderSenderAddRequest,
+        response: responses(ZOrderSender),
+      },
+    },
+    (request) => orders.trustSender(request.body, callerOf(request)),
+  );
+  app.post(
+    '/ui/admin/order-senders/delete',
+    {
+      schema: {
+        tags: adminTags,
+        summary: 'Stop trusting an order sender',
+        body: ZOrderSenderDeleteRequest,
+        response: responses(ZEmpty),
+      },
+    },
+    async (request) => {
+      await orders.removeSender(request.body.fingerprint, callerOf(request));
+      return {};
+    },
+  );
+};

@@ -1,0 +1,384 @@
+import { randomUUID } from 'node:crypto';
+import { decodeProtectedHeader } from 'jose';
+import type { Kysely } from 'kysely';
+import type { TOrder, TOrderDetail, TOrderListQuery, TOrderSender, TPage } from '@manifold/contract';
+import { describeCertificate, parseCertificateBundle, validityAt } from '../../crypto/certificates.js';
+import { isCryptoError } from '../../crypto/crypto-errors.js';
+import { certificateThumbprint, verifyDetachedJws } from '../../crypto/jws.js';
+import type { Database } from '../../db/database.js';
+import { isUniqueViolation } from '../../db/dialect.js';
+import type { DB } from '../../db/schema.js';
+import type { OrderRow, OrderSenderRow, OrderValues } from '../../db/schema-licensing.js';
+import { AppError, ErrorCollector } from '../../lib/app-error.js';
+import type { Caller } from '../../lib/caller.js';
+import { canonicalJson } from '../../lib/canonical-json.js';
+import { isoNow } from '../../lib/time.js';
+import type { ServerCredentials } from '../provision/server-credentials.service.js';
+import { type Actor, LicensingChanges } from './licensing-changes.js';
+import { LicensingRepository, sortColumns, toOrder, type Viewer } from './licensing.repository.js';
+import { checkPolicy, POLICY_FIELD } from './policy-check.js';
+
+export type OrderOrigin =
+  { source: 'ui' | 'upload'; caller: Caller } | { source: 'partner'; sender: OrderSenderRow; sourceIp: string };
+
+function actorOf(origin: OrderOrigin): Actor {
+  return origin.source === 'partner'
+    ? { username: `sender:${origin.sender.name}`, sourceIp: origin.sourceIp }
+    : { username: origin.caller.username, sourceIp: origin.caller.sourceIp };
+}
+
+function toSender(row: OrderSenderRow): TOrderSender {
+  return {
+    fingerprint: row.fingerprint,
+    name: row.name,
+    subject: row.subject,
+    keySerialNumber: row.serial_number,
+    notAfter: row.not_after,
+    dateCreated: row.created_at,
+  };
+}
+
+/**
+ * Orders: received as an authorized policy list (console, upload, or signed by a trusted sender),
+ * checked, mapped to a design revision built here, and then listed, archived, restored, grouped
+ * and revoked. A USER sees and acts on the orders of their groups only; an order a USER adds is
+ * shared with that user's groups.
+ */
+export class OrdersService {
+  constructor(
+    private readonly database: Database,
+    private readonly credentials: ServerCredentials,
+  ) {}
+
+  private changes(trx: Kysely<DB>): LicensingChanges {
+    return new LicensingChanges(trx, this.database.dialect);
+  }
+
+  private repository(db: Kysely<DB> = this.database.db): LicensingRepository {
+    return new LicensingRepository(db);
+  }
+
+  /** Serial numbers of this server's installed certificates: what a licensee key must be. */
+  private async ownSerials(): Promise<string[]> {
+    const serials: string[] = [];
+    for (const purpose of ['signing', 'encryption'] as const) {
+      try {
+        serials.push(describeCertificate((await this.credentials.identity(purpose)).certificatePem).serialNumber);
+      } catch (error) {
+        if (!(error instanceof AppError && error.token === 'provisionNotInitialized')) throw error;
+      }
+    }
+    return serials;
+  }
+
+  async add(input: unknown, origin: OrderOrigin): Promise<{ orderId: string }> {
+    const { policy, licenseeKeySN, issuerKeySN, licensorKeySN } = checkPolicy(input, await this.ownSerials(), new Date());
+    const revision = await this.database.db
+      .selectFrom('package_revisions')
+      .select(['id', 'package_id', 'dsi_version', 'design_name', 'digest'])
+      .where('package_id', '=', policy.design.dsiId)
+      .where('dsi_version', '=', policy.design.dsiVersion)
+      .executeTakeFirst();
+    if (!revision || revision.digest !== policy.design.digestValue.toLowerCase()) {
+      throw new AppError('orderNotMappable', {
+        field: `${POLICY_FIELD}.design`,
+        description: revision
+          ? 'The digest does not match the manifest of that design revision'
+          : 'No design revision with this dsiId and dsiVersion was built on this server',
+      });
+    }
+    const sourceKey = policy.sourceCompanyName.toLowerCase();
+    const actor = actorOf(origin);
+    const now = isoNow();
+    const id = randomUUID();
+    const serialization = policy.serialization;
+    const row: OrderValues = {
+      id,
+      order_number: policy.orderNumber,
+      dedupe_key: `${sourceKey}|${policy.orderNumber}`,
+      upstream_authorization_id: policy.authorizationId ?? null,
+      version: 1,
+      company_name: policy.companyName,
+      source_company_name: policy.sourceCompanyName,
+      source_date_created: policy.sourceDateCreated ?? null,
+      source: origin.source,
+      manage_user_id: origin.source === 'partner' ? null : origin.caller.userId,
+      user_id: origin.source === 'partner' ? `sender:${origin.sender.name}` : origin.caller.username,
+      dsi_id: revision.package_id,
+      revision_id: revision.id,
+      dsi_version: revision.dsi_version,
+      design_name: revision.design_name,
+      digest_value: revision.digest,
+      quantity: policy.quantity,
+      allocated: 0,
+      expired_quantity: 0,
+      expires_at: policy.expiration ? new Date(policy.expiration).toISOString() : null,
+      purpose: policy.purpose ?? null,
+      das_url: policy.dasUrl ?? null,
+      image_url: policy.imageUrl ?? null,
+      file_information_block_element_size: policy.fileInformationBlockElementSize ?? null,
+      licensee_key_sn: licenseeKeySN,
+      public_key_sn: issuerKeySN,
+      key_role_sn: licensorKeySN,
+      device_identity: policy.deviceIdentity ? JSON.stringify(policy.deviceIdentity) : null,
+      parameter_version: policy.parameterVersion ?? null,
+      device_parameters: JSON.stringify(policy.deviceParameters),
+      quality_parameters: JSON.stringify(policy.qualityParameters),
+      breakage_policy: policy.breakage.policy,
+      breakage_value: policy.breakage.value ?? null,
+      serial_type: serialization?.type ?? null,
+      serial_prefix: serialization?.prefix ?? null,
+      serial_start: serialization?.start ?? null,
+      serial_end: serialization?.end ?? null,
+      serial_next: serialization?.start ?? null,
+      authorized_users: JSON.stringify(policy.authorizedUserList),
+      downstream_device: policy.downstreamDevice ? 1 : 0,
+      archived: 0,
+      revoked: 0,
+      revoked_at: null,
+      replaces_order_id: null,
+      sender_fingerprint: origin.source === 'partner' ? origin.sender.fingerprint : null,
+      policy: canonicalJson(input),
+      created_at: now,
+      updated_at: now,
+    };
+    const duplicate = () => new AppError('orderNumberDuplicate', { field: `${POLICY_FIELD}.orderNumber` });
+    try {
+      await this.database.transaction(async (trx) => {
+        const changes = this.changes(trx);
+        if (policy.revokes) {
+          const earlier = await this.earlierOrder(trx, sourceKey, policy.revokes.orderNumber);
+          await changes.revokeOrder(earlier, true, actor, `replaced by order ${id}`, now);
+          row.replaces_order_id = earlier.id;
+          if (policy.revokes.orderNumber === policy.orderNumber) row.dedupe_key = `${row.dedupe_key}|r:${earlier.id}`;
+        }
+        if (await changes.repository().findOrderByDedupeKey(row.dedupe_key)) throw duplicate();
+        await changes.repository().insertOrder(row);
+        await changes.reference({ kind: 'package', id: row.dsi_id }, { kind: 'order', id }, null);
+        if (origin.source !== 'partner' && origin.caller.role !== 'ADMIN') {
+          const groups = await trx
+            .selectFrom('user_group_members')
+            .select('group_id')
+            .where('user_id', '=', origin.caller.userId)
+            .execute();
+          if (groups.length > 0) {
+            await trx
+              .insertInto('order_groups')
+              .values(groups.map((group) => ({ order_id: id, group_id: group.group_id })))
+              .execute();
+          }
+        }
+        await changes.audit(actor, 'licenceReceived', id, {
+          orderNumber: policy.orderNumber,
+          source: origin.source,
+          dsiId: row.dsi_id,
+          dsiVersion: row.dsi_version,
+          quantity: row.quantity,
+          ...(row.replaces_order_id ? { replaces: row.replaces_order_id } : {}),
+        });
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw duplicate();
+      throw error;
+    }
+    return { orderId: id };
+  }
+
+  /** The live order of `orderNumber` from this source that a new one revokes, locked. */
+  private async earlierOrder(trx: Kysely<DB>, sourceKey: string, orderNumber: string): Promise<OrderRow> {
+    const field = `${POLICY_FIELD}.revokes.orderNumber`;
+    const candidates = await trx
+      .selectFrom('orders')
+      .select(['id', 'revoked', 'source_company_name'])
+      .where('order_number', '=', orderNumber)
+      .execute();
+    const same = candidates.filter((candidate) => candidate.source_company_name.toLowerCase() === sourceKey);
+    const live = same.find((candidate) => candidate.revoked === 0);
+    if (!live) throw new AppError(same.length > 0 ? 'orderAlreadyRevoked' : 'orderIdNotValid', { field });
+    const locked = await this.changes(trx).lockOrder(live.id);
+    if (!locked || locked.revoked === 1) throw new AppError('orderAlreadyRevoked', { field });
+    return locked;
+  }
+
+  list(query: TOrderListQuery, viewer: Viewer): Promise<TPage<TOrder>> {
+    return this.repository().listOrders(
+      {
+        archived: query.filterByArchived,
+        dsiId: query.filterByDsiId,
+        companyName: query.filterByCompanyName,
+        userId: query.filterByUserId,
+      },
+      { column: sortColumns[query.sortBy], direction: query.sortOrder },
+      query,
+      viewer,
+    );
+  }
+
+  async fetch(orderId: string, viewer: Viewer): Promise<TOrderDetail> {
+    const repository = this.repository();
+    const row = await repository.findVisibleOrder(orderId, viewer);
+    if (!row) throw new AppError('orderIdNotValid', { field: 'orderId' });
+    const [groupIds, authorizations, history] = await Promise.all([
+      repository.orderGroupIds(orderId),
+      repository.authorizationsOfOrder(orderId),
+      repository.history([orderId]),
+    ]);
+    return { ...toOrder(row), groupIds, authorizations, history };
+  }
+
+  /** Archives (true) or restores (false) orders and their authorizations; every id must be visible. */
+  async setArchived(orderIds: string[], archived: boolean, caller: Caller): Promise<{ data: TOrder[] }> {
+    const field = archived ? 'archiveOrders' : 'restoreOrders';
+    return this.database.transaction(async (trx) => {
+      const repository = this.repository(trx);
+      const errors = new ErrorCollector();
+      const rows: OrderRow[] = [];
+      for (const [index, orderId] of orderIds.entries()) {
+        const row = await repository.findVisibleOrder(orderId, caller);
+        if (!row) errors.add('orderIdNotValid', `${field}[${index}].orderId`);
+        else rows.push(row);
+      }
+      errors.throwIfAny();
+      const ids = [...new Set(rows.map((row) => row.id))];
+      const now = isoNow();
+      await trx
+        .updateTable('orders')
+        .set((eb) => ({ archived: archived ? 1 : 0, updated_at: now, version: eb('version', '+', 1) }))
+        .where('id', 'in', ids)
+        .where('archived', '=', archived ? 0 : 1)
+        .execute();
+      await trx
+        .updateTable('authorizations')
+        .set({ archived: archived ? 1 : 0 })
+        .where('order_id', 'in', ids)
+        .execute();
+      const changes = this.changes(trx);
+      for (const id of ids) await changes.audit(caller, archived ? 'orderArchived' : 'orderRestored', id);
+      const fresh = await trx.selectFrom('orders').selectAll().where('id', 'in', ids).orderBy('id').execute();
+      return { data: fresh.map(toOrder) };
+    });
+  }
+
+  async revoke(input: { orderId: string; includeAuthorized: boolean }, caller: Caller): Promise<TOrder> {
+    return this.database.transaction(async (trx) => {
+      const changes = this.changes(trx);
+      if (!(await changes.repository().findVisibleOrder(input.orderId, caller)))
+        throw new AppError('orderIdNotValid', { field: 'orderId' });
+      const order = await changes.lockOrder(input.orderId);
+      if (!order) throw new AppError('orderIdNotValid', { field: 'orderId' });
+      await changes.revokeOrder(order, input.includeAuthorized, caller, 'revoked by a user');
+      return toOrder((await changes.repository().findOrder(order.id))!);
+    });
+  }
+
+  async editGroups(input: { orderId: string; groupIds: number[] }, caller: Caller): Promise<TOrderDetail> {
+    await this.database.transaction(async (trx) => {
+      const order = await this.changes(trx).lockOrder(input.orderId);
+      if (!order) throw new AppError('orderIdNotValid', { field: 'orderId' });
+      const groupIds = [...new Set(input.groupIds)];
+      const existing =
+        groupIds.length > 0 ? await trx.selectFrom('user_groups').select('id').where('id', 'in', groupIds).execute() : [];
+      const errors = new ErrorCollector();
+      input.groupIds.forEach((groupId, index) => {
+        if (!existing.some((group) => group.id === groupId)) errors.add('groupNotPresent', `groupIds[${index}]`);
+      });
+      errors.throwIfAny();
+      await trx.deleteFrom('order_groups').where('order_id', '=', order.id).execute();
+      if (groupIds.length > 0) {
+        await trx
+          .insertInto('order_groups')
+          .values(groupIds.map((groupId) => ({ order_id: order.id, group_id: groupId })))
+          .execute();
+      }
+      await this.changes(trx).audit(caller, 'orderGroupsEdited', order.id, { groupIds });
+    });
+    return this.fetch(input.orderId, caller);
+  }
+
+  // order senders (the partner interface)
+
+  async trustSender(input: { certificate: string; name?: string | undefined }, caller: Caller): Promise<TOrderSender> {
+    let description: ReturnType<typeof describeCertificate>;
+    let pem: string;
+    try {
+      const leaf = parseCertificateBundle(input.certificate)[0]!;
+      pem = leaf.pem;
+      description = describeCertificate(leaf);
+    } catch (error) {
+      if (!isCryptoError(error)) throw error;
+      throw new AppError('orderSenderCertificateInvalid', { field: 'certificate', description: `certificate: ${error.message}` });
+    }
+    if (description.isCa || !description.keyUsage.includes('digitalSignature') || validityAt(pem, new Date()) !== 'valid') {
+      throw new AppError('orderSenderCertificateInvalid', {
+        field: 'certificate',
+        description:
+          'An order sender certificate must be a currently valid end-entity certificate with key usage digitalSignature',
+      });
+    }
+    const row: OrderSenderRow = {
+      fingerprint: certificateThumbprint(pem),
+      name: input.name ?? description.subject,
+      certificate_pem: pem,
+      subject: description.subject,
+      serial_number: description.serialNumber,
+      not_after: description.notAfter.toISOString(),
+      created_by: caller.username,
+      created_at: isoNow(),
+    };
+    await this.database.transaction(async (trx) => {
+      await trx.deleteFrom('order_senders').where('fingerprint', '=', row.fingerprint).execute();
+      await trx.insertInto('order_senders').values(row).execute();
+      await this.changes(trx).audit(caller, 'orderSenderTrusted', row.fingerprint, { name: row.name, subject: row.subject });
+    });
+    return toSender(row);
+  }
+
+  async listSenders(): Promise<{ data: TOrderSender[] }> {
+    const rows = await this.database.db
+      .selectFrom('order_senders')
+      .selectAll()
+      .orderBy('created_at')
+      .orderBy('fingerprint')
+      .execute();
+    return { data: rows.map(toSender) };
+  }
+
+  async removeSender(fingerprint: string, caller: Caller): Promise<void> {
+    await this.database.transaction(async (trx) => {
+      const result = await trx.deleteFrom('order_senders').where('fingerprint', '=', fingerprint).executeTakeFirst();
+      if (Number(result.numDeletedRows) !== 1) throw new AppError('orderSenderNotPresent', { field: 'fingerprint' });
+      await this.changes(trx).audit(caller, 'orderSenderRemoved', fingerprint);
+    });
+  }
+
+  /**
+   * `/apl/order/add`: the body's canonical JSON must carry a detached JWS (header
+   * `x-manifold-signature`) whose `x5t#S256` names a trusted sender certificate, made with its key.
+   */
+  async addSigned(body: unknown, signature: string | undefined, sourceIp: string): Promise<{ orderId: string }> {
+    const refused = (description: string) => new AppError('orderSenderNotTrusted', { status: 401, description });
+    if (!signature) throw refused('The request carries no x-manifold-signature header');
+    let thumbprint: unknown;
+    try {
+      thumbprint = decodeProtectedHeader(signature)['x5t#S256'];
+    } catch {
+      throw refused('The signature header is not a JWS');
+    }
+    if (typeof thumbprint !== 'string') throw refused('The signature names no certificate (x5t#S256)');
+    const sender = await this.database.db
+      .selectFrom('order_senders')
+      .selectAll()
+      .where('fingerprint', '=', thumbprint)
+      .executeTakeFirst();
+    if (!sender) throw refused('The signing certificate is not a trusted order sender');
+    if (validityAt(sender.certificate_pem, new Date()) !== 'valid') throw refused('The sender certificate is not valid now');
+    try {
+      await verifyDetachedJws(signature, canonicalJson(body), sender.certificate_pem);
+    } catch (error) {
+      if (!isCryptoError(error)) throw error;
+      throw refused(`The signature does not verify: ${error.message}`);
+    }
+    const policy = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[POLICY_FIELD] : undefined;
+    return this.add(policy, { source: 'partner', sender, sourceIp });
+  }
+}

@@ -1,0 +1,627 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { TAuthorization, TOrderDetail, TPage } from '@manifold/contract';
+import { pathOf, runTool, withTempFiles } from '../src/crypto/crypto-test-helpers.js';
+import { decryptContent, unwrapContentKey } from '../src/crypto/design-keys.js';
+import { verifyXmlSignature } from '../src/crypto/xml-signature.js';
+import {
+  addOrder,
+  authorize,
+  licensingWorld,
+  type LicensingWorld,
+  policyFor,
+  registerApprovedMachine,
+} from './helpers/licensing-fixtures.js';
+import { expectToken, expectTokens } from './helpers/packages-fixtures.js';
+import { describeEachDatabase, type TestApp } from './helpers/test-app.js';
+
+const uuid = '00000000-0000-4000-8000-000000000000';
+
+async function manageInstance(ctx: TestApp, type: string, state: string): Promise<string> {
+  const id = randomUUID();
+  const now = new Date().toISOString();
+  await ctx.app.services.database.db
+    .insertInto('manage_instances')
+    .values({
+      id,
+      manage_site_name: `Peer ${type}`,
+      manage_url: 'https://peer.example',
+      manage_type: type,
+      registration_state: state,
+      initiator: 0,
+      signing_certificate: null,
+      encryption_certificate: null,
+      version: 1,
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+  return id;
+}
+
+describeEachDatabase('authorizations', (ctx) => {
+  let world: LicensingWorld;
+  const call = async (path: string, body: unknown, token?: string) =>
+    ctx().call('POST', path, { token: token ?? (await ctx().adminToken()), body });
+  const fetchOrder = async (orderId: string) =>
+    (await ctx().call('GET', `/ui/order/fetch?orderId=${orderId}`, { token: await ctx().adminToken() })).json<TOrderDetail>();
+
+  describe('every authorization endpoint', () => {
+    it('should require authentication', async () => {
+      for (const url of [
+        '/ui/authorization/list',
+        `/ui/authorization/download?orderId=${uuid}&authorizationId=${uuid}`,
+        '/ui/enforce/order/list',
+        '/ui/dtl/list',
+      ])
+        expectToken(await ctx().call('GET', url), 401, 'invalidSessionToken');
+      for (const url of ['/ui/authorization/authorize', '/ui/authorization/send', '/ui/authorization/revoke'])
+        expectToken(await ctx().call('POST', url, { body: {} }), 401, 'invalidSessionToken');
+    });
+
+    it('lets a USER call them (both roles, spec §6)', async () => {
+      const { token } = await ctx().createUser();
+      for (const url of ['/ui/authorization/list', '/ui/enforce/order/list', '/ui/dtl/list'])
+        expect((await ctx().call('GET', url, { token })).statusCode, url).toBe(200);
+      expectToken(await call('/ui/authorization/send', { orderId: uuid }, token), 420, 'orderIdNotValid');
+    });
+  });
+
+  describe('POST /ui/authorization/authorize', () => {
+    it('authorizes part of an order to an approved machine, taking quantity and serial numbers', async () => {
+      world = await licensingWorld(ctx());
+      const orderId = await addOrder(
+        ctx(),
+        policyFor(world, { serialization: { type: 'Dec', prefix: 'P', start: 100, end: 199 } }),
+      );
+      const expiration = Date.now() + 86_400_000;
+      const first = await authorize(ctx(), {
+        orderId,
+        deviceId: world.deviceId,
+        quantity: 3,
+        expiration,
+        authorizedUserList: ['admin'],
+        tracking: [{ fieldName: 'batch', fieldValue: 'B-7' }],
+        deviceParameters: [
+          {
+            parameterId: 'bedTemperature',
+            type: 'integer',
+            low: 60,
+            high: 100,
+            resetValue: 65,
+            adjust: 'INCREASE',
+            required: true,
+          },
+        ],
+      });
+      const second = await authorize(ctx(), { orderId, deviceId: world.deviceId, quantity: 2 });
+      const order = await fetchOrder(orderId);
+      expect(order).toMatchObject({ allocatedQuantity: 5, remainingQuantity: 5, serialization: { next: 105 } });
+      const [a, b] = order.authorizations;
+      expect(a).toMatchObject({
+        authorizationId: first,
+        type: 'device',
+        deviceId: world.deviceId,
+        quantity: 3,
+        state: 'authorized',
+        expiration: new Date(expiration).toISOString(),
+        serialNumbers: { first: 'P100', last: 'P102', count: 3 },
+        authorizedUserList: ['admin'],
+        tracking: [{ fieldName: 'batch', fieldValue: 'B-7' }],
+      });
+      expect(b).toMatchObject({
+        authorizationId: second,
+        serialNumbers: { first: 'P103', last: 'P104' },
+        expiration: order.expiration,
+      });
+      expect(order.history.filter((h) => h.eventType === 'licenceAuthorized')).toHaveLength(2);
+      expectToken(await call('/ui/device/delete', { deviceId: world.deviceId }), 420, 'deviceHasLiveAuthorizations');
+    });
+
+    it('answers the quantity tokens', async () => {
+      const orderId = await addOrder(ctx(), policyFor(world, { quantity: 3 }));
+      const base = { orderId, deviceId: world.deviceId };
+      expectToken(await call('/ui/authorization/authorize', base), 420, 'quantityIsRequired');
+      expectToken(await call('/ui/authorization/authorize', { ...base, quantity: 0 }), 420, 'quantityMustBeGreaterThanZero');
+      expectToken(await call('/ui/authorization/authorize', { ...base, quantity: 4 }), 420, 'quantityExceedsAllottedAmount');
+      await authorize(ctx(), { ...base, quantity: 3 });
+      expectToken(await call('/ui/authorization/authorize', { ...base, quantity: 1 }), 420, 'orderHasNoMoreQuantity');
+      expectToken(await call('/ui/authorization/authorize', { deviceId: world.deviceId, quantity: 1 }), 420, 'orderIdNotValid');
+      expectToken(
+        await call('/ui/authorization/authorize', { orderId: uuid, deviceId: world.deviceId, quantity: 1 }),
+        420,
+        'orderIdNotValid',
+      );
+      const failures = await ctx()
+        .app.services.database.db.selectFrom('audit_events')
+        .select('details')
+        .where('event_type', '=', 'licenceAuthorizationFailed')
+        .where('subject', '=', orderId)
+        .execute();
+      expect(failures.map((f) => (JSON.parse(f.details!) as { tokens: string[] }).tokens[0])).toEqual([
+        'quantityIsRequired',
+        'quantityMustBeGreaterThanZero',
+        'quantityExceedsAllottedAmount',
+        'orderHasNoMoreQuantity',
+      ]);
+    });
+
+    it('answers the expiry tokens', async () => {
+      const orderId = await addOrder(ctx(), policyFor(world));
+      const order = await fetchOrder(orderId);
+      const base = { orderId, deviceId: world.deviceId, quantity: 1 };
+      expectToken(
+        await call('/ui/authorization/authorize', { ...base, expiration: Date.now() - 1000 }),
+        420,
+        'expirationDateInThePast',
+      );
+      expectToken(
+        await call('/ui/authorization/authorize', { ...base, expiration: Date.parse(order.expiration!) + 1000 }),
+        420,
+        'expirationDateIsAfterParentExpirationDate',
+      );
+      await ctx()
+        .app.services.database.db.updateTable('orders')
+        .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+        .where('id', '=', orderId)
+        .execute();
+      expectToken(await call('/ui/authorization/authorize', base), 420, 'orderHasExpired');
+    });
+
+    it('answers the target tokens for machines and Manage instances', async () => {
+      const orderId = await addOrder(ctx(), policyFor(world));
+      const base = { orderId, quantity: 1 };
+      expectToken(await call('/ui/authorization/authorize', base), 420, 'deviceOrManageIdNotProvided');
+      expectToken(
+        await call('/ui/authorization/authorize', { ...base, deviceId: world.deviceId, manageId: uuid }),
+        420,
+        'deviceOrManageIdNotProvided',
+      );
+      expectToken(await call('/ui/authorization/authorize', { ...base, deviceId: uuid }), 420, 'deviceIdNotValid');
+      expectToken(await call('/ui/authorization/authorize', { ...base, manageId: uuid }), 420, 'manageIdNotValid');
+      expectToken(
+        await call('/ui/authorization/authorize', {
+          ...base,
+          manageId: await manageInstance(ctx(), 'upStreamManage', 'Approved'),
+        }),
+        420,
+        'cannotSendAuthorizationsToUpstreamManageInstances',
+      );
+      expectToken(
+        await call('/ui/authorization/authorize', {
+          ...base,
+          manageId: await manageInstance(ctx(), 'downStreamManage', 'Pending'),
+        }),
+        420,
+        'manageInstaceNotApproved',
+      );
+      const downstream = await manageInstance(ctx(), 'downStreamManage', 'Approved');
+      const toPeer = await authorize(ctx(), { ...base, manageId: downstream });
+      expect((await fetchOrder(orderId)).authorizations.find((a) => a.id === toPeer)).toMatchObject({
+        type: 'manage',
+        manageId: downstream,
+      });
+
+      const { deviceId: disabled } = await registerApprovedMachine(ctx(), world.root);
+      expect((await call('/ui/device/disable', { deviceId: disabled })).statusCode).toBe(200);
+      expectToken(await call('/ui/authorization/authorize', { ...base, deviceId: disabled }), 420, 'deviceNotApproved');
+    });
+
+    it('checks the machine identity the order names, field by field', async () => {
+      const orderId = await addOrder(
+        ctx(),
+        policyFor(world, {
+          deviceIdentity: { manufacturer: 'Other Corp', model: 'Z9', family: 'X', technology: 'SLA', deviceClass: 'printer' },
+          parameterVersion: '2.0',
+        }),
+      );
+      const errors = expectTokens(await call('/ui/authorization/authorize', { orderId, deviceId: world.deviceId, quantity: 1 }));
+      expect(errors.map((e) => e.errorToken).sort()).toEqual(
+        [
+          'deviceNotValidForAuthorization',
+          'invalidDeviceManufacturer',
+          'invalidDeviceManufacturingInfo',
+          'invalidDeviceModel',
+          'invalidDeviceTechnology',
+        ].sort(),
+      );
+      const wrongName = await addOrder(
+        ctx(),
+        policyFor(world, { deviceIdentity: { name: 'Someone else', serialNumber: 'nope', deviceClass: 'mill', family: 'Q' } }),
+      );
+      const more = expectTokens(
+        await call('/ui/authorization/authorize', { orderId: wrongName, deviceId: world.deviceId, quantity: 1 }),
+      );
+      expect(more.map((e) => e.errorToken).sort()).toEqual(
+        [
+          'deviceNotValidForAuthorization',
+          'invalidDeviceFamily',
+          'invalidDeviceMachineClass',
+          'invalidDeviceMachineName',
+          'invalidDeviceSerialNumber',
+        ].sort(),
+      );
+      const matching = await addOrder(
+        ctx(),
+        policyFor(world, { deviceIdentity: { manufacturer: 'acme', model: 'x1' }, parameterVersion: '1.0' }),
+      );
+      await authorize(ctx(), { orderId: matching, deviceId: world.deviceId, quantity: 1 });
+    });
+
+    it('answers every parameter rule with its invalid… token, all problems of one request together', async () => {
+      const orderId = await addOrder(
+        ctx(),
+        policyFor(world, {
+          deviceParameters: [
+            { parameterId: 'bedTemperature', type: 'integer', low: 55, high: 90, resetValue: 60, adjust: 'FREE', required: true },
+            {
+              parameterId: 'material',
+              type: 'choice',
+              choicePresent: true,
+              choiceList: ['PLA', 'PETG'],
+              valueList: ['PLA'],
+              required: true,
+              exclusive: true,
+            },
+          ],
+          qualityParameters: [{ id: 'weight', type: 'decimal', low: 10, high: 12, required: true, resetValue: 11 }],
+        }),
+      );
+      const errors = expectTokens(
+        await call('/ui/authorization/authorize', {
+          orderId,
+          deviceId: world.deviceId,
+          quantity: 1,
+          deviceParameters: [
+            { parameterId: 'bedTemperature', type: 'integer', low: 40, high: 95, resetValue: 100, required: true },
+            {
+              parameterId: 'material',
+              type: 'choice',
+              choicePresent: true,
+              choiceList: ['PLA', 'ABS'],
+              valueList: ['ABS'],
+              required: true,
+              exclusive: true,
+            },
+            { parameterId: 'layerHeight', type: 'decimal', valueList: [0.2], adjust: 'LOCK', exclusive: true },
+            { parameterId: 'ghost', type: 'string' },
+          ],
+          qualityParameters: [{ id: 'weight', type: 'decimal', low: 9, high: 12, required: true, resetValue: 11 }],
+          tracking: [
+            { fieldName: 'batch', fieldValue: '1' },
+            { fieldName: 'batch', fieldValue: '2' },
+          ],
+          authorizedUserList: ['no-such-user'],
+        }),
+      );
+      const pairs = errors.map((e) => `${e.errorToken} ${e.field}`);
+      expect(pairs).toEqual(
+        expect.arrayContaining([
+          'invalidRangeExpandsPreviousRange deviceParameters.bedTemperature.low',
+          'invalidRangeExpandsPreviousRange deviceParameters.bedTemperature.high',
+          'invalidValueOutOfRange deviceParameters.bedTemperature.resetValue',
+          'parameterBroadensPreexistingParameterSetByOrder deviceParameters.material.choiceList',
+          'invalidValueNotFoundInChoiceList deviceParameters.material.valueList[0]',
+          'parameterValueNotEqualToPreexistingParameterValue deviceParameters.layerHeight.valueList[0]',
+          'invalidValueInput deviceParameters.ghost',
+          'invalidRangeExpandsPreviousRange qualityParameters.weight.low',
+          'trackingFieldDuplicate tracking[1].fieldName',
+          'userNotPresent authorizedUserList[0]',
+        ]),
+      );
+      // a required parameter of the order that carries no value and is not narrowed
+      const bare = await addOrder(
+        ctx(),
+        policyFor(world, { deviceParameters: [{ parameterId: 'operatorNote', type: 'string', required: true }] }),
+      );
+      const missing = expectToken(
+        await call('/ui/authorization/authorize', { orderId: bare, deviceId: world.deviceId, quantity: 1 }),
+        420,
+        'authorizationMissingRequiredDeviceParameters',
+      );
+      expect(missing.field).toBe('deviceParameters.operatorNote.valueList');
+      const typed = expectTokens(
+        await call('/ui/authorization/authorize', {
+          orderId: bare,
+          deviceId: world.deviceId,
+          quantity: 1,
+          deviceParameters: [
+            { parameterId: 'operatorNote', type: 'string', required: true, valueList: ['a', 'b'], exclusive: true },
+            { parameterId: 'supports', type: 'integer', resetValue: 1 },
+          ],
+        }),
+      );
+      expect(typed.map((e) => e.errorToken)).toEqual(
+        expect.arrayContaining([
+          'invalidValueExclusiveAllowsOnlyOneValue',
+          'parameterDataTypeNotEqualToPreexistingParameterDataType',
+        ]),
+      );
+      // narrowing inside every bound is accepted
+      await authorize(ctx(), {
+        orderId,
+        deviceId: world.deviceId,
+        quantity: 1,
+        deviceParameters: [
+          {
+            parameterId: 'bedTemperature',
+            type: 'integer',
+            low: 60,
+            high: 80,
+            resetValue: 70,
+            adjust: 'INCREASE',
+            required: true,
+          },
+        ],
+        qualityParameters: [{ id: 'weight', type: 'decimal', low: 10.5, high: 11.5, required: true, resetValue: 11 }],
+      });
+    });
+
+    it('answers the serialization tokens, and authorized users must be on the order', async () => {
+      const orderId = await addOrder(
+        ctx(),
+        policyFor(world, { quantity: 10, serialization: { type: 'Hex', start: 0, end: 9 }, authorizedUserList: ['admin'] }),
+      );
+      const user = await ctx().createUser();
+      expectToken(
+        await call('/ui/authorization/authorize', {
+          orderId,
+          deviceId: world.deviceId,
+          quantity: 1,
+          authorizedUserList: [user.profile.username],
+        }),
+        420,
+        'authorizedUserNotInOrder',
+      );
+      await authorize(ctx(), { orderId, deviceId: world.deviceId, quantity: 2 });
+      const db = ctx().app.services.database.db;
+      // numbers handed out elsewhere (a range shared with another instance) leave fewer than the quantity
+      await db.updateTable('orders').set({ serial_next: 8 }).where('id', '=', orderId).execute();
+      expectToken(
+        await call('/ui/authorization/authorize', { orderId, deviceId: world.deviceId, quantity: 3 }),
+        420,
+        'serializationDoesNotHaveEnoughNumbersForQuantity',
+      );
+      await db.updateTable('orders').set({ serial_next: 10 }).where('id', '=', orderId).execute();
+      expectToken(
+        await call('/ui/authorization/authorize', { orderId, deviceId: world.deviceId, quantity: 1 }),
+        420,
+        'serializationOutOfNumbers',
+      );
+      await db.updateTable('orders').set({ serial_type: 'Oct' }).where('id', '=', orderId).execute();
+      expectToken(
+        await call('/ui/authorization/authorize', { orderId, deviceId: world.deviceId, quantity: 1 }),
+        420,
+        'serializationHasError',
+      );
+      expect((await fetchOrder(orderId)).allocatedQuantity).toBe(2);
+    });
+
+    it('gives exactly the order quantity to 50 simultaneous requests of 1 on an order of 10', async () => {
+      const orderId = await addOrder(
+        ctx(),
+        policyFor(world, { quantity: 10, serialization: { type: 'Dec', start: 1, end: 1000 } }),
+      );
+      const token = await ctx().adminToken();
+      const responses = await Promise.all(
+        Array.from({ length: 50 }, () =>
+          ctx().call('POST', '/ui/authorization/authorize', { token, body: { orderId, deviceId: world.deviceId, quantity: 1 } }),
+        ),
+      );
+      const ok = responses.filter((r) => r.statusCode === 200);
+      expect(ok).toHaveLength(10);
+      for (const refused of responses.filter((r) => r.statusCode !== 200)) {
+        expect(refused.statusCode, refused.body).toBe(420);
+        expect(['orderHasNoMoreQuantity', 'quantityExceedsAllottedAmount']).toContain(
+          refused.json<{ errorToken: string }>().errorToken,
+        );
+      }
+      const order = await fetchOrder(orderId);
+      expect(order).toMatchObject({ allocatedQuantity: 10, remainingQuantity: 0 });
+      const serials = order.authorizations.map((a) => a.serialNumbers!.first).sort((x, y) => Number(x) - Number(y));
+      expect(serials).toEqual(Array.from({ length: 10 }, (_, i) => String(i + 1)));
+    });
+  });
+
+  describe('GET /ui/authorization/list', () => {
+    it('pages, sorts and filters, by order and by authorization', async () => {
+      const token = await ctx().adminToken();
+      const company = `Auth ${Math.random().toString(36).slice(2, 7)}`;
+      const orderId = await addOrder(ctx(), policyFor(world, { companyName: company }));
+      const ids: string[] = [];
+      for (let i = 0; i < 4; i += 1) ids.push(await authorize(ctx(), { orderId, deviceId: world.deviceId, quantity: 1 }));
+      const list = async (query: string) =>
+        (await ctx().call('GET', `/ui/authorization/list?${query}`, { token })).json<TPage<TAuthorization>>();
+      const page = await list(`orderId=${orderId}&numberOfItems=3`);
+      expect(page).toMatchObject({ totalNumOfItems: 4, totalNumOfPages: 2 });
+      expect([
+        ...page.data.map((a) => a.id),
+        ...(await list(`orderId=${orderId}&numberOfItems=3&pageNum=2`)).data.map((a) => a.id),
+      ]).toEqual([...ids].sort());
+      expect(
+        (await list(`filterByCompanyName=${encodeURIComponent(company)}&sortBy=dateCreated&sortOrder=desc`)).data.map(
+          (a) => a.id,
+        ),
+      ).toEqual([...ids].reverse());
+      expect((await list(`authorizationId=${ids[2]}`)).data.map((a) => a.id)).toEqual([ids[2]]);
+      expect((await list(`orderId=${orderId}&filterByArchived=true`)).totalNumOfItems).toBe(0);
+    });
+  });
+
+  describe('POST /ui/authorization/send and /revoke, GET /download', () => {
+    it('sends one or all, refusing what cannot go, and revokes once returning quantity', async () => {
+      const orderId = await addOrder(ctx(), policyFor(world));
+      expectToken(await call('/ui/authorization/send', { orderId }), 420, 'orderHasNoAuthorizations');
+      const one = await authorize(ctx(), { orderId, deviceId: world.deviceId, quantity: 2 });
+      const two = await authorize(ctx(), { orderId, deviceId: world.deviceId, quantity: 3 });
+      expectToken(
+        await call('/ui/authorization/send', { orderId, authorizationId: uuid }),
+        420,
+        'invalidOrderAndAuthorizationIdCombination',
+      );
+      const other = await addOrder(ctx(), policyFor(world));
+      expectToken(
+        await call('/ui/authorization/send', { orderId: other, authorizationId: one }),
+        420,
+        'invalidOrderAndAuthorizationIdCombination',
+      );
+
+      const single = await call('/ui/authorization/send', { orderId, authorizationId: one, sendAll: null });
+      expect(single.json()).toEqual({ data: [{ authorizationId: one, state: 'sent', delivery: null }] });
+      const all = await call('/ui/authorization/send', { orderId });
+      expect(
+        all.json<{ data: { authorizationId: string; state: string }[] }>().data.map((d) => [d.authorizationId, d.state]),
+      ).toEqual([
+        [one, 'sent'],
+        [two, 'sent'],
+      ]);
+
+      const revoked = await call('/ui/authorization/revoke', { orderId, authorizationId: two });
+      expect(revoked.statusCode, revoked.body).toBe(200);
+      expect(revoked.json<TAuthorization>()).toMatchObject({ state: 'revoked' });
+      expect((await fetchOrder(orderId)).remainingQuantity).toBe(8);
+      expectToken(await call('/ui/authorization/revoke', { orderId, authorizationId: two }), 420, 'authorizationAlreadyRevoked');
+      expectToken(
+        await call('/ui/authorization/revoke', { orderId: other, authorizationId: one }),
+        420,
+        'invalidOrderAndAuthorizationIdCombination',
+      );
+      expectToken(await call('/ui/authorization/send', { orderId, authorizationId: two }), 420, 'sendingAuthorizationFailed');
+      // send all skips nothing silently: revoked ones are left out, the rest go
+      expect(
+        (await call('/ui/authorization/send', { orderId, sendAll: true, authorizationId: one })).json<{ data: unknown[] }>().data,
+      ).toHaveLength(1);
+
+      const { deviceId: laterDisabled } = await registerApprovedMachine(ctx(), world.root);
+      const three = await authorize(ctx(), { orderId, deviceId: laterDisabled, quantity: 1 });
+      expect((await call('/ui/device/disable', { deviceId: laterDisabled })).statusCode).toBe(200);
+      expectToken(await call('/ui/authorization/send', { orderId, authorizationId: three }), 420, 'sendingAuthorizationFailed');
+      const history = (await fetchOrder(orderId)).history.map((h) => h.eventType);
+      expect(history.filter((t) => t === 'licenceSent')).toHaveLength(2);
+      expect(history).toContain('licenceRevoked');
+    });
+
+    it('queues authorizations for downstream Manage instances and revokes them only before delivery', async () => {
+      const orderId = await addOrder(ctx(), policyFor(world));
+      const downstream = await manageInstance(ctx(), 'downStreamManage', 'Approved');
+      const db = ctx().app.services.database.db;
+      const pending = await authorize(ctx(), { orderId, manageId: downstream, quantity: 1 });
+      const delivered = await authorize(ctx(), { orderId, manageId: downstream, quantity: 1 });
+      const assigned = await authorize(ctx(), { orderId, manageId: downstream, quantity: 1 });
+      const sent = await call('/ui/authorization/send', { orderId });
+      expect(sent.json<{ data: { delivery: string }[] }>().data.map((d) => d.delivery)).toEqual([
+        'pending',
+        'pending',
+        'pending',
+      ]);
+      const outbox = await db
+        .selectFrom('outbox')
+        .selectAll()
+        .where('subject_id', 'in', [pending, delivered, assigned])
+        .execute();
+      expect(outbox.map((row) => [row.state, row.target_id, row.attempts])).toEqual(Array(3).fill(['pending', downstream, 0]));
+
+      // what the peer client records once the downstream instance acknowledged (and assigned) them
+      await db.updateTable('outbox').set({ state: 'delivered' }).where('subject_id', 'in', [delivered, assigned]).execute();
+      await db
+        .updateTable('authorizations')
+        .set({ downstream_device_id: 'their-printer-7' })
+        .where('id', '=', assigned)
+        .execute();
+      expectToken(
+        await call('/ui/authorization/revoke', { orderId, authorizationId: delivered }),
+        420,
+        'unableToRevokeDownstream',
+      );
+      expectToken(
+        await call('/ui/authorization/revoke', { orderId, authorizationId: assigned }),
+        420,
+        'authorizationAssignedToDownstreamDevice',
+      );
+      const whole = await call('/ui/order/revoke', { orderId, includeAuthorized: true });
+      expect(whole.statusCode).toBe(420);
+      expect(['unableToRevokeDownstream', 'authorizationAssignedToDownstreamDevice']).toContain(
+        whole.json<{ errorToken: string }>().errorToken,
+      );
+      expect((await fetchOrder(orderId)).revoked).toBe(false);
+      expect((await call('/ui/authorization/revoke', { orderId, authorizationId: pending })).statusCode).toBe(200);
+      const cancelled = await db.selectFrom('outbox').select('state').where('subject_id', '=', pending).executeTakeFirstOrThrow();
+      expect(cancelled.state).toBe('cancelled');
+    });
+
+    it('downloads the signed XML with the design digest and content keys only the machine can unwrap', async () => {
+      const orderId = await addOrder(
+        ctx(),
+        policyFor(world, { serialization: { type: 'Dec', start: 1, end: 100 }, purpose: 'Parts <&> "fun"' }),
+      );
+      const authorizationId = await authorize(ctx(), {
+        orderId,
+        deviceId: world.deviceId,
+        quantity: 2,
+        tracking: [{ fieldName: 'lot', fieldValue: 'a<b&c' }],
+      });
+      const response = await ctx().call(
+        'GET',
+        `/ui/authorization/download?orderId=${orderId}&authorizationId=${authorizationId}`,
+        {
+          token: await ctx().adminToken(),
+        },
+      );
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.headers['content-type']).toMatch(/^application\/xml/);
+      const signingPem = (await ctx().app.services.credentials.signingIdentity()).certificatePem;
+      const { element } = verifyXmlSignature(response.body, signingPem);
+      const text = (name: string) => element.getElementsByTagName(name).item(0)?.textContent;
+      expect(text('AuthorizationId')).toBe(authorizationId);
+      expect(text('OrderId')).toBe(orderId);
+      expect(text('Quantity')).toBe('2');
+      expect(text('Purpose')).toBe('Parts <&> "fun"');
+      expect(text('DigestValue')).toBe(world.revision.digestValue);
+      expect(element.getElementsByTagName('Field').item(0)?.textContent).toBe('a<b&c');
+      expect(element.getElementsByTagName('SerialNumbers').item(0)?.getAttribute('first')).toBe('1');
+      expect(element.getElementsByTagName('DeviceIdentity').item(0)?.getAttribute('serialNumber')).toBe(
+        world.machine.apl.deviceIdentity.serialNumber,
+      );
+      const files = Array.from({ length: element.getElementsByTagName('File').length }, (_, i) =>
+        element.getElementsByTagName('File').item(i)!,
+      );
+      const privateFile = files.find((f) => f.getAttribute('fileId') === world.privateFile.fileId)!;
+      const publicFile = files.find((f) => f.getAttribute('fileId') === world.publicFile.fileId)!;
+      expect(publicFile.getElementsByTagName('WrappedKey').length).toBe(0);
+      const wrapped = privateFile.getElementsByTagName('WrappedKey').item(0)!.textContent!;
+      const key = await unwrapContentKey(wrapped, world.machine.encryptionKeyPem);
+      expect(key).toHaveLength(32);
+      await expect(unwrapContentKey(wrapped, world.machine.signingKeyPem)).rejects.toThrow();
+
+      const verified = withTempFiles({ 'root.pem': world.root.certificatePem, 'authorization.xml': response.body }, (paths) =>
+        runTool('xmlsec1', ['--verify', '--trusted-pem', pathOf(paths, 'root.pem'), pathOf(paths, 'authorization.xml')]),
+      );
+      expect(verified.status, verified.stderr).toBe(0);
+      const tampered = withTempFiles(
+        { 'root.pem': world.root.certificatePem, 'authorization.xml': response.body.replace('<Quantity>2<', '<Quantity>9<') },
+        (paths) =>
+          runTool('xmlsec1', ['--verify', '--trusted-pem', pathOf(paths, 'root.pem'), pathOf(paths, 'authorization.xml')]),
+      );
+      expect(tampered.status).not.toBe(0);
+
+      // the stored private file decrypts with that key
+      const row = await ctx()
+        .app.services.database.db.selectFrom('revision_files')
+        .select('storage_key')
+        .where('file_id', '=', world.privateFile.fileId)
+        .executeTakeFirstOrThrow();
+      const chunks: Buffer[] = [];
+      for await (const chunk of await ctx().app.services.storage.get(row.storage_key)) chunks.push(chunk as Buffer);
+      expect(decryptContent(Buffer.concat(chunks), key).equals(world.privateFile.bytes)).toBe(true);
+
+      expect((await call('/ui/authorization/revoke', { orderId, authorizationId })).statusCode).toBe(200);
+      expectToken(
+        await ctx().call('GET', `/ui/authorization/download?orderId=${orderId}&authorizationId=${authorizationId}`, {
+          token: await ctx().adminToken(),
+        }),
+        420,
+        'authorizationAlreadyRevoked',
+      );
+    });
+  });
+});

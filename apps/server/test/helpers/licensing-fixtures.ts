@@ -1,0 +1,156 @@
+import { randomBytes } from 'node:crypto';
+import { expect } from 'vitest';
+import { stpSignedContent, type TAuthorizedPolicyListInput, type TDsiEntry, type TPackageFile } from '@manifold/contract';
+import { describeCertificate } from '../../src/crypto/certificates.js';
+import type { DevelopmentCa } from '../../src/crypto/development-ca.js';
+import { signDetachedJws } from '../../src/crypto/jws.js';
+import { canonicalJson } from '../../src/lib/canonical-json.js';
+import { createPackage, provisionServer, testMachine, uploadForm, type TestMachine } from './packages-fixtures.js';
+import type { TestApp } from './test-app.js';
+
+/**
+ * A provisioned server with a built design revision (one private and one public file) and an
+ * approved machine with its own keys and certificates, registered through /apl/registration/add.
+ */
+export interface LicensingWorld {
+  root: DevelopmentCa;
+  /** Serial number of the server's signing certificate: the licensee key of orders made for it. */
+  licenseeSerial: string;
+  revision: TDsiEntry;
+  privateFile: { fileId: string; bytes: Buffer };
+  publicFile: { fileId: string; bytes: Buffer };
+  machine: TestMachine;
+  deviceId: string;
+}
+
+export async function uploadDesignFile(ctx: TestApp, dsiId: string, bytes: Buffer, isPublic: boolean): Promise<TPackageFile> {
+  const response = await uploadForm(ctx, '/ui/package/files/upload', await ctx.adminToken(), {
+    dsiId,
+    isPublic: String(isPublic),
+    file: { filename: isPublic ? 'readme.txt' : 'bracket.3mf', content: bytes, contentType: 'application/octet-stream' },
+  });
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json<TPackageFile>();
+}
+
+export async function registerApprovedMachine(
+  ctx: TestApp,
+  root: DevelopmentCa,
+  identity: Parameters<typeof testMachine>[1] = {},
+): Promise<{ machine: TestMachine; deviceId: string }> {
+  const machine = await testMachine(root, identity);
+  const registered = await ctx.call('POST', '/apl/registration/add', { body: await machine.request() });
+  expect(registered.statusCode, registered.body).toBe(200);
+  const deviceId = registered.json<{ deviceId: string }>().deviceId;
+  const approved = await ctx.call('POST', '/ui/device/approve', {
+    token: await ctx.adminToken(),
+    body: { id: deviceId, approve: true },
+  });
+  expect(approved.statusCode, approved.body).toBe(200);
+  return { machine, deviceId };
+}
+
+export async function licensingWorld(ctx: TestApp): Promise<LicensingWorld> {
+  const { root, signingCertificatePem } = await provisionServer(ctx);
+  const pkg = await createPackage(ctx);
+  const privateBytes = randomBytes(70_000);
+  const publicBytes = Buffer.from('Print at 0.1 mm <with> "care" & patience');
+  const privateFile = await uploadDesignFile(ctx, pkg.dsiId, privateBytes, false);
+  const publicFile = await uploadDesignFile(ctx, pkg.dsiId, publicBytes, true);
+  const built = await ctx.call('POST', '/ui/package/build', { token: await ctx.adminToken(), body: { dsiId: pkg.dsiId } });
+  expect(built.statusCode, built.body).toBe(200);
+  const { machine, deviceId } = await registerApprovedMachine(ctx, root);
+  return {
+    root,
+    licenseeSerial: describeCertificate(signingCertificatePem).serialNumber,
+    revision: built.json<TDsiEntry>(),
+    privateFile: { fileId: privateFile.fileId, bytes: privateBytes },
+    publicFile: { fileId: publicFile.fileId, bytes: publicBytes },
+    machine,
+    deviceId,
+  };
+}
+
+let orderCounter = 0;
+
+/** A valid policy list for the world's revision and this server as licensee. */
+export function policyFor(
+  world: LicensingWorld,
+  overrides: Partial<TAuthorizedPolicyListInput> = {},
+): TAuthorizedPolicyListInput {
+  orderCounter += 1;
+  return {
+    policyVersion: 1,
+    orderNumber: `PO-${orderCounter}-${randomBytes(3).toString('hex')}`,
+    companyName: 'Acme Designs',
+    sourceCompanyName: 'Acme Designs',
+    design: {
+      dsiId: world.revision.dsiId,
+      dsiVersion: world.revision.dsiVersion,
+      digestMethod: 'SHA-256',
+      digestValue: world.revision.digestValue,
+    },
+    keyRoles: [
+      { role: 'licensee', keySerialNumber: world.licenseeSerial },
+      { role: 'licensor', keySerialNumber: '0A1B2C' },
+    ],
+    quantity: 10,
+    expiration: new Date(Date.now() + 30 * 86_400_000).toISOString(),
+    purpose: 'Production run',
+    ...overrides,
+  };
+}
+
+export async function addOrder(ctx: TestApp, policy: unknown, token?: string): Promise<string> {
+  const response = await ctx.call('POST', '/ui/order/add', {
+    token: token ?? (await ctx.adminToken()),
+    body: { authorizationAuthorizedPolicyList: policy },
+  });
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json<{ orderId: string }>().orderId;
+}
+
+export async function authorize(ctx: TestApp, body: Record<string, unknown>, token?: string): Promise<string> {
+  const response = await ctx.call('POST', '/ui/authorization/authorize', { token: token ?? (await ctx.adminToken()), body });
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json<{ authorizationId: string }>().authorizationId;
+}
+
+export interface StpOptions {
+  timestamp?: string;
+  nonce?: string;
+  /** Sign with this key instead of the machine's. */
+  signingKeyPem?: string;
+  deviceId?: string;
+}
+
+/** A signed STP envelope for `path`. */
+export async function stpEnvelope(
+  machine: TestMachine,
+  deviceId: string,
+  path: string,
+  body: Record<string, unknown>,
+  options: StpOptions = {},
+) {
+  const unsigned = {
+    deviceId: options.deviceId ?? deviceId,
+    timestamp: options.timestamp ?? new Date().toISOString(),
+    nonce: options.nonce ?? randomBytes(16).toString('base64url'),
+    body,
+  };
+  const signature = await signDetachedJws(
+    canonicalJson(stpSignedContent(unsigned, path)),
+    options.signingKeyPem ?? machine.signingKeyPem,
+  );
+  return { ...unsigned, signature };
+}
+
+export async function stpCall(
+  ctx: TestApp,
+  world: Pick<LicensingWorld, 'machine' | 'deviceId'>,
+  path: string,
+  body: Record<string, unknown> = {},
+  options: StpOptions = {},
+) {
+  return ctx.call('POST', path, { body: await stpEnvelope(world.machine, world.deviceId, path, body, options) });
+}
