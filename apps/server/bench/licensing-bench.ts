@@ -59,9 +59,7 @@ async function target(kind: string): Promise<Target> {
   return { kind, dataDir, databaseUrl: `sqlite:${path.join(dataDir, 'bench.db')}`, drop: async () => undefined };
 }
 
-async function start(
-  t: Target,
-): Promise<{
+async function start(t: Target): Promise<{
   server: ServerProcess;
   call: (method: string, url: string, body?: unknown, headers?: Record<string, string>) => Promise<unknown>;
   auth: Record<string, string>;
@@ -224,6 +222,7 @@ const users = 50;
 /** Batched multi-row inserts in transactions, straight into the orders table. */
 async function seedOrders(t: Target, count: number): Promise<number> {
   const database = createDatabase(parseDatabaseUrl(t.databaseUrl, t.dataDir));
+  await database.migrate();
   const started = performance.now();
   try {
     const dsiIds = Array.from({ length: 20 }, () => randomUUID());
@@ -303,9 +302,10 @@ async function seedOrders(t: Target, count: number): Promise<number> {
 async function benchOrders(kind: string) {
   const t = await target(kind);
   const count = Number(values.orders);
+  // seed before the server opens the database (the migrations run here first)
+  const seconds = await seedOrders(t, count);
   const { server, auth } = await start(t);
   try {
-    const seconds = await seedOrders(t, count);
     console.log(
       `${kind}: seeded ${count.toLocaleString('en')} orders in ${seconds.toFixed(1)} s (${Math.round(count / seconds).toLocaleString('en')} rows/s)`,
     );
