@@ -1,0 +1,145 @@
+import { Alert, Anchor, Button, FileButton, Group, List, Stack, Text, Textarea } from '@mantine/core';
+import { IconUpload } from '@tabler/icons-react';
+import { useQueryClient } from '@tanstack/react-query';
+import type { TFunction } from 'i18next';
+import { useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useNavigate } from 'react-router';
+import { apiErrorMessage, problemMessage } from '../../../components/api-error-message';
+import { alerts } from '../../../lib/alerts';
+import { isApiError } from '../../../lib/api-errors';
+import { uploadTray } from '../../../lib/upload-tray';
+import { useAddOrder } from '../api/add-order';
+import { useDownloadPolicySchema } from '../api/get-policy-schema';
+import { uploadOrder } from '../api/upload-order';
+
+const policyField = 'authorizationAuthorizedPolicyList';
+
+/** One line per server problem, naming the place in the policy list it is about. */
+export function policyProblems(t: TFunction, error: unknown): string[] {
+  if (!isApiError(error) || error.kind !== 'badRequest' || error.problems.length === 0) return [apiErrorMessage(t, error)];
+  return error.problems.map((problem) => {
+    const message = problemMessage(t, problem);
+    const field = problem.field?.startsWith(`${policyField}.`) ? problem.field.slice(policyField.length + 1) : problem.field;
+    return field && field !== policyField && field !== 'file' ? `${field}: ${message}` : message;
+  });
+}
+
+/** Adds an order from an authorized policy list: pasted JSON (order/add) or a file (order/upload). */
+export function AddOrderForm({ onCancel }: { onCancel: () => void }) {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const add = useAddOrder();
+  const schema = useDownloadPolicySchema();
+  const [text, setText] = useState('');
+  const [problems, setProblems] = useState<string[]>([]);
+  const [uploadProblems, setUploadProblems] = useState<string[]>([]);
+
+  const opened = (orderId: string) => {
+    alerts.success(t('orders.add.added'));
+    void navigate(`/orders/${orderId}`);
+  };
+
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    setProblems([]);
+    let policy: unknown;
+    try {
+      policy = JSON.parse(text);
+    } catch (error) {
+      setProblems([t('orders.add.notJson', { reason: error instanceof Error ? error.message : String(error) })]);
+      return;
+    }
+    add.mutate(
+      { authorizationAuthorizedPolicyList: policy },
+      { onSuccess: (result) => opened(result.orderId), onError: (error) => setProblems(policyProblems(t, error)) },
+    );
+  };
+
+  const upload = (file: File | null) => {
+    if (!file) return;
+    setUploadProblems([]);
+    uploadTray.addFiles([file], {
+      uploadType: 'order-policy',
+      upload: async (chosen, context) => {
+        try {
+          return await uploadOrder(chosen, context);
+        } catch (error) {
+          setUploadProblems(policyProblems(t, error));
+          throw error;
+        }
+      },
+      finish: (result) => {
+        void queryClient.invalidateQueries({ queryKey: ['orders'] });
+        opened(result.orderId);
+      },
+    });
+  };
+
+  const problemList = (lines: string[], testId: string) =>
+    lines.length > 0 ? (
+      <Alert color="red" variant="light" role="alert" data-testid={testId}>
+        <List size="sm">
+          {lines.map((line) => (
+            <List.Item key={line}>{line}</List.Item>
+          ))}
+        </List>
+      </Alert>
+    ) : null;
+
+  return (
+    <Stack>
+      <Text size="sm">
+        {t('orders.add.intro')}{' '}
+        <Anchor
+          component="button"
+          type="button"
+          c="green.9"
+          onClick={() => schema.mutate(undefined, { onError: (error) => setProblems([apiErrorMessage(t, error)]) })}
+        >
+          {t('orders.add.schema')}
+        </Anchor>
+      </Text>
+      <form onSubmit={submit} noValidate aria-label={t('orders.add.pasteTitle')}>
+        <Stack>
+          <Textarea
+            label={t('orders.add.policy')}
+            description={t('orders.add.policyHelp')}
+            withAsterisk
+            autosize
+            minRows={8}
+            maxRows={20}
+            ff="monospace"
+            value={text}
+            error={problems.length > 0 ? t('orders.add.refused', { count: problems.length }) : undefined}
+            onChange={(event) => setText(event.currentTarget.value)}
+            styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
+          />
+          {problemList(problems, 'add-order-problems')}
+          <Group justify="flex-end">
+            <Button variant="default" onClick={onCancel}>
+              {t('common.cancel')}
+            </Button>
+            <Button type="submit" loading={add.isPending} disabled={text.trim() === ''}>
+              {t('orders.add.submit')}
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+      <Stack gap="xs">
+        <Text size="sm" fw={500}>
+          {t('orders.add.uploadTitle')}
+        </Text>
+        {problemList(uploadProblems, 'upload-order-problems')}
+        <FileButton onChange={upload} accept=".json,application/json">
+          {(props) => (
+            <Button {...props} variant="light" color="green.9" w="fit-content" leftSection={<IconUpload size={16} aria-hidden />}>
+              {t('orders.add.upload')}
+            </Button>
+          )}
+        </FileButton>
+      </Stack>
+    </Stack>
+  );
+}

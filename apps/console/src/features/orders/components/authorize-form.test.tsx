@@ -1,0 +1,198 @@
+import { ModalsProvider } from '@mantine/modals';
+import { ZDeviceParameter, ZOrderDetail, type TAuthorizeRequest, type TOrderDetail } from '@manifold/contract';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { fireEvent, screen, waitFor } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
+import { errorFromResponse } from '../../../lib/api-errors';
+import { sessionQueryKey } from '../../../lib/session';
+import { renderWithProviders, testI18n } from '../../../test/render';
+import { approvedDevicesQueryOptions } from '../api/get-approved-devices';
+import { userOptionsQueryOptions } from '../api/get-user-options';
+import { authorizeErrorsFrom, authorizeFieldOf } from './authorize-errors';
+import { AuthorizeForm } from './authorize-form';
+
+const sent = { deviceParameterIds: ['nozzleTemp', 'material'], qualityParameterIds: ['height.mm'] };
+
+describe('authorizeFieldOf', () => {
+  it.each([
+    ['quantity', 'quantityExceedsAllottedAmount', 'quantity'],
+    ['expiration', 'expirationDateIsAfterParentExpirationDate', 'expiration'],
+    ['deviceId', 'deviceNotApproved', 'deviceId'],
+    ['manageId', 'manageIdNotValid', 'manageId'],
+    ['deviceIdentity.serialNumber', 'invalidDeviceSerialNumber', 'deviceId'],
+    ['deviceParameters.nozzleTemp.valueList[0]', 'invalidValueOutOfRange', 'deviceParameters.nozzleTemp'],
+    ['deviceParameters.material.choiceList', 'parameterBroadensPreexistingParameterSetByDevice', 'deviceParameters.material'],
+    ['deviceParameters[1].valueList[0]', 'invalidValueNotFoundInChoiceList', 'deviceParameters.material'],
+    ['deviceParameters.bedTemp.valueList', 'authorizationMissingRequiredDeviceParameters', 'deviceParameters.bedTemp'],
+    ['qualityParameters.height.mm.valueList[0]', 'invalidValueOutOfRange', 'qualityParameters.height.mm'],
+    ['tracking[1].fieldName', 'trackingFieldDuplicate', 'tracking.1'],
+    ['authorizedUserList[0]', 'userNotPresent', 'authorizedUserList'],
+  ])('places %s (%s) on %s', (field, token, expected) => {
+    expect(authorizeFieldOf(field, token, sent)).toBe(expected);
+  });
+
+  it('places token-only problems by their token, and order-wide ones nowhere', () => {
+    expect(authorizeFieldOf(undefined, 'quantityIsRequired', sent)).toBe('quantity');
+    expect(authorizeFieldOf(undefined, 'deviceOrManageIdNotProvided', sent)).toBe('deviceId');
+    expect(authorizeFieldOf('orderId', 'orderHasExpired', sent)).toBeUndefined();
+  });
+});
+
+const multiple = errorFromResponse(418, {
+  data: [
+    { errorToken: 'quantityExceedsAllottedAmount', errorDescription: 'The order has 3 left; 5 were asked for', field: 'quantity' },
+    { errorToken: 'expirationDateIsAfterParentExpirationDate', errorDescription: 'After the order', field: 'expiration' },
+    { errorToken: 'deviceNotValidForAuthorization', errorDescription: 'Machine does not fit', field: 'deviceId' },
+    { errorToken: 'invalidDeviceSerialNumber', errorDescription: 'Serial number differs', field: 'deviceIdentity.serialNumber' },
+    { errorToken: 'invalidValueOutOfRange', errorDescription: 'Nozzle out of range', field: 'deviceParameters.nozzleTemp.valueList[0]' },
+    { errorToken: 'trackingFieldDuplicate', errorDescription: 'Duplicate field', field: 'tracking[1].fieldName' },
+    { errorToken: 'userNotPresent', errorDescription: 'No such user', field: 'authorizedUserList[0]' },
+    { errorToken: 'orderHasExpired', errorDescription: 'The order has expired', field: 'orderId' },
+  ],
+});
+
+describe('authorizeErrorsFrom', () => {
+  it('maps every problem of a 418 to its input at once', () => {
+    const errors = authorizeErrorsFrom(testI18n().t, multiple, sent);
+    expect(errors.fields).toEqual({
+      quantity: 'The order has 3 left; 5 were asked for',
+      expiration: 'After the order',
+      deviceId: 'Machine does not fit Serial number differs',
+      'deviceParameters.nozzleTemp': 'Nozzle out of range',
+      'tracking.1': 'Duplicate field',
+      authorizedUserList: 'The user does not exist',
+    });
+    expect(errors.general).toEqual(['The order has expired']);
+  });
+});
+
+const order: TOrderDetail = ZOrderDetail.parse({
+  orderIdentity: { orderId: '5b0c7c44-7c55-4c9e-8f4e-6a5cf0a1d001', authorizationId: null },
+  orderId: '5b0c7c44-7c55-4c9e-8f4e-6a5cf0a1d001',
+  version: 1,
+  dateCreated: '2026-11-01T10:00:00.000Z',
+  companyName: 'Acme Designs',
+  manageUserId: 1,
+  dasUrl: null,
+  dsi: { dsiId: '0b0c7c44-7c55-4c9e-8f4e-6a5cf0a1d002', dsiVersion: 1, revisionId: 'r1', designName: 'Bracket' },
+  quantity: 10,
+  expiredQuantity: 0,
+  allocatedQuantity: 7,
+  remainingQuantity: 3,
+  purpose: null,
+  licenseeKeySN: '0A',
+  digestMethod: 'SHA-256',
+  digestValue: 'a'.repeat(64),
+  sourceDateCreated: null,
+  sourceCompanyName: 'Acme Designs',
+  deviceIdentity: null,
+  parameterVersion: null,
+  imageUrl: null,
+  fileInformationBlockElementSize: null,
+  authorizedUserList: [],
+  archive: false,
+  publicKeySN: null,
+  keyRoleSN: null,
+  userID: 'admin',
+  orderNumber: 'PO-7',
+  downstreamDevice: false,
+  revoked: false,
+  dateRevoked: null,
+  expiration: '2099-01-01T00:00:00.000Z',
+  breakage: { policy: 'Strict', value: null },
+  serialization: null,
+  deviceParameters: [ZDeviceParameter.parse({ parameterId: 'nozzleTemp', type: 'integer', low: 180, high: 260, resetValue: 210 })],
+  qualityParameters: [],
+  source: 'ui',
+  groupIds: [],
+  authorizations: [],
+  history: [],
+});
+
+function seededClient(): QueryClient {
+  const client = new QueryClient({ defaultOptions: { queries: { staleTime: Infinity, retry: false } } });
+  client.setQueryData(sessionQueryKey, {
+    userProfile: {
+      username: 'admin',
+      firstName: 'Ada',
+      lastName: 'Admin',
+      email: 'admin@example.com',
+      company: null,
+      role: 'ADMIN',
+      timeZone: 'UTC',
+      language: 'en_US',
+      useSso: false,
+    },
+    escalated: false,
+  });
+  client.setQueryData(approvedDevicesQueryOptions().queryKey, {
+    data: [],
+    pageNum: 1,
+    numberOfItems: 500,
+    totalNumOfPages: 0,
+    totalNumOfItems: 0,
+  });
+  client.setQueryData(userOptionsQueryOptions().queryKey, {
+    data: [],
+    pageNum: 1,
+    numberOfItems: 500,
+    totalNumOfPages: 0,
+    totalNumOfItems: 0,
+  });
+  return client;
+}
+
+describe('AuthorizeForm', () => {
+  it('sends the request with the expiry in epoch milliseconds and shows every server problem on its input at once', async () => {
+    const submit = vi.fn<(request: TAuthorizeRequest) => Promise<unknown>>().mockRejectedValue(multiple);
+    renderWithProviders(
+      <QueryClientProvider client={seededClient()}>
+        <ModalsProvider>
+          <AuthorizeForm order={order} submit={submit} onDone={() => undefined} onCancel={() => undefined} pending={false} />
+        </ModalsProvider>
+      </QueryClientProvider>,
+    );
+
+    expect(screen.getByText('3 of 10 left on the order')).toBeTruthy();
+    fireEvent.change(screen.getByRole('textbox', { name: /Quantity/ }), { target: { value: '2' } });
+    fireEvent.change(screen.getByLabelText('Expires'), { target: { value: '2098-06-01T12:30' } });
+    fireEvent.change(screen.getByRole('textbox', { name: 'nozzleTemp' }), { target: { value: '230' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Add tracking field' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Add tracking field' }));
+    fireEvent.change(screen.getByLabelText('Name of field 1'), { target: { value: 'lot' } });
+    fireEvent.change(screen.getByLabelText('Value of field 1'), { target: { value: 'L7' } });
+    fireEvent.change(screen.getByLabelText('Name of field 2'), { target: { value: 'lot' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Authorize' }));
+
+    await waitFor(() => expect(submit).toHaveBeenCalledTimes(1));
+    const request = submit.mock.calls[0]![0];
+    expect(request).toMatchObject({
+      orderId: order.orderId,
+      deviceId: null,
+      quantity: 2,
+      expiration: Date.UTC(2098, 5, 1, 12, 30),
+      tracking: [
+        { fieldName: 'lot', fieldValue: 'L7' },
+        { fieldName: 'lot', fieldValue: '' },
+      ],
+    });
+    expect(request.deviceParameters).toEqual([
+      expect.objectContaining({ parameterId: 'nozzleTemp', low: 180, high: 260, valueList: [230] }),
+    ]);
+
+    expect(await screen.findByText('The order has 3 left; 5 were asked for')).toBeTruthy();
+    expect(screen.getByText('After the order')).toBeTruthy();
+    expect(screen.getByText('Machine does not fit Serial number differs')).toBeTruthy();
+    expect(screen.getByText('Nozzle out of range')).toBeTruthy();
+    expect(screen.getByText('Duplicate field')).toBeTruthy();
+    expect(screen.getByText('The user does not exist')).toBeTruthy();
+    expect(screen.getByTestId('authorize-form-error').textContent).toContain('The order has expired');
+    // each message is the error of its input
+    const quantity = screen.getByRole('textbox', { name: /Quantity/ });
+    expect(quantity.getAttribute('aria-invalid')).toBe('true');
+    const nozzle = screen.getByRole('textbox', { name: 'nozzleTemp' });
+    expect(nozzle.getAttribute('aria-invalid')).toBe('true');
+    expect(screen.getByLabelText('Name of field 2').getAttribute('aria-invalid')).toBe('true');
+    expect(screen.getByLabelText('Name of field 1').getAttribute('aria-invalid')).toBe('false');
+  });
+});

@@ -1,0 +1,285 @@
+import { Alert, Anchor, Card, Code, Group, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import type { TDeviceParameter, TOrderDetail, TQualityParameter } from '@manifold/contract';
+import { IconArrowLeft } from '@tabler/icons-react';
+import { useQuery } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, useParams } from 'react-router';
+import { apiErrorMessage } from '../../../components/api-error-message';
+import { AuthorizationTable } from '../../../components/authorization-table';
+import { PageHead } from '../../../components/page-head';
+import { PageLoader } from '../../../components/page-loader';
+import { useDateTimeFormat } from '../../../lib/format';
+import { roleCan, sessionQueryOptions } from '../../../lib/session';
+import { useOrder } from '../api/get-order';
+import { OrderActions } from '../components/order-actions';
+import { OrderGroups } from '../components/order-groups';
+import { OrderStateBadges } from '../components/order-state-badges';
+
+function Section({ id, title, children }: { id: string; title: string; children: ReactNode }) {
+  return (
+    <Card withBorder component="section" aria-labelledby={`${id}-heading`} data-testid={id}>
+      <Title order={2} size="h4" id={`${id}-heading`} mb="md">
+        {title}
+      </Title>
+      {children}
+    </Card>
+  );
+}
+
+function Rows({ rows }: { rows: [string, ReactNode][] }) {
+  return (
+    <Table variant="vertical" withTableBorder layout="fixed">
+      <Table.Tbody>
+        {rows.map(([label, value]) => (
+          <Table.Tr key={label}>
+            <Table.Th w={200}>{label}</Table.Th>
+            <Table.Td style={{ overflowWrap: 'anywhere' }}>{value === null || value === '' ? '—' : value}</Table.Td>
+          </Table.Tr>
+        ))}
+      </Table.Tbody>
+    </Table>
+  );
+}
+
+function ParameterTable({ parameters, caption }: { parameters: (TDeviceParameter | TQualityParameter)[]; caption: string }) {
+  const { t } = useTranslation();
+  if (parameters.length === 0)
+    return (
+      <Text size="sm" c="dimmed">
+        {t('orders.parameters.none')}
+      </Text>
+    );
+  const values = (parameter: TDeviceParameter | TQualityParameter) =>
+    (parameter.valueList && parameter.valueList.length > 0 ? parameter.valueList : [parameter.resetValue])
+      .filter((value) => value !== undefined)
+      .map(String)
+      .join(', ');
+  return (
+    <Table.ScrollContainer minWidth={640}>
+      <Table withTableBorder>
+        <Table.Caption>{caption}</Table.Caption>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th scope="col">{t('orders.parameters.id')}</Table.Th>
+            <Table.Th scope="col">{t('orders.parameters.type')}</Table.Th>
+            <Table.Th scope="col">{t('orders.parameters.adjust')}</Table.Th>
+            <Table.Th scope="col">{t('orders.parameters.range')}</Table.Th>
+            <Table.Th scope="col">{t('orders.parameters.choiceList')}</Table.Th>
+            <Table.Th scope="col">{t('orders.parameters.values')}</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {parameters.map((parameter) => {
+            const id = 'parameterId' in parameter ? parameter.parameterId : parameter.id;
+            return (
+              <Table.Tr key={id}>
+                <Table.Td>
+                  <Code>{id}</Code>
+                </Table.Td>
+                <Table.Td>{parameter.type}</Table.Td>
+                <Table.Td>{parameter.adjust}</Table.Td>
+                <Table.Td>
+                  {parameter.low !== undefined || parameter.high !== undefined
+                    ? `${parameter.low ?? '…'} – ${parameter.high ?? '…'}`
+                    : '—'}
+                </Table.Td>
+                <Table.Td>{parameter.choiceList?.join(', ') ?? '—'}</Table.Td>
+                <Table.Td>{values(parameter) || '—'}</Table.Td>
+              </Table.Tr>
+            );
+          })}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
+  );
+}
+
+function History({ order }: { order: TOrderDetail }) {
+  const { t } = useTranslation();
+  const format = useDateTimeFormat();
+  if (order.history.length === 0)
+    return (
+      <Text size="sm" c="dimmed">
+        {t('orders.history.empty')}
+      </Text>
+    );
+  return (
+    <Table.ScrollContainer minWidth={640}>
+      <Table striped data-testid="order-history">
+        <Table.Caption>{t('orders.history.caption', { count: order.history.length })}</Table.Caption>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th scope="col">{t('orders.history.date')}</Table.Th>
+            <Table.Th scope="col">{t('orders.history.event')}</Table.Th>
+            <Table.Th scope="col">{t('orders.history.actor')}</Table.Th>
+            <Table.Th scope="col">{t('orders.history.subject')}</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {order.history.map((entry, index) => (
+            <Table.Tr key={`${entry.dateCreated}-${index}`} data-event={entry.eventType}>
+              <Table.Td>
+                <time dateTime={entry.dateCreated}>{format(entry.dateCreated)}</time>
+              </Table.Td>
+              <Table.Td>{t(`orders.history.events.${entry.eventType}`, { defaultValue: entry.eventType })}</Table.Td>
+              <Table.Td>{entry.actor ?? '—'}</Table.Td>
+              <Table.Td>{entry.subject ? <Code title={entry.subject}>{entry.subject.slice(0, 8)}</Code> : '—'}</Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
+  );
+}
+
+/** One order: its licence, remaining quantity, actions, authorizations, groups and history. */
+export function OrderRoute() {
+  const { t } = useTranslation();
+  const { orderId = '' } = useParams();
+  const format = useDateTimeFormat();
+  const order = useOrder(orderId);
+  const session = useQuery(sessionQueryOptions());
+  const canEditGroups = roleCan(session.data?.userProfile.role, 'POST /ui/order/edit-groups');
+  const data = order.data;
+
+  return (
+    <Stack gap="lg">
+      <PageHead title={data ? t('orders.detailTitle', { number: data.orderNumber }) : t('orders.title')} />
+      <Anchor component={Link} to="/orders" c="green.9" w="fit-content">
+        <Group gap={4}>
+          <IconArrowLeft size={16} aria-hidden />
+          {t('orders.back')}
+        </Group>
+      </Anchor>
+      {order.error ? (
+        <Alert color="red" variant="light" role="alert">
+          <Text size="sm">{apiErrorMessage(t, order.error)}</Text>
+        </Alert>
+      ) : null}
+      {order.isPending ? <PageLoader /> : null}
+      {data ? (
+        <>
+          <Group justify="space-between" align="flex-start">
+            <Stack gap={4}>
+              <Title order={1}>{t('orders.detailTitle', { number: data.orderNumber })}</Title>
+              <OrderStateBadges order={data} />
+            </Stack>
+            <Card withBorder padding="sm" data-testid="remaining-quantity" aria-label={t('orders.remaining')}>
+              <Text size="xs" c="dimmed">
+                {t('orders.remaining')}
+              </Text>
+              <Text size="xl" fw={700} data-testid="remaining-quantity-value">
+                {data.remainingQuantity}
+              </Text>
+              <Text size="xs" c="dimmed">
+                {t('orders.quantityBreakdown', {
+                  quantity: data.quantity,
+                  allocated: data.allocatedQuantity,
+                  expired: data.expiredQuantity,
+                })}
+              </Text>
+            </Card>
+          </Group>
+          <OrderActions order={data} />
+          <Section id="order-authorizations" title={t('orders.sections.authorizations')}>
+            <AuthorizationTable
+              authorizations={data.authorizations}
+              busy={order.isFetching}
+              caption={t('authorizations.caption', { total: data.authorizations.length })}
+            />
+          </Section>
+          <SimpleGrid cols={{ base: 1, lg: 2 }}>
+            <Section id="order-licence" title={t('orders.sections.licence')}>
+              <Rows
+                rows={[
+                  [t('orders.fields.orderId'), <Code key="id">{data.orderId}</Code>],
+                  [t('orders.fields.companyName'), data.companyName],
+                  [t('orders.fields.sourceCompanyName'), data.sourceCompanyName],
+                  [
+                    t('orders.fields.design'),
+                    <Anchor key="design" component={Link} to={`/packages/${data.dsi.dsiId}`} c="green.9">
+                      {t('orders.designOf', { name: data.dsi.designName, version: data.dsi.dsiVersion })}
+                    </Anchor>,
+                  ],
+                  [t('orders.fields.digest'), <Code key="digest">{data.digestValue}</Code>],
+                  [t('orders.fields.quantity'), String(data.quantity)],
+                  [
+                    t('orders.fields.expiration'),
+                    data.expiration ? (
+                      <time dateTime={data.expiration}>{format(data.expiration)}</time>
+                    ) : (
+                      t('orders.neverExpires')
+                    ),
+                  ],
+                  [t('orders.fields.purpose'), data.purpose],
+                  [
+                    t('orders.fields.breakage'),
+                    data.breakage.value === null
+                      ? t(`orders.breakage.${data.breakage.policy}`)
+                      : `${t(`orders.breakage.${data.breakage.policy}`)} (${data.breakage.value})`,
+                  ],
+                  [
+                    t('orders.fields.serialization'),
+                    data.serialization
+                      ? t('orders.serialization', {
+                          type: data.serialization.type,
+                          prefix: data.serialization.prefix,
+                          start: data.serialization.start,
+                          end: data.serialization.end,
+                          next: data.serialization.next,
+                        })
+                      : null,
+                  ],
+                  [t('orders.fields.authorizedUsers'), data.authorizedUserList.join(', ') || t('orders.anyUser')],
+                ]}
+              />
+            </Section>
+            <Section id="order-source" title={t('orders.sections.source')}>
+              <Rows
+                rows={[
+                  [t('orders.fields.addedBy'), data.userID],
+                  [t('orders.fields.source'), t(`orders.sources.${data.source}`)],
+                  [
+                    t('orders.fields.dateCreated'),
+                    <time key="created" dateTime={data.dateCreated}>
+                      {format(data.dateCreated)}
+                    </time>,
+                  ],
+                  [t('orders.fields.licenseeKeySN'), <Code key="licensee">{data.licenseeKeySN}</Code>],
+                  [t('orders.fields.keyRoleSN'), data.keyRoleSN],
+                  [t('orders.fields.publicKeySN'), data.publicKeySN],
+                  [
+                    t('orders.fields.deviceIdentity'),
+                    data.deviceIdentity
+                      ? Object.entries(data.deviceIdentity)
+                          .map(([key, value]) => `${key}: ${value}`)
+                          .join(', ')
+                      : t('orders.anyMachine'),
+                  ],
+                  [t('orders.fields.parameterVersion'), data.parameterVersion],
+                  [
+                    t('orders.fields.dateRevoked'),
+                    data.dateRevoked ? <time dateTime={data.dateRevoked}>{format(data.dateRevoked)}</time> : null,
+                  ],
+                ]}
+              />
+            </Section>
+          </SimpleGrid>
+          <Section id="order-parameters" title={t('orders.sections.parameters')}>
+            <Stack>
+              <ParameterTable parameters={data.deviceParameters} caption={t('orders.parameters.deviceCaption')} />
+              <ParameterTable parameters={data.qualityParameters} caption={t('orders.parameters.qualityCaption')} />
+            </Stack>
+          </Section>
+          <Section id="order-groups" title={t('orders.sections.groups')}>
+            <OrderGroups key={data.groupIds.join(',')} order={data} canEdit={canEditGroups} />
+          </Section>
+          <Section id="order-history" title={t('orders.sections.history')}>
+            <History order={data} />
+          </Section>
+        </>
+      ) : null}
+    </Stack>
+  );
+}
