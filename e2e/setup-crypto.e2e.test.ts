@@ -6,6 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminToken, api, checkScreen, freshPage, launchBrowser, logInAsAdmin } from './support/browser';
 import { createTestRootCa, signCsr } from './support/certificates';
 
+/** Server round trips under a loaded test machine: poll for up to ten seconds. */
+const settle = { timeout: 10_000 };
+
 interface CertificatesState {
   keyType: 'RSA' | 'EC' | null;
   signing: { subject: string; fingerprintSha256: string; development: boolean } | null;
@@ -71,7 +74,7 @@ describe('console: setup wizard, keys and certificates (ADMIN)', () => {
     // Another spec may have created keys on the shared server already; then only re-keying applies.
     if ((await certificatesState()).keyType === null) {
       expect(await setupStep()).toBe('crypto');
-      await expect.poll(() => keys.getByRole('radio', { name: 'RSA (3072 bits)' }).isChecked()).toBe(true);
+      await expect.poll(() => keys.getByRole('radio', { name: 'RSA (3072 bits)' }).isChecked(), settle).toBe(true);
       await checkScreen(page, 'setup-crypto-keys');
       await keys.getByRole('radio', { name: 'EC (P-256)' }).check();
       await keys.getByRole('button', { name: 'Create keys' }).click();

@@ -39,12 +39,16 @@ export async function logInAsAdmin(page: Page): Promise<void> {
 
 const screenshotDir = path.resolve(import.meta.dirname, '../../test-results/screenshots');
 
-/** Checks the screen with axe (no serious or critical violation) and keeps a screenshot of it. */
-export async function checkScreen(page: Page, name: string): Promise<void> {
-  fs.mkdirSync(screenshotDir, { recursive: true });
-  await page.screenshot({ path: path.join(screenshotDir, `${name}.png`), fullPage: true });
+/** Waits until no alert is in its fade transition (axe measures a half-transparent one as low contrast). */
+async function alertsSettled(page: Page): Promise<void> {
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll('[data-alert-type]')].every((node) => getComputedStyle(node).opacity === '1'),
+  );
+}
+
+async function seriousViolations(page: Page) {
   const results = await new AxeBuilder({ page }).analyze();
-  const serious = results.violations
+  return results.violations
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
     .map((violation) => ({
       id: violation.id,
@@ -52,6 +56,23 @@ export async function checkScreen(page: Page, name: string): Promise<void> {
       help: violation.help,
       targets: violation.nodes.map((node) => node.target.join(' ')).slice(0, 5),
     }));
+}
+
+/**
+ * Checks the screen with axe (no serious or critical violation) and keeps a screenshot of it. An
+ * alert may start fading while axe runs: a finding is confirmed by a second run once alerts are
+ * settled, so only what stays wrong fails.
+ */
+export async function checkScreen(page: Page, name: string): Promise<void> {
+  fs.mkdirSync(screenshotDir, { recursive: true });
+  await alertsSettled(page);
+  await page.screenshot({ path: path.join(screenshotDir, `${name}.png`), fullPage: true });
+  let serious = await seriousViolations(page);
+  if (serious.length > 0) {
+    await page.waitForTimeout(300);
+    await alertsSettled(page);
+    serious = await seriousViolations(page);
+  }
   expect(serious, `accessibility of ${name}`).toEqual([]);
 }
 

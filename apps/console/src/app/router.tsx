@@ -59,26 +59,24 @@ export function createAppRouter(queryClient: QueryClient) {
                   lazy: async () => ({ Component: (await import('../features/groups/routes/groups-route')).GroupsRoute }),
                 },
                 {
-                  path: 'orders',
-                  loader: guard(queryClient, '/orders'),
-                  lazy: async () => ({ Component: (await import('../features/orders/routes/orders-route')).OrdersRoute }),
+                  path: 'packages',
+                  loader: guard(queryClient, '/packages'),
+                  lazy: async () => ({ Component: (await import('../features/packages/routes/packages-route')).PackagesRoute }),
                 },
                 {
-                  path: 'orders/:orderId',
-                  loader: guard(queryClient, '/orders'),
-                  lazy: async () => ({ Component: (await import('../features/orders/routes/order-route')).OrderRoute }),
+                  path: 'packages/:dsiId',
+                  loader: guard(queryClient, '/packages'),
+                  lazy: async () => ({ Component: (await import('../features/packages/routes/package-route')).PackageRoute }),
                 },
                 {
-                  path: 'orders/:orderId/authorize',
-                  loader: guard(queryClient, '/orders'),
-                  lazy: async () => ({ Component: (await import('../features/orders/routes/authorize-route')).AuthorizeRoute }),
+                  path: 'devices',
+                  loader: guard(queryClient, '/devices'),
+                  lazy: async () => ({ Component: (await import('../features/devices/routes/devices-route')).DevicesRoute }),
                 },
                 {
-                  path: 'authorizations',
-                  loader: guard(queryClient, '/authorizations'),
-                  lazy: async () => ({
-                    Component: (await import('../features/authorizations/routes/authorizations-route')).AuthorizationsRoute,
-                  }),
+                  path: 'devices/:deviceId',
+                  loader: guard(queryClient, '/devices'),
+                  lazy: async () => ({ Component: (await import('../features/devices/routes/device-route')).DeviceRoute }),
                 },
                 {
                   path: 'setup',

@@ -103,6 +103,78 @@ export async function apiRequest<T>(route: RouteKey, schema: z.ZodType<T>, optio
   throw onFailure(errorFromResponse(response.status, body), redirect);
 }
 
+export interface DownloadOptions {
+  query?: Record<string, QueryValue>;
+  /** Values of the route's `:name` segments (encoded here). */
+  params?: Record<string, string>;
+  signal?: AbortSignal;
+  redirectOnUnauthorized?: boolean;
+}
+
+export interface Download {
+  blob: Blob;
+  /** The file name of the answer's content-disposition, if any. */
+  fileName: string | undefined;
+}
+
+/** `/ui/x/:image` with its parameters filled in. */
+export function fillPath(path: string, params: Record<string, string> = {}): string {
+  return path.replace(/:([A-Za-z]+)/g, (whole, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`No value for ${whole} in ${path}`);
+    return encodeURIComponent(value);
+  });
+}
+
+/** The file name of a content-disposition header (RFC 6266: filename* first, then filename). */
+export function dispositionFileName(header: string | null): string | undefined {
+  if (!header) return undefined;
+  const extended = /filename\*=(?:UTF-8'[^']*')?([^;]+)/i.exec(header);
+  if (extended?.[1]) {
+    try {
+      return decodeURIComponent(extended[1].trim().replace(/^"|"$/g, ''));
+    } catch {
+      // fall back to the plain parameter
+    }
+  }
+  const plain = /filename="?([^";]+)"?/i.exec(header);
+  return plain?.[1];
+}
+
+/** Fetches a binary answer (a file, an image) with the session token; failures as in spec §8. */
+export async function apiDownload(route: RouteKey, options: DownloadOptions = {}): Promise<Download> {
+  const redirect = options.redirectOnUnauthorized ?? true;
+  const { method, path } = splitRoute(route);
+  const token = tokenFor(route, redirect);
+  const headers: Record<string, string> = { 'X-API-Version': apiVersion };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  let response: Response;
+  try {
+    response = await fetch(buildUrl(fillPath(path, options.params), options.query), {
+      method,
+      headers,
+      signal: options.signal ?? null,
+    });
+  } catch (error) {
+    throw isAbort(error, options.signal) ? abortedError() : networkError();
+  }
+  if (!successStatuses.has(response.status)) {
+    let text = '';
+    try {
+      text = await response.text();
+    } catch {
+      // the body is not needed to name the failure
+    }
+    throw onFailure(errorFromResponse(response.status, parseJson(text)), redirect);
+  }
+  try {
+    const blob = await response.blob();
+    return { blob, fileName: dispositionFileName(response.headers.get('content-disposition')) };
+  } catch (error) {
+    throw isAbort(error, options.signal) ? abortedError() : networkError();
+  }
+}
+
 export type UploadFieldValue = string | number | boolean | Blob | null | undefined;
 
 export interface UploadOptions {

@@ -1,7 +1,15 @@
 import type { RouteKey, TRole } from '@manifold/contract';
 import { canCall } from '@manifold/contract';
-import { IconClipboardList, IconLicense } from '@tabler/icons-react';
-import { IconHome, IconSettings, IconUserCircle, IconUsers, IconUsersGroup, type Icon } from '@tabler/icons-react';
+import {
+  IconHome,
+  IconPackage,
+  IconPrinter,
+  IconSettings,
+  IconUserCircle,
+  IconUsers,
+  IconUsersGroup,
+  type Icon,
+} from '@tabler/icons-react';
 
 export interface NavigationItem {
   to: string;
@@ -16,8 +24,8 @@ export const navigationItems: readonly NavigationItem[] = [
   { to: '/profile', labelKey: 'nav.profile', icon: IconUserCircle, requires: 'POST /ui/user/edit' },
   { to: '/users', labelKey: 'nav.users', icon: IconUsers, requires: 'POST /ui/user/add' },
   { to: '/groups', labelKey: 'nav.groups', icon: IconUsersGroup, requires: 'POST /ui/groups/add' },
-  { to: '/orders', labelKey: 'orders.nav', icon: IconClipboardList, requires: 'GET /ui/order/list' },
-  { to: '/authorizations', labelKey: 'authorizations.nav', icon: IconLicense, requires: 'GET /ui/authorization/list' },
+  { to: '/packages', labelKey: 'nav.packages', icon: IconPackage, requires: 'GET /ui/package/list' },
+  { to: '/devices', labelKey: 'nav.devices', icon: IconPrinter, requires: 'GET /ui/device/list' },
   { to: '/setup', labelKey: 'nav.setup', icon: IconSettings, requires: 'GET /ui/admin/database' },
 ];
 

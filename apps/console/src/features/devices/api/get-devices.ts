@@ -1,0 +1,31 @@
+import { ZDevice, ZPage } from '@manifold/contract';
+import { keepPreviousData, queryOptions, useQuery } from '@tanstack/react-query';
+import { z } from 'zod';
+import { apiRequest } from '../../../lib/api-client';
+
+export const ZGetDevicesInput = z.object({
+  pageNum: z.number().int().min(1),
+  numberOfItems: z.number().int().min(1).max(500),
+  /** true: approved machines only; false: every other state; undefined: all. */
+  approved: z.boolean().optional(),
+});
+export type GetDevicesInput = z.infer<typeof ZGetDevicesInput>;
+
+const ZDevicePage = ZPage(ZDevice);
+
+export function getDevices(input: GetDevicesInput, signal?: AbortSignal) {
+  const { approved, ...paging } = ZGetDevicesInput.parse(input);
+  return apiRequest('GET /ui/device/list', ZDevicePage, { query: { ...paging, approved }, signal });
+}
+
+export function devicesQueryOptions(input: GetDevicesInput) {
+  return queryOptions({
+    queryKey: ['devices', 'list', input],
+    queryFn: ({ signal }) => getDevices(input, signal),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useDevices(input: GetDevicesInput) {
+  return useQuery(devicesQueryOptions(input));
+}

@@ -1,0 +1,175 @@
+import { Alert, Button, Checkbox, Group, Modal, Stack, Text } from '@mantine/core';
+import { modals } from '@mantine/modals';
+import type { TDevice } from '@manifold/contract';
+import { IconBan, IconCheck, IconPlayerPlay, IconTrash, IconX } from '@tabler/icons-react';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { apiErrorMessage } from '../../../components/api-error-message';
+import { alerts } from '../../../lib/alerts';
+import { isApiError } from '../../../lib/api-errors';
+import { useApproveDevice } from '../api/approve-device';
+import { useDeleteDevice } from '../api/delete-device';
+import { useDisableDevice } from '../api/disable-device';
+
+export interface DeviceActionsProps {
+  device: TDevice;
+  onDeleted: () => void;
+}
+
+/** Approve, reject, disable or enable, delete: each behind a confirmation; errors shown here. */
+export function DeviceActions({ device, onDeleted }: DeviceActionsProps) {
+  const { t } = useTranslation();
+  const approve = useApproveDevice();
+  const disable = useDisableDevice();
+  const remove = useDeleteDevice();
+  const [error, setError] = useState<string | null>(null);
+  const [deleting, setDeleting] = useState(false);
+  const [force, setForce] = useState(false);
+  const [deleteError, setDeleteError] = useState<string | null>(null);
+  const [needsForce, setNeedsForce] = useState(false);
+  const name = device.deviceIdentity.name;
+
+  const confirm = (title: string, message: string, label: string, color: string, action: () => void) =>
+    modals.openConfirmModal({
+      title,
+      children: <Text size="sm">{message}</Text>,
+      labels: { confirm: label, cancel: t('common.cancel') },
+      confirmProps: { color },
+      onConfirm: () => {
+        setError(null);
+        action();
+      },
+    });
+
+  const decide = (approved: boolean) =>
+    confirm(
+      approved ? t('devices.actions.approveTitle') : t('devices.actions.rejectTitle'),
+      approved ? t('devices.actions.approveConfirm', { name }) : t('devices.actions.rejectConfirm', { name }),
+      approved ? t('devices.actions.approve') : t('devices.actions.reject'),
+      approved ? 'green.8' : 'red.9',
+      () =>
+        approve.mutate(
+          { deviceId: device.deviceId, approve: approved },
+          {
+            onSuccess: () =>
+              alerts.success(approved ? t('devices.actions.approved', { name }) : t('devices.actions.rejected', { name })),
+            onError: (caught) => setError(apiErrorMessage(t, caught)),
+          },
+        ),
+    );
+
+  const toggleDisabled = () => {
+    const disabled = !device.disabled;
+    confirm(
+      disabled ? t('devices.actions.disableTitle') : t('devices.actions.enableTitle'),
+      disabled ? t('devices.actions.disableConfirm', { name }) : t('devices.actions.enableConfirm', { name }),
+      disabled ? t('devices.actions.disable') : t('devices.actions.enable'),
+      disabled ? 'red.9' : 'green.8',
+      () =>
+        disable.mutate(
+          { deviceId: device.deviceId, disabled },
+          {
+            onSuccess: () =>
+              alerts.success(disabled ? t('devices.actions.disabled', { name }) : t('devices.actions.enabled', { name })),
+            onError: (caught) => setError(apiErrorMessage(t, caught)),
+          },
+        ),
+    );
+  };
+
+  const submitDelete = () => {
+    setDeleteError(null);
+    remove.mutate(
+      { deviceId: device.deviceId, forceDelete: force },
+      {
+        onSuccess: () => {
+          setDeleting(false);
+          alerts.success(t('devices.actions.deleted', { name }));
+          onDeleted();
+        },
+        onError: (caught) => {
+          if (isApiError(caught) && caught.errorToken === 'deviceHasLiveAuthorizations') setNeedsForce(true);
+          setDeleteError(apiErrorMessage(t, caught));
+        },
+      },
+    );
+  };
+
+  const pending = device.registrationState === 'Pending';
+
+  return (
+    <Stack>
+      {error ? (
+        <Alert color="red" variant="light" role="alert" data-testid="device-action-error">
+          <Text size="sm">{error}</Text>
+        </Alert>
+      ) : null}
+      <Group>
+        {pending ? (
+          <>
+            <Button leftSection={<IconCheck size={16} aria-hidden />} loading={approve.isPending} onClick={() => decide(true)}>
+              {t('devices.actions.approve')}
+            </Button>
+            <Button
+              variant="default"
+              leftSection={<IconX size={16} aria-hidden />}
+              loading={approve.isPending}
+              onClick={() => decide(false)}
+            >
+              {t('devices.actions.reject')}
+            </Button>
+          </>
+        ) : null}
+        <Button
+          variant="default"
+          leftSection={device.disabled ? <IconPlayerPlay size={16} aria-hidden /> : <IconBan size={16} aria-hidden />}
+          loading={disable.isPending}
+          onClick={toggleDisabled}
+        >
+          {device.disabled ? t('devices.actions.enable') : t('devices.actions.disable')}
+        </Button>
+        <Button
+          variant="default"
+          leftSection={<IconTrash size={16} aria-hidden />}
+          onClick={() => {
+            setForce(false);
+            setNeedsForce(false);
+            setDeleteError(null);
+            setDeleting(true);
+          }}
+        >
+          {t('devices.actions.delete')}
+        </Button>
+      </Group>
+      <Modal
+        opened={deleting}
+        onClose={() => setDeleting(false)}
+        title={t('devices.actions.deleteTitle')}
+        closeButtonProps={{ 'aria-label': t('common.close') }}
+      >
+        <Stack>
+          <Text size="sm">{t('devices.actions.deleteConfirm', { name })}</Text>
+          {deleteError ? (
+            <Alert color="red" variant="light" role="alert">
+              <Text size="sm">{deleteError}</Text>
+            </Alert>
+          ) : null}
+          <Checkbox
+            label={t('devices.actions.forceDelete')}
+            description={needsForce ? t('devices.actions.forceDeleteNeeded') : t('devices.actions.forceDeleteHint')}
+            checked={force}
+            onChange={(event) => setForce(event.currentTarget.checked)}
+          />
+          <Group justify="flex-end">
+            <Button variant="default" onClick={() => setDeleting(false)}>
+              {t('common.cancel')}
+            </Button>
+            <Button color="red.9" loading={remove.isPending} onClick={submitDelete}>
+              {t('devices.actions.delete')}
+            </Button>
+          </Group>
+        </Stack>
+      </Modal>
+    </Stack>
+  );
+}

@@ -1,0 +1,29 @@
+import { Badge, Group } from '@mantine/core';
+import type { TDevice } from '@manifold/contract';
+import { useTranslation } from 'react-i18next';
+
+const stateColors: Record<TDevice['registrationState'], string> = {
+  Pending: 'yellow',
+  Approved: 'green',
+  Rejected: 'red',
+  Suspended: 'orange',
+  Cancelled: 'gray',
+};
+
+/** The registration state, and whether the machine is disabled. */
+export function DeviceStateBadge({ device }: { device: Pick<TDevice, 'registrationState' | 'disabled'> }) {
+  const { t } = useTranslation();
+  const color = stateColors[device.registrationState];
+  return (
+    <Group gap={4} wrap="nowrap">
+      <Badge variant="light" color={color} c={color === 'green' ? 'green.9' : 'dark.7'} data-state={device.registrationState}>
+        {t(`devices.states.${device.registrationState}`)}
+      </Badge>
+      {device.disabled ? (
+        <Badge variant="outline" color="gray" c="dark.7" data-disabled="true">
+          {t('devices.disabled')}
+        </Badge>
+      ) : null}
+    </Group>
+  );
+}

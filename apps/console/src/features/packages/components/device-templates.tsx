@@ -1,0 +1,217 @@
+import { ActionIcon, Alert, Button, Code, FileButton, Group, List, Stack, Table, Text, Tooltip } from '@mantine/core';
+import { modals } from '@mantine/modals';
+import type { TDeviceTemplate } from '@manifold/contract';
+import { IconDownload, IconTrash, IconUpload } from '@tabler/icons-react';
+import { useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { apiErrorMessage, problemMessage } from '../../../components/api-error-message';
+import { alerts } from '../../../lib/alerts';
+import { apiDownload } from '../../../lib/api-client';
+import { isApiError } from '../../../lib/api-errors';
+import { saveBlob } from '../../../lib/download';
+import { uploadTray } from '../../../lib/upload-tray';
+import { useDeleteDeviceTemplate } from '../api/delete-device-template';
+import { packageQueryKey } from '../api/get-package';
+import { importDeviceTemplate } from '../api/import-device-template';
+
+interface ImportProblem {
+  path: string | undefined;
+  message: string;
+}
+
+interface ImportFailure {
+  fileName: string;
+  problems: ImportProblem[];
+}
+
+export interface DeviceTemplatesProps {
+  dsiId: string;
+  templates: readonly TDeviceTemplate[];
+  canEdit: boolean;
+}
+
+function targetText(template: TDeviceTemplate): string {
+  const target = template.target;
+  if (!target) return '';
+  return [target.manufacturer, target.model, target.family, target.deviceClass, target.technology].filter(Boolean).join(' · ');
+}
+
+/** The package's device templates: import a JSON file (validation errors with their paths), list, delete. */
+export function DeviceTemplates({ dsiId, templates, canEdit }: DeviceTemplatesProps) {
+  const { t } = useTranslation();
+  const queryClient = useQueryClient();
+  const [failure, setFailure] = useState<ImportFailure | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const remove = useDeleteDeviceTemplate();
+
+  const problemsOf = (caught: unknown): ImportProblem[] => {
+    if (isApiError(caught) && caught.kind === 'badRequest' && caught.problems.length > 0) {
+      return caught.problems.map((problem) => {
+        const message = problemMessage(t, problem);
+        const prefix = problem.field ? `${problem.field}: ` : '';
+        return { path: problem.field, message: prefix && message.startsWith(prefix) ? message.slice(prefix.length) : message };
+      });
+    }
+    return [{ path: undefined, message: apiErrorMessage(t, caught) }];
+  };
+
+  const importFile = (file: File | null) => {
+    if (!file) return;
+    setFailure(null);
+    setError(null);
+    uploadTray.addFiles([file], {
+      uploadType: 'device-template',
+      upload: async (chosen, context) => {
+        try {
+          return await importDeviceTemplate(dsiId, chosen, context);
+        } catch (caught) {
+          setFailure({ fileName: chosen.name, problems: problemsOf(caught) });
+          throw caught;
+        }
+      },
+      finish: (template) => {
+        alerts.success(t('packages.templates.imported', { name: template.name }));
+        void queryClient.invalidateQueries({ queryKey: packageQueryKey(dsiId) });
+      },
+    });
+  };
+
+  const downloadSchema = async () => {
+    setError(null);
+    try {
+      const download = await apiDownload('GET /ui/package/device-template/schema');
+      saveBlob(download.blob, 'device-template.schema.json');
+    } catch (caught) {
+      setError(apiErrorMessage(t, caught));
+    }
+  };
+
+  const confirmDelete = (template: TDeviceTemplate) => {
+    modals.openConfirmModal({
+      title: t('packages.templates.deleteTitle'),
+      children: <Text size="sm">{t('packages.templates.deleteConfirm', { name: template.name })}</Text>,
+      labels: { confirm: t('common.delete'), cancel: t('common.cancel') },
+      confirmProps: { color: 'red.9' },
+      onConfirm: () => {
+        setError(null);
+        remove.mutate(
+          { deviceTemplateId: template.deviceTemplateId },
+          {
+            onSuccess: () => alerts.success(t('packages.templates.deleted', { name: template.name })),
+            onError: (caught) => setError(apiErrorMessage(t, caught)),
+          },
+        );
+      },
+    });
+  };
+
+  return (
+    <Stack>
+      <Group>
+        {canEdit ? (
+          <FileButton onChange={importFile} accept=".json,application/json">
+            {(props) => (
+              <Button {...props} leftSection={<IconUpload size={16} aria-hidden />}>
+                {t('packages.templates.import')}
+              </Button>
+            )}
+          </FileButton>
+        ) : null}
+        <Button variant="default" leftSection={<IconDownload size={16} aria-hidden />} onClick={() => void downloadSchema()}>
+          {t('packages.templates.schema')}
+        </Button>
+      </Group>
+      {failure ? (
+        <Alert
+          color="red"
+          variant="light"
+          role="alert"
+          title={
+            <Text span fw={700} size="sm" c="red.9">
+              {t('packages.templates.invalid', { name: failure.fileName })}
+            </Text>
+          }
+          data-testid="template-errors"
+        >
+          <List size="sm" spacing={4}>
+            {failure.problems.map((problem, index) => (
+              <List.Item key={`${problem.path ?? ''}-${index}`}>
+                {problem.path ? <Code>{problem.path}</Code> : null} {problem.message}
+              </List.Item>
+            ))}
+          </List>
+        </Alert>
+      ) : null}
+      {error ? (
+        <Alert color="red" variant="light" role="alert">
+          <Text size="sm">{error}</Text>
+        </Alert>
+      ) : null}
+      <Table.ScrollContainer minWidth={720}>
+        <Table striped data-testid="device-templates">
+          <Table.Caption>{t('packages.templates.caption', { total: templates.length })}</Table.Caption>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th scope="col">{t('packages.templates.name')}</Table.Th>
+              <Table.Th scope="col">{t('packages.templates.target')}</Table.Th>
+              <Table.Th scope="col">{t('packages.templates.parameters')}</Table.Th>
+              <Table.Th scope="col">{t('packages.templates.parameterVersion')}</Table.Th>
+              <Table.Th scope="col">{t('packages.templates.sha256')}</Table.Th>
+              {canEdit ? <Table.Th scope="col">{t('common.actions')}</Table.Th> : null}
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {templates.map((template) => (
+              <Table.Tr key={template.deviceTemplateId} data-template-name={template.name}>
+                <Table.Td>
+                  <Stack gap={2}>
+                    <Text size="sm" fw={500}>
+                      {template.name}
+                    </Text>
+                    {template.description ? (
+                      <Text size="xs" c="dimmed">
+                        {template.description}
+                      </Text>
+                    ) : null}
+                  </Stack>
+                </Table.Td>
+                <Table.Td>{targetText(template)}</Table.Td>
+                <Table.Td>{template.parameterCount}</Table.Td>
+                <Table.Td>{template.parameterVersion ?? ''}</Table.Td>
+                <Table.Td>
+                  <Tooltip label={template.sha256}>
+                    <Code>{template.sha256.slice(0, 12)}…</Code>
+                  </Tooltip>
+                </Table.Td>
+                {canEdit ? (
+                  <Table.Td>
+                    <Tooltip label={t('common.delete')}>
+                      <ActionIcon
+                        variant="subtle"
+                        color="red"
+                        aria-label={t('packages.templates.deleteNamed', { name: template.name })}
+                        onClick={() => confirmDelete(template)}
+                      >
+                        <IconTrash size={16} aria-hidden />
+                      </ActionIcon>
+                    </Tooltip>
+                  </Table.Td>
+                ) : null}
+              </Table.Tr>
+            ))}
+            {templates.length === 0 ? (
+              <Table.Tr>
+                <Table.Td colSpan={canEdit ? 6 : 5}>
+                  <Text c="dimmed" ta="center" size="sm">
+                    {t('packages.templates.empty')}
+                  </Text>
+                </Table.Td>
+              </Table.Tr>
+            ) : null}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+    </Stack>
+  );
+}

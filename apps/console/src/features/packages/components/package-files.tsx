@@ -1,0 +1,210 @@
+import { ActionIcon, Alert, Button, Code, FileButton, Group, Stack, Switch, Table, Text, Tooltip } from '@mantine/core';
+import { modals } from '@mantine/modals';
+import type { TPackageFile } from '@manifold/contract';
+import { IconDownload, IconTrash, IconUpload } from '@tabler/icons-react';
+import { useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { apiErrorMessage } from '../../../components/api-error-message';
+import { alerts } from '../../../lib/alerts';
+import { formatBytes, useDateTimeFormat } from '../../../lib/format';
+import { uploadTray } from '../../../lib/upload-tray';
+import { useDeletePackageFile } from '../api/delete-package-file';
+import { useDownloadPackageFile } from '../api/download-package-file';
+import { packageQueryKey } from '../api/get-package';
+import { useSetFilePrivacy } from '../api/set-file-privacy';
+import { uploadPackageFile } from '../api/upload-package-file';
+
+export interface PackageFilesProps {
+  dsiId: string;
+  files: readonly TPackageFile[];
+  canEdit: boolean;
+}
+
+/** The package's design files: upload through the tray, public/private switch, download, delete. */
+export function PackageFiles({ dsiId, files, canEdit }: PackageFilesProps) {
+  const { t, i18n } = useTranslation();
+  const format = useDateTimeFormat();
+  const queryClient = useQueryClient();
+  const [uploadPublic, setUploadPublic] = useState(false);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [uploadError, setUploadError] = useState<string | null>(null);
+  const privacy = useSetFilePrivacy();
+  const remove = useDeletePackageFile();
+  const download = useDownloadPackageFile();
+
+  const fileError = (fileId: string, error: unknown) =>
+    setErrors((current) => ({ ...current, [fileId]: apiErrorMessage(t, error) }));
+  const clearError = (fileId: string) =>
+    setErrors((current) => {
+      const { [fileId]: _removed, ...rest } = current;
+      return rest;
+    });
+
+  const upload = (chosen: File[]) => {
+    if (chosen.length === 0) return;
+    setUploadError(null);
+    const isPublic = uploadPublic;
+    uploadTray.addFiles(chosen, {
+      uploadType: 'package-file',
+      upload: async (file, context) => {
+        try {
+          return await uploadPackageFile(dsiId, isPublic, file, context);
+        } catch (error) {
+          setUploadError(`${file.name}: ${apiErrorMessage(t, error)}`);
+          throw error;
+        }
+      },
+      finish: (file) => {
+        alerts.success(t('packages.files.uploaded', { name: file.fileName }));
+        void queryClient.invalidateQueries({ queryKey: packageQueryKey(dsiId) });
+      },
+    });
+  };
+
+  const confirmDelete = (file: TPackageFile) => {
+    modals.openConfirmModal({
+      title: t('packages.files.deleteTitle'),
+      children: <Text size="sm">{t('packages.files.deleteConfirm', { name: file.fileName })}</Text>,
+      labels: { confirm: t('common.delete'), cancel: t('common.cancel') },
+      confirmProps: { color: 'red.9' },
+      onConfirm: () => {
+        clearError(file.fileId);
+        remove.mutate(
+          { fileId: file.fileId, dsiId },
+          {
+            onSuccess: () => alerts.success(t('packages.files.deleted', { name: file.fileName })),
+            onError: (error) => fileError(file.fileId, error),
+          },
+        );
+      },
+    });
+  };
+
+  return (
+    <Stack>
+      {canEdit ? (
+        <Group align="center">
+          <FileButton onChange={upload} multiple>
+            {(props) => (
+              <Button {...props} leftSection={<IconUpload size={16} aria-hidden />}>
+                {t('packages.files.upload')}
+              </Button>
+            )}
+          </FileButton>
+          <Switch
+            label={t('packages.files.uploadPublic')}
+            checked={uploadPublic}
+            onChange={(event) => setUploadPublic(event.currentTarget.checked)}
+          />
+        </Group>
+      ) : null}
+      {canEdit ? (
+        <Text size="xs" c="dimmed">
+          {t('packages.files.privateHint')}
+        </Text>
+      ) : null}
+      {uploadError ? (
+        <Alert color="red" variant="light" role="alert">
+          <Text size="sm">{uploadError}</Text>
+        </Alert>
+      ) : null}
+      <Table.ScrollContainer minWidth={760}>
+        <Table striped data-testid="package-files">
+          <Table.Caption>{t('packages.files.caption', { total: files.length })}</Table.Caption>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th scope="col">{t('packages.files.name')}</Table.Th>
+              <Table.Th scope="col">{t('packages.files.size')}</Table.Th>
+              <Table.Th scope="col">{t('packages.files.sha256')}</Table.Th>
+              <Table.Th scope="col">{t('packages.files.added')}</Table.Th>
+              <Table.Th scope="col">{t('packages.files.public')}</Table.Th>
+              <Table.Th scope="col">{t('common.actions')}</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {files.map((file) => (
+              <Table.Tr key={file.fileId} data-file-name={file.fileName}>
+                <Table.Td>
+                  <Stack gap={2}>
+                    <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+                      {file.fileName}
+                    </Text>
+                    {errors[file.fileId] ? (
+                      <Text size="xs" c="red.9" role="alert">
+                        {errors[file.fileId]}
+                      </Text>
+                    ) : null}
+                  </Stack>
+                </Table.Td>
+                <Table.Td>{formatBytes(file.size, i18n.language)}</Table.Td>
+                <Table.Td>
+                  <Tooltip label={file.sha256}>
+                    <Code>{file.sha256.slice(0, 12)}…</Code>
+                  </Tooltip>
+                </Table.Td>
+                <Table.Td>
+                  <time dateTime={file.dateCreated}>{format(file.dateCreated)}</time>
+                </Table.Td>
+                <Table.Td>
+                  <Switch
+                    checked={file.isPublic}
+                    disabled={!canEdit || (privacy.isPending && privacy.variables.fileId === file.fileId)}
+                    aria-label={t('packages.files.publicNamed', { name: file.fileName })}
+                    label={file.isPublic ? t('packages.files.isPublic') : t('packages.files.isPrivate')}
+                    onChange={(event) => {
+                      clearError(file.fileId);
+                      privacy.mutate(
+                        { fileId: file.fileId, isPublic: event.currentTarget.checked },
+                        { onError: (error) => fileError(file.fileId, error) },
+                      );
+                    }}
+                  />
+                </Table.Td>
+                <Table.Td>
+                  <Group gap={4} wrap="nowrap">
+                    <Tooltip label={t('packages.files.download')}>
+                      <ActionIcon
+                        variant="subtle"
+                        color="gray"
+                        loading={download.isPending && download.variables.fileId === file.fileId}
+                        aria-label={t('packages.files.downloadNamed', { name: file.fileName })}
+                        onClick={() => {
+                          clearError(file.fileId);
+                          download.mutate(file, { onError: (error) => fileError(file.fileId, error) });
+                        }}
+                      >
+                        <IconDownload size={16} aria-hidden />
+                      </ActionIcon>
+                    </Tooltip>
+                    {canEdit ? (
+                      <Tooltip label={t('common.delete')}>
+                        <ActionIcon
+                          variant="subtle"
+                          color="red"
+                          aria-label={t('packages.files.deleteNamed', { name: file.fileName })}
+                          onClick={() => confirmDelete(file)}
+                        >
+                          <IconTrash size={16} aria-hidden />
+                        </ActionIcon>
+                      </Tooltip>
+                    ) : null}
+                  </Group>
+                </Table.Td>
+              </Table.Tr>
+            ))}
+            {files.length === 0 ? (
+              <Table.Tr>
+                <Table.Td colSpan={6}>
+                  <Text c="dimmed" ta="center" size="sm">
+                    {t('packages.files.empty')}
+                  </Text>
+                </Table.Td>
+              </Table.Tr>
+            ) : null}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+    </Stack>
+  );
+}

@@ -1,0 +1,124 @@
+import { Alert, Button, Group, Select, Stack, Text, TextInput, Textarea } from '@mantine/core';
+import { workflowStepTypes, type TDeviceTemplate, type TWorkflowStep, type TWorkflowStepType } from '@manifold/contract';
+import { useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { formErrorsFrom, type FormErrors } from '../../../components/api-error-message';
+import { useFields } from '../../../hooks/use-fields';
+import { useAddWorkflowStep } from '../api/add-workflow-step';
+import { useEditWorkflowStep } from '../api/edit-workflow-step';
+
+const noErrors: FormErrors = { fields: {}, general: [] };
+const fieldNames = ['type', 'name', 'instructions', 'deviceTemplateId'] as const;
+const fieldOfToken: Record<string, string> = {
+  workflowStepInstructionsEmpty: 'instructions',
+  workflowStepDeviceTemplateRequired: 'deviceTemplateId',
+  deviceTemplateNotPresent: 'deviceTemplateId',
+};
+
+function isStepType(value: string | null): value is TWorkflowStepType {
+  return workflowStepTypes.some((type) => type === value);
+}
+
+export interface WorkflowStepFormProps {
+  dsiId: string;
+  step?: TWorkflowStep;
+  /** The package's templates and the library's, for device steps. */
+  templates: readonly TDeviceTemplate[];
+  onDone: () => void;
+  onCancel: () => void;
+}
+
+/** Adds a step at the end of the workflow, or edits one. */
+export function WorkflowStepForm({ dsiId, step, templates, onDone, onCancel }: WorkflowStepFormProps) {
+  const { t } = useTranslation();
+  const { values, setField } = useFields({
+    type: step?.type ?? ('manual' as TWorkflowStepType),
+    name: step?.name ?? '',
+    instructions: step?.instructions ?? '',
+    deviceTemplateId: step?.deviceTemplateId ?? null,
+  });
+  const [errors, setErrors] = useState<FormErrors>(noErrors);
+  const add = useAddWorkflowStep();
+  const edit = useEditWorkflowStep();
+
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    setErrors(noErrors);
+    const input = {
+      dsiId,
+      type: values.type,
+      name: values.name,
+      instructions: values.instructions,
+      deviceTemplateId: values.type === 'device' ? values.deviceTemplateId : null,
+    };
+    const handlers = {
+      onSuccess: onDone,
+      onError: (error: unknown) => setErrors(formErrorsFrom(t, error, fieldNames, fieldOfToken)),
+    };
+    if (step) edit.mutate({ ...input, workflowStepId: step.workflowStepId }, handlers);
+    else add.mutate(input, handlers);
+  };
+
+  const templateOptions = templates.map((template) => ({
+    value: template.deviceTemplateId,
+    label: template.dsiId === null ? t('packages.steps.libraryTemplate', { name: template.name }) : template.name,
+  }));
+
+  return (
+    <form onSubmit={submit} noValidate aria-label={step ? t('packages.steps.editTitle') : t('packages.steps.addTitle')}>
+      <Stack>
+        {errors.general.length > 0 ? (
+          <Alert color="red" variant="light" role="alert">
+            <Text size="sm">{errors.general.join(' ')}</Text>
+          </Alert>
+        ) : null}
+        <Select
+          label={t('packages.steps.type')}
+          withAsterisk
+          data={workflowStepTypes.map((value) => ({ value, label: t(`packages.steps.types.${value}`) }))}
+          value={values.type}
+          allowDeselect={false}
+          error={errors.fields.type}
+          onChange={(value) => {
+            if (isStepType(value)) setField('type', value);
+          }}
+        />
+        <TextInput
+          label={t('packages.steps.name')}
+          value={values.name}
+          error={errors.fields.name}
+          onChange={(event) => setField('name', event.currentTarget.value)}
+        />
+        {values.type === 'device' ? (
+          <Select
+            label={t('packages.steps.deviceTemplate')}
+            withAsterisk
+            data={templateOptions}
+            value={values.deviceTemplateId}
+            error={errors.fields.deviceTemplateId}
+            nothingFoundMessage={t('packages.steps.noTemplates')}
+            placeholder={templateOptions.length === 0 ? t('packages.steps.noTemplates') : undefined}
+            onChange={(value) => setField('deviceTemplateId', value)}
+          />
+        ) : null}
+        <Textarea
+          label={values.type === 'manual' ? t('packages.steps.instructions') : t('packages.steps.notes')}
+          withAsterisk={values.type === 'manual'}
+          autosize
+          minRows={3}
+          value={values.instructions}
+          error={errors.fields.instructions}
+          onChange={(event) => setField('instructions', event.currentTarget.value)}
+        />
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onCancel}>
+            {t('common.cancel')}
+          </Button>
+          <Button type="submit" loading={add.isPending || edit.isPending}>
+            {step ? t('common.save') : t('packages.steps.add')}
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}
