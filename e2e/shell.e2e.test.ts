@@ -83,14 +83,28 @@ describe('console: shell, languages, roles', () => {
     await page.waitForURL((url) => url.pathname === '/');
     const navigation = page.getByRole('navigation', { name: 'Main navigation' });
     await navigation.getByRole('link', { name: 'Home' }).waitFor();
-    expect(await navigation.getByRole('link').allTextContents()).toEqual(['Home', 'Profile', 'Packages', 'Devices']);
+    expect(await navigation.getByRole('link').allTextContents()).toEqual([
+      'Home',
+      'Profile',
+      'Packages',
+      'Devices',
+      'Orders',
+      'Authorizations',
+    ]);
     await checkScreen(page, 'home-user');
 
     for (const path of ['/users', '/groups', '/setup']) {
       await page.goto(path);
       await expect.poll(() => page.getByTestId('error-view-text').textContent()).toBe('403 - Action not allowed');
       await expect.poll(() => page.title()).toBe('403 — Manifold');
-      expect(await navigation.getByRole('link').allTextContents()).toEqual(['Home', 'Profile', 'Packages', 'Devices']);
+      expect(await navigation.getByRole('link').allTextContents()).toEqual([
+        'Home',
+        'Profile',
+        'Packages',
+        'Devices',
+        'Orders',
+        'Authorizations',
+      ]);
     }
     await checkScreen(page, 'error-403-user');
     await context.close();

@@ -79,6 +79,28 @@ export function createAppRouter(queryClient: QueryClient) {
                   lazy: async () => ({ Component: (await import('../features/devices/routes/device-route')).DeviceRoute }),
                 },
                 {
+                  path: 'orders',
+                  loader: guard(queryClient, '/orders'),
+                  lazy: async () => ({ Component: (await import('../features/orders/routes/orders-route')).OrdersRoute }),
+                },
+                {
+                  path: 'orders/:orderId',
+                  loader: guard(queryClient, '/orders'),
+                  lazy: async () => ({ Component: (await import('../features/orders/routes/order-route')).OrderRoute }),
+                },
+                {
+                  path: 'orders/:orderId/authorize',
+                  loader: guard(queryClient, '/orders'),
+                  lazy: async () => ({ Component: (await import('../features/orders/routes/authorize-route')).AuthorizeRoute }),
+                },
+                {
+                  path: 'authorizations',
+                  loader: guard(queryClient, '/authorizations'),
+                  lazy: async () => ({
+                    Component: (await import('../features/authorizations/routes/authorizations-route')).AuthorizationsRoute,
+                  }),
+                },
+                {
                   path: 'setup',
                   loader: guard(queryClient, '/setup'),
                   lazy: async () => ({ Component: (await import('../features/setup/routes/setup-route')).SetupRoute }),

@@ -1,5 +1,6 @@
 import type { RouteKey, TRole } from '@manifold/contract';
 import { canCall } from '@manifold/contract';
+import { IconClipboardList, IconLicense } from '@tabler/icons-react';
 import {
   IconHome,
   IconPackage,
@@ -26,6 +27,8 @@ export const navigationItems: readonly NavigationItem[] = [
   { to: '/groups', labelKey: 'nav.groups', icon: IconUsersGroup, requires: 'POST /ui/groups/add' },
   { to: '/packages', labelKey: 'nav.packages', icon: IconPackage, requires: 'GET /ui/package/list' },
   { to: '/devices', labelKey: 'nav.devices', icon: IconPrinter, requires: 'GET /ui/device/list' },
+  { to: '/orders', labelKey: 'orders.nav', icon: IconClipboardList, requires: 'GET /ui/order/list' },
+  { to: '/authorizations', labelKey: 'authorizations.nav', icon: IconLicense, requires: 'GET /ui/authorization/list' },
   { to: '/setup', labelKey: 'nav.setup', icon: IconSettings, requires: 'GET /ui/admin/database' },
 ];
 
