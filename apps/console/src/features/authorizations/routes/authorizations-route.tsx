@@ -73,7 +73,7 @@ export function AuthorizationsRoute() {
           </SimpleGrid>
           <Group justify="space-between" align="flex-end">
             <Group>
-              <Button type="submit" variant="light" color="green.9" leftSection={<IconFilter size={16} aria-hidden />}>
+              <Button type="submit" variant="default" leftSection={<IconFilter size={16} aria-hidden />}>
                 {t('authorizations.filters.apply')}
               </Button>
               <Button variant="default" onClick={clear}>

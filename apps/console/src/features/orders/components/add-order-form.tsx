@@ -134,7 +134,7 @@ export function AddOrderForm({ onCancel }: { onCancel: () => void }) {
         {problemList(uploadProblems, 'upload-order-problems')}
         <FileButton onChange={upload} accept=".json,application/json">
           {(props) => (
-            <Button {...props} variant="light" color="green.9" w="fit-content" leftSection={<IconUpload size={16} aria-hidden />}>
+            <Button {...props} variant="default" w="fit-content" leftSection={<IconUpload size={16} aria-hidden />}>
               {t('orders.add.upload')}
             </Button>
           )}

@@ -40,11 +40,19 @@ describe('authorizeFieldOf', () => {
 
 const multiple = errorFromResponse(418, {
   data: [
-    { errorToken: 'quantityExceedsAllottedAmount', errorDescription: 'The order has 3 left; 5 were asked for', field: 'quantity' },
+    {
+      errorToken: 'quantityExceedsAllottedAmount',
+      errorDescription: 'The order has 3 left; 5 were asked for',
+      field: 'quantity',
+    },
     { errorToken: 'expirationDateIsAfterParentExpirationDate', errorDescription: 'After the order', field: 'expiration' },
     { errorToken: 'deviceNotValidForAuthorization', errorDescription: 'Machine does not fit', field: 'deviceId' },
     { errorToken: 'invalidDeviceSerialNumber', errorDescription: 'Serial number differs', field: 'deviceIdentity.serialNumber' },
-    { errorToken: 'invalidValueOutOfRange', errorDescription: 'Nozzle out of range', field: 'deviceParameters.nozzleTemp.valueList[0]' },
+    {
+      errorToken: 'invalidValueOutOfRange',
+      errorDescription: 'Nozzle out of range',
+      field: 'deviceParameters.nozzleTemp.valueList[0]',
+    },
     { errorToken: 'trackingFieldDuplicate', errorDescription: 'Duplicate field', field: 'tracking[1].fieldName' },
     { errorToken: 'userNotPresent', errorDescription: 'No such user', field: 'authorizedUserList[0]' },
     { errorToken: 'orderHasExpired', errorDescription: 'The order has expired', field: 'orderId' },
@@ -101,7 +109,9 @@ const order: TOrderDetail = ZOrderDetail.parse({
   expiration: '2099-01-01T00:00:00.000Z',
   breakage: { policy: 'Strict', value: null },
   serialization: null,
-  deviceParameters: [ZDeviceParameter.parse({ parameterId: 'nozzleTemp', type: 'integer', low: 180, high: 260, resetValue: 210 })],
+  deviceParameters: [
+    ZDeviceParameter.parse({ parameterId: 'nozzleTemp', type: 'integer', low: 180, high: 260, resetValue: 210 }),
+  ],
   qualityParameters: [],
   source: 'ui',
   groupIds: [],

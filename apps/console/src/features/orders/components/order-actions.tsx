@@ -104,13 +104,7 @@ export function OrderActions({ order }: { order: TOrderDetail }) {
           </Button>
         ) : null}
         {waiting > 0 ? (
-          <Button
-            variant="light"
-            color="green.9"
-            leftSection={<IconSend size={16} aria-hidden />}
-            loading={send.isPending}
-            onClick={sendAll}
-          >
+          <Button variant="default" leftSection={<IconSend size={16} aria-hidden />} loading={send.isPending} onClick={sendAll}>
             {t('orders.actions.sendAllCount', { count: waiting })}
           </Button>
         ) : null}

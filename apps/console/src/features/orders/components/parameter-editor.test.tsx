@@ -108,7 +108,11 @@ describe('parameter editor bounds', () => {
     const material = screen.getByRole('textbox', { name: 'material' });
     fireEvent.click(material);
     const listbox = screen.getByRole('listbox');
-    expect(within(listbox).getAllByRole('option').map((option) => option.textContent)).toEqual(['PLA', 'PETG']);
+    expect(
+      within(listbox)
+        .getAllByRole('option')
+        .map((option) => option.textContent),
+    ).toEqual(['PLA', 'PETG']);
 
     expect(screen.getByText('Out of range')).toBeTruthy();
   });

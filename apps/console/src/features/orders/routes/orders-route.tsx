@@ -129,7 +129,7 @@ export function OrdersRoute() {
           </SimpleGrid>
           <Group justify="space-between">
             <Group>
-              <Button type="submit" variant="light" color="green.9" leftSection={<IconFilter size={16} aria-hidden />}>
+              <Button type="submit" variant="default" leftSection={<IconFilter size={16} aria-hidden />}>
                 {t('orders.filters.apply')}
               </Button>
               <Button variant="default" onClick={clearFilters}>
