@@ -8,14 +8,18 @@ type BusboyFileStream = MultipartFile['file'];
 
 type Part = Awaited<ReturnType<FastifyRequest['parts']> extends AsyncIterableIterator<infer P> ? P : never>;
 
+type PartsOptions = NonNullable<Parameters<FastifyRequest['parts']>[0]>;
+
 /**
- * The parts of a multipart request. Failures of the form itself (cut off, malformed, over a
- * limit) become 400 `malformedRequest` or 413 `payloadTooLarge`; errors of the code consuming
- * the parts pass through untouched.
+ * The parts of a multipart request, with the route's own limits if it has tighter ones. Failures
+ * of the form itself (cut off, malformed, over a limit) become 400 `malformedRequest` or 413
+ * `payloadTooLarge`; errors of the code consuming the parts pass through untouched. A client that
+ * goes away mid-upload fails the file stream being read ("Premature close"), also when it left
+ * before the form was read (see the tests).
  */
-export async function* formParts(request: FastifyRequest): AsyncGenerator<Part> {
+export async function* formParts(request: FastifyRequest, limits?: PartsOptions['limits']): AsyncGenerator<Part> {
   assertMultipart(request);
-  const iterator = request.parts()[Symbol.asyncIterator]();
+  const iterator = request.parts(limits ? { limits } : undefined)[Symbol.asyncIterator]();
   for (;;) {
     let result: IteratorResult<Part>;
     try {
@@ -66,6 +70,16 @@ export function failOnTruncation(file: BusboyFileStream, maxBytes: number): Tran
   });
 }
 
+function byteSize(bytes: number): string {
+  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
+}
+
+function tooLarge(maxBytes: number, field: string): AppError {
+  return new AppError('payloadTooLarge', { status: 413, field, description: `The file may have at most ${byteSize(maxBytes)}` });
+}
+
 /** Reads a small file part into memory, refusing more than `maxBytes` (413 `payloadTooLarge`). */
 export async function readSmallFile(file: BusboyFileStream, maxBytes: number, field = 'file'): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -75,14 +89,14 @@ export async function readSmallFile(file: BusboyFileStream, maxBytes: number, fi
       size += chunk.length;
       if (size > maxBytes) {
         file.resume();
-        throw new AppError('payloadTooLarge', { status: 413, field, description: `The file may have at most ${maxBytes} bytes` });
+        throw tooLarge(maxBytes, field);
       }
       chunks.push(chunk);
     }
   } catch (error) {
     throw multipartFailure(error);
   }
-  if (file.truncated) throw new AppError('payloadTooLarge', { status: 413, field });
+  if (file.truncated) throw tooLarge(maxBytes, field);
   return Buffer.concat(chunks);
 }
 
