@@ -10,7 +10,9 @@ import { formParts } from './multipart-parts.js';
 const boundary = 'xBOUNDARYx';
 const body = Buffer.concat([
   Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="note"\r\n\r\nhello\r\n`),
-  Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+  Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  ),
   Buffer.alloc(512 * 1024, 7),
   Buffer.from(`\r\n--${boundary}--\r\n`),
 ]);
