@@ -8,7 +8,10 @@ import tseslint from 'typescript-eslint';
 
 const featureDir = 'apps/console/src/features';
 const features = fs.existsSync(featureDir)
-  ? fs.readdirSync(featureDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name)
+  ? fs
+      .readdirSync(featureDir, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name)
   : [];
 
 export default tseslint.config(
@@ -19,7 +22,10 @@ export default tseslint.config(
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', Buffer: 'readonly' } },
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       'no-restricted-syntax': ['error', { selector: "CallExpression[callee.property.name='only']", message: 'no focused tests' }],
     },
@@ -29,7 +35,11 @@ export default tseslint.config(
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
   },
   {
-    files: ['apps/server/src/modules/**/*.service.ts', 'apps/server/src/modules/**/*.repository.ts', 'apps/server/src/crypto/**/*.ts'],
+    files: [
+      'apps/server/src/modules/**/*.service.ts',
+      'apps/server/src/modules/**/*.repository.ts',
+      'apps/server/src/crypto/**/*.ts',
+    ],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -40,7 +50,10 @@ export default tseslint.config(
   {
     files: ['apps/server/**/*.ts', 'packages/contract/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: 'apps/console|@manifold/console', message: 'share code through contract only' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: 'apps/console|@manifold/console', message: 'share code through contract only' }] },
+      ],
     },
   },
   {

@@ -4,7 +4,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
-const projects = ['packages/contract', 'apps/server', 'apps/console', 'e2e'].filter((p) => fs.existsSync(path.join(root, p, 'tsconfig.json')));
+const projects = ['packages/contract', 'apps/server', 'apps/console', 'e2e'].filter((p) =>
+  fs.existsSync(path.join(root, p, 'tsconfig.json')),
+);
 let failed = false;
 for (const project of projects) {
   const result = spawnSync('npx', ['tsc', '-p', project, '--noEmit'], { cwd: root, stdio: 'inherit' });

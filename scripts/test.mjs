@@ -20,7 +20,8 @@ let failed = 0;
 if (fs.existsSync(report)) {
   const results = JSON.parse(fs.readFileSync(report, 'utf8'));
   passed = results.numPassedTests;
-  failed = results.numFailedTests + (results.numFailedTestSuites > 0 && results.numFailedTests === 0 ? results.numFailedTestSuites : 0);
+  failed =
+    results.numFailedTests + (results.numFailedTestSuites > 0 && results.numFailedTests === 0 ? results.numFailedTestSuites : 0);
   if (results.numTotalTests === 0) {
     console.error('no test ran');
     failed = Math.max(failed, 1);

@@ -9,7 +9,11 @@ import autocannon from 'autocannon';
 import { startServer } from '../test/helpers/server-process.js';
 
 const { values } = parseArgs({
-  options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '20' }, users: { type: 'string', default: '200' } },
+  options: {
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '20' },
+    users: { type: 'string', default: '200' },
+  },
 });
 const duration = Number(values.duration);
 const connections = Number(values.connections);
@@ -17,8 +21,14 @@ const here = import.meta.dirname;
 
 async function measure(title: string, url: string, headers: Record<string, string> = {}) {
   const result = await autocannon({ url, connections, duration, headers });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${title}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-  return { title, 'requests/s': Math.round(result.requests.average), 'p99 ms': result.latency.p99, 'mean ms': result.latency.average };
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${title}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  return {
+    title,
+    'requests/s': Math.round(result.requests.average),
+    'p99 ms': result.latency.p99,
+    'mean ms': result.latency.average,
+  };
 }
 
 const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'manifold-bench-'));
@@ -52,7 +62,9 @@ try {
       }),
     });
   }
-  console.log(`SQLite, ${Number(values.users) + 1} users, ${connections} connections, ${duration} s each, ${os.cpus().length} cores`);
+  console.log(
+    `SQLite, ${Number(values.users) + 1} users, ${connections} connections, ${duration} s each, ${os.cpus().length} cores`,
+  );
   const rows = [
     await measure('bare Fastify route', `${bare.url}/bare`),
     await measure('GET /ui/user/login (session check)', `${server.url}/ui/user/login`, auth),

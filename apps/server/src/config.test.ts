@@ -25,7 +25,13 @@ describe('parseDatabaseUrl', () => {
 describe('loadConfig', () => {
   it('applies the runtime contract defaults', () => {
     const config = loadConfig({});
-    expect(config).toMatchObject({ port: 8080, host: '127.0.0.1', publicUrl: 'http://127.0.0.1:8080', siteName: 'Manifold', adminUsername: 'admin' });
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '127.0.0.1',
+      publicUrl: 'http://127.0.0.1:8080',
+      siteName: 'Manifold',
+      adminUsername: 'admin',
+    });
     expect(config.adminPassword).toBeUndefined();
     expect(config.cookieSecure).toBe(true);
   });
@@ -56,6 +62,9 @@ describe('keys and uploads configuration', () => {
     const config = loadConfig({});
     expect(config.developmentCa).toBe(false);
     expect(config.uploadMaxBytes).toBe(2 * 1024 ** 3);
-    expect(loadConfig({ DEVELOPMENT_CA: 'true', UPLOAD_MAX_BYTES: '4096' })).toMatchObject({ developmentCa: true, uploadMaxBytes: 4096 });
+    expect(loadConfig({ DEVELOPMENT_CA: 'true', UPLOAD_MAX_BYTES: '4096' })).toMatchObject({
+      developmentCa: true,
+      uploadMaxBytes: 4096,
+    });
   });
 });

@@ -3,9 +3,7 @@ import { servedDatabaseTypes } from '@manifold/contract';
 
 export type DatabaseKind = 'sqlite' | 'postgres' | 'mysql';
 
-export type DatabaseTarget =
-  | { kind: 'sqlite'; file: string | ':memory:' }
-  | { kind: 'postgres' | 'mysql'; url: string };
+export type DatabaseTarget = { kind: 'sqlite'; file: string | ':memory:' } | { kind: 'postgres' | 'mysql'; url: string };
 
 export interface Config {
   port: number;
@@ -106,7 +104,9 @@ function boolean(env: Env, name: string, fallback: boolean): boolean {
 export function parseKeyEncryptionKey(raw: string | undefined, name = 'KEY_ENCRYPTION_KEY'): Buffer | null {
   const text = raw?.trim();
   if (!text) return null;
-  const key = /^[A-Za-z0-9+/_-]+={0,2}$/.test(text) ? Buffer.from(text, text.includes('-') || text.includes('_') ? 'base64url' : 'base64') : null;
+  const key = /^[A-Za-z0-9+/_-]+={0,2}$/.test(text)
+    ? Buffer.from(text, text.includes('-') || text.includes('_') ? 'base64url' : 'base64')
+    : null;
   if (!key || key.length !== 32) {
     throw new ConfigError(`${name} must be 32 random bytes in base64 (e.g. openssl rand -base64 32)`);
   }

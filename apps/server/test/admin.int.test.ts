@@ -42,8 +42,13 @@ describeEachDatabase('admin and operations', (ctx) => {
       expect((await ctx().call('GET', '/ui/admin/state')).json()).toEqual({ step: 'crypto' });
       await db.insertInto('server_key_pairs').values(keyPair('encryption')).execute();
       expect((await ctx().call('GET', '/ui/admin/state')).json()).toEqual({ step: 'signCert' });
-      await db.insertInto('server_certificates').values(certificate('signing', new Date(now.getTime() - 1000))).execute();
-      expect((await ctx().call('GET', '/ui/admin/state')).json(), 'an expired certificate does not count').toEqual({ step: 'signCert' });
+      await db
+        .insertInto('server_certificates')
+        .values(certificate('signing', new Date(now.getTime() - 1000)))
+        .execute();
+      expect((await ctx().call('GET', '/ui/admin/state')).json(), 'an expired certificate does not count').toEqual({
+        step: 'signCert',
+      });
       await db.deleteFrom('server_certificates').execute();
       await db.insertInto('server_certificates').values(certificate('signing', nextYear)).execute();
       expect((await ctx().call('GET', '/ui/admin/state')).json()).toEqual({ step: 'cryptCert' });
@@ -64,7 +69,10 @@ describeEachDatabase('admin and operations', (ctx) => {
     });
     it('answers both versions', async () => {
       const { token } = await ctx().createUser();
-      expect((await ctx().call('GET', '/ui/version', { token })).json()).toEqual({ manageVersion: '0.1.0', traceVersion: '0.1.0' });
+      expect((await ctx().call('GET', '/ui/version', { token })).json()).toEqual({
+        manageVersion: '0.1.0',
+        traceVersion: '0.1.0',
+      });
     });
   });
 
@@ -94,7 +102,10 @@ describeEachDatabase('admin and operations', (ctx) => {
       expect((await ctx().call('POST', '/ui/admin/database', { body: {} })).statusCode).toBe(401);
     });
     it('answers 501 functionNotImplemented, as the spec marks it', async () => {
-      const response = await ctx().call('POST', '/ui/admin/database', { token: await ctx().adminToken(), body: { databaseType: 'mysql' } });
+      const response = await ctx().call('POST', '/ui/admin/database', {
+        token: await ctx().adminToken(),
+        body: { databaseType: 'mysql' },
+      });
       expect(response.statusCode).toBe(501);
       expect(response.json()).toMatchObject({ errorToken: 'functionNotImplemented' });
     });

@@ -11,15 +11,30 @@ const garbageBodies: { body: string; contentType: string }[] = [
   { body: '"text"', contentType: 'application/json' },
   { body: '{"__proto__": {"admin": true}}', contentType: 'application/json' },
   { body: '{"constructor": {"prototype": {"x": 1}}}', contentType: 'application/json' },
-  { body: JSON.stringify({ username: { $ne: null }, password: ['a'], userGroupId: 'x', members: 'all', pageNum: -1 }), contentType: 'application/json' },
-  { body: JSON.stringify({ username: 'x'.repeat(100_000), firstName: '\u0000', email: '😀@😀' }), contentType: 'application/json' },
-  { body: JSON.stringify({ username: "admin' OR '1'='1", password: "' OR 1=1 --", userGroupId: 1e308 }), contentType: 'application/json' },
+  {
+    body: JSON.stringify({ username: { $ne: null }, password: ['a'], userGroupId: 'x', members: 'all', pageNum: -1 }),
+    contentType: 'application/json',
+  },
+  {
+    body: JSON.stringify({ username: 'x'.repeat(100_000), firstName: '\u0000', email: '😀@😀' }),
+    contentType: 'application/json',
+  },
+  {
+    body: JSON.stringify({ username: "admin' OR '1'='1", password: "' OR 1=1 --", userGroupId: 1e308 }),
+    contentType: 'application/json',
+  },
   { body: 'username=admin&password=x', contentType: 'application/x-www-form-urlencoded' },
   { body: '<xml/>', contentType: 'application/xml' },
   { body: '\u00ff\u00fe garbage', contentType: 'text/plain' },
 ];
 
-const garbageQueries = ['?pageNum=abc', '?numberOfItems=-5', '?pageNum=1e999', '?search[]=x&pageNum[]=1', '?numberOfItems=100000000'];
+const garbageQueries = [
+  '?pageNum=abc',
+  '?numberOfItems=-5',
+  '?pageNum=1e999',
+  '?search[]=x&pageNum[]=1',
+  '?numberOfItems=100000000',
+];
 
 describeEachDatabase('garbage input', (ctx) => {
   it('never makes any endpoint answer 5xx, signed in or not', async () => {
@@ -37,7 +52,8 @@ describeEachDatabase('garbage input', (ctx) => {
         if (method === 'GET') {
           for (const query of garbageQueries) {
             const response = await ctx().call('GET', url + query, token ? { token } : {});
-            if (response.statusCode >= 500 && !(url === '/readyz')) failures.push(`${key}${query} → ${response.statusCode} ${response.body}`);
+            if (response.statusCode >= 500 && !(url === '/readyz'))
+              failures.push(`${key}${query} → ${response.statusCode} ${response.body}`);
           }
           continue;
         }
@@ -47,7 +63,8 @@ describeEachDatabase('garbage input', (ctx) => {
             body: garbage.body,
             headers: { 'content-type': garbage.contentType },
           });
-          if (response.statusCode >= 500) failures.push(`${key} ${garbage.body.slice(0, 40)} → ${response.statusCode} ${response.body}`);
+          if (response.statusCode >= 500)
+            failures.push(`${key} ${garbage.body.slice(0, 40)} → ${response.statusCode} ${response.body}`);
           expect(response.body).not.toMatch(/at .*\.(ts|js):\d+|select |insert |SQLITE|ER_|syntax error/i);
         }
       }

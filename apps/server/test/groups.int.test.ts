@@ -41,7 +41,12 @@ describeEachDatabase('groups', (ctx) => {
       const group = response.json();
       expect(group).toMatchObject({ name: 'Printers', description: 'Shop floor', members: [profile.username] });
       expect(typeof group.userGroupId).toBe('number');
-      const audit = await ctx().app.services.database.db.selectFrom('audit_events').selectAll().where('event_type', '=', 'groupAdded').where('subject', '=', 'Printers').execute();
+      const audit = await ctx()
+        .app.services.database.db.selectFrom('audit_events')
+        .selectAll()
+        .where('event_type', '=', 'groupAdded')
+        .where('subject', '=', 'Printers')
+        .execute();
       expect(audit).toHaveLength(1);
     });
 
@@ -52,7 +57,11 @@ describeEachDatabase('groups', (ctx) => {
       const unknown = await add({ name: 'With ghosts', members: ['ghost-1'] });
       expect(unknown.statusCode).toBe(420);
       expect(unknown.json()).toMatchObject({ errorToken: 'userNotPresent', field: 'members' });
-      const stored = await ctx().app.services.database.db.selectFrom('user_groups').select('name').where('name', '=', 'With ghosts').execute();
+      const stored = await ctx()
+        .app.services.database.db.selectFrom('user_groups')
+        .select('name')
+        .where('name', '=', 'With ghosts')
+        .execute();
       expect(stored).toHaveLength(0);
     });
   });
@@ -76,12 +85,16 @@ describeEachDatabase('groups', (ctx) => {
 
     it('answers groupNotPresent, groupNameTaken and 400 for a missing id', async () => {
       const token = await ctx().adminToken();
-      expect((await ctx().call('POST', '/ui/groups/edit', { token, body: { userGroupId: 999999 } })).json().errorToken).toBe('groupNotPresent');
+      expect((await ctx().call('POST', '/ui/groups/edit', { token, body: { userGroupId: 999999 } })).json().errorToken).toBe(
+        'groupNotPresent',
+      );
       await add({ name: 'Taken one' });
       const other = (await add({ name: 'Other one' })).json();
-      expect((await ctx().call('POST', '/ui/groups/edit', { token, body: { userGroupId: other.userGroupId, name: 'TAKEN ONE' } })).json().errorToken).toBe(
-        'groupNameTaken',
-      );
+      expect(
+        (
+          await ctx().call('POST', '/ui/groups/edit', { token, body: { userGroupId: other.userGroupId, name: 'TAKEN ONE' } })
+        ).json().errorToken,
+      ).toBe('groupNameTaken');
       expect((await ctx().call('POST', '/ui/groups/edit', { token, body: {} })).statusCode).toBe(400);
     });
   });
@@ -95,10 +108,16 @@ describeEachDatabase('groups', (ctx) => {
       const { profile } = await ctx().createUser();
       const group = (await add({ name: 'Short lived', members: [profile.username] })).json();
       const token = await ctx().adminToken();
-      expect((await ctx().call('POST', '/ui/groups/delete', { token, body: { userGroupId: group.userGroupId } })).statusCode).toBe(200);
-      expect((await ctx().call('POST', '/ui/groups/delete', { token, body: { userGroupId: group.userGroupId } })).json().errorToken).toBe('groupNotPresent');
+      expect(
+        (await ctx().call('POST', '/ui/groups/delete', { token, body: { userGroupId: group.userGroupId } })).statusCode,
+      ).toBe(200);
+      expect(
+        (await ctx().call('POST', '/ui/groups/delete', { token, body: { userGroupId: group.userGroupId } })).json().errorToken,
+      ).toBe('groupNotPresent');
       const db = ctx().app.services.database.db;
-      expect(await db.selectFrom('user_group_members').selectAll().where('group_id', '=', group.userGroupId).execute()).toHaveLength(0);
+      expect(
+        await db.selectFrom('user_group_members').selectAll().where('group_id', '=', group.userGroupId).execute(),
+      ).toHaveLength(0);
       expect(await db.selectFrom('users').select('id').where('username', '=', profile.username).execute()).toHaveLength(1);
     });
 

@@ -42,7 +42,10 @@ describeEachDatabase('session', (ctx) => {
     it('reports missing username and password together (418)', async () => {
       const response = await ctx().call('POST', '/ui/user/login', { body: {} });
       expect(response.statusCode).toBe(418);
-      expect(response.json().data.map((e: { errorToken: string }) => e.errorToken)).toEqual(['usernameEmpty', 'userHasNoPassword']);
+      expect(response.json().data.map((e: { errorToken: string }) => e.errorToken)).toEqual([
+        'usernameEmpty',
+        'userHasNoPassword',
+      ]);
     });
 
     it('answers 400 for a wrong type and for malformed JSON', async () => {
@@ -82,7 +85,10 @@ describeEachDatabase('session', (ctx) => {
     });
 
     it('refuses a garbage, a forged, an alg-none and an expired token', async () => {
-      const key = Buffer.from((await new SettingsRepository(ctx().app.services.database.db).get('session.signingKey'))!, 'base64');
+      const key = Buffer.from(
+        (await new SettingsRepository(ctx().app.services.database.db).get('session.signingKey'))!,
+        'base64',
+      );
       const valid = await ctx().adminToken();
       const [, payload] = valid.split('.');
       const algNone = `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url')}.${payload}.`;
@@ -124,7 +130,11 @@ describeEachDatabase('session', (ctx) => {
       const token = await ctx().login('admin', adminPassword);
       expect((await ctx().call('POST', '/ui/user/logout', { token })).statusCode).toBe(200);
       expect((await ctx().call('GET', '/ui/user/login', { token })).statusCode).toBe(401);
-      const row = await ctx().app.services.database.db.selectFrom('sessions').select('revoked_at').where('revoked_at', 'is not', null).executeTakeFirst();
+      const row = await ctx()
+        .app.services.database.db.selectFrom('sessions')
+        .select('revoked_at')
+        .where('revoked_at', 'is not', null)
+        .executeTakeFirst();
       expect(row?.revoked_at).toBeTruthy();
     });
   });
@@ -173,7 +183,9 @@ describeEachDatabase(
       const right = await ctx().call('POST', '/ui/user/login', { body: { username: profile.username, password } });
       expect(right.json().errorToken).toBe('loginTemporarilyLocked');
       // other users are not affected
-      expect((await ctx().call('POST', '/ui/user/login', { body: { username: 'admin', password: adminPassword } })).statusCode).toBe(200);
+      expect(
+        (await ctx().call('POST', '/ui/user/login', { body: { username: 'admin', password: adminPassword } })).statusCode,
+      ).toBe(200);
     });
 
     it('slows answers down after the configured number of failures', async () => {

@@ -17,7 +17,11 @@ describe('starting and stopping the server', () => {
   }, 180_000);
 
   it('refuses an unreachable database with a one-line reason', async () => {
-    const server = await spawnServer({ DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', DATA_DIR: os.tmpdir(), LOG_LEVEL: 'silent' });
+    const server = await spawnServer({
+      DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+      DATA_DIR: os.tmpdir(),
+      LOG_LEVEL: 'silent',
+    });
     expect(await server.exited).toBe(1);
     expect(server.output().stderr.trim().split('\n')).toHaveLength(1);
     expect(server.output().stderr).toMatch(/^manifold: cannot start: /);

@@ -69,9 +69,18 @@ describeEachDatabase('users', (ctx) => {
       expect(response.statusCode).toBe(200);
       expect(response.json()).toMatchObject({ username: input.username, role: 'USER', email: input.email, useSso: false });
       const db = ctx().app.services.database.db;
-      const row = await db.selectFrom('users').select('password_hash').where('username', '=', input.username).executeTakeFirstOrThrow();
+      const row = await db
+        .selectFrom('users')
+        .select('password_hash')
+        .where('username', '=', input.username)
+        .executeTakeFirstOrThrow();
       expect(row.password_hash).toMatch(/^\$argon2id\$/);
-      const audit = await db.selectFrom('audit_events').selectAll().where('event_type', '=', 'userAdded').where('subject', '=', input.username).execute();
+      const audit = await db
+        .selectFrom('audit_events')
+        .selectAll()
+        .where('event_type', '=', 'userAdded')
+        .where('subject', '=', input.username)
+        .execute();
       expect(audit).toHaveLength(1);
       expect(audit[0]!.actor).toBe('admin');
       await ctx().login(input.username, input.password);
@@ -112,7 +121,11 @@ describeEachDatabase('users', (ctx) => {
         body: buildUserInput({ lastName: '   ' }),
       });
       expect(response.statusCode).toBe(420);
-      expect(response.json()).toEqual({ errorToken: 'userLastNameEmpty', errorDescription: 'Last name is required', field: 'lastName' });
+      expect(response.json()).toEqual({
+        errorToken: 'userLastNameEmpty',
+        errorDescription: 'Last name is required',
+        field: 'lastName',
+      });
     });
 
     it('refuses a taken username, whatever its case (usernameTaken)', async () => {
@@ -126,7 +139,10 @@ describeEachDatabase('users', (ctx) => {
     });
 
     it('refuses a short password', async () => {
-      const response = await ctx().call('POST', '/ui/user/add', { token: await ctx().adminToken(), body: buildUserInput({ password: 'short' }) });
+      const response = await ctx().call('POST', '/ui/user/add', {
+        token: await ctx().adminToken(),
+        body: buildUserInput({ password: 'short' }),
+      });
       expect(response.json().errorToken).toBe('passwordTooShort');
     });
 
@@ -134,7 +150,9 @@ describeEachDatabase('users', (ctx) => {
       const input = buildUserInput({ useSso: true, password: undefined });
       const response = await ctx().call('POST', '/ui/user/add', { token: await ctx().adminToken(), body: input });
       expect(response.statusCode).toBe(200);
-      const login = await ctx().call('POST', '/ui/user/login', { body: { username: input.username, password: 'anything-at-all' } });
+      const login = await ctx().call('POST', '/ui/user/login', {
+        body: { username: input.username, password: 'anything-at-all' },
+      });
       expect(login.json().errorToken).toBe('passwordIncorrect');
     });
   });
@@ -151,7 +169,12 @@ describeEachDatabase('users', (ctx) => {
         body: { username: profile.username, firstName: 'Grace', timeZone: 'Asia/Tokyo', language: 'zh_CN' },
       });
       expect(response.statusCode).toBe(200);
-      expect(response.json()).toMatchObject({ firstName: 'Grace', lastName: 'Lovelace', timeZone: 'Asia/Tokyo', language: 'zh_CN' });
+      expect(response.json()).toMatchObject({
+        firstName: 'Grace',
+        lastName: 'Lovelace',
+        timeZone: 'Asia/Tokyo',
+        language: 'zh_CN',
+      });
     });
 
     it('refuses a USER editing someone else (userNotAuthorizedToEdit)', async () => {
@@ -166,19 +189,28 @@ describeEachDatabase('users', (ctx) => {
       const { profile, token } = await ctx().createUser();
       const response = await ctx().call('POST', '/ui/user/edit', { token, body: { username: profile.username, role: 'ADMIN' } });
       expect(response.json().errorToken).toBe('userNotAuthorizedToPromoteRole');
-      const row = await ctx().app.services.database.db.selectFrom('users').select('role').where('username', '=', profile.username).executeTakeFirstOrThrow();
+      const row = await ctx()
+        .app.services.database.db.selectFrom('users')
+        .select('role')
+        .where('username', '=', profile.username)
+        .executeTakeFirstOrThrow();
       expect(row.role).toBe('USER');
     });
 
     it('answers userNotPresent and usernameEmpty', async () => {
       const token = await ctx().adminToken();
-      expect((await ctx().call('POST', '/ui/user/edit', { token, body: { username: 'no-such-user' } })).json().errorToken).toBe('userNotPresent');
+      expect((await ctx().call('POST', '/ui/user/edit', { token, body: { username: 'no-such-user' } })).json().errorToken).toBe(
+        'userNotPresent',
+      );
       expect((await ctx().call('POST', '/ui/user/edit', { token, body: {} })).json().errorToken).toBe('usernameEmpty');
     });
 
     it('validates the fields it is given', async () => {
       const { profile, token } = await ctx().createUser();
-      const response = await ctx().call('POST', '/ui/user/edit', { token, body: { username: profile.username, firstName: '', email: 'x' } });
+      const response = await ctx().call('POST', '/ui/user/edit', {
+        token,
+        body: { username: profile.username, firstName: '', email: 'x' },
+      });
       expect(response.statusCode).toBe(418);
       expect(tokensOf(response.json())).toEqual(['userFirstNameEmpty', 'userEmailInvalid']);
     });
@@ -186,7 +218,10 @@ describeEachDatabase('users', (ctx) => {
     it('needs the current password to change your own, and then ends your other sessions', async () => {
       const { profile, password, token } = await ctx().createUser();
       const other = await ctx().login(profile.username, password);
-      const missing = await ctx().call('POST', '/ui/user/edit', { token, body: { username: profile.username, password: 'New-password-1' } });
+      const missing = await ctx().call('POST', '/ui/user/edit', {
+        token,
+        body: { username: profile.username, password: 'New-password-1' },
+      });
       expect(missing.json().errorToken).toBe('currentPasswordRequired');
       const wrong = await ctx().call('POST', '/ui/user/edit', {
         token,
@@ -215,11 +250,19 @@ describeEachDatabase('users', (ctx) => {
 
     it('ends the sessions of a user whose role changes, and the new role applies', async () => {
       const { profile, password, token } = await ctx().createUser();
-      await ctx().call('POST', '/ui/user/edit', { token: await ctx().adminToken(), body: { username: profile.username, role: 'ADMIN' } });
+      await ctx().call('POST', '/ui/user/edit', {
+        token: await ctx().adminToken(),
+        body: { username: profile.username, role: 'ADMIN' },
+      });
       expect((await ctx().call('GET', '/ui/user/login', { token })).statusCode).toBe(401);
       const adminToken = await ctx().login(profile.username, password);
       expect((await ctx().call('GET', '/ui/admin/database', { token: adminToken })).statusCode).toBe(200);
-      const audit = await ctx().app.services.database.db.selectFrom('audit_events').selectAll().where('event_type', '=', 'userRoleChanged').where('subject', '=', profile.username).execute();
+      const audit = await ctx()
+        .app.services.database.db.selectFrom('audit_events')
+        .selectAll()
+        .where('event_type', '=', 'userRoleChanged')
+        .where('subject', '=', profile.username)
+        .execute();
       expect(audit).toHaveLength(1);
     });
   });
@@ -236,12 +279,20 @@ describeEachDatabase('users', (ctx) => {
 
     it('deletes the user and ends their sessions at once', async () => {
       const { profile, token } = await ctx().createUser();
-      const response = await ctx().call('POST', '/ui/user/delete', { token: await ctx().adminToken(), body: { username: profile.username } });
+      const response = await ctx().call('POST', '/ui/user/delete', {
+        token: await ctx().adminToken(),
+        body: { username: profile.username },
+      });
       expect(response.statusCode).toBe(200);
       expect((await ctx().call('GET', '/ui/user/login', { token })).statusCode).toBe(401);
-      const again = await ctx().call('POST', '/ui/user/delete', { token: await ctx().adminToken(), body: { username: profile.username } });
+      const again = await ctx().call('POST', '/ui/user/delete', {
+        token: await ctx().adminToken(),
+        body: { username: profile.username },
+      });
       expect(again.json().errorToken).toBe('userNotPresent');
-      expect((await ctx().call('POST', '/ui/user/delete', { token: await ctx().adminToken(), body: {} })).json().errorToken).toBe('usernameEmpty');
+      expect((await ctx().call('POST', '/ui/user/delete', { token: await ctx().adminToken(), body: {} })).json().errorToken).toBe(
+        'usernameEmpty',
+      );
     });
   });
 });
@@ -277,7 +328,10 @@ describeEachDatabase('the last administrator', (ctx) => {
       const survivor = admins[0]!.username === x.profile.username ? x : y;
       const survivorToken = await ctx().login(survivor.profile.username, survivor.password);
       await ctx().call('POST', '/ui/user/edit', { token: survivorToken, body: { username: 'admin', role: 'ADMIN' } });
-      await ctx().call('POST', '/ui/user/delete', { token: await ctx().login('admin', adminPassword), body: { username: survivor.profile.username } });
+      await ctx().call('POST', '/ui/user/delete', {
+        token: await ctx().login('admin', adminPassword),
+        body: { username: survivor.profile.username },
+      });
       const remaining = await db.selectFrom('users').select('username').where('role', '=', 'ADMIN').execute();
       expect(remaining.map((r) => r.username)).toEqual(['admin']);
     }

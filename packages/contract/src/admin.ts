@@ -16,7 +16,5 @@ export const ZDatabaseConfig = z
   .meta({ id: 'DatabaseConfig' });
 export type TDatabaseConfig = z.infer<typeof ZDatabaseConfig>;
 
-export const ZVersion = z
-  .object({ manageVersion: z.string(), traceVersion: z.string() })
-  .meta({ id: 'Version' });
+export const ZVersion = z.object({ manageVersion: z.string(), traceVersion: z.string() }).meta({ id: 'Version' });
 export type TVersion = z.infer<typeof ZVersion>;

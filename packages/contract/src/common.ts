@@ -25,8 +25,6 @@ export type TPage<T> = {
 };
 
 /** A JSON value carried as a query-string boolean (`true`/`false`). */
-export const ZQueryBoolean = z
-  .enum(['true', 'false'])
-  .transform((value) => value === 'true');
+export const ZQueryBoolean = z.enum(['true', 'false']).transform((value) => value === 'true');
 
 export const ZEmpty = z.object({}).meta({ id: 'Empty' });

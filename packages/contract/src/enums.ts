@@ -25,17 +25,7 @@ export const ZSetupStep = z.enum(setupSteps);
 export type TSetupStep = z.infer<typeof ZSetupStep>;
 
 /** Database types of spec §3; `sqlite` is Manifold's embedded default. */
-export const databaseTypes = [
-  'sqlite',
-  'mysql',
-  'postgres',
-  'sqlserver',
-  'oracle',
-  'sap',
-  'h2',
-  'memory',
-  'undefined',
-] as const;
+export const databaseTypes = ['sqlite', 'mysql', 'postgres', 'sqlserver', 'oracle', 'sap', 'h2', 'memory', 'undefined'] as const;
 export const ZDatabaseType = z.enum(databaseTypes);
 export type TDatabaseType = z.infer<typeof ZDatabaseType>;
 /** The types this server can run on; the others are refused at start with a reason. */

@@ -183,9 +183,7 @@ export const ZErrorResponse = z
   .meta({ id: 'ErrorResponse' });
 export type TErrorResponse = z.infer<typeof ZErrorResponse>;
 
-export const ZMultipleErrorResponse = z
-  .object({ data: z.array(ZErrorResponse) })
-  .meta({ id: 'MultipleErrorResponse' });
+export const ZMultipleErrorResponse = z.object({ data: z.array(ZErrorResponse) }).meta({ id: 'MultipleErrorResponse' });
 export type TMultipleErrorResponse = z.infer<typeof ZMultipleErrorResponse>;
 
 /** Status codes of spec §8. */

@@ -12,7 +12,13 @@ const tokens = (problems: { token: string }[]) => problems.map((p) => p.token).s
 const rangeParameter = fc
   .tuple(fc.integer({ min: -1000, max: 1000 }), fc.integer({ min: 0, max: 1000 }), fc.boolean(), fc.boolean())
   .map(([low, width, withValue, required]) =>
-    parameter({ type: 'integer', low, high: low + width, required, valueList: withValue || required ? [low + Math.floor(width / 2)] : undefined }),
+    parameter({
+      type: 'integer',
+      low,
+      high: low + width,
+      required,
+      valueList: withValue || required ? [low + Math.floor(width / 2)] : undefined,
+    }),
   );
 
 /** A sub-range of a parent range, with a value inside the sub-range. */
@@ -21,7 +27,13 @@ const narrowerOf = (parent: TDeviceParameter) =>
     .tuple(fc.integer({ min: parent.low!, max: parent.high! }), fc.integer({ min: parent.low!, max: parent.high! }))
     .map(([a, b]) => {
       const [low, high] = a <= b ? [a, b] : [b, a];
-      return parameter({ type: 'integer', low, high, required: parent.required, valueList: [low + Math.floor((high - low) / 2)] });
+      return parameter({
+        type: 'integer',
+        low,
+        high,
+        required: parent.required,
+        valueList: [low + Math.floor((high - low) / 2)],
+      });
     });
 
 describe('narrowingProblems: properties', () => {
@@ -76,7 +88,13 @@ describe('narrowingProblems: properties', () => {
   it('a value outside the bound is refused, inside accepted', () => {
     fc.assert(
       fc.property(rangeParameter, fc.integer({ min: -3000, max: 3000 }), (parent, value) => {
-        const child = parameter({ type: 'integer', low: parent.low, high: parent.high, required: parent.required, valueList: [value] });
+        const child = parameter({
+          type: 'integer',
+          low: parent.low,
+          high: parent.high,
+          required: parent.required,
+          valueList: [value],
+        });
         const inside = value >= parent.low! && value <= parent.high!;
         const problems = tokens(narrowingProblems(parent, child, 'order', 'authorize'));
         expect(problems).toEqual(inside ? [] : ['invalidValueOutOfRange']);
@@ -89,7 +107,8 @@ describe('narrowingProblems: properties', () => {
       fc.property(fc.integer({ min: -100, max: 100 }), fc.integer({ min: -300, max: 300 }), (start, value) => {
         const up = parameter({ type: 'integer', low: -200, high: 200, adjust: 'INCREASE', valueList: [start] });
         const down = parameter({ type: 'integer', low: -200, high: 200, adjust: 'DECREASE', valueList: [start] });
-        const childOf = (adjust: 'INCREASE' | 'DECREASE') => parameter({ type: 'integer', low: -200, high: 200, adjust, valueList: [value] });
+        const childOf = (adjust: 'INCREASE' | 'DECREASE') =>
+          parameter({ type: 'integer', low: -200, high: 200, adjust, valueList: [value] });
         const inRange = value >= -200 && value <= 200;
         expect(narrowingProblems(up, childOf('INCREASE'), 'order', 'policy').length === 0).toBe(inRange && value >= start);
         expect(narrowingProblems(down, childOf('DECREASE'), 'order', 'policy').length === 0).toBe(inRange && value <= start);
@@ -108,7 +127,9 @@ describe('narrowingProblems: properties', () => {
           value === locked ? [] : ['parameterValueNotEqualToPreexistingParameterValue'],
         );
         const loosened = parameter({ type: 'integer', low: 0, high: 100, adjust: 'FREE', valueList: [locked] });
-        expect(tokens(narrowingProblems(parent, loosened, 'device', 'policy'))).toEqual(['parameterBroadensPreexistingParameterSetByDevice']);
+        expect(tokens(narrowingProblems(parent, loosened, 'device', 'policy'))).toEqual([
+          'parameterBroadensPreexistingParameterSetByDevice',
+        ]);
       }),
     );
   });
@@ -116,14 +137,19 @@ describe('narrowingProblems: properties', () => {
   it('a choice list may only shrink; values must come from it', () => {
     const all = ['PLA', 'PETG', 'ABS', 'TPU', 'PA12'];
     fc.assert(
-      fc.property(fc.subarray(all, { minLength: 1 }), fc.subarray(all, { minLength: 1 }), fc.constantFrom(...all), (parentList, childList, value) => {
-        const parent = parameter({ type: 'choice', choicePresent: true, choiceList: parentList });
-        const child = parameter({ type: 'choice', choicePresent: true, choiceList: childList, valueList: [value] });
-        const problems = tokens(narrowingProblems(parent, child, 'order', 'authorize'));
-        const broadens = childList.some((c) => !parentList.includes(c));
-        expect(problems.includes('parameterBroadensPreexistingParameterSetByOrder')).toBe(broadens);
-        expect(problems.includes('invalidValueNotFoundInChoiceList')).toBe(!parentList.includes(value));
-      }),
+      fc.property(
+        fc.subarray(all, { minLength: 1 }),
+        fc.subarray(all, { minLength: 1 }),
+        fc.constantFrom(...all),
+        (parentList, childList, value) => {
+          const parent = parameter({ type: 'choice', choicePresent: true, choiceList: parentList });
+          const child = parameter({ type: 'choice', choicePresent: true, choiceList: childList, valueList: [value] });
+          const problems = tokens(narrowingProblems(parent, child, 'order', 'authorize'));
+          const broadens = childList.some((c) => !parentList.includes(c));
+          expect(problems.includes('parameterBroadensPreexistingParameterSetByOrder')).toBe(broadens);
+          expect(problems.includes('invalidValueNotFoundInChoiceList')).toBe(!parentList.includes(value));
+        },
+      ),
     );
   });
 });
@@ -132,27 +158,46 @@ describe('narrowingProblems: named rules', () => {
   it('refuses a different data type and compares nothing else', () => {
     const parent = parameter({ type: 'integer', low: 0, high: 10 });
     const child = parameter({ type: 'decimal', low: -5, high: 50 });
-    expect(tokens(narrowingProblems(parent, child, 'order', 'policy'))).toEqual(['parameterDataTypeNotEqualToPreexistingParameterDataType']);
+    expect(tokens(narrowingProblems(parent, child, 'order', 'policy'))).toEqual([
+      'parameterDataTypeNotEqualToPreexistingParameterDataType',
+    ]);
   });
 
   it('keeps the initial choices of a required parent', () => {
-    const parent = parameter({ type: 'choice', choicePresent: true, choiceList: ['A', 'B', 'C'], required: true, valueList: ['B'] });
+    const parent = parameter({
+      type: 'choice',
+      choicePresent: true,
+      choiceList: ['A', 'B', 'C'],
+      required: true,
+      valueList: ['B'],
+    });
     const child = parameter({ type: 'choice', choicePresent: true, choiceList: ['A', 'C'], required: true, valueList: ['A'] });
     expect(tokens(narrowingProblems(parent, child, 'order', 'policy'))).toEqual(['choiceListDoesNotContainInitialChoices']);
-    expect(tokens(narrowingProblems(parent, child, 'order', 'authorize'))).toEqual(['invalidChoiceListDoesNotContainInitialChoices']);
+    expect(tokens(narrowingProblems(parent, child, 'order', 'authorize'))).toEqual([
+      'invalidChoiceListDoesNotContainInitialChoices',
+    ]);
   });
 
   it('requires a value where the bound requires one, and one value where it is exclusive', () => {
     const required = parameter({ type: 'string', required: true, valueList: ['x'] });
-    expect(tokens(narrowingProblems(required, parameter({ type: 'string', required: true }), 'order', 'authorize'))).toEqual(['invalidValueRequired']);
+    expect(tokens(narrowingProblems(required, parameter({ type: 'string', required: true }), 'order', 'authorize'))).toEqual([
+      'invalidValueRequired',
+    ]);
     expect(tokens(narrowingProblems(required, parameter({ type: 'string' }), 'order', 'policy'))).toEqual([
       'parameterBroadensPreexistingParameterSetByOrder',
       'valueRequired',
     ]);
     const exclusive = parameter({ type: 'string', exclusive: true });
-    expect(tokens(narrowingProblems(exclusive, parameter({ type: 'string', exclusive: true, valueList: ['a', 'b'] }), 'device', 'authorize'))).toEqual([
-      'invalidValueExclusiveAllowsOnlyOneValue',
-    ]);
+    expect(
+      tokens(
+        narrowingProblems(
+          exclusive,
+          parameter({ type: 'string', exclusive: true, valueList: ['a', 'b'] }),
+          'device',
+          'authorize',
+        ),
+      ),
+    ).toEqual(['invalidValueExclusiveAllowsOnlyOneValue']);
   });
 
   it('refuses a value of the wrong form', () => {

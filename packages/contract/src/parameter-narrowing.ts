@@ -20,13 +20,7 @@ export interface NarrowingProblem {
 }
 
 type Rule =
-  | 'rangeExpands'
-  | 'valueOutOfRange'
-  | 'valueFormat'
-  | 'valueRequired'
-  | 'exclusive'
-  | 'initialChoices'
-  | 'notInChoiceList';
+  'rangeExpands' | 'valueOutOfRange' | 'valueFormat' | 'valueRequired' | 'exclusive' | 'initialChoices' | 'notInChoiceList';
 
 const ruleTokens: Record<NarrowingContext, Record<Rule, ErrorToken>> = {
   policy: {
@@ -65,7 +59,6 @@ const allowedAdjustChanges: Record<TDeviceParameterAdjust, readonly TDeviceParam
 export function isNumericParameter(parameter: Pick<TDeviceParameter, 'type'>): boolean {
   return parameter.type === 'integer' || parameter.type === 'decimal';
 }
-
 
 /** The values a parameter carries: its value list, else its reset value. */
 export function carriedValues(parameter: Pick<TDeviceParameter, 'valueList' | 'resetValue'>): TDeviceParameterValue[] {
@@ -151,7 +144,8 @@ export function narrowingProblems(
         add(tokens.valueOutOfRange, field);
       }
     }
-    if (typeof value === 'string' && bounds.choices !== undefined && !bounds.choices.includes(value)) add(tokens.notInChoiceList, field);
+    if (typeof value === 'string' && bounds.choices !== undefined && !bounds.choices.includes(value))
+      add(tokens.notInChoiceList, field);
   });
   return problems;
 }

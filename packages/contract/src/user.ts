@@ -47,9 +47,7 @@ export const ZUserEditRequest = z
   .meta({ id: 'UserEditRequest' });
 export type TUserEditRequest = z.infer<typeof ZUserEditRequest>;
 
-export const ZUserDeleteRequest = z
-  .object({ username: z.string().max(128).optional() })
-  .meta({ id: 'UserDeleteRequest' });
+export const ZUserDeleteRequest = z.object({ username: z.string().max(128).optional() }).meta({ id: 'UserDeleteRequest' });
 
 export const ZUserListQuery = z.object({
   pageNum: z.coerce.number().int().min(1).max(1_000_000_000).default(1),
@@ -63,14 +61,10 @@ export const ZLoginRequest = z
   .meta({ id: 'LoginRequest' });
 export type TLoginRequest = z.infer<typeof ZLoginRequest>;
 
-export const ZLoginResponse = z
-  .object({ sessionToken: z.string(), userProfile: ZUserProfile })
-  .meta({ id: 'LoginResponse' });
+export const ZLoginResponse = z.object({ sessionToken: z.string(), userProfile: ZUserProfile }).meta({ id: 'LoginResponse' });
 export type TLoginResponse = z.infer<typeof ZLoginResponse>;
 
-export const ZSessionResponse = z
-  .object({ userProfile: ZUserProfile, escalated: z.boolean() })
-  .meta({ id: 'SessionResponse' });
+export const ZSessionResponse = z.object({ userProfile: ZUserProfile, escalated: z.boolean() }).meta({ id: 'SessionResponse' });
 export type TSessionResponse = z.infer<typeof ZSessionResponse>;
 
 export const ZRefreshResponse = z.object({ sessionToken: z.string() }).meta({ id: 'RefreshResponse' });

@@ -1,10 +1,4 @@
-import {
-  type CreateTableBuilder,
-  type Insertable,
-  type Kysely,
-  type RawBuilder,
-  sql,
-} from 'kysely';
+import { type CreateTableBuilder, type Insertable, type Kysely, type RawBuilder, sql } from 'kysely';
 import type { DatabaseKind } from '../config.js';
 import type { DB } from './schema.js';
 

@@ -48,9 +48,7 @@ export function registerAuth(app: FastifyInstance): void {
     const caller = await app.services.sessions.authenticate(token, request.ip);
     if (!caller) return unauthorized(reply);
     if (access === 'admin' && caller.role !== 'ADMIN') {
-      return reply
-        .status(403)
-        .send({ errorToken: 'actionNotAllowed', errorDescription: errorDescriptions.actionNotAllowed });
+      return reply.status(403).send({ errorToken: 'actionNotAllowed', errorDescription: errorDescriptions.actionNotAllowed });
     }
     request.caller = caller;
   });

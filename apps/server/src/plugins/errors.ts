@@ -31,7 +31,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     if (status >= 400 && status < 500) {
       // Unparsable JSON, a wrong content type, an empty body where one is needed…
-      const description = error.code?.startsWith('FST_ERR_CTP') || status === 400 ? error.message : errorDescriptions.malformedRequest;
+      const description =
+        error.code?.startsWith('FST_ERR_CTP') || status === 400 ? error.message : errorDescriptions.malformedRequest;
       return reply.status(400).send(malformed(description));
     }
     request.log.error({ err: error }, 'request failed');

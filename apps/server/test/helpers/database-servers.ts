@@ -53,8 +53,8 @@ export async function createScratchDatabase(kind: ServerKind): Promise<{ url: st
   return {
     url: url.toString(),
     drop: () =>
-      withServer(kind, (query) => query(kind === 'postgres' ? `drop database if exists ${name} with (force)` : `drop database if exists ${name}`)).then(
-        () => undefined,
-      ),
+      withServer(kind, (query) =>
+        query(kind === 'postgres' ? `drop database if exists ${name} with (force)` : `drop database if exists ${name}`),
+      ).then(() => undefined),
   };
 }

@@ -40,7 +40,10 @@ export interface ServerProcess {
  * Spawns a TypeScript entry point (the server by default) as its own process with exactly the
  * environment given (plus PATH), on a free port unless `PORT` is given. Output is collected.
  */
-export async function spawnServer(env: Record<string, string>, options: { file?: string; inheritEnv?: boolean } = {}): Promise<ServerProcess> {
+export async function spawnServer(
+  env: Record<string, string>,
+  options: { file?: string; inheritEnv?: boolean } = {},
+): Promise<ServerProcess> {
   const port = env.PORT ?? String(await freePort());
   const child = spawn(process.execPath, ['--import', 'tsx', options.file ?? serverMain], {
     env: { ...(options.inheritEnv ? process.env : { PATH: process.env.PATH ?? '' }), ...env, PORT: port },
@@ -64,7 +67,10 @@ export async function spawnServer(env: Record<string, string>, options: { file?:
 }
 
 /** Spawns the server and waits until `/healthz` answers. */
-export async function startServer(env: Record<string, string>, options: { file?: string; inheritEnv?: boolean } = {}): Promise<ServerProcess> {
+export async function startServer(
+  env: Record<string, string>,
+  options: { file?: string; inheritEnv?: boolean } = {},
+): Promise<ServerProcess> {
   const server = await spawnServer(env, options);
   const started = waitForHttp(`${server.url}/healthz`);
   const result = await Promise.race([started.then(() => 'up' as const), server.exited.then(() => 'exited' as const)]);

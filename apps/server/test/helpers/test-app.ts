@@ -15,7 +15,11 @@ export interface TestApp {
   config: Config;
   kind: string;
   /** POST/GET with JSON, optionally as a session. */
-  call(method: 'GET' | 'POST', url: string, options?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<LightMyRequestResponse>;
+  call(
+    method: 'GET' | 'POST',
+    url: string,
+    options?: { token?: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<LightMyRequestResponse>;
   login(username: string, password: string): Promise<string>;
   adminToken(): Promise<string>;
   /** Adds a user through the API (as admin) and answers a token of theirs. */
@@ -24,7 +28,9 @@ export interface TestApp {
 
 let userCounter = 0;
 
-export function buildUserInput(overrides: Partial<TUserAddRequest> = {}): TUserAddRequest & { username: string; password: string } {
+export function buildUserInput(
+  overrides: Partial<TUserAddRequest> = {},
+): TUserAddRequest & { username: string; password: string } {
   userCounter += 1;
   const username = overrides.username ?? `user${userCounter}_${Math.random().toString(36).slice(2, 7)}`;
   return {
@@ -120,7 +126,11 @@ function makeTestApp(app: FastifyInstance, config: Config, kind: string): TestAp
       const input = buildUserInput(overrides);
       const response = await call('POST', '/ui/user/add', { token: await testApp.adminToken(), body: input });
       if (response.statusCode !== 200) throw new Error(`user/add failed: ${response.statusCode} ${response.body}`);
-      return { profile: response.json<TUserProfile>(), password: input.password, token: await login(input.username, input.password) };
+      return {
+        profile: response.json<TUserProfile>(),
+        password: input.password,
+        token: await login(input.username, input.password),
+      };
     },
   };
   return testApp;

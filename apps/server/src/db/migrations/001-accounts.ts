@@ -79,15 +79,7 @@ export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const table of [
-    'login_failures',
-    'settings',
-    'audit_events',
-    'user_group_members',
-    'user_groups',
-    'sessions',
-    'users',
-  ]) {
+  for (const table of ['login_failures', 'settings', 'audit_events', 'user_group_members', 'user_groups', 'sessions', 'users']) {
     await db.schema.dropTable(table).ifExists().execute();
   }
 }

@@ -24,7 +24,10 @@ export class GroupsRepository {
 
   async list(page: TPageQuery): Promise<TPage<TGroup>> {
     const [total, rows] = await Promise.all([
-      this.db.selectFrom('user_groups').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+      this.db
+        .selectFrom('user_groups')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow(),
       this.db
         .selectFrom('user_groups')
         .selectAll()
@@ -34,7 +37,11 @@ export class GroupsRepository {
         .execute(),
     ]);
     const members = await this.membersOf(rows.map((row) => row.id));
-    return toPage(page, total.n, rows.map((row) => toGroup(row, members.get(row.id) ?? [])));
+    return toPage(
+      page,
+      total.n,
+      rows.map((row) => toGroup(row, members.get(row.id) ?? [])),
+    );
   }
 
   async get(id: number): Promise<TGroup | undefined> {

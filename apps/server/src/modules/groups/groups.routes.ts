@@ -1,13 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import {
-  ZEmpty,
-  ZGroup,
-  ZGroupAddRequest,
-  ZGroupDeleteRequest,
-  ZGroupEditRequest,
-  ZPage,
-  ZPageQuery,
-} from '@manifold/contract';
+import { ZEmpty, ZGroup, ZGroupAddRequest, ZGroupDeleteRequest, ZGroupEditRequest, ZPage, ZPageQuery } from '@manifold/contract';
 import { callerOf } from '../../plugins/auth.js';
 import { responses } from '../../lib/route-schemas.js';
 
@@ -16,7 +8,14 @@ export const groupsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/ui/groups/list',
-    { schema: { tags: ['groups'], summary: 'Groups, a page at a time', querystring: ZPageQuery, response: responses(ZPage(ZGroup)) } },
+    {
+      schema: {
+        tags: ['groups'],
+        summary: 'Groups, a page at a time',
+        querystring: ZPageQuery,
+        response: responses(ZPage(ZGroup)),
+      },
+    },
     (request) => groups.list(request.query),
   );
 

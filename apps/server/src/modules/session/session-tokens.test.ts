@@ -16,7 +16,11 @@ describe('SessionTokens', () => {
   it('signs standard JWTs that a standard library verifies, and reads them back', async () => {
     const tokens = await SessionTokens.load(settings);
     const token = await tokens.sign({ sessionId: 'abc', userId: 12 }, new Date(Date.now() + 60_000));
-    const { payload, protectedHeader } = await jwtVerify(token, key, { algorithms: ['HS256'], issuer: 'manifold', audience: 'manifold-console' });
+    const { payload, protectedHeader } = await jwtVerify(token, key, {
+      algorithms: ['HS256'],
+      issuer: 'manifold',
+      audience: 'manifold-console',
+    });
     expect(protectedHeader).toEqual({ alg: 'HS256', typ: 'JWT' });
     expect(payload).toMatchObject({ sid: 'abc', sub: '12' });
     expect(await tokens.verify(token)).toEqual({ sessionId: 'abc', userId: 12 });

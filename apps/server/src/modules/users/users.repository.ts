@@ -41,7 +41,10 @@ export class UsersRepository {
   }
 
   async count(): Promise<number> {
-    const row = await this.db.selectFrom('users').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const row = await this.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 
@@ -78,9 +81,7 @@ export class UsersRepository {
    * result: the last ADMIN can never be removed, however requests race.
    */
   async lockAdmins(): Promise<number[]> {
-    const rows = await this.dialect
-      .forUpdate(this.db.selectFrom('users').select('id').where('role', '=', 'ADMIN'))
-      .execute();
+    const rows = await this.dialect.forUpdate(this.db.selectFrom('users').select('id').where('role', '=', 'ADMIN')).execute();
     return rows.map((row) => row.id);
   }
 }

@@ -17,7 +17,14 @@ export const usersRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/ui/user/list',
-    { schema: { tags: ['users'], summary: 'Users, a page at a time', querystring: ZUserListQuery, response: responses(ZPage(ZUserProfile)) } },
+    {
+      schema: {
+        tags: ['users'],
+        summary: 'Users, a page at a time',
+        querystring: ZUserListQuery,
+        response: responses(ZPage(ZUserProfile)),
+      },
+    },
     (request) => {
       const { search, ...page } = request.query;
       return users.list(page, search);
