@@ -1,8 +1,9 @@
-import { Alert, Button, Group, Pagination, Select, SimpleGrid, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Group, Select, SimpleGrid, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
 import { orderSortFields } from '@manifold/contract';
 import { IconFilter } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { ListPagination } from '../../../components/list-pagination';
 import { useSearchParams } from 'react-router';
 import { apiErrorMessage } from '../../../components/api-error-message';
 import { AuthorizationTable } from '../../../components/authorization-table';
@@ -126,12 +127,10 @@ export function AuthorizationsRoute() {
       />
       <Group justify="space-between">
         {totalPages > 1 ? (
-          <Pagination
+          <ListPagination
             total={totalPages}
             value={Math.min(input.pageNum, totalPages)}
             onChange={(pageNum) => setParams(authorizationListSearch({ ...input, pageNum }))}
-            getControlProps={(control) => ({ 'aria-label': t(`pagination.${control}`) })}
-            getItemProps={(item) => ({ 'aria-label': t('pagination.page', { page: item }) })}
           />
         ) : (
           <span />

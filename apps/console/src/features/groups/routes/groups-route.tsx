@@ -1,9 +1,10 @@
-import { ActionIcon, Alert, Badge, Button, Group, Modal, Pagination, Stack, Table, Text, Title, Tooltip } from '@mantine/core';
+import { ActionIcon, Alert, Badge, Button, Group, Modal, Stack, Table, Text, Title, Tooltip } from '@mantine/core';
 import { modals } from '@mantine/modals';
 import type { TGroup } from '@manifold/contract';
 import { IconPencil, IconPlus, IconTrash } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { ListPagination } from '../../../components/list-pagination';
 import { apiErrorMessage } from '../../../components/api-error-message';
 import { PageHead } from '../../../components/page-head';
 import { alerts } from '../../../lib/alerts';
@@ -119,15 +120,7 @@ export function GroupsRoute() {
           </Table.Tbody>
         </Table>
       </Table.ScrollContainer>
-      {totalPages > 1 ? (
-        <Pagination
-          total={totalPages}
-          value={page}
-          onChange={setPage}
-          getControlProps={(control) => ({ 'aria-label': t(`pagination.${control}`) })}
-          getItemProps={(item) => ({ 'aria-label': t('pagination.page', { page: item }) })}
-        />
-      ) : null}
+      <ListPagination total={totalPages} value={page} onChange={setPage} />
       <Modal
         opened={editing !== null}
         onClose={() => setEditing(null)}

@@ -4,7 +4,6 @@ import {
   Button,
   Group,
   Modal,
-  Pagination,
   Select,
   SimpleGrid,
   Stack,
@@ -19,6 +18,7 @@ import type { TOrder } from '@manifold/contract';
 import { IconArrowDown, IconArrowUp, IconArrowsSort, IconFilter, IconPlus } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { ListPagination } from '../../../components/list-pagination';
 import { Link, useSearchParams } from 'react-router';
 import { apiErrorMessage } from '../../../components/api-error-message';
 import { PageHead } from '../../../components/page-head';
@@ -208,12 +208,10 @@ export function OrdersRoute() {
       </Table.ScrollContainer>
       <Group justify="space-between">
         {totalPages > 1 ? (
-          <Pagination
+          <ListPagination
             total={totalPages}
             value={Math.min(input.pageNum, totalPages)}
             onChange={(pageNum) => setParams(orderListSearch({ ...input, pageNum }))}
-            getControlProps={(control) => ({ 'aria-label': t(`pagination.${control}`) })}
-            getItemProps={(item) => ({ 'aria-label': t('pagination.page', { page: item }) })}
           />
         ) : (
           <span />

@@ -1,9 +1,10 @@
-import { Alert, Anchor, Badge, Button, Group, Modal, Pagination, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Group, Modal, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { IconPlus, IconSearch } from '@tabler/icons-react';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { ListPagination } from '../../../components/list-pagination';
 import { Link, useNavigate } from 'react-router';
 import { apiErrorMessage } from '../../../components/api-error-message';
 import { PageHead } from '../../../components/page-head';
@@ -103,15 +104,7 @@ export function PackagesRoute() {
           </Table.Tbody>
         </Table>
       </Table.ScrollContainer>
-      {totalPages > 1 ? (
-        <Pagination
-          total={totalPages}
-          value={page}
-          onChange={setPage}
-          getControlProps={(control) => ({ 'aria-label': t(`pagination.${control}`) })}
-          getItemProps={(item) => ({ 'aria-label': t('pagination.page', { page: item }) })}
-        />
-      ) : null}
+      <ListPagination total={totalPages} value={page} onChange={setPage} />
       <Modal
         opened={creating}
         onClose={() => setCreating(false)}

@@ -1,18 +1,4 @@
-import {
-  ActionIcon,
-  Alert,
-  Badge,
-  Button,
-  Group,
-  Modal,
-  Pagination,
-  Stack,
-  Table,
-  Text,
-  TextInput,
-  Title,
-  Tooltip,
-} from '@mantine/core';
+import { ActionIcon, Alert, Badge, Button, Group, Modal, Stack, Table, Text, TextInput, Title, Tooltip } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { modals } from '@mantine/modals';
 import { displayName, type TUserProfile } from '@manifold/contract';
@@ -20,6 +6,7 @@ import { IconPencil, IconPlus, IconSearch, IconTrash } from '@tabler/icons-react
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { ListPagination } from '../../../components/list-pagination';
 import { apiErrorMessage } from '../../../components/api-error-message';
 import { PageHead } from '../../../components/page-head';
 import { alerts } from '../../../lib/alerts';
@@ -158,15 +145,7 @@ export function UsersRoute() {
           </Table.Tbody>
         </Table>
       </Table.ScrollContainer>
-      {totalPages > 1 ? (
-        <Pagination
-          total={totalPages}
-          value={page}
-          onChange={setPage}
-          getControlProps={(control) => ({ 'aria-label': t(`pagination.${control}`) })}
-          getItemProps={(item) => ({ 'aria-label': t('pagination.page', { page: item }) })}
-        />
-      ) : null}
+      <ListPagination total={totalPages} value={page} onChange={setPage} />
       <Modal
         opened={editing !== null}
         onClose={() => setEditing(null)}
