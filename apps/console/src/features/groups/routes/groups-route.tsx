@@ -1,10 +1,11 @@
-import { ActionIcon, Alert, Badge, Button, Group, Modal, Stack, Table, Text, Title, Tooltip } from '@mantine/core';
+import { Alert, Badge, Button, Group, Modal, Stack, Table, Text, Title } from '@mantine/core';
 import { modals } from '@mantine/modals';
 import type { TGroup } from '@manifold/contract';
-import { IconPencil, IconPlus, IconTrash } from '@tabler/icons-react';
+import { IconPlus } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ListPagination } from '../../../components/list-pagination';
+import { EditDeleteActions, EmptyTableRow } from '../../../components/row-actions';
 import { apiErrorMessage } from '../../../components/api-error-message';
 import { PageHead } from '../../../components/page-head';
 import { alerts } from '../../../lib/alerts';
@@ -83,40 +84,16 @@ export function GroupsRoute() {
                   </Group>
                 </Table.Td>
                 <Table.Td>
-                  <Group gap={4} wrap="nowrap">
-                    <Tooltip label={t('common.edit')}>
-                      <ActionIcon
-                        variant="subtle"
-                        color="gray"
-                        aria-label={t('groups.editGroup', { name: group.name })}
-                        onClick={() => setEditing({ mode: 'edit', group })}
-                      >
-                        <IconPencil size={16} aria-hidden />
-                      </ActionIcon>
-                    </Tooltip>
-                    <Tooltip label={t('common.delete')}>
-                      <ActionIcon
-                        variant="subtle"
-                        color="red"
-                        aria-label={t('groups.deleteGroup', { name: group.name })}
-                        onClick={() => confirmDelete(group)}
-                      >
-                        <IconTrash size={16} aria-hidden />
-                      </ActionIcon>
-                    </Tooltip>
-                  </Group>
+                  <EditDeleteActions
+                    editLabel={t('groups.editGroup', { name: group.name })}
+                    deleteLabel={t('groups.deleteGroup', { name: group.name })}
+                    onEdit={() => setEditing({ mode: 'edit', group })}
+                    onDelete={() => confirmDelete(group)}
+                  />
                 </Table.Td>
               </Table.Tr>
             ))}
-            {groups.data && groups.data.data.length === 0 ? (
-              <Table.Tr>
-                <Table.Td colSpan={4}>
-                  <Text c="dimmed" ta="center">
-                    {t('groups.empty')}
-                  </Text>
-                </Table.Td>
-              </Table.Tr>
-            ) : null}
+            {groups.data && groups.data.data.length === 0 ? <EmptyTableRow colSpan={4}>{t('groups.empty')}</EmptyTableRow> : null}
           </Table.Tbody>
         </Table>
       </Table.ScrollContainer>

@@ -1,12 +1,13 @@
-import { ActionIcon, Alert, Badge, Button, Group, Modal, Stack, Table, Text, TextInput, Title, Tooltip } from '@mantine/core';
+import { Alert, Badge, Button, Group, Modal, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { modals } from '@mantine/modals';
 import { displayName, type TUserProfile } from '@manifold/contract';
-import { IconPencil, IconPlus, IconSearch, IconTrash } from '@tabler/icons-react';
+import { IconPlus, IconSearch } from '@tabler/icons-react';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ListPagination } from '../../../components/list-pagination';
+import { EditDeleteActions, EmptyTableRow } from '../../../components/row-actions';
 import { apiErrorMessage } from '../../../components/api-error-message';
 import { PageHead } from '../../../components/page-head';
 import { alerts } from '../../../lib/alerts';
@@ -108,40 +109,16 @@ export function UsersRoute() {
                   </Badge>
                 </Table.Td>
                 <Table.Td>
-                  <Group gap={4} wrap="nowrap">
-                    <Tooltip label={t('common.edit')}>
-                      <ActionIcon
-                        variant="subtle"
-                        color="gray"
-                        aria-label={t('users.editUser', { username: user.username })}
-                        onClick={() => setEditing({ mode: 'edit', user })}
-                      >
-                        <IconPencil size={16} aria-hidden />
-                      </ActionIcon>
-                    </Tooltip>
-                    <Tooltip label={t('common.delete')}>
-                      <ActionIcon
-                        variant="subtle"
-                        color="red"
-                        aria-label={t('users.deleteUser', { username: user.username })}
-                        onClick={() => confirmDelete(user)}
-                      >
-                        <IconTrash size={16} aria-hidden />
-                      </ActionIcon>
-                    </Tooltip>
-                  </Group>
+                  <EditDeleteActions
+                    editLabel={t('users.editUser', { username: user.username })}
+                    deleteLabel={t('users.deleteUser', { username: user.username })}
+                    onEdit={() => setEditing({ mode: 'edit', user })}
+                    onDelete={() => confirmDelete(user)}
+                  />
                 </Table.Td>
               </Table.Tr>
             ))}
-            {users.data && users.data.data.length === 0 ? (
-              <Table.Tr>
-                <Table.Td colSpan={6}>
-                  <Text c="dimmed" ta="center">
-                    {t('users.empty')}
-                  </Text>
-                </Table.Td>
-              </Table.Tr>
-            ) : null}
+            {users.data && users.data.data.length === 0 ? <EmptyTableRow colSpan={6}>{t('users.empty')}</EmptyTableRow> : null}
           </Table.Tbody>
         </Table>
       </Table.ScrollContainer>
