@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
 import { createDatabase, type Database } from './db/database.js';
+import { createJobsModule, type JobsModule } from './jobs/jobs.module.js';
 import { adminRoutes } from './modules/admin/admin.routes.js';
 import { certificateExchangeRoutes } from './modules/certificate-exchange/certificate-exchange.routes.js';
 import { CertificateExchangeService } from './modules/certificate-exchange/certificate-exchange.service.js';
@@ -44,6 +45,8 @@ export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
   /** Use this database instead of opening the configured one (tests share one per file). */
   database?: Database;
+  /** Start the background job runner (`main.ts`: `JOBS_ENABLED`); tests leave it stopped. */
+  startJobs?: boolean;
 }
 
 /**
@@ -60,6 +63,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.setSerializerCompiler(serializerCompiler);
 
   const database = options.database ?? createDatabase(config.database);
+  let jobs: JobsModule;
   try {
     await database.migrate();
     const settings = new SettingsRepository(database.db);
@@ -98,11 +102,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       stp: new StpService(database, storage, authorizations),
     };
     app.decorate('services', services);
+    jobs = createJobsModule({ database, storage, config: config.jobs, log: app.log });
   } catch (error) {
     if (!options.database) await database.close();
     throw error;
   }
   if (!options.database) app.addHook('onClose', () => database.close());
+  app.addHook('onClose', () => jobs.runner.stop()); // onClose hooks run last-added first: before the database closes
 
   registerErrorHandling(app);
   registerApiVersion(app);
@@ -119,6 +125,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(devicesRoutes);
   await app.register(licensingRoutes);
   await app.register(stpRoutes);
+  await app.register(jobs.routes);
   await registerConsole(app);
+  if (options.startJobs) await jobs.runner.start();
   return app;
 }

@@ -43,6 +43,7 @@ export const permissions = {
   'GET /ui/admin/database': 'admin',
   'POST /ui/admin/database': 'admin',
   'GET /ui/admin/api-spec': 'admin',
+  'GET /ui/admin/jobs': 'admin',
   // keys and certificates
   'POST /ui/admin/provision': 'admin',
   'GET /ui/admin/provision': 'admin',
