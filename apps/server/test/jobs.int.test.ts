@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { TJob, TPage } from '@manifold/contract';
 import { parseDatabaseUrl } from '../src/config.js';
 import { createDatabase, type Database } from '../src/db/database.js';
+import { JOB_HISTORY_PURGE } from '../src/jobs/job-history-purge.js';
 import { type JobDefinition, JobRunner, type JobRunnerOptions } from '../src/jobs/job-runner.js';
 import { createJobsModule } from '../src/jobs/jobs.module.js';
 import { JobsRepository } from '../src/jobs/jobs.repository.js';
@@ -16,7 +17,8 @@ import { JobsService } from '../src/jobs/jobs.service.js';
 import { SESSION_PURGE } from '../src/jobs/session-purge.js';
 import { STORAGE_SWEEP } from '../src/jobs/storage-sweep.js';
 import { createScratchDatabase } from './helpers/database-servers.js';
-import { describeEachDatabase } from './helpers/test-app.js';
+import { startServer } from './helpers/server-process.js';
+import { adminPassword, describeEachDatabase } from './helpers/test-app.js';
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 /** Later than any real clock the suite runs on: jobs enqueued now are due. */
@@ -505,4 +507,39 @@ describeEachDatabase('background jobs in the server', (ctx) => {
     expect(await exists(objectPath(stored.key))).toBe(true);
     await fs.rm(otherProcessUpload);
   });
+});
+
+describe('the job runner in a started server', () => {
+  it('runs the sweep and the schedules at start, and stops on SIGTERM', async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'manifold-jobs-start-'));
+    const server = await startServer({
+      DATA_DIR: dataDir,
+      ADMIN_PASSWORD: adminPassword,
+      CONSOLE_DIR: path.join(dataDir, 'none'),
+      JOBS_POLL_MS: '50',
+    });
+    try {
+      const login = await fetch(`${server.url}/ui/user/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'admin', password: adminPassword }),
+      });
+      const { sessionToken } = (await login.json()) as { sessionToken: string };
+      let kinds: string[] = [];
+      await until(async () => {
+        const response = await fetch(`${server.url}/ui/admin/jobs?state=done&numberOfItems=50`, {
+          headers: { authorization: `Bearer ${sessionToken}` },
+        });
+        kinds = ((await response.json()) as TPage<TJob>).data.map((job) => job.kind);
+        return new Set(kinds).size === 3 && kinds.filter((kind) => kind === STORAGE_SWEEP).length >= 2;
+      }, 'the jobs of the first start');
+      // the sweep at start and the first period of each schedule
+      expect([...new Set(kinds)].sort()).toEqual([JOB_HISTORY_PURGE, SESSION_PURGE, STORAGE_SWEEP]);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+    expect(server.output().stdout).toMatch(/job runner \S+ started/);
+    expect(server.output().stdout).toMatch(/job runner \S+ stopped/);
+    await fs.rm(dataDir, { recursive: true, force: true });
+  }, 180_000);
 });

@@ -141,6 +141,7 @@ export class JobRunner {
       }
     }
     this.state = 'idle';
+    this.options.log.info(`job runner ${this.owner} stopped`);
   }
 
   /**
