@@ -106,10 +106,10 @@ export class JobRunner {
   /** Starts polling. Tests leave the runner stopped and call {@link runDue}. */
   async start(): Promise<void> {
     if (this.state !== 'idle') return;
-    this.state = 'started';
     for (const schedule of this.schedules) {
       if (schedule.atStart) await this.jobs.enqueue(this.database.db, schedule.kind, schedule.payload ?? null);
     }
+    this.state = 'started';
     this.heartbeat = setInterval(() => void this.renewLeases(), (this.options.leaseSeconds * 1000) / 3);
     this.heartbeat.unref();
     this.wake();
