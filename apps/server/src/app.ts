@@ -20,9 +20,11 @@ import { usersModule } from './modules/users/users.module.js';
 import { registerApiVersion } from './plugins/api-version.js';
 import { registerAuth } from './plugins/auth.js';
 import { registerConsole } from './plugins/console.js';
-import { registerErrorHandling } from './plugins/errors.js';
+import { answerClientError, registerErrorHandling } from './plugins/errors.js';
 import { registerMultipart } from './plugins/multipart.js';
 import { registerOpenApi } from './plugins/openapi.js';
+import { registerRequestLimits, serverTimeouts } from './plugins/request-limits.js';
+import { registerSecurityHeaders } from './plugins/security-headers.js';
 import type { Services } from './services.js';
 import { LocalStorage } from './storage/local-storage.js';
 
@@ -70,11 +72,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     logger: options.logger ?? { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
     bodyLimit: 1024 * 1024,
     trustProxy: process.env.TRUST_PROXY === 'true',
+    clientErrorHandler: answerClientError,
+    ...serverTimeouts(config.timeouts),
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
-  const database = options.database ?? createDatabase(config.database);
+  const database = options.database ?? createDatabase(config.database, { sqliteSynchronous: config.sqliteSynchronous });
   let modules: Awaited<ReturnType<typeof createModules>>;
   try {
     await database.migrate();
@@ -90,6 +94,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   if (!options.database) app.addHook('onClose', () => database.close());
 
   registerErrorHandling(app);
+  await registerSecurityHeaders(app, config.publicUrl);
+  registerRequestLimits(app, config.timeouts);
   registerApiVersion(app);
   registerAuth(app);
   await registerOpenApi(app);
