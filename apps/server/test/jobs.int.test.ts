@@ -11,7 +11,7 @@ import { parseDatabaseUrl } from '../src/config.js';
 import { createDatabase, type Database } from '../src/db/database.js';
 import { JOB_HISTORY_PURGE } from '../src/jobs/job-history-purge.js';
 import { type JobDefinition, JobRunner, type JobRunnerOptions } from '../src/jobs/job-runner.js';
-import { createJobsModule } from '../src/jobs/jobs.module.js';
+import { jobsModule } from '../src/jobs/jobs.module.js';
 import { JobsRepository } from '../src/jobs/jobs.repository.js';
 import { JobsService } from '../src/jobs/jobs.service.js';
 import { SESSION_PURGE } from '../src/jobs/session-purge.js';
@@ -366,7 +366,7 @@ describeEachDatabase('background jobs in the server', (ctx) => {
   const database = () => ctx().app.services.database;
   const storage = () => ctx().app.services.storage;
   /** The server's job kinds and schedules, on the test app's database and storage. */
-  const module = () => createJobsModule({ database: database(), storage: storage(), config: ctx().config.jobs, log: quiet });
+  const module = () => jobsModule(ctx().app.services, quiet);
 
   describe('GET /ui/admin/jobs', () => {
     it('needs a session (401) and the ADMIN role (403)', async () => {
@@ -492,7 +492,7 @@ describeEachDatabase('background jobs in the server', (ctx) => {
     await age(path.join(root, 'tmp', liveUpload!));
 
     const jobs = module();
-    await jobs.service.enqueue(database().db, STORAGE_SWEEP, null);
+    await jobs.services.jobs.enqueue(database().db, STORAGE_SWEEP, null);
     await jobs.runner.runDue();
 
     expect(await exists(objectPath(orphan.key))).toBe(false);

@@ -1,7 +1,4 @@
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { JobsConfig } from '../config.js';
-import type { Database } from '../db/database.js';
-import type { Storage } from '../storage/storage.js';
+import type { Core, ServerModule } from '../modules/module.js';
 import { JOB_HISTORY_PURGE, jobHistoryPurgeJob } from './job-history-purge.js';
 import { type JobLog, JobRunner } from './job-runner.js';
 import { JobsRepository } from './jobs.repository.js';
@@ -10,19 +7,16 @@ import { JobsService } from './jobs.service.js';
 import { SESSION_PURGE, sessionPurgeJob } from './session-purge.js';
 import { STORAGE_SWEEP, storageSweepJob } from './storage-sweep.js';
 
-export interface JobsModule {
-  /** `enqueue` for other modules; the admin list. */
-  service: JobsService;
+/** `jobs.enqueue` for other modules, `GET admin/jobs`, and the runner. */
+export interface JobsModule extends ServerModule<{ jobs: JobsService }> {
   /** Started by `buildApp` only when asked (`startJobs`); stopped when the app closes. */
   runner: JobRunner;
-  routes: FastifyPluginAsyncZod;
 }
 
 const HOUR = 3600;
 
 /** The background jobs: the runner with every job kind and schedule, and `GET admin/jobs`. */
-export function createJobsModule(deps: { database: Database; storage: Storage; config: JobsConfig; log: JobLog }): JobsModule {
-  const { database, storage, config, log } = deps;
+export function jobsModule({ database, storage, config: { jobs: config } }: Core, log: JobLog): JobsModule {
   const service = new JobsService(database);
   const runner = new JobRunner(database, service, { ...config, log });
 
@@ -33,5 +27,5 @@ export function createJobsModule(deps: { database: Database; storage: Storage; c
   runner.register(JOB_HISTORY_PURGE, jobHistoryPurgeJob(new JobsRepository(database.db, database.dialect)));
   runner.schedule({ kind: JOB_HISTORY_PURGE, everySeconds: HOUR });
 
-  return { service, runner, routes: jobsRoutes(service) };
+  return { services: { jobs: service }, runner, routes: [jobsRoutes(service)] };
 }
