@@ -328,12 +328,14 @@ describe.each(inject('databases'))('job runner [%s]', (kind) => {
   });
 
   it('stops by waiting for running jobs, and hands back those that outlast the wait', async () => {
-    const worker = runner(first, { stopTimeoutMs: 200 });
+    const worker = runner(first, { stopTimeoutMs: 1000 });
     const seen: string[] = [];
+    let finishQuick: () => void = () => undefined;
+    const quickMayFinish = new Promise<void>((resolve) => (finishQuick = resolve));
     worker.register('test.quick', {
       payload: z.null(),
       async run() {
-        await sleep(50);
+        await quickMayFinish;
         seen.push('quick finished');
       },
     });
@@ -351,6 +353,7 @@ describe.each(inject('databases'))('job runner [%s]', (kind) => {
     const slow = await jobs().enqueue(first.db, 'test.slow', null);
     await worker.start();
     await until(async () => (await row(slow))?.state === 'running' && (await row(quick))?.state === 'running', 'both running');
+    setTimeout(finishQuick, 50); // while the stop waits
     await worker.stop();
     expect(seen).toEqual(['quick finished', 'slow aborted']);
     expect(await row(quick)).toMatchObject({ state: 'done' });
