@@ -246,6 +246,32 @@ describe.each(inject('databases'))('job runner [%s]', (kind) => {
     expect(await row(id)).toMatchObject({ state: 'done', last_error: null });
   });
 
+  it('renews the lease of a job that runs long, so no other runner takes it', async () => {
+    const holder = runner(first, { leaseSeconds: 1, owner: 'holder' });
+    let finish: () => void = () => undefined;
+    const mayFinish = new Promise<void>((resolve) => (finish = resolve));
+    holder.register('test.long', { payload: z.null(), run: () => mayFinish });
+    const other = runner(second, { owner: 'other' });
+    const otherRuns: unknown[] = [];
+    other.register('test.long', { payload: z.null(), run: async () => void otherRuns.push('other ran it') });
+    const id = await jobs().enqueue(first.db, 'test.long', null);
+    await holder.start();
+    try {
+      await until(async () => (await row(id))?.state === 'running', 'the long job running');
+      await sleep(1600); // past the first lease
+      expect(await other.runDue()).toBe(0);
+      const running = await row(id);
+      expect(running).toMatchObject({ state: 'running', lease_owner: 'holder', attempts: 1 });
+      expect(running!.lease_until! > new Date().toISOString()).toBe(true);
+      finish();
+      await until(async () => (await row(id))?.state === 'done', 'the long job done');
+    } finally {
+      finish();
+      await holder.stop();
+    }
+    expect(otherRuns).toEqual([]);
+  });
+
   it('fails a job whose runner died during its last attempt, without running it again', async () => {
     const clock = manualClock();
     const runs: unknown[] = [];
