@@ -29,6 +29,7 @@ import { SessionTokens } from './modules/session/session-tokens.js';
 import { sessionRoutes } from './modules/session/session.routes.js';
 import { SessionService } from './modules/session/session.service.js';
 import { SettingsRepository } from './modules/settings/settings.repository.js';
+import { unimplementedModuleRoutes } from './modules/unimplemented/unimplemented.routes.js';
 import { usersRoutes } from './modules/users/users.routes.js';
 import { UsersService } from './modules/users/users.service.js';
 import { registerApiVersion } from './plugins/api-version.js';
@@ -119,6 +120,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(devicesRoutes);
   await app.register(licensingRoutes);
   await app.register(stpRoutes);
+  await app.register(unimplementedModuleRoutes);
   await registerConsole(app);
   return app;
 }

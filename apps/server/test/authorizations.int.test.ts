@@ -12,8 +12,7 @@ import {
   policyFor,
   registerApprovedMachine,
 } from './helpers/licensing-fixtures.js';
-import { expectToken, expectTokens } from './helpers/packages-fixtures.js';
-import { describeEachDatabase, type TestApp } from './helpers/test-app.js';
+import { describeEachDatabase, expectToken, expectTokens, type TestApp } from './helpers/test-app.js';
 
 const uuid = '00000000-0000-4000-8000-000000000000';
 

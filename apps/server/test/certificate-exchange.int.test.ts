@@ -4,20 +4,13 @@ import { parseCertificateBundle } from '../src/crypto/certificates.js';
 import type { DevelopmentCa } from '../src/crypto/development-ca.js';
 import { requestPeerCertificates } from '../src/peers/certificate-exchange.client.js';
 import { multipartForm } from './helpers/multipart.js';
-import { describeEachDatabase, type TestApp } from './helpers/test-app.js';
+import { describeEachDatabase, expectToken, type TestApp } from './helpers/test-app.js';
 import { DAY_MS, peerIdentity, testIntermediate, testRoot } from './helpers/test-pki.js';
 
 const url = '/certificate/certificateChain';
 
 function exchange(ctx: TestApp, body: unknown) {
   return ctx.call('POST', url, { body });
-}
-
-function expectError(response: { statusCode: number; body: string; json(): unknown }, status: number, token: string): string {
-  expect(response.statusCode, response.body).toBe(status);
-  const body = response.json() as { errorToken: string; errorDescription: string };
-  expect(body.errorToken).toBe(token);
-  return body.errorDescription;
 }
 
 describeEachDatabase(
@@ -41,10 +34,10 @@ describeEachDatabase(
           { replyRequest: 'all', certificate: [peer.certificatePem] },
         ]) {
           const response = await exchange(ctx(), body);
-          expectError(response, 420, 'replyRequestInvalid');
+          expectToken(response, 420, 'replyRequestInvalid');
           expect(response.json()).toMatchObject({ field: 'replyRequest' });
         }
-        expectError(
+        expectToken(
           await exchange(ctx(), { replyRequest: 'both', certificateType: 'factory', certificate: [peer.certificatePem] }),
           420,
           'certificateTypeInvalid',
@@ -57,18 +50,18 @@ describeEachDatabase(
           { replyRequest: 'both', certificate: [] },
           { replyRequest: 'signing', certificate: ['  '] },
         ]) {
-          expectError(await exchange(ctx(), body), 420, 'certificateExchangeMissingCertificate');
+          expectToken(await exchange(ctx(), body), 420, 'certificateExchangeMissingCertificate');
         }
-        expectError(await exchange(ctx(), { replyRequest: 'both', certificate: peer.certificatePem }), 400, 'malformedRequest');
-        expectError(await exchange(ctx(), { replyRequest: 'both', certificate: [42] }), 400, 'malformedRequest');
+        expectToken(await exchange(ctx(), { replyRequest: 'both', certificate: peer.certificatePem }), 400, 'malformedRequest');
+        expectToken(await exchange(ctx(), { replyRequest: 'both', certificate: [42] }), 400, 'malformedRequest');
       });
 
       it('answers certificateExchangeNotInitialized while this server has no certificates', async () => {
-        const description = expectError(
+        const description = expectToken(
           await exchange(ctx(), { replyRequest: 'both', certificate: [peer.certificatePem] }),
           420,
           'certificateExchangeNotInitialized',
-        );
+        ).errorDescription;
         expect(description).toMatch(/signing and encryption certificate/);
       });
 
@@ -116,11 +109,11 @@ describeEachDatabase(
           const response = await exchange(ctx(), { replyRequest: 'signing', certificate });
           expect(response.statusCode, response.body).toBe(200);
         }
-        const description = expectError(
+        const description = expectToken(
           await exchange(ctx(), { replyRequest: 'signing', certificate: [viaIntermediate.certificatePem] }),
           420,
           'certificateExchangeChainVerifyFail',
-        );
+        ).errorDescription;
         expect(description).toMatch(/untrustedRoot/);
       });
 
@@ -135,11 +128,11 @@ describeEachDatabase(
           [['hello'], /\(malformed\)/],
         ];
         for (const [certificate, reason] of cases) {
-          const description = expectError(
+          const description = expectToken(
             await exchange(ctx(), { replyRequest: 'both', certificate }),
             420,
             'certificateExchangeChainVerifyFail',
-          );
+          ).errorDescription;
           expect(description).toMatch(reason);
         }
       });

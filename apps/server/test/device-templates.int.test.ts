@@ -7,15 +7,8 @@ import {
   type TDeviceTemplate,
   type TDeviceTemplateDetail,
 } from '@manifold/contract';
-import {
-  createPackage,
-  expectToken,
-  expectTokens,
-  importTemplate,
-  templateDocument,
-  uploadForm,
-} from './helpers/packages-fixtures.js';
-import { describeEachDatabase } from './helpers/test-app.js';
+import { createPackage, importTemplate, templateDocument, uploadForm } from './helpers/packages-fixtures.js';
+import { describeEachDatabase, expectToken, expectTokens } from './helpers/test-app.js';
 
 const base: TDeviceParameterInput = { parameterId: 'p', type: 'integer', low: 0, high: 10 };
 

@@ -4,8 +4,8 @@ import { describeCertificate } from '../src/crypto/certificates.js';
 import { signDetachedJws } from '../src/crypto/jws.js';
 import { canonicalJson } from '../src/lib/canonical-json.js';
 import { addOrder, licensingWorld, type LicensingWorld, policyFor } from './helpers/licensing-fixtures.js';
-import { expectToken, expectTokens, uploadForm } from './helpers/packages-fixtures.js';
-import { describeEachDatabase } from './helpers/test-app.js';
+import { uploadForm } from './helpers/packages-fixtures.js';
+import { describeEachDatabase, expectToken, expectTokens } from './helpers/test-app.js';
 import { peerIdentity } from './helpers/test-pki.js';
 
 const uuid = '00000000-0000-4000-8000-000000000000';

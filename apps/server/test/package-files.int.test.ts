@@ -5,15 +5,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TPackage, TPackageDetail, TPackageFile } from '@manifold/contract';
 import { multipartForm } from './helpers/multipart.js';
-import {
-  createPackage,
-  expectToken,
-  onePixelPng,
-  provisionServer,
-  threeMfWithThumbnail,
-  uploadForm,
-} from './helpers/packages-fixtures.js';
-import { describeEachDatabase, type TestApp } from './helpers/test-app.js';
+import { createPackage, onePixelPng, provisionServer, threeMfWithThumbnail, uploadForm } from './helpers/packages-fixtures.js';
+import { describeEachDatabase, expectToken, type TestApp } from './helpers/test-app.js';
 
 const uuid = '00000000-0000-4000-8000-000000000000';
 const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');

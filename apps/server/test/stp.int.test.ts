@@ -13,8 +13,7 @@ import {
   stpCall,
   stpEnvelope,
 } from './helpers/licensing-fixtures.js';
-import { expectToken } from './helpers/packages-fixtures.js';
-import { describeEachDatabase } from './helpers/test-app.js';
+import { describeEachDatabase, expectToken } from './helpers/test-app.js';
 
 describeEachDatabase('machine pulls (STP)', (ctx) => {
   let world: LicensingWorld;
