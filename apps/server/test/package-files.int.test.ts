@@ -154,8 +154,9 @@ describeEachDatabase('package files', (ctx) => {
           isPublic: 'true',
           file: { filename: 'a', content: 'x' },
         }),
-        400,
-        'malformedRequest',
+        420,
+        'packageNotPresent',
+        'dsiId',
       );
       expectToken(
         await ctx().call('POST', '/ui/package/files/upload', { token, body: { dsiId: pkg.dsiId } }),
