@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { TCertificateChainResponse } from '@manifold/contract';
 import { parseCertificateBundle } from '../src/crypto/certificates.js';
 import type { DevelopmentCa } from '../src/crypto/development-ca.js';
@@ -19,10 +19,27 @@ describeEachDatabase(
     let networkRoot: DevelopmentCa;
     let peer: { certificatePem: string };
 
-    describe(`POST ${url}`, () => {
+    beforeAll(async () => {
+      networkRoot = await testRoot('Partner Network Root');
+      peer = await peerIdentity(networkRoot);
+    });
+
+    /** This server gets keys, certificates (development CA) and the partner network as trust anchor; once. */
+    let provisioning: Promise<void> | undefined;
+    const provisioned = () =>
+      (provisioning ??= (async () => {
+        const token = await ctx().adminToken();
+        expect((await ctx().call('POST', '/ui/admin/provision', { token, body: { keyType: 'EC' } })).statusCode).toBe(200);
+        expect((await ctx().call('POST', '/ui/admin/provision/development-ca', { token })).statusCode).toBe(200);
+        const { body, headers } = multipartForm({
+          certificateType: 'trustAnchor',
+          file: { filename: 'root.pem', content: networkRoot.certificatePem },
+        });
+        expect((await ctx().call('POST', '/ui/admin/upload/provision', { token, body, headers })).statusCode).toBe(200);
+      })());
+
+    describe(`POST ${url} while this server has no certificates`, () => {
       it('is a partner interface: no session is needed', async () => {
-        networkRoot = await testRoot('Partner Network Root');
-        peer = await peerIdentity(networkRoot);
         const response = await exchange(ctx(), { replyRequest: 'both', certificate: [peer.certificatePem] });
         expect(response.statusCode).not.toBe(401);
         expect(response.statusCode).toBe(420);
@@ -64,17 +81,12 @@ describeEachDatabase(
         ).errorDescription;
         expect(description).toMatch(/signing and encryption certificate/);
       });
+    });
+
+    describe(`POST ${url} once this server has certificates and trusts the partner network`, () => {
+      beforeAll(provisioned);
 
       it('answers the certificates asked for to a caller whose chain ends in a trust anchor', async () => {
-        const token = await ctx().adminToken();
-        expect((await ctx().call('POST', '/ui/admin/provision', { token, body: { keyType: 'EC' } })).statusCode).toBe(200);
-        expect((await ctx().call('POST', '/ui/admin/provision/development-ca', { token })).statusCode).toBe(200);
-        const { body, headers } = multipartForm({
-          certificateType: 'trustAnchor',
-          file: { filename: 'root.pem', content: networkRoot.certificatePem },
-        });
-        expect((await ctx().call('POST', '/ui/admin/upload/provision', { token, body, headers })).statusCode).toBe(200);
-
         const { credentials } = ctx().app.services;
         const signing = await credentials.signingIdentity();
         const encryption = await credentials.encryptionIdentity();
@@ -139,6 +151,7 @@ describeEachDatabase(
     });
 
     describe('the certificate exchange client against this server', () => {
+      beforeAll(provisioned);
       it('fetches and verifies the certificates over HTTP', async () => {
         const address = await ctx().app.listen({ port: 0, host: '127.0.0.1' });
         const { credentials } = ctx().app.services;

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { TOrder, TOrderDetail, TPage } from '@manifold/contract';
 import { describeCertificate } from '../src/crypto/certificates.js';
 import { signDetachedJws } from '../src/crypto/jws.js';
@@ -13,6 +13,9 @@ const POLICY = 'authorizationAuthorizedPolicyList';
 
 describeEachDatabase('orders', (ctx) => {
   let world: LicensingWorld;
+  beforeAll(async () => {
+    world = await licensingWorld(ctx());
+  });
 
   const add = async (policy: unknown, token?: string) =>
     ctx().call('POST', '/ui/order/add', { token: token ?? (await ctx().adminToken()), body: { [POLICY]: policy } });
@@ -55,6 +58,11 @@ describeEachDatabase('orders', (ctx) => {
         403,
         'actionNotAllowed',
       );
+      expectToken(
+        await ctx().call('POST', '/ui/admin/order-senders/delete', { token, body: { fingerprint: 'AA' } }),
+        403,
+        'actionNotAllowed',
+      );
     });
 
     it('publishes the policy list JSON schema', async () => {
@@ -74,7 +82,6 @@ describeEachDatabase('orders', (ctx) => {
 
   describe('POST /ui/order/add', () => {
     it('adds an order mapped to a built revision, with the fields of spec §3 and a history', async () => {
-      world = await licensingWorld(ctx());
       const policy = policyFor(world, {
         serialization: { type: 'Hex', prefix: 'SN-', start: 255, end: 1000 },
         breakage: { policy: 'Percentage', value: 5 },
