@@ -3,13 +3,11 @@ import { z } from 'zod';
 import { ZAdminState, ZDatabaseConfig, ZVersion } from '@manifold/contract';
 import { notImplemented } from '../../lib/app-error.js';
 import { responses } from '../../lib/route-schemas.js';
-import { SettingsRepository } from '../settings/settings.repository.js';
 import { currentSetupStep } from './setup-state.js';
 import { traceVersionInUse } from './trace-version.js';
 
 export const adminRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { database, config } = app.services;
-  const settings = new SettingsRepository(database.db);
+  const { database, config, settings } = app.services;
 
   app.get('/healthz', { schema: { tags: ['operations'], summary: 'The process is up' } }, async () => ({ status: 'ok' }));
 
