@@ -1,5 +1,4 @@
 import { ActionIcon, Alert, Anchor, Badge, Code, Group, Table, Text, Tooltip } from '@mantine/core';
-import { modals } from '@mantine/modals';
 import type { TAuthorization, TAuthorizationState } from '@manifold/contract';
 import { IconBan, IconDownload, IconSend } from '@tabler/icons-react';
 import { useState } from 'react';
@@ -9,6 +8,7 @@ import { alerts } from '../lib/alerts';
 import { useDownloadAuthorization, useRevokeAuthorization, useSendAuthorizations } from '../lib/authorization-actions';
 import { useDateTimeFormat } from '../lib/format';
 import { apiErrorMessage } from './api-error-message';
+import { useConfirm } from './confirm-modal';
 
 const stateColors: Record<TAuthorizationState, string> = {
   authorized: 'blue',
@@ -44,6 +44,7 @@ export interface AuthorizationTableProps {
 export function AuthorizationTable({ authorizations, withOrder = false, busy = false, caption }: AuthorizationTableProps) {
   const { t } = useTranslation();
   const format = useDateTimeFormat();
+  const confirm = useConfirm();
   const send = useSendAuthorizations();
   const revoke = useRevokeAuthorization();
   const download = useDownloadAuthorization();
@@ -60,15 +61,13 @@ export function AuthorizationTable({ authorizations, withOrder = false, busy = f
   };
 
   const confirmRevoke = (authorization: TAuthorization) =>
-    modals.openConfirmModal({
+    confirm({
       title: t('authorizations.revokeTitle'),
-      children: (
-        <Text size="sm">
-          {t('authorizations.revokeConfirm', { id: shortId(authorization.authorizationId), quantity: authorization.quantity })}
-        </Text>
-      ),
-      labels: { confirm: t('authorizations.revoke'), cancel: t('common.cancel') },
-      confirmProps: { color: 'red.9' },
+      message: t('authorizations.revokeConfirm', {
+        id: shortId(authorization.authorizationId),
+        quantity: authorization.quantity,
+      }),
+      confirmLabel: t('authorizations.revoke'),
       onConfirm: () => {
         setError(null);
         revoke.mutate(

@@ -1,5 +1,4 @@
 import { Alert, Button, Checkbox, Group, Modal, Stack, Text } from '@mantine/core';
-import { modals } from '@mantine/modals';
 import type { TDevice } from '@manifold/contract';
 import { IconBan, IconCheck, IconPlayerPlay, IconTrash, IconX } from '@tabler/icons-react';
 import { useState } from 'react';
@@ -10,6 +9,7 @@ import { isApiError } from '../../../lib/api-errors';
 import { useApproveDevice } from '../api/approve-device';
 import { useDeleteDevice } from '../api/delete-device';
 import { useDisableDevice } from '../api/disable-device';
+import { useConfirm } from '../../../components/confirm-modal';
 
 export interface DeviceActionsProps {
   device: TDevice;
@@ -19,6 +19,7 @@ export interface DeviceActionsProps {
 /** Approve, reject, disable or enable, delete: each behind a confirmation; errors shown here. */
 export function DeviceActions({ device, onDeleted }: DeviceActionsProps) {
   const { t } = useTranslation();
+  const openConfirm = useConfirm();
   const approve = useApproveDevice();
   const disable = useDisableDevice();
   const remove = useDeleteDevice();
@@ -29,12 +30,12 @@ export function DeviceActions({ device, onDeleted }: DeviceActionsProps) {
   const [needsForce, setNeedsForce] = useState(false);
   const name = device.deviceIdentity.name;
 
-  const confirm = (title: string, message: string, label: string, color: string, action: () => void) =>
-    modals.openConfirmModal({
+  const confirm = (title: string, message: string, confirmLabel: string, color: string, action: () => void) =>
+    openConfirm({
       title,
-      children: <Text size="sm">{message}</Text>,
-      labels: { confirm: label, cancel: t('common.cancel') },
-      confirmProps: { color },
+      message,
+      confirmLabel,
+      color,
       onConfirm: () => {
         setError(null);
         action();

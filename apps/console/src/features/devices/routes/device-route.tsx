@@ -1,18 +1,4 @@
-import {
-  Alert,
-  Anchor,
-  Button,
-  Card,
-  Code,
-  FileButton,
-  Group,
-  Image,
-  SimpleGrid,
-  Stack,
-  Table,
-  Text,
-  Title,
-} from '@mantine/core';
+import { Alert, Anchor, Button, Code, FileButton, Group, Image, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import type { TDeviceDetail } from '@manifold/contract';
 import { IconArrowLeft, IconPhoto } from '@tabler/icons-react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
@@ -32,17 +18,7 @@ import { uploadDeviceImage } from '../api/upload-device-image';
 import { DeviceActions } from '../components/device-actions';
 import { DeviceParametersTable } from '../components/device-parameters-table';
 import { DeviceStateBadge } from '../components/device-state-badge';
-
-function Section({ id, title, children }: { id: string; title: string; children: ReactNode }) {
-  return (
-    <Card withBorder component="section" aria-labelledby={`${id}-heading`} data-testid={id}>
-      <Title order={2} size="h4" id={`${id}-heading`} mb="md">
-        {title}
-      </Title>
-      {children}
-    </Card>
-  );
-}
+import { Section } from '../../../components/section';
 
 function Rows({ rows }: { rows: [string, ReactNode][] }) {
   return (

@@ -1,5 +1,4 @@
 import { Alert, Badge, Button, Group, Modal, Stack, Table, Text, Title } from '@mantine/core';
-import { modals } from '@mantine/modals';
 import type { TGroup } from '@manifold/contract';
 import { IconPlus } from '@tabler/icons-react';
 import { useState } from 'react';
@@ -12,6 +11,7 @@ import { alerts } from '../../../lib/alerts';
 import { useDeleteGroup } from '../api/delete-group';
 import { useGroups } from '../api/get-groups';
 import { GroupForm } from '../components/group-form';
+import { useConfirm } from '../../../components/confirm-modal';
 
 const pageSize = 10;
 
@@ -20,17 +20,16 @@ type Editing = { mode: 'add' } | { mode: 'edit'; group: TGroup } | null;
 /** Groups (ADMIN): paged list, add, edit name, description and members, delete with confirmation. */
 export function GroupsRoute() {
   const { t } = useTranslation();
+  const confirm = useConfirm();
   const [page, setPage] = useState(1);
   const [editing, setEditing] = useState<Editing>(null);
   const groups = useGroups({ pageNum: page, numberOfItems: pageSize });
   const deleteGroup = useDeleteGroup();
 
   const confirmDelete = (group: TGroup) => {
-    modals.openConfirmModal({
+    confirm({
       title: t('groups.deleteTitle'),
-      children: <Text size="sm">{t('groups.deleteConfirm', { name: group.name })}</Text>,
-      labels: { confirm: t('common.delete'), cancel: t('common.cancel') },
-      confirmProps: { color: 'red.9' },
+      message: t('groups.deleteConfirm', { name: group.name }),
       onConfirm: () =>
         deleteGroup.mutate(
           { userGroupId: group.userGroupId },

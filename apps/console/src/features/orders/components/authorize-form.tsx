@@ -2,7 +2,6 @@ import {
   ActionIcon,
   Alert,
   Button,
-  Card,
   Group,
   MultiSelect,
   NumberInput,
@@ -12,12 +11,11 @@ import {
   Stack,
   Text,
   TextInput,
-  Title,
 } from '@mantine/core';
 import type { TAuthorizeRequest, TDeviceParameterValue, TOrderDetail } from '@manifold/contract';
 import { IconPlus, IconTrash } from '@tabler/icons-react';
 import { useQuery } from '@tanstack/react-query';
-import { useMemo, useState, type FormEvent, type ReactNode } from 'react';
+import { useMemo, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { FormErrors } from '../../../components/api-error-message';
 import { sessionQueryOptions } from '../../../lib/session';
@@ -32,6 +30,7 @@ import {
   narrowedQualityParameter,
   qualityParameterFields,
 } from './parameter-fields';
+import { Section } from '../../../components/section';
 
 type Target = 'device' | 'manage';
 
@@ -42,17 +41,6 @@ interface TrackingRow {
 }
 
 const noErrors: FormErrors = { fields: {}, general: [] };
-
-function Section({ id, title, children }: { id: string; title: string; children: ReactNode }) {
-  return (
-    <Card withBorder component="section" aria-labelledby={`${id}-heading`}>
-      <Title order={2} size="h4" id={`${id}-heading`} mb="md">
-        {title}
-      </Title>
-      {children}
-    </Card>
-  );
-}
 
 export interface AuthorizeFormProps {
   order: TOrderDetail;

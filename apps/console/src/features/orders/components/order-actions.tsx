@@ -1,5 +1,4 @@
 import { Alert, Button, Checkbox, Group, Modal, Stack, Text } from '@mantine/core';
-import { modals } from '@mantine/modals';
 import type { TOrderDetail } from '@manifold/contract';
 import { IconArchive, IconArchiveOff, IconBan, IconKey, IconSend } from '@tabler/icons-react';
 import { useState } from 'react';
@@ -10,10 +9,12 @@ import { alerts } from '../../../lib/alerts';
 import { useSendAuthorizations } from '../../../lib/authorization-actions';
 import { useArchiveOrders } from '../api/archive-orders';
 import { useRevokeOrder } from '../api/revoke-order';
+import { useConfirm } from '../../../components/confirm-modal';
 
 /** Authorize, send all, archive or restore, revoke (with or without its authorizations): each confirmed. */
 export function OrderActions({ order }: { order: TOrderDetail }) {
   const { t } = useTranslation();
+  const openConfirm = useConfirm();
   const archive = useArchiveOrders();
   const revoke = useRevokeOrder();
   const send = useSendAuthorizations();
@@ -24,12 +25,12 @@ export function OrderActions({ order }: { order: TOrderDetail }) {
   const number = order.orderNumber;
   const waiting = order.authorizations.filter((authorization) => authorization.state === 'authorized').length;
 
-  const confirm = (title: string, message: string, label: string, color: string, action: () => void) =>
-    modals.openConfirmModal({
+  const confirm = (title: string, message: string, confirmLabel: string, color: string, action: () => void) =>
+    openConfirm({
       title,
-      children: <Text size="sm">{message}</Text>,
-      labels: { confirm: label, cancel: t('common.cancel') },
-      confirmProps: { color },
+      message,
+      confirmLabel,
+      color,
       onConfirm: () => {
         setError(null);
         action();

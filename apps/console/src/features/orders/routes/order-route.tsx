@@ -15,17 +15,7 @@ import { useOrder } from '../api/get-order';
 import { OrderActions } from '../components/order-actions';
 import { OrderGroups } from '../components/order-groups';
 import { OrderStateBadges } from '../components/order-state-badges';
-
-function Section({ id, title, children }: { id: string; title: string; children: ReactNode }) {
-  return (
-    <Card withBorder component="section" aria-labelledby={`${id}-heading`} data-testid={id}>
-      <Title order={2} size="h4" id={`${id}-heading`} mb="md">
-        {title}
-      </Title>
-      {children}
-    </Card>
-  );
-}
+import { Section } from '../../../components/section';
 
 function Rows({ rows }: { rows: [string, ReactNode][] }) {
   return (

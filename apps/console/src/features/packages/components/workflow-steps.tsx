@@ -1,5 +1,4 @@
 import { ActionIcon, Alert, Badge, Button, Card, Group, Modal, Stack, Text, Tooltip, VisuallyHidden } from '@mantine/core';
-import { modals } from '@mantine/modals';
 import type { TDeviceTemplate, TWorkflowStep } from '@manifold/contract';
 import { IconArrowDown, IconArrowUp, IconGripVertical, IconPencil, IconPlus, IconTrash } from '@tabler/icons-react';
 import { useRef, useState, type DragEvent } from 'react';
@@ -9,6 +8,7 @@ import { alerts } from '../../../lib/alerts';
 import { useDeleteWorkflowStep } from '../api/delete-workflow-step';
 import { moveItem, useReorderWorkflowSteps } from '../api/reorder-workflow-steps';
 import { WorkflowStepForm } from './workflow-step-form';
+import { useConfirm } from '../../../components/confirm-modal';
 
 type Editing = { mode: 'add' } | { mode: 'edit'; step: TWorkflowStep } | null;
 
@@ -26,6 +26,7 @@ function stepLabel(step: TWorkflowStep, fallback: string): string {
 /** The workflow: steps in order, reordered by dragging or with the move buttons. */
 export function WorkflowSteps({ dsiId, steps, templates, canEdit }: WorkflowStepsProps) {
   const { t } = useTranslation();
+  const confirm = useConfirm();
   const [editing, setEditing] = useState<Editing>(null);
   const [dragIndex, setDragIndex] = useState<number | null>(null);
   // Read by the drag handlers at once: the state above only styles, and may lag a render behind.
@@ -63,13 +64,9 @@ export function WorkflowSteps({ dsiId, steps, templates, canEdit }: WorkflowStep
   };
 
   const confirmDelete = (step: TWorkflowStep) => {
-    modals.openConfirmModal({
+    confirm({
       title: t('packages.steps.deleteTitle'),
-      children: (
-        <Text size="sm">{t('packages.steps.deleteConfirm', { name: stepLabel(step, t('packages.steps.unnamed')) })}</Text>
-      ),
-      labels: { confirm: t('common.delete'), cancel: t('common.cancel') },
-      confirmProps: { color: 'red.9' },
+      message: t('packages.steps.deleteConfirm', { name: stepLabel(step, t('packages.steps.unnamed')) }),
       onConfirm: () => {
         setError(null);
         remove.mutate(

@@ -1,5 +1,4 @@
 import { Alert, Anchor, Badge, Button, Card, Group, Stack, Tabs, Text, Title } from '@mantine/core';
-import { modals } from '@mantine/modals';
 import { IconArrowLeft, IconTrash } from '@tabler/icons-react';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -18,6 +17,7 @@ import { PackageBuilds } from '../components/package-builds';
 import { PackageDetailsForm } from '../components/package-details-form';
 import { PackageFiles } from '../components/package-files';
 import { WorkflowSteps } from '../components/workflow-steps';
+import { useConfirm } from '../../../components/confirm-modal';
 
 const tabs = ['details', 'steps', 'files', 'templates', 'builds'] as const;
 type Tab = (typeof tabs)[number];
@@ -29,6 +29,7 @@ function isTab(value: string | null): value is Tab {
 /** The package editor: details, workflow steps, files, device templates, builds. */
 export function PackageRoute() {
   const { t } = useTranslation();
+  const confirm = useConfirm();
   const { dsiId = '' } = useParams();
   const navigate = useNavigate();
   const [searchParams, setSearchParams] = useSearchParams();
@@ -60,11 +61,9 @@ export function PackageRoute() {
   const templates = [...detail.deviceTemplates, ...(library.data?.data ?? []).filter((template) => template.dsiId === null)];
 
   const confirmDelete = () => {
-    modals.openConfirmModal({
+    confirm({
       title: t('packages.deleteTitle'),
-      children: <Text size="sm">{t('packages.deleteConfirm', { name: detail.designName })}</Text>,
-      labels: { confirm: t('common.delete'), cancel: t('common.cancel') },
-      confirmProps: { color: 'red.9' },
+      message: t('packages.deleteConfirm', { name: detail.designName }),
       onConfirm: () => {
         setDeleteError(null);
         remove.mutate(

@@ -1,5 +1,4 @@
-import { Alert, Card, Skeleton, Stack, Text, Title } from '@mantine/core';
-import type { ReactNode } from 'react';
+import { Alert, Skeleton, Stack, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { apiErrorMessage } from '../../../components/api-error-message';
 import { useProvisionCertificates } from '../api/get-provision-certificates';
@@ -8,17 +7,7 @@ import { InstalledCertificates } from './certificate-details';
 import { CsrStep } from './csr-step';
 import { DevelopmentCa } from './development-ca';
 import { KeysStep } from './keys-step';
-
-function Section({ id, title, children }: { id: string; title: string; children: ReactNode }) {
-  return (
-    <Card withBorder component="section" aria-labelledby={`${id}-heading`} data-testid={id}>
-      <Title order={2} size="h4" id={`${id}-heading`} mb="md">
-        {title}
-      </Title>
-      {children}
-    </Card>
-  );
-}
+import { Section } from '../../../components/section';
 
 /** The wizard's crypto, signCert and cryptCert steps: keys, CSRs, certificate uploads, what is installed. */
 export function CryptoSteps() {

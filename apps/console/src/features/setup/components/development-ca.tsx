@@ -1,24 +1,24 @@
 import { Alert, Button, Group, Stack, Text } from '@mantine/core';
 import { IconAlertTriangle, IconCertificate } from '@tabler/icons-react';
-import { modals } from '@mantine/modals';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { apiErrorMessage } from '../../../components/api-error-message';
 import { alerts } from '../../../lib/alerts';
 import { useCreateDevelopmentCa } from '../api/create-development-ca';
+import { useConfirm } from '../../../components/confirm-modal';
 
 /** DEVELOPMENT ONLY: shown when the server runs with DEVELOPMENT_CA=true. */
 export function DevelopmentCa({ provisioned }: { provisioned: boolean }) {
   const { t } = useTranslation();
+  const confirmIssue = useConfirm();
   const create = useCreateDevelopmentCa();
   const [error, setError] = useState<string | null>(null);
 
   const confirm = () => {
-    modals.openConfirmModal({
+    confirmIssue({
       title: t('setup.developmentCa.confirmTitle'),
-      children: <Text size="sm">{t('setup.developmentCa.confirm')}</Text>,
-      labels: { confirm: t('setup.developmentCa.issue'), cancel: t('common.cancel') },
-      confirmProps: { color: 'red.9' },
+      message: t('setup.developmentCa.confirm'),
+      confirmLabel: t('setup.developmentCa.issue'),
       onConfirm: () => {
         setError(null);
         create.mutate(undefined, {
