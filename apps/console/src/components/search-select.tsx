@@ -1,0 +1,110 @@
+import { MultiSelect, Select, type MultiSelectProps, type OptionsFilter, type SelectProps } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
+import type { TPage } from '@manifold/contract';
+import { keepPreviousData, useQuery, type QueryKey, type UseQueryOptions } from '@tanstack/react-query';
+import { useRef, useState, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import { pickerPageSize, type PickerOption } from '../lib/pickers';
+
+/** Where a picker's options come from: a server search for the typed text, and each found item's option. */
+export interface SearchSource<T> {
+  queryOptions: (search: string) => UseQueryOptions<TPage<T>, Error, TPage<T>, QueryKey>;
+  toOption: (item: T) => PickerOption;
+  /** Leaves found items out of the options (for example disabled machines). */
+  include?: (item: T) => boolean;
+}
+
+/** The server already filtered: show its matches as they are. */
+const serverFiltered: OptionsFilter = ({ options }) => options;
+
+/**
+ * The options matching the debounced search, with every selected value kept as an option (its
+ * label remembered from when it was found) so a selection keeps its label while the user
+ * searches for something else. The box of a single select shows the picked option's label,
+ * which is no search.
+ */
+function useSearchOptions<T>(source: SearchSource<T>, search: string, selected: readonly string[], description: ReactNode) {
+  const { t } = useTranslation();
+  const labels = useRef(new Map<string, string>());
+  const term = search.trim();
+  const showsPicked = selected.length === 1 && selected[0] !== undefined && labels.current.get(selected[0]) === term;
+  const [debounced] = useDebouncedValue(showsPicked ? '' : term, 300);
+  const query = useQuery({ ...source.queryOptions(debounced), placeholderData: keepPreviousData });
+  const page = query.data;
+  const found = (page?.data ?? []).filter((item) => source.include?.(item) ?? true).map(source.toOption);
+  for (const option of found) labels.current.set(option.value, option.label);
+  const shown = new Set(found.map((option) => option.value));
+  const data = [
+    ...found,
+    ...selected.filter((value) => !shown.has(value)).map((value) => ({ value, label: labels.current.get(value) ?? value })),
+  ];
+  const more =
+    page !== undefined && page.totalNumOfItems > page.data.length ? t('common.moreMatches', { limit: pickerPageSize }) : null;
+  return {
+    data,
+    description:
+      more === null ? (
+        description
+      ) : description ? (
+        <>
+          {description} {more}
+        </>
+      ) : (
+        more
+      ),
+  };
+}
+
+type Searchable = 'data' | 'filter' | 'searchable' | 'searchValue' | 'onSearchChange';
+
+/** A searchable Select whose options the server finds as the user types. */
+export function SearchSelect<T>({
+  source,
+  value,
+  description,
+  ...props
+}: Omit<SelectProps, Searchable> & { source: SearchSource<T> }) {
+  const { t } = useTranslation();
+  const [search, setSearch] = useState('');
+  const options = useSearchOptions(source, search, value ? [value] : [], description);
+  return (
+    <Select
+      nothingFoundMessage={t('common.nothingFound')}
+      comboboxProps={{ withinPortal: true }}
+      {...props}
+      value={value}
+      data={options.data}
+      description={options.description}
+      searchable
+      searchValue={search}
+      onSearchChange={setSearch}
+      filter={serverFiltered}
+    />
+  );
+}
+
+/** A searchable MultiSelect whose options the server finds as the user types. */
+export function SearchMultiSelect<T>({
+  source,
+  value,
+  description,
+  ...props
+}: Omit<MultiSelectProps, Searchable> & { source: SearchSource<T> }) {
+  const { t } = useTranslation();
+  const [search, setSearch] = useState('');
+  const options = useSearchOptions(source, search, value ?? [], description);
+  return (
+    <MultiSelect
+      nothingFoundMessage={t('common.nothingFound')}
+      comboboxProps={{ withinPortal: true }}
+      {...props}
+      value={value}
+      data={options.data}
+      description={options.description}
+      searchable
+      searchValue={search}
+      onSearchChange={setSearch}
+      filter={serverFiltered}
+    />
+  );
+}
