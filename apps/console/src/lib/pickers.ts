@@ -11,6 +11,7 @@ import {
 } from '@manifold/contract';
 import { queryOptions, type QueryKey } from '@tanstack/react-query';
 import { apiRequest } from './api-client';
+import { taggedMeta } from './query-tags';
 
 /**
  * The server searches behind the console's pickers of users, groups and machines: each asks for
@@ -46,6 +47,7 @@ export function userPickerQueryOptions(search = '') {
   return queryOptions({
     queryKey: pickerKey('users', query),
     queryFn: ({ signal }) => apiRequest('GET /ui/user/list', ZUserPage, { query, signal }),
+    meta: taggedMeta('users'),
   });
 }
 
