@@ -4,7 +4,7 @@ import type { TPage } from '@manifold/contract';
 import { keepPreviousData, useQuery, type QueryKey, type UseQueryOptions } from '@tanstack/react-query';
 import { useRef, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import { pickerPageSize, type PickerOption } from '../lib/pickers';
+import type { PickerOption } from '../lib/pickers';
 
 /** Where a picker's options come from: a server search for the typed text, and each found item's option. */
 export interface SearchSource<T> {
@@ -18,10 +18,9 @@ export interface SearchSource<T> {
 const serverFiltered: OptionsFilter = ({ options }) => options;
 
 /**
- * The options matching the debounced search, with every selected value kept as an option (its
- * label remembered from when it was found) so a selection keeps its label while the user
- * searches for something else. The box of a single select shows the picked option's label,
- * which is no search.
+ * The options matching the debounced search. Mantine keeps the label of a picked option while
+ * other searches show other matches; the box of a single select shows the picked option's label,
+ * which is no search (the labels found so far tell it apart).
  */
 function useSearchOptions<T>(source: SearchSource<T>, search: string, selected: readonly string[], description: ReactNode) {
   const { t } = useTranslation();
@@ -33,15 +32,10 @@ function useSearchOptions<T>(source: SearchSource<T>, search: string, selected: 
   const page = query.data;
   const found = (page?.data ?? []).filter((item) => source.include?.(item) ?? true).map(source.toOption);
   for (const option of found) labels.current.set(option.value, option.label);
-  const shown = new Set(found.map((option) => option.value));
-  const data = [
-    ...found,
-    ...selected.filter((value) => !shown.has(value)).map((value) => ({ value, label: labels.current.get(value) ?? value })),
-  ];
   const more =
-    page !== undefined && page.totalNumOfItems > page.data.length ? t('common.moreMatches', { limit: pickerPageSize }) : null;
+    page !== undefined && page.totalNumOfItems > page.data.length ? t('common.moreMatches', { limit: page.numberOfItems }) : null;
   return {
-    data,
+    data: found,
     description:
       more === null ? (
         description
