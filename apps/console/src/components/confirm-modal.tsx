@@ -1,5 +1,6 @@
-import { Text } from '@mantine/core';
+import { Alert, Button, Group, Modal, Stack, Text } from '@mantine/core';
 import { modals } from '@mantine/modals';
+import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 
 export interface ConfirmOptions {
@@ -26,4 +27,57 @@ export function useConfirm() {
       confirmProps: { color },
       onConfirm,
     });
+}
+
+export interface ConfirmDialogProps {
+  opened: boolean;
+  onClose: () => void;
+  title: string;
+  message: string;
+  /** The server's refusal of the last try, shown above the message. */
+  error: string | null;
+  confirmLabel: string;
+  pending: boolean;
+  onConfirm: () => void;
+  /** Options of the action (a checkbox), between the message and the buttons. */
+  children?: ReactNode;
+}
+
+/**
+ * The confirmation of a destructive action that has options or can be refused: it stays open
+ * while the request runs and shows the refusal in place.
+ */
+export function ConfirmDialog({
+  opened,
+  onClose,
+  title,
+  message,
+  error,
+  confirmLabel,
+  pending,
+  onConfirm,
+  children,
+}: ConfirmDialogProps) {
+  const { t } = useTranslation();
+  return (
+    <Modal opened={opened} onClose={onClose} title={title} closeButtonProps={{ 'aria-label': t('common.close') }}>
+      <Stack>
+        {error ? (
+          <Alert color="red" variant="light" role="alert">
+            <Text size="sm">{error}</Text>
+          </Alert>
+        ) : null}
+        <Text size="sm">{message}</Text>
+        {children}
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose}>
+            {t('common.cancel')}
+          </Button>
+          <Button color="red.9" loading={pending} onClick={onConfirm}>
+            {confirmLabel}
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
 }

@@ -18,12 +18,14 @@ export interface SearchSource<T> {
 const serverFiltered: OptionsFilter = ({ options }) => options;
 
 /**
- * The options matching the debounced search. Mantine keeps the label of a picked option while
- * other searches show other matches; the box of a single select shows the picked option's label,
- * which is no search (the labels found so far tell it apart).
+ * The props of a Select or MultiSelect whose options match the debounced search on the server.
+ * Mantine keeps the label of a picked option while other searches show other matches; the box of
+ * a single select shows the picked option's label, which is no search (the labels found so far
+ * tell it apart).
  */
-function useSearchOptions<T>(source: SearchSource<T>, search: string, selected: readonly string[], description: ReactNode) {
+function useServerSearch<T>(source: SearchSource<T>, selected: readonly string[], description: ReactNode) {
   const { t } = useTranslation();
+  const [search, setSearch] = useState('');
   const labels = useRef(new Map<string, string>());
   const term = search.trim();
   const showsPicked = selected.length === 1 && selected[0] !== undefined && labels.current.get(selected[0]) === term;
@@ -39,66 +41,32 @@ function useSearchOptions<T>(source: SearchSource<T>, search: string, selected: 
     description:
       more === null ? (
         description
-      ) : description ? (
+      ) : (
         <>
           {description} {more}
         </>
-      ) : (
-        more
       ),
+    searchable: true,
+    searchValue: search,
+    onSearchChange: setSearch,
+    filter: serverFiltered,
   };
 }
 
 type Searchable = 'data' | 'filter' | 'searchable' | 'searchValue' | 'onSearchChange';
 
 /** A searchable Select whose options the server finds as the user types. */
-export function SearchSelect<T>({
-  source,
-  value,
-  description,
-  ...props
-}: Omit<SelectProps, Searchable> & { source: SearchSource<T> }) {
+export function SearchSelect<T>({ source, ...props }: Omit<SelectProps, Searchable> & { source: SearchSource<T> }) {
   const { t } = useTranslation();
-  const [search, setSearch] = useState('');
-  const options = useSearchOptions(source, search, value ? [value] : [], description);
-  return (
-    <Select
-      nothingFoundMessage={t('common.nothingFound')}
-      comboboxProps={{ withinPortal: true }}
-      {...props}
-      value={value}
-      data={options.data}
-      description={options.description}
-      searchable
-      searchValue={search}
-      onSearchChange={setSearch}
-      filter={serverFiltered}
-    />
-  );
+  const search = useServerSearch(source, props.value ? [props.value] : [], props.description);
+  return <Select nothingFoundMessage={t('common.nothingFound')} comboboxProps={{ withinPortal: true }} {...props} {...search} />;
 }
 
 /** A searchable MultiSelect whose options the server finds as the user types. */
-export function SearchMultiSelect<T>({
-  source,
-  value,
-  description,
-  ...props
-}: Omit<MultiSelectProps, Searchable> & { source: SearchSource<T> }) {
+export function SearchMultiSelect<T>({ source, ...props }: Omit<MultiSelectProps, Searchable> & { source: SearchSource<T> }) {
   const { t } = useTranslation();
-  const [search, setSearch] = useState('');
-  const options = useSearchOptions(source, search, value ?? [], description);
+  const search = useServerSearch(source, props.value ?? [], props.description);
   return (
-    <MultiSelect
-      nothingFoundMessage={t('common.nothingFound')}
-      comboboxProps={{ withinPortal: true }}
-      {...props}
-      value={value}
-      data={options.data}
-      description={options.description}
-      searchable
-      searchValue={search}
-      onSearchChange={setSearch}
-      filter={serverFiltered}
-    />
+    <MultiSelect nothingFoundMessage={t('common.nothingFound')} comboboxProps={{ withinPortal: true }} {...props} {...search} />
   );
 }

@@ -1,4 +1,4 @@
-import { Alert, Button, Checkbox, Group, Modal, Stack, Text } from '@mantine/core';
+import { Alert, Button, Checkbox, Group, Stack, Text } from '@mantine/core';
 import type { TDevice } from '@manifold/contract';
 import { IconBan, IconCheck, IconPlayerPlay, IconTrash, IconX } from '@tabler/icons-react';
 import { useState } from 'react';
@@ -9,7 +9,7 @@ import { isApiError } from '../../../lib/api-errors';
 import { useApproveDevice } from '../api/approve-device';
 import { useDeleteDevice } from '../api/delete-device';
 import { useDisableDevice } from '../api/disable-device';
-import { useConfirm } from '../../../components/confirm-modal';
+import { ConfirmDialog, useConfirm } from '../../../components/confirm-modal';
 
 export interface DeviceActionsProps {
   device: TDevice;
@@ -142,35 +142,23 @@ export function DeviceActions({ device, onDeleted }: DeviceActionsProps) {
           {t('devices.actions.delete')}
         </Button>
       </Group>
-      <Modal
+      <ConfirmDialog
         opened={deleting}
         onClose={() => setDeleting(false)}
         title={t('devices.actions.deleteTitle')}
-        closeButtonProps={{ 'aria-label': t('common.close') }}
+        message={t('devices.actions.deleteConfirm', { name })}
+        error={deleteError}
+        confirmLabel={t('devices.actions.delete')}
+        pending={remove.isPending}
+        onConfirm={submitDelete}
       >
-        <Stack>
-          <Text size="sm">{t('devices.actions.deleteConfirm', { name })}</Text>
-          {deleteError ? (
-            <Alert color="red" variant="light" role="alert">
-              <Text size="sm">{deleteError}</Text>
-            </Alert>
-          ) : null}
-          <Checkbox
-            label={t('devices.actions.forceDelete')}
-            description={needsForce ? t('devices.actions.forceDeleteNeeded') : t('devices.actions.forceDeleteHint')}
-            checked={force}
-            onChange={(event) => setForce(event.currentTarget.checked)}
-          />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={() => setDeleting(false)}>
-              {t('common.cancel')}
-            </Button>
-            <Button color="red.9" loading={remove.isPending} onClick={submitDelete}>
-              {t('devices.actions.delete')}
-            </Button>
-          </Group>
-        </Stack>
-      </Modal>
+        <Checkbox
+          label={t('devices.actions.forceDelete')}
+          description={needsForce ? t('devices.actions.forceDeleteNeeded') : t('devices.actions.forceDeleteHint')}
+          checked={force}
+          onChange={(event) => setForce(event.currentTarget.checked)}
+        />
+      </ConfirmDialog>
     </Stack>
   );
 }

@@ -1,4 +1,4 @@
-import { Alert, Anchor, Button, Code, FileButton, Group, Image, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Code, FileButton, Group, Image, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import type { TDeviceDetail } from '@manifold/contract';
 import { IconArrowLeft, IconPhoto } from '@tabler/icons-react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
@@ -18,22 +18,8 @@ import { uploadDeviceImage } from '../api/upload-device-image';
 import { DeviceActions } from '../components/device-actions';
 import { DeviceParametersTable } from '../components/device-parameters-table';
 import { DeviceStateBadge } from '../components/device-state-badge';
+import { DetailRows } from '../../../components/detail-rows';
 import { Section } from '../../../components/section';
-
-function Rows({ rows }: { rows: [string, ReactNode][] }) {
-  return (
-    <Table variant="vertical" withTableBorder layout="fixed">
-      <Table.Tbody>
-        {rows.map(([label, value]) => (
-          <Table.Tr key={label}>
-            <Table.Th w={180}>{label}</Table.Th>
-            <Table.Td style={{ overflowWrap: 'anywhere' }}>{value === null || value === '' ? '—' : value}</Table.Td>
-          </Table.Tr>
-        ))}
-      </Table.Tbody>
-    </Table>
-  );
-}
 
 const imageTypes = ['image/png', 'image/jpeg', 'image/webp'];
 
@@ -166,7 +152,8 @@ export function DeviceRoute() {
       ) : null}
       <SimpleGrid cols={{ base: 1, md: 2 }}>
         <Section id="device-identity" title={t('devices.identity.heading')}>
-          <Rows
+          <DetailRows
+            labelWidth={180}
             rows={[
               [t('devices.identity.id'), identity.id],
               [t('devices.identity.name'), identity.name],
@@ -193,10 +180,10 @@ export function DeviceRoute() {
       </SimpleGrid>
       <SimpleGrid cols={{ base: 1, md: 2 }}>
         <Section id="device-signing-certificate" title={t('devices.certificates.signing')}>
-          <Rows rows={certificateRows(detail.signingCertificate)} />
+          <DetailRows labelWidth={180} rows={certificateRows(detail.signingCertificate)} />
         </Section>
         <Section id="device-encryption-certificate" title={t('devices.certificates.encryption')}>
-          <Rows rows={certificateRows(detail.encryptionCertificate)} />
+          <DetailRows labelWidth={180} rows={certificateRows(detail.encryptionCertificate)} />
         </Section>
       </SimpleGrid>
       <Section id="device-parameters-section" title={t('devices.parameters.heading')}>

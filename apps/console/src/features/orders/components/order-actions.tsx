@@ -1,4 +1,4 @@
-import { Alert, Button, Checkbox, Group, Modal, Stack, Text } from '@mantine/core';
+import { Alert, Button, Checkbox, Group, Stack, Text } from '@mantine/core';
 import type { TOrderDetail } from '@manifold/contract';
 import { IconArchive, IconArchiveOff, IconBan, IconKey, IconSend } from '@tabler/icons-react';
 import { useState } from 'react';
@@ -9,7 +9,7 @@ import { alerts } from '../../../lib/alerts';
 import { useSendAuthorizations } from '../../../lib/authorization-actions';
 import { useArchiveOrders } from '../api/archive-orders';
 import { useRevokeOrder } from '../api/revoke-order';
-import { useConfirm } from '../../../components/confirm-modal';
+import { ConfirmDialog, useConfirm } from '../../../components/confirm-modal';
 
 /** Authorize, send all, archive or restore, revoke (with or without its authorizations): each confirmed. */
 export function OrderActions({ order }: { order: TOrderDetail }) {
@@ -131,35 +131,23 @@ export function OrderActions({ order }: { order: TOrderDetail }) {
           </Button>
         ) : null}
       </Group>
-      <Modal
+      <ConfirmDialog
         opened={revoking}
         onClose={() => setRevoking(false)}
         title={t('orders.actions.revokeTitle')}
-        closeButtonProps={{ 'aria-label': t('common.close') }}
+        message={t('orders.actions.revokeConfirm', { number })}
+        error={revokeError}
+        confirmLabel={t('orders.actions.revoke')}
+        pending={revoke.isPending}
+        onConfirm={submitRevoke}
       >
-        <Stack>
-          {revokeError ? (
-            <Alert color="red" variant="light" role="alert">
-              <Text size="sm">{revokeError}</Text>
-            </Alert>
-          ) : null}
-          <Text size="sm">{t('orders.actions.revokeConfirm', { number })}</Text>
-          <Checkbox
-            label={t('orders.actions.includeAuthorized')}
-            description={t('orders.actions.includeAuthorizedHelp')}
-            checked={includeAuthorized}
-            onChange={(event) => setIncludeAuthorized(event.currentTarget.checked)}
-          />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={() => setRevoking(false)}>
-              {t('common.cancel')}
-            </Button>
-            <Button color="red.9" loading={revoke.isPending} onClick={submitRevoke}>
-              {t('orders.actions.revoke')}
-            </Button>
-          </Group>
-        </Stack>
-      </Modal>
+        <Checkbox
+          label={t('orders.actions.includeAuthorized')}
+          description={t('orders.actions.includeAuthorizedHelp')}
+          checked={includeAuthorized}
+          onChange={(event) => setIncludeAuthorized(event.currentTarget.checked)}
+        />
+      </ConfirmDialog>
     </Stack>
   );
 }

@@ -2,7 +2,6 @@ import { Alert, Anchor, Card, Code, Group, SimpleGrid, Stack, Table, Text, Title
 import type { TDeviceParameter, TOrderDetail, TQualityParameter } from '@manifold/contract';
 import { IconArrowLeft } from '@tabler/icons-react';
 import { useQuery } from '@tanstack/react-query';
-import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
 import { apiErrorMessage } from '../../../components/api-error-message';
@@ -15,22 +14,8 @@ import { useOrder } from '../api/get-order';
 import { OrderActions } from '../components/order-actions';
 import { OrderGroups } from '../components/order-groups';
 import { OrderStateBadges } from '../components/order-state-badges';
+import { DetailRows } from '../../../components/detail-rows';
 import { Section } from '../../../components/section';
-
-function Rows({ rows }: { rows: [string, ReactNode][] }) {
-  return (
-    <Table variant="vertical" withTableBorder layout="fixed">
-      <Table.Tbody>
-        {rows.map(([label, value]) => (
-          <Table.Tr key={label}>
-            <Table.Th w={200}>{label}</Table.Th>
-            <Table.Td style={{ overflowWrap: 'anywhere' }}>{value === null || value === '' ? '—' : value}</Table.Td>
-          </Table.Tr>
-        ))}
-      </Table.Tbody>
-    </Table>
-  );
-}
 
 function ParameterTable({ parameters, caption }: { parameters: (TDeviceParameter | TQualityParameter)[]; caption: string }) {
   const { t } = useTranslation();
@@ -181,7 +166,7 @@ export function OrderRoute() {
           </Section>
           <SimpleGrid cols={{ base: 1, lg: 2 }}>
             <Section id="order-licence" title={t('orders.sections.licence')}>
-              <Rows
+              <DetailRows
                 rows={[
                   [t('orders.fields.orderId'), <Code key="id">{data.orderId}</Code>],
                   [t('orders.fields.companyName'), data.companyName],
@@ -226,7 +211,7 @@ export function OrderRoute() {
               />
             </Section>
             <Section id="order-source" title={t('orders.sections.source')}>
-              <Rows
+              <DetailRows
                 rows={[
                   [t('orders.fields.addedBy'), data.userID],
                   [t('orders.fields.source'), t(`orders.sources.${data.source}`)],
