@@ -1,0 +1,20 @@
+import type { Core, ServerModule } from '../module.js';
+import { DeviceTemplatesService } from './device-templates.service.js';
+import { PackageFilesService } from './package-files.service.js';
+import { packagesRoutes } from './packages.routes.js';
+import { PackagesService } from './packages.service.js';
+
+export function packagesModule({ config, database, storage, credentials }: Core): ServerModule<{
+  packages: PackagesService;
+  packageFiles: PackageFilesService;
+  deviceTemplates: DeviceTemplatesService;
+}> {
+  return {
+    services: {
+      packages: new PackagesService(database, storage, credentials, config.publicUrl),
+      packageFiles: new PackageFilesService(database, storage, credentials, config.uploadMaxBytes),
+      deviceTemplates: new DeviceTemplatesService(database),
+    },
+    routes: [packagesRoutes],
+  };
+}
