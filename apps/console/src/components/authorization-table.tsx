@@ -1,4 +1,4 @@
-import { ActionIcon, Alert, Anchor, Badge, Code, Group, Table, Text, Tooltip } from '@mantine/core';
+import { ActionIcon, Anchor, Badge, Code, Group, Table, Text, Tooltip } from '@mantine/core';
 import type { TAuthorization, TAuthorizationState } from '@manifold/contract';
 import { IconBan, IconDownload, IconSend } from '@tabler/icons-react';
 import { useState } from 'react';
@@ -9,6 +9,7 @@ import { useDownloadAuthorization, useRevokeAuthorization, useSendAuthorizations
 import { useDateTimeFormat } from '../lib/format';
 import { apiErrorMessage } from './api-error-message';
 import { useConfirm } from './confirm-modal';
+import { ErrorAlert } from './error-alert';
 
 const stateColors: Record<TAuthorizationState, string> = {
   authorized: 'blue',
@@ -89,11 +90,7 @@ export function AuthorizationTable({ authorizations, withOrder = false, busy = f
 
   return (
     <>
-      {error ? (
-        <Alert color="red" variant="light" role="alert" data-testid="authorization-action-error">
-          <Text size="sm">{error}</Text>
-        </Alert>
-      ) : null}
+      {error ? <ErrorAlert data-testid="authorization-action-error">{error}</ErrorAlert> : null}
       <Table.ScrollContainer minWidth={960}>
         <Table striped highlightOnHover aria-busy={busy} data-testid="authorizations-table">
           <Table.Caption>{caption}</Table.Caption>

@@ -1,7 +1,8 @@
-import { Alert, Button, Group, Modal, Stack, Text } from '@mantine/core';
+import { Button, Group, Modal, Stack, Text } from '@mantine/core';
 import { modals } from '@mantine/modals';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { ErrorAlert } from './error-alert';
 
 export interface ConfirmOptions {
   title: string;
@@ -62,11 +63,7 @@ export function ConfirmDialog({
   return (
     <Modal opened={opened} onClose={onClose} title={title} closeButtonProps={{ 'aria-label': t('common.close') }}>
       <Stack>
-        {error ? (
-          <Alert color="red" variant="light" role="alert">
-            <Text size="sm">{error}</Text>
-          </Alert>
-        ) : null}
+        {error ? <ErrorAlert>{error}</ErrorAlert> : null}
         <Text size="sm">{message}</Text>
         {children}
         <Group justify="flex-end">

@@ -1,4 +1,4 @@
-import { Alert, Button, Checkbox, Group, Stack, Text } from '@mantine/core';
+import { Button, Checkbox, Group, Stack } from '@mantine/core';
 import type { TDevice } from '@manifold/contract';
 import { IconBan, IconCheck, IconPlayerPlay, IconTrash, IconX } from '@tabler/icons-react';
 import { useState } from 'react';
@@ -10,6 +10,7 @@ import { useApproveDevice } from '../api/approve-device';
 import { useDeleteDevice } from '../api/delete-device';
 import { useDisableDevice } from '../api/disable-device';
 import { ConfirmDialog, useConfirm } from '../../../components/confirm-modal';
+import { ErrorAlert } from '../../../components/error-alert';
 
 export interface DeviceActionsProps {
   device: TDevice;
@@ -100,11 +101,7 @@ export function DeviceActions({ device, onDeleted }: DeviceActionsProps) {
 
   return (
     <Stack>
-      {error ? (
-        <Alert color="red" variant="light" role="alert" data-testid="device-action-error">
-          <Text size="sm">{error}</Text>
-        </Alert>
-      ) : null}
+      {error ? <ErrorAlert data-testid="device-action-error">{error}</ErrorAlert> : null}
       <Group>
         {pending ? (
           <>

@@ -1,4 +1,4 @@
-import { Alert, Anchor, Button, Code, FileButton, Group, Image, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Anchor, Button, Code, FileButton, Group, Image, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import type { TDeviceDetail } from '@manifold/contract';
 import { IconArrowLeft, IconPhoto } from '@tabler/icons-react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
@@ -20,6 +20,7 @@ import { DeviceParametersTable } from '../components/device-parameters-table';
 import { DeviceStateBadge } from '../components/device-state-badge';
 import { DetailRows } from '../../../components/detail-rows';
 import { Section } from '../../../components/section';
+import { ErrorAlert } from '../../../components/error-alert';
 
 const imageTypes = ['image/png', 'image/jpeg', 'image/webp'];
 
@@ -75,11 +76,7 @@ function DeviceImage({ device, canEdit }: { device: TDeviceDetail; canEdit: bool
           </FileButton>
         </Group>
       ) : null}
-      {error ? (
-        <Alert color="red" variant="light" role="alert">
-          <Text size="sm">{error}</Text>
-        </Alert>
-      ) : null}
+      {error ? <ErrorAlert>{error}</ErrorAlert> : null}
     </Stack>
   );
 }
@@ -102,9 +99,7 @@ export function DeviceRoute() {
         <Anchor component={Link} to="/devices" size="sm" c="green.9">
           <IconArrowLeft size={14} aria-hidden /> {t('devices.back')}
         </Anchor>
-        <Alert color="red" variant="light" role="alert">
-          <Text size="sm">{apiErrorMessage(t, device.error)}</Text>
-        </Alert>
+        <ErrorAlert>{apiErrorMessage(t, device.error)}</ErrorAlert>
       </Stack>
     );
   }

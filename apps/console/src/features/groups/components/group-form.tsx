@@ -1,4 +1,4 @@
-import { Alert, Button, Group, Stack, Text, TextInput, Textarea } from '@mantine/core';
+import { Button, Group, Stack, TextInput, Textarea } from '@mantine/core';
 import type { TGroup, TUserProfile } from '@manifold/contract';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -8,6 +8,7 @@ import { useFields } from '../../../hooks/use-fields';
 import { userOption, userPickerQueryOptions } from '../../../lib/pickers';
 import { useAddGroup } from '../api/add-group';
 import { useEditGroup } from '../api/edit-group';
+import { ErrorAlert } from '../../../components/error-alert';
 
 const fieldNames = ['name', 'description', 'members'] as const;
 const fieldOfToken: Record<string, string> = {
@@ -48,11 +49,7 @@ export function GroupForm({ group, onDone, onCancel }: GroupFormProps) {
   return (
     <form onSubmit={submit} noValidate aria-label={group ? t('groups.editTitle') : t('groups.addTitle')}>
       <Stack>
-        {errors.general.length > 0 ? (
-          <Alert color="red" variant="light" role="alert">
-            <Text size="sm">{errors.general.join(' ')}</Text>
-          </Alert>
-        ) : null}
+        {errors.general.length > 0 ? <ErrorAlert>{errors.general.join(' ')}</ErrorAlert> : null}
         <TextInput
           label={t('groups.name')}
           name="name"

@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, Group, Modal, Stack, Table, Text, Title } from '@mantine/core';
+import { Badge, Button, Group, Modal, Stack, Table, Title } from '@mantine/core';
 import type { TGroup } from '@manifold/contract';
 import { IconPlus } from '@tabler/icons-react';
 import { useState } from 'react';
@@ -12,6 +12,7 @@ import { useDeleteGroup } from '../api/delete-group';
 import { useGroups } from '../api/get-groups';
 import { GroupForm } from '../components/group-form';
 import { useConfirm } from '../../../components/confirm-modal';
+import { ErrorAlert } from '../../../components/error-alert';
 
 const pageSize = 10;
 
@@ -52,11 +53,7 @@ export function GroupsRoute() {
           {t('groups.add')}
         </Button>
       </Group>
-      {groups.error ? (
-        <Alert color="red" variant="light" role="alert">
-          <Text size="sm">{apiErrorMessage(t, groups.error)}</Text>
-        </Alert>
-      ) : null}
+      {groups.error ? <ErrorAlert>{apiErrorMessage(t, groups.error)}</ErrorAlert> : null}
       <Table.ScrollContainer minWidth={640}>
         <Table striped highlightOnHover aria-busy={groups.isFetching} data-testid="groups-table">
           <Table.Caption>{t('groups.caption', { total: groups.data?.totalNumOfItems ?? 0 })}</Table.Caption>

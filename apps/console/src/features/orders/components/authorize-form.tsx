@@ -1,4 +1,4 @@
-import { Alert, Button, Group, Stack, Text } from '@mantine/core';
+import { Button, Group, Stack } from '@mantine/core';
 import type { TAuthorizeRequest, TOrderDetail } from '@manifold/contract';
 import { useQuery } from '@tanstack/react-query';
 import { useMemo, useReducer, type FormEvent } from 'react';
@@ -20,6 +20,7 @@ import { TrackingSection } from './authorize/tracking-section';
 import { UsersSection } from './authorize/users-section';
 import { browserTimeZone } from './expiry';
 import { deviceParameterFields, qualityParameterFields } from './parameter-fields';
+import { ErrorAlert } from '../../../components/error-alert';
 
 export interface AuthorizeFormProps {
   order: TOrderDetail;
@@ -87,28 +88,12 @@ export function AuthorizeForm({ order, submit, onDone, onCancel, pending }: Auth
     <form onSubmit={onSubmit} noValidate aria-label={t('orders.authorize.title')} data-testid="authorize-form">
       <Stack>
         {state.errors.general.length > 0 ? (
-          <Alert color="red" variant="light" role="alert" data-testid="authorize-form-error">
-            <Text size="sm">{state.errors.general.join(' ')}</Text>
-          </Alert>
+          <ErrorAlert data-testid="authorize-form-error">{state.errors.general.join(' ')}</ErrorAlert>
         ) : null}
         <TargetSection state={state} dispatch={dispatch} />
         <LicenceSection order={order} state={state} dispatch={dispatch} timeZone={timeZone} />
-        <ParametersSection
-          id="authorize-parameters"
-          title={t('orders.authorize.deviceParameters')}
-          group="device"
-          fields={deviceFields}
-          state={state}
-          dispatch={dispatch}
-        />
-        <ParametersSection
-          id="authorize-quality"
-          title={t('orders.authorize.qualityParameters')}
-          group="quality"
-          fields={qualityFields}
-          state={state}
-          dispatch={dispatch}
-        />
+        <ParametersSection group="device" fields={deviceFields} state={state} dispatch={dispatch} />
+        <ParametersSection group="quality" fields={qualityFields} state={state} dispatch={dispatch} />
         <TrackingSection state={state} dispatch={dispatch} />
         <UsersSection order={order} state={state} dispatch={dispatch} />
         <Group justify="flex-end">

@@ -1,4 +1,4 @@
-import { Alert, Button, Checkbox, Group, Stack, Text } from '@mantine/core';
+import { Button, Checkbox, Group, Stack } from '@mantine/core';
 import type { TOrderDetail } from '@manifold/contract';
 import { IconArchive, IconArchiveOff, IconBan, IconKey, IconSend } from '@tabler/icons-react';
 import { useState } from 'react';
@@ -10,6 +10,7 @@ import { useSendAuthorizations } from '../../../lib/authorization-actions';
 import { useArchiveOrders } from '../api/archive-orders';
 import { useRevokeOrder } from '../api/revoke-order';
 import { ConfirmDialog, useConfirm } from '../../../components/confirm-modal';
+import { ErrorAlert } from '../../../components/error-alert';
 
 /** Authorize, send all, archive or restore, revoke (with or without its authorizations): each confirmed. */
 export function OrderActions({ order }: { order: TOrderDetail }) {
@@ -88,11 +89,7 @@ export function OrderActions({ order }: { order: TOrderDetail }) {
 
   return (
     <Stack>
-      {error ? (
-        <Alert color="red" variant="light" role="alert" data-testid="order-action-error">
-          <Text size="sm">{error}</Text>
-        </Alert>
-      ) : null}
+      {error ? <ErrorAlert data-testid="order-action-error">{error}</ErrorAlert> : null}
       <Group>
         {!order.revoked ? (
           <Button

@@ -1,4 +1,4 @@
-import { Alert, Button, Group, Stack, Text } from '@mantine/core';
+import { Button, Group, Stack } from '@mantine/core';
 import type { TGroup, TOrderDetail } from '@manifold/contract';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -7,6 +7,7 @@ import { SearchMultiSelect, type SearchSource } from '../../../components/search
 import { alerts } from '../../../lib/alerts';
 import { groupOption, groupPickerQueryOptions } from '../../../lib/pickers';
 import { useEditOrderGroups } from '../api/edit-order-groups';
+import { ErrorAlert } from '../../../components/error-alert';
 
 const groups: SearchSource<TGroup> = { queryOptions: groupPickerQueryOptions, toOption: groupOption };
 
@@ -31,11 +32,7 @@ export function OrderGroups({ order, canEdit }: { order: TOrderDetail; canEdit: 
 
   return (
     <Stack>
-      {error ? (
-        <Alert color="red" variant="light" role="alert">
-          <Text size="sm">{error}</Text>
-        </Alert>
-      ) : null}
+      {error ? <ErrorAlert>{error}</ErrorAlert> : null}
       <SearchMultiSelect
         source={groups}
         label={t('orders.groups.label')}

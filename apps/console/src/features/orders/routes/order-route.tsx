@@ -1,4 +1,4 @@
-import { Alert, Anchor, Card, Code, Group, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { Anchor, Card, Code, Group, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import type { TDeviceParameter, TOrderDetail, TQualityParameter } from '@manifold/contract';
 import { IconArrowLeft } from '@tabler/icons-react';
 import { useQuery } from '@tanstack/react-query';
@@ -16,6 +16,7 @@ import { OrderGroups } from '../components/order-groups';
 import { OrderStateBadges } from '../components/order-state-badges';
 import { DetailRows } from '../../../components/detail-rows';
 import { Section } from '../../../components/section';
+import { ErrorAlert } from '../../../components/error-alert';
 
 function ParameterTable({ parameters, caption }: { parameters: (TDeviceParameter | TQualityParameter)[]; caption: string }) {
   const { t } = useTranslation();
@@ -127,11 +128,7 @@ export function OrderRoute() {
           {t('orders.back')}
         </Group>
       </Anchor>
-      {order.error ? (
-        <Alert color="red" variant="light" role="alert">
-          <Text size="sm">{apiErrorMessage(t, order.error)}</Text>
-        </Alert>
-      ) : null}
+      {order.error ? <ErrorAlert>{apiErrorMessage(t, order.error)}</ErrorAlert> : null}
       {order.isPending ? <PageLoader /> : null}
       {data ? (
         <>

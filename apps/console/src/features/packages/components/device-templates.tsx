@@ -14,6 +14,7 @@ import { useDeleteDeviceTemplate } from '../api/delete-device-template';
 import { packageQueryKey } from '../api/get-package';
 import { importDeviceTemplate } from '../api/import-device-template';
 import { useConfirm } from '../../../components/confirm-modal';
+import { ErrorAlert } from '../../../components/error-alert';
 
 interface ImportProblem {
   path: string | undefined;
@@ -142,11 +143,7 @@ export function DeviceTemplates({ dsiId, templates, canEdit }: DeviceTemplatesPr
           </List>
         </Alert>
       ) : null}
-      {error ? (
-        <Alert color="red" variant="light" role="alert">
-          <Text size="sm">{error}</Text>
-        </Alert>
-      ) : null}
+      {error ? <ErrorAlert>{error}</ErrorAlert> : null}
       <Table.ScrollContainer minWidth={720}>
         <Table striped data-testid="device-templates">
           <Table.Caption>{t('packages.templates.caption', { total: templates.length })}</Table.Caption>

@@ -1,4 +1,4 @@
-import { ActionIcon, Alert, Button, Code, FileButton, Group, Stack, Switch, Table, Text, Tooltip } from '@mantine/core';
+import { ActionIcon, Button, Code, FileButton, Group, Stack, Switch, Table, Text, Tooltip } from '@mantine/core';
 import type { TPackageFile } from '@manifold/contract';
 import { IconDownload, IconTrash, IconUpload } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
@@ -14,6 +14,7 @@ import { packageQueryKey } from '../api/get-package';
 import { useSetFilePrivacy } from '../api/set-file-privacy';
 import { uploadPackageFile } from '../api/upload-package-file';
 import { useConfirm } from '../../../components/confirm-modal';
+import { ErrorAlert } from '../../../components/error-alert';
 
 export interface PackageFilesProps {
   dsiId: string;
@@ -103,11 +104,7 @@ export function PackageFiles({ dsiId, files, canEdit }: PackageFilesProps) {
           {t('packages.files.privateHint')}
         </Text>
       ) : null}
-      {uploadError ? (
-        <Alert color="red" variant="light" role="alert">
-          <Text size="sm">{uploadError}</Text>
-        </Alert>
-      ) : null}
+      {uploadError ? <ErrorAlert>{uploadError}</ErrorAlert> : null}
       <Table.ScrollContainer minWidth={760}>
         <Table striped data-testid="package-files">
           <Table.Caption>{t('packages.files.caption', { total: files.length })}</Table.Caption>

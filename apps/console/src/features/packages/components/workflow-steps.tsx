@@ -1,4 +1,4 @@
-import { ActionIcon, Alert, Badge, Button, Card, Group, Modal, Stack, Text, Tooltip, VisuallyHidden } from '@mantine/core';
+import { ActionIcon, Badge, Button, Card, Group, Modal, Stack, Text, Tooltip, VisuallyHidden } from '@mantine/core';
 import type { TDeviceTemplate, TWorkflowStep } from '@manifold/contract';
 import { IconArrowDown, IconArrowUp, IconGripVertical, IconPencil, IconPlus, IconTrash } from '@tabler/icons-react';
 import { useRef, useState, type DragEvent } from 'react';
@@ -9,6 +9,7 @@ import { useDeleteWorkflowStep } from '../api/delete-workflow-step';
 import { moveItem, useReorderWorkflowSteps } from '../api/reorder-workflow-steps';
 import { WorkflowStepForm } from './workflow-step-form';
 import { useConfirm } from '../../../components/confirm-modal';
+import { ErrorAlert } from '../../../components/error-alert';
 
 type Editing = { mode: 'add' } | { mode: 'edit'; step: TWorkflowStep } | null;
 
@@ -89,11 +90,7 @@ export function WorkflowSteps({ dsiId, steps, templates, canEdit }: WorkflowStep
           </Button>
         ) : null}
       </Group>
-      {error ? (
-        <Alert color="red" variant="light" role="alert">
-          <Text size="sm">{error}</Text>
-        </Alert>
-      ) : null}
+      {error ? <ErrorAlert>{error}</ErrorAlert> : null}
       {steps.length === 0 ? (
         <Text size="sm" c="dimmed">
           {t('packages.steps.empty')}

@@ -1,4 +1,4 @@
-import { Alert, Anchor, Badge, Button, Card, Group, Stack, Tabs, Text, Title } from '@mantine/core';
+import { Anchor, Badge, Button, Card, Group, Stack, Tabs, Title } from '@mantine/core';
 import { IconArrowLeft, IconTrash } from '@tabler/icons-react';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -18,6 +18,7 @@ import { PackageDetailsForm } from '../components/package-details-form';
 import { PackageFiles } from '../components/package-files';
 import { WorkflowSteps } from '../components/workflow-steps';
 import { useConfirm } from '../../../components/confirm-modal';
+import { ErrorAlert } from '../../../components/error-alert';
 
 const tabs = ['details', 'steps', 'files', 'templates', 'builds'] as const;
 type Tab = (typeof tabs)[number];
@@ -50,9 +51,7 @@ export function PackageRoute() {
         <Anchor component={Link} to="/packages" size="sm" c="green.9">
           <IconArrowLeft size={14} aria-hidden /> {t('packages.back')}
         </Anchor>
-        <Alert color="red" variant="light" role="alert">
-          <Text size="sm">{apiErrorMessage(t, pkg.error)}</Text>
-        </Alert>
+        <ErrorAlert>{apiErrorMessage(t, pkg.error)}</ErrorAlert>
       </Stack>
     );
   }
@@ -110,11 +109,7 @@ export function PackageRoute() {
           </Button>
         ) : null}
       </Group>
-      {deleteError ? (
-        <Alert color="red" variant="light" role="alert">
-          <Text size="sm">{deleteError}</Text>
-        </Alert>
-      ) : null}
+      {deleteError ? <ErrorAlert>{deleteError}</ErrorAlert> : null}
       <Tabs
         value={tab}
         onChange={(value) => {

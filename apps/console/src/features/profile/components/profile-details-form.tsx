@@ -1,4 +1,4 @@
-import { Alert, Button, Group, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
+import { Button, Group, SimpleGrid, Stack, TextInput } from '@mantine/core';
 import type { TUserProfile } from '@manifold/contract';
 import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -7,6 +7,7 @@ import { ProfileFields, profileFieldNames, profileFieldOfToken, type ProfileValu
 import { useFields } from '../../../hooks/use-fields';
 import { alerts } from '../../../lib/alerts';
 import { useUpdateProfile } from '../api/update-profile';
+import { ErrorAlert } from '../../../components/error-alert';
 
 function valuesOf(profile: TUserProfile): ProfileValues {
   return {
@@ -42,11 +43,7 @@ export function ProfileDetailsForm({ profile }: { profile: TUserProfile }) {
   return (
     <form onSubmit={submit} noValidate aria-labelledby="profile-details-heading">
       <Stack>
-        {errors.general.length > 0 ? (
-          <Alert color="red" variant="light" role="alert">
-            <Text size="sm">{errors.general.join(' ')}</Text>
-          </Alert>
-        ) : null}
+        {errors.general.length > 0 ? <ErrorAlert>{errors.general.join(' ')}</ErrorAlert> : null}
         <SimpleGrid cols={{ base: 1, sm: 2 }}>
           <TextInput label={t('fields.username')} value={profile.username} readOnly disabled />
           <ProfileFields

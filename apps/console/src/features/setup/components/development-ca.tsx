@@ -6,6 +6,7 @@ import { apiErrorMessage } from '../../../components/api-error-message';
 import { alerts } from '../../../lib/alerts';
 import { useCreateDevelopmentCa } from '../api/create-development-ca';
 import { useConfirm } from '../../../components/confirm-modal';
+import { ErrorAlert } from '../../../components/error-alert';
 
 /** DEVELOPMENT ONLY: shown when the server runs with DEVELOPMENT_CA=true. */
 export function DevelopmentCa({ provisioned }: { provisioned: boolean }) {
@@ -43,11 +44,7 @@ export function DevelopmentCa({ provisioned }: { provisioned: boolean }) {
       >
         <Text size="sm">{t('setup.developmentCa.warning')}</Text>
       </Alert>
-      {error ? (
-        <Alert color="red" variant="light" role="alert">
-          <Text size="sm">{error}</Text>
-        </Alert>
-      ) : null}
+      {error ? <ErrorAlert>{error}</ErrorAlert> : null}
       <Group>
         <Button
           variant="default"

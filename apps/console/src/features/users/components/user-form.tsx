@@ -1,4 +1,4 @@
-import { Alert, Button, Group, PasswordInput, Select, SimpleGrid, Stack, Switch, Text, TextInput } from '@mantine/core';
+import { Button, Group, PasswordInput, Select, SimpleGrid, Stack, Switch, TextInput } from '@mantine/core';
 import { knownTimeZones, type TUserProfile } from '@manifold/contract';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -8,6 +8,7 @@ import { useFields } from '../../../hooks/use-fields';
 import { useAddUser } from '../api/add-user';
 import { useEditUser } from '../api/edit-user';
 import { useRoles } from '../api/get-roles';
+import { ErrorAlert } from '../../../components/error-alert';
 
 const fieldNames = ['username', 'password', 'currentPassword', 'role', 'useSso', ...profileFieldNames] as const;
 
@@ -103,11 +104,7 @@ export function UserForm({ user, currentUsername, onDone, onCancel }: UserFormPr
   return (
     <form onSubmit={submit} noValidate aria-label={editing ? t('users.editTitle') : t('users.addTitle')}>
       <Stack>
-        {errors.general.length > 0 ? (
-          <Alert color="red" variant="light" role="alert" data-testid="user-form-error">
-            <Text size="sm">{errors.general.join(' ')}</Text>
-          </Alert>
-        ) : null}
+        {errors.general.length > 0 ? <ErrorAlert data-testid="user-form-error">{errors.general.join(' ')}</ErrorAlert> : null}
         <SimpleGrid cols={{ base: 1, sm: 2 }}>
           <TextInput
             label={t('fields.username')}

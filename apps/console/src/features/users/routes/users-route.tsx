@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, Group, Modal, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Badge, Button, Group, Modal, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { displayName, type TUserProfile } from '@manifold/contract';
 import { IconPlus, IconSearch } from '@tabler/icons-react';
@@ -15,6 +15,7 @@ import { useDeleteUser } from '../api/delete-user';
 import { useUsers } from '../api/get-users';
 import { UserForm } from '../components/user-form';
 import { useConfirm } from '../../../components/confirm-modal';
+import { ErrorAlert } from '../../../components/error-alert';
 
 const pageSize = 10;
 
@@ -69,11 +70,7 @@ export function UsersRoute() {
           setPage(1);
         }}
       />
-      {users.error ? (
-        <Alert color="red" variant="light" role="alert">
-          <Text size="sm">{apiErrorMessage(t, users.error)}</Text>
-        </Alert>
-      ) : null}
+      {users.error ? <ErrorAlert>{apiErrorMessage(t, users.error)}</ErrorAlert> : null}
       <Table.ScrollContainer minWidth={720}>
         <Table striped highlightOnHover aria-busy={users.isFetching} data-testid="users-table">
           <Table.Caption>{t('users.caption', { total: users.data?.totalNumOfItems ?? 0 })}</Table.Caption>
