@@ -3,8 +3,8 @@ import type { TDevice, TDeviceDetail } from '@manifold/contract';
 import type { DevelopmentCa } from '../src/crypto/development-ca.js';
 import { signDetachedJws } from '../src/crypto/jws.js';
 import { canonicalJson } from '../src/lib/canonical-json.js';
-import { expectToken, expectTokens, onePixelPng, provisionServer, testMachine, uploadForm } from './helpers/packages-fixtures.js';
-import { describeEachDatabase, type TestApp } from './helpers/test-app.js';
+import { onePixelPng, provisionServer, testMachine, uploadForm } from './helpers/packages-fixtures.js';
+import { describeEachDatabase, expectToken, expectTokens, type TestApp } from './helpers/test-app.js';
 import { testRoot } from './helpers/test-pki.js';
 
 const uuid = '00000000-0000-4000-8000-000000000000';
@@ -188,6 +188,35 @@ describeEachDatabase('machines', (ctx) => {
       expect(page.totalNumOfPages).toBe(page.totalNumOfItems);
       expect((await ctx().call('GET', '/ui/device/list?approved=maybe', { token })).statusCode).toBe(400);
       expectToken(await ctx().call('GET', `/ui/device/fetch?deviceId=${uuid}`, { token }), 420, 'deviceIdNotValid');
+    });
+
+    it('filters by a search in the name, deviceId or serial number, its wildcards taken literally', async () => {
+      const token = await ctx().adminToken();
+      const suffix = Math.random().toString(36).slice(2, 8);
+      const registerAs = async (name: string, serialNumber: string) => {
+        const machine = await testMachine(root, { name, serialNumber });
+        const response = await register(ctx(), await machine.request());
+        expect(response.statusCode, response.body).toBe(200);
+        return response.json<{ deviceId: string }>().deviceId;
+      };
+      const literal = await registerAs(`Lathe_${suffix}%`, `LSN-${suffix}-A`);
+      const other = await registerAs(`LatheX${suffix}Y`, `LSN-${suffix}-B`);
+      const found = async (search: string, filter = '') => {
+        const response = await ctx().call(
+          'GET',
+          `/ui/device/list?numberOfItems=100${filter}&search=${encodeURIComponent(search)}`,
+          { token },
+        );
+        expect(response.statusCode).toBe(200);
+        return response.json<{ data: TDevice[] }>().data.map((device) => device.deviceId);
+      };
+      expect(await found(`lathe_${suffix}%`)).toEqual([literal]);
+      expect(await found(`lsn-${suffix}-b`)).toEqual([other]);
+      expect((await found(`lsn-${suffix}`)).sort()).toEqual([literal, other].sort());
+      expect(await found(literal.slice(0, 13).toUpperCase())).toEqual([literal]);
+      expect(await found(`lathe_${suffix}%`, '&approved=true')).toEqual([]);
+      await ctx().call('POST', '/ui/device/approve', { token, body: { id: literal, approve: true } });
+      expect(await found(`lathe_${suffix}%`, '&approved=true')).toEqual([literal]);
     });
   });
 

@@ -16,4 +16,5 @@ export * from './parameter-narrowing.js';
 export * from './licensing-tokens.js';
 export * from './policy.js';
 export * from './licensing.js';
+export * from './identifiers.js';
 export * from './jobs.js';

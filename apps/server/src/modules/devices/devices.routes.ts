@@ -7,6 +7,7 @@ import {
   ZDeviceDeleteRequest,
   ZDeviceDetail,
   ZDeviceDisableRequest,
+  ZDeviceId,
   ZDeviceIdQuery,
   ZDeviceImageParams,
   ZDeviceListQuery,
@@ -14,7 +15,7 @@ import {
   ZPage,
 } from '@manifold/contract';
 import { AppError } from '../../lib/app-error.js';
-import { formParts, readSmallFile, uuidField } from '../../lib/multipart-parts.js';
+import { formParts, readSmallFile, identifierField } from '../../lib/multipart-parts.js';
 import { responses } from '../../lib/route-schemas.js';
 import { callerOf } from '../../plugins/auth.js';
 import { sendImage } from '../images/image-route.js';
@@ -42,14 +43,14 @@ export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
-        summary: 'Machines, newest first (filter: approved)',
+        summary: 'Machines, newest first (filters: approved; search in name, deviceId or serial number)',
         querystring: ZDeviceListQuery,
         response: responses(ZPage(ZDevice)),
       },
     },
     (request) => {
-      const { approved, ...page } = request.query;
-      return devices.list(page, approved);
+      const { approved, search, ...page } = request.query;
+      return devices.list(page, { approved, search });
     },
   );
 
@@ -127,7 +128,7 @@ export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
         else part.file.resume();
       }
       if (!bytes) throw new AppError('uploadFileMissing', { field: 'file' });
-      return devices.setImage({ deviceId: uuidField(fields.deviceId, 'deviceId'), bytes }, callerOf(request));
+      return devices.setImage({ deviceId: identifierField(fields.deviceId, 'deviceId', ZDeviceId), bytes }, callerOf(request));
     },
   );
 
