@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { errorDescriptions, type TErrorResponse } from '@manifold/contract';
-import { AppError, AppErrors } from '../lib/app-error.js';
+import { AppError, AppErrors, statusOf } from '../lib/app-error.js';
 
 function describeValidation(error: FastifyError): string {
   if (hasZodFastifySchemaValidationErrors(error)) {
@@ -17,8 +17,8 @@ function describeValidation(error: FastifyError): string {
 const malformed = (description: string): TErrorResponse => ({ errorToken: 'malformedRequest', errorDescription: description });
 
 /**
- * Maps every failure to the spec's answers (§8): 420 one business error, 418 several, 400
- * malformed input, 404/501 as thrown. Nothing else leaves the server: no stack, no SQL.
+ * Maps every failure to the spec's answers (§8): one business error with its token's status
+ * (`errorStatus`, 420 by default), 418 several, 400 malformed input. Nothing else leaves the server: no stack, no SQL.
  */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
@@ -26,8 +26,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (error instanceof AppErrors) return reply.status(418).send({ data: error.errors.map((e) => e.toResponse()) });
     if (error.validation) return reply.status(400).send(malformed(describeValidation(error)));
     const status = error.statusCode ?? 500;
-    if (status === 413) {
-      return reply.status(413).send({ errorToken: 'payloadTooLarge', errorDescription: errorDescriptions.payloadTooLarge });
+    if (status === statusOf('payloadTooLarge')) {
+      const tooLarge = new AppError('payloadTooLarge');
+      return reply.status(tooLarge.status).send(tooLarge.toResponse());
     }
     if (status >= 400 && status < 500) {
       // Unparsable JSON, a wrong content type, an empty body where one is needed…

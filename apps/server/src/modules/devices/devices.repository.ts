@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { TDevice, TDeviceDetail, TDeviceParameter, TPage, TPageQuery, TRegistrationState } from '@manifold/contract';
 import { describeCertificate, parseCertificateBundle } from '../../crypto/certificates.js';
-import { pageOffset, toPage } from '../../db/paging.js';
+import { paginate } from '../../db/paging.js';
+import { nextVersion } from '../../db/version.js';
 import type { DB } from '../../db/schema.js';
 import type { DeviceRow } from '../../db/schema-packages.js';
 import { isoNow } from '../../lib/time.js';
@@ -34,7 +35,7 @@ export class DevicesRepository {
   ): Promise<boolean> {
     const result = await this.db
       .updateTable('devices')
-      .set({ ...changes, version: expectedVersion + 1 })
+      .set({ ...changes, version: nextVersion() })
       .where('id', '=', id)
       .where('version', '=', expectedVersion)
       .executeTakeFirst();
@@ -49,11 +50,12 @@ export class DevicesRepository {
     let query = this.db.selectFrom('devices');
     if (approved === true) query = query.where('registration_state', '=', 'Approved');
     if (approved === false) query = query.where('registration_state', '<>', 'Approved');
-    const [total, rows] = await Promise.all([
-      query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
-      query.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(page.numberOfItems).offset(pageOffset(page)).execute(),
-    ]);
-    return toPage(page, total.n, rows.map(toDevice));
+    return paginate(
+      query,
+      page,
+      (base) => base.selectAll().orderBy('created_at', 'desc').orderBy('id'),
+      (rows) => rows.map(toDevice),
+    );
   }
 
   /**

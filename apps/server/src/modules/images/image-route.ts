@@ -13,7 +13,7 @@ export async function sendImage(
   kind: 'device' | 'package',
 ): Promise<FastifyReply> {
   const image = await new ImagesRepository(app.services.database.db).find(name);
-  if (!image || image.owner_kind !== kind) throw new AppError('entityDoesNotExist', { status: 404, field: 'image' });
+  if (!image || image.owner_kind !== kind) throw new AppError('entityDoesNotExist', { field: 'image' });
   const stream = await app.services.storage.get(image.storage_key);
   return reply
     .header('content-type', image.content_type)

@@ -356,7 +356,7 @@ export class OrdersService {
    * `x-manifold-signature`) whose `x5t#S256` names a trusted sender certificate, made with its key.
    */
   async addSigned(body: unknown, signature: string | undefined, sourceIp: string): Promise<{ orderId: string }> {
-    const refused = (description: string) => new AppError('orderSenderNotTrusted', { status: 401, description });
+    const refused = (description: string) => new AppError('orderSenderNotTrusted', { description });
     if (!signature) throw refused('The request carries no x-manifold-signature header');
     let thumbprint: unknown;
     try {

@@ -27,7 +27,7 @@ import type { AuthorizationsService } from './authorizations.service.js';
 export const UPLOAD_TOKEN_SECONDS = 15 * 60;
 
 const refused = (token: 'stpSignatureInvalid' | 'stpTimestampOutOfWindow' | 'stpNonceReplayed', description?: string) =>
-  new AppError(token, { status: 401, ...(description ? { description } : {}) });
+  new AppError(token, { ...(description ? { description } : {}) });
 
 /** A machine whose signed request passed every check. */
 export interface StpCaller {
@@ -212,7 +212,7 @@ export class StpService {
       .where('revision_id', '=', order.revision_id)
       .where('file_id', '=', input.fileId)
       .executeTakeFirst();
-    if (!file) throw new AppError('entityDoesNotExist', { status: 404, field: 'body.fileId' });
+    if (!file) throw new AppError('entityDoesNotExist', { field: 'body.fileId' });
     const stream = await this.storage.get(file.storage_key);
     await this.authorizations.audit(caller.actor, 'designPackageReceivedByMachine', order.id, {
       authorizationId: input.authorizationId,

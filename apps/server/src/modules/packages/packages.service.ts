@@ -372,7 +372,7 @@ export class PackagesService {
 
   async fetchRevision(revisionId: string): Promise<TDsiRevision> {
     const row = await this.packages().findRevision(revisionId);
-    if (!row) throw new AppError('entityDoesNotExist', { status: 404, field: 'revisionId' });
+    if (!row) throw new AppError('entityDoesNotExist', { field: 'revisionId' });
     return { ...toDsiEntry(row, this.links), manifest: row.manifest };
   }
 
