@@ -10,7 +10,12 @@ import { devicesRoutes } from './modules/devices/devices.routes.js';
 import { DevicesService } from './modules/devices/devices.service.js';
 import { groupsRoutes } from './modules/groups/groups.routes.js';
 import { AuthorizationsService } from './modules/licensing/authorizations.service.js';
-import { licensingRoutes } from './modules/licensing/licensing.routes.js';
+import { AuthorizationDeliveryService } from './modules/licensing/authorization-delivery.service.js';
+import { authorizationsRoutes } from './modules/licensing/authorizations.routes.js';
+import { OrderSendersService } from './modules/licensing/order-senders.service.js';
+import { orderSendersRoutes } from './modules/licensing/order-senders.routes.js';
+import { ordersRoutes } from './modules/licensing/orders.routes.js';
+import { SignedAuthorizations } from './modules/licensing/signed-authorization.js';
 import { OrdersService } from './modules/licensing/orders.service.js';
 import { stpRoutes } from './modules/licensing/stp.routes.js';
 import { StpService } from './modules/licensing/stp.service.js';
@@ -75,7 +80,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       { username: config.adminUsername, password: config.adminPassword, dataDir: config.dataDir },
       log,
     );
-    const authorizations = new AuthorizationsService(database, credentials, config.publicUrl);
+    const signedAuthorizations = new SignedAuthorizations(database.db, credentials, config.publicUrl);
     const services: Services = {
       config,
       database,
@@ -94,8 +99,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       deviceTemplates: new DeviceTemplatesService(database),
       devices: new DevicesService(database, storage, credentials),
       orders: new OrdersService(database, credentials),
-      authorizations,
-      stp: new StpService(database, storage, authorizations),
+      orderSenders: new OrderSendersService(database),
+      authorizations: new AuthorizationsService(database, signedAuthorizations),
+      authorizationDelivery: new AuthorizationDeliveryService(database),
+      stp: new StpService(database, storage, signedAuthorizations),
     };
     app.decorate('services', services);
   } catch (error) {
@@ -117,7 +124,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(certificateExchangeRoutes);
   await app.register(packagesRoutes);
   await app.register(devicesRoutes);
-  await app.register(licensingRoutes);
+  await app.register(ordersRoutes);
+  await app.register(authorizationsRoutes);
+  await app.register(orderSendersRoutes);
   await app.register(stpRoutes);
   await registerConsole(app);
   return app;

@@ -1,7 +1,9 @@
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import type { DevicesService } from './modules/devices/devices.service.js';
+import type { AuthorizationDeliveryService } from './modules/licensing/authorization-delivery.service.js';
 import type { AuthorizationsService } from './modules/licensing/authorizations.service.js';
+import type { OrderSendersService } from './modules/licensing/order-senders.service.js';
 import type { OrdersService } from './modules/licensing/orders.service.js';
 import type { StpService } from './modules/licensing/stp.service.js';
 import type { DeviceTemplatesService } from './modules/packages/device-templates.service.js';
@@ -28,7 +30,9 @@ export interface Services {
   deviceTemplates: DeviceTemplatesService;
   devices: DevicesService;
   orders: OrdersService;
+  orderSenders: OrderSendersService;
   authorizations: AuthorizationsService;
+  authorizationDelivery: AuthorizationDeliveryService;
   stp: StpService;
   /** The server's keys, certificates and trust anchors, for every feature that signs, verifies or decrypts. */
   credentials: ServerCredentials;
