@@ -42,6 +42,15 @@ export class DevicesRepository {
     return Number(result.numUpdatedRows) === 1;
   }
 
+  /** The device, locked until the transaction ends (PostgreSQL and MariaDB; SQLite has one writer). */
+  lock(id: string, forUpdate: <QB extends { forUpdate(): QB }>(query: QB) => QB): Promise<DeviceRow | undefined> {
+    return forUpdate(this.db.selectFrom('devices').selectAll().where('id', '=', id)).executeTakeFirst();
+  }
+
+  async imageInUse(name: string): Promise<boolean> {
+    return (await this.db.selectFrom('devices').select('id').where('image', '=', name).executeTakeFirst()) !== undefined;
+  }
+
   async delete(id: string): Promise<void> {
     await this.db.deleteFrom('devices').where('id', '=', id).execute();
   }

@@ -29,7 +29,8 @@ import { canonicalJson } from '../../lib/canonical-json.js';
 import { isoNow } from '../../lib/time.js';
 import type { Storage } from '../../storage/storage.js';
 import { AuditRepository } from '../audit/audit.repository.js';
-import { decodeImageDataUrl, ImagesRepository, REGISTRATION_IMAGE_MAX_BYTES, storeImage } from '../images/images.js';
+import { decodeImageDataUrl, REGISTRATION_IMAGE_MAX_BYTES, storeImage } from '../images/images.js';
+import { ImagesRepository } from '../images/images.repository.js';
 import { ruleErrors, shapeErrors, throwAll } from '../packages/device-parameters.js';
 import { DevicesRepository, toDevice, toDeviceDetail } from './devices.repository.js';
 
@@ -230,9 +231,7 @@ export class DevicesService {
   async delete(input: { deviceId: string; forceDelete: boolean }, caller: Caller): Promise<void> {
     const image = await this.database.transaction(async (trx) => {
       const devices = this.devices(trx);
-      const row = await this.database.dialect
-        .forUpdate(trx.selectFrom('devices').selectAll().where('id', '=', input.deviceId))
-        .executeTakeFirst();
+      const row = await devices.lock(input.deviceId, (query) => this.database.dialect.forUpdate(query));
       if (!row) throw new AppError('deviceIdNotValid', { field: 'deviceId' });
       const live = await devices.countLiveAuthorizations(row.id);
       if (live > 0 && !input.forceDelete) throw new AppError('deviceHasLiveAuthorizations', { field: 'forceDelete' });
@@ -325,8 +324,7 @@ export class DevicesService {
     const images = new ImagesRepository(this.database.db);
     const image = await images.find(name);
     if (!image) return;
-    const stillShown = await this.database.db.selectFrom('devices').select('id').where('image', '=', name).executeTakeFirst();
-    if (stillShown) return;
+    if (await this.devices().imageInUse(name)) return;
     await images.delete(name);
     await this.storage.delete(image.storage_key);
   }

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError } from '../../lib/app-error.js';
-import { ImagesRepository } from './images.js';
+import { ImagesRepository } from './images.repository.js';
 
 /**
  * Answers a stored image by its generated name (already checked against the name pattern by the

@@ -20,7 +20,8 @@ import { isoNow } from '../../lib/time.js';
 import { readZipThumbnail } from '../../lib/zip-thumbnail.js';
 import { DigestCounter, type Storage, StorageLimitError, type StoredObject } from '../../storage/storage.js';
 import { AuditRepository } from '../audit/audit.repository.js';
-import { IMAGE_MAX_BYTES, ImagesRepository, sniffImage, storeImage } from '../images/images.js';
+import { IMAGE_MAX_BYTES, sniffImage, storeImage } from '../images/images.js';
+import { ImagesRepository } from '../images/images.repository.js';
 import type { DesignKeys } from './design-keys.port.js';
 import { PackagesRepository, toFile } from './packages.repository.js';
 

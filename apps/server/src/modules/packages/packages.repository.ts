@@ -99,8 +99,22 @@ export class PackagesRepository {
     return pkg !== undefined || revision !== undefined;
   }
 
+  /** Deletes the package with its workflow steps and its own device templates. */
   async deletePackage(id: string): Promise<void> {
+    await this.db.deleteFrom('workflow_steps').where('package_id', '=', id).execute();
+    await this.db.deleteFrom('device_templates').where('package_id', '=', id).execute();
     await this.db.deleteFrom('packages').where('id', '=', id).execute();
+  }
+
+  /** The display images of the package's revisions. */
+  async revisionImages(packageId: string): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('package_revisions')
+      .select('display_image')
+      .where('package_id', '=', packageId)
+      .where('display_image', 'is not', null)
+      .execute();
+    return rows.map((row) => row.display_image).filter((name): name is string => name !== null);
   }
 
   /** Live references by other features (orders) to the package: see `entity_references`. */
