@@ -3,6 +3,7 @@ import type { TDevice, TDeviceDetail, TDeviceParameter, TPage, TPageQuery, TRegi
 import { describeCertificate, parseCertificateBundle } from '../../crypto/certificates.js';
 import { paginate } from '../../db/paging.js';
 import { nextVersion } from '../../db/version.js';
+import type { Dialect } from '../../db/dialect.js';
 import type { DB } from '../../db/schema.js';
 import type { DeviceRow } from '../../db/schema-packages.js';
 import { isoNow } from '../../lib/time.js';
@@ -43,8 +44,8 @@ export class DevicesRepository {
   }
 
   /** The device, locked until the transaction ends (PostgreSQL and MariaDB; SQLite has one writer). */
-  lock(id: string, forUpdate: <QB extends { forUpdate(): QB }>(query: QB) => QB): Promise<DeviceRow | undefined> {
-    return forUpdate(this.db.selectFrom('devices').selectAll().where('id', '=', id)).executeTakeFirst();
+  lock(id: string, dialect: Pick<Dialect, 'forUpdate'>): Promise<DeviceRow | undefined> {
+    return dialect.forUpdate(this.db.selectFrom('devices').selectAll().where('id', '=', id)).executeTakeFirst();
   }
 
   async imageInUse(name: string): Promise<boolean> {

@@ -231,7 +231,7 @@ export class DevicesService {
   async delete(input: { deviceId: string; forceDelete: boolean }, caller: Caller): Promise<void> {
     const image = await this.database.transaction(async (trx) => {
       const devices = this.devices(trx);
-      const row = await devices.lock(input.deviceId, (query) => this.database.dialect.forUpdate(query));
+      const row = await devices.lock(input.deviceId, this.database.dialect);
       if (!row) throw new AppError('deviceIdNotValid', { field: 'deviceId' });
       const live = await devices.countLiveAuthorizations(row.id);
       if (live > 0 && !input.forceDelete) throw new AppError('deviceHasLiveAuthorizations', { field: 'forceDelete' });

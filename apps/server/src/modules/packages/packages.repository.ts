@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { TDsiEntry, TPackage, TPackageFile, TPage, TPageQuery, TWorkflowStep, TWorkflowStepType } from '@manifold/contract';
-import { containsIgnoringCase } from '../../db/dialect.js';
+import { containsIgnoringCase, type Dialect } from '../../db/dialect.js';
 import { paginate } from '../../db/paging.js';
 import { nextVersion } from '../../db/version.js';
 import type { DB } from '../../db/schema.js';
@@ -185,8 +185,9 @@ export class PackagesRepository {
     }
   }
 
-  async lockPackage(id: string, forUpdate: <QB extends { forUpdate(): QB }>(query: QB) => QB): Promise<PackageRow | undefined> {
-    return forUpdate(this.db.selectFrom('packages').selectAll().where('id', '=', id)).executeTakeFirst();
+  /** The package, locked until the transaction ends (PostgreSQL and MariaDB; SQLite has one writer). */
+  async lockPackage(id: string, dialect: Pick<Dialect, 'forUpdate'>): Promise<PackageRow | undefined> {
+    return dialect.forUpdate(this.db.selectFrom('packages').selectAll().where('id', '=', id)).executeTakeFirst();
   }
 
   // files

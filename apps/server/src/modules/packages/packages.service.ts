@@ -368,7 +368,7 @@ export class PackagesService {
   // helpers
 
   private async lockedPackage(trx: Kysely<DB>, dsiId: string): Promise<PackageRow> {
-    const pkg = await this.packages(trx).lockPackage(dsiId, (query) => this.database.dialect.forUpdate(query));
+    const pkg = await this.packages(trx).lockPackage(dsiId, this.database.dialect);
     if (!pkg) throw new AppError('packageNotPresent', { field: 'dsiId' });
     return pkg;
   }
