@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type ErrorToken, type TAuthorizeRequest, ZAuthorizeRequest } from '@manifold/contract';
 import type { ManageInstanceRow } from '../../db/schema-licensing.js';
-import { AppError, AppErrors, ErrorCollector } from '../../lib/app-error.js';
+import { type AppError, AppErrors, ErrorCollector } from '../../lib/app-error.js';
 import {
   type AuthorizeFacts,
   checkAuthorize,
