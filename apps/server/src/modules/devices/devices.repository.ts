@@ -28,19 +28,19 @@ export class DevicesRepository {
     await this.db.insertInto('devices').values(row).execute();
   }
 
-  /** Changes a device only if its version is still `expectedVersion` (one writer wins). */
+  /** Changes a device only if its version is still `expectedVersion` (one writer wins); answers the changed row. */
   async updateIfVersion(
     id: string,
     expectedVersion: number,
     changes: Partial<Omit<DeviceRow, 'id' | 'version'>>,
-  ): Promise<boolean> {
+  ): Promise<DeviceRow | undefined> {
     const result = await this.db
       .updateTable('devices')
       .set({ ...changes, version: nextVersion() })
       .where('id', '=', id)
       .where('version', '=', expectedVersion)
       .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    return Number(result.numUpdatedRows) === 1 ? this.find(id) : undefined;
   }
 
   /** The device, locked until the transaction ends (PostgreSQL and MariaDB; SQLite has one writer). */

@@ -198,13 +198,14 @@ export class DevicesService {
         throw new AppError('registrationAlreadyRejected', { field: 'approve' });
       const state: TRegistrationState = input.approve ? 'Approved' : 'Rejected';
       const changed = { registration_state: state, updated_at: isoNow() };
-      if (!(await devices.updateIfVersion(row.id, row.version, changed))) {
+      const updated = await devices.updateIfVersion(row.id, row.version, changed);
+      if (!updated) {
         throw new AppError(input.approve ? 'registrationAlreadyApproved' : 'registrationAlreadyRejected', { field: 'approve' });
       }
       await this.audit(trx).recordBy(caller, input.approve ? 'machineApproved' : 'machineRejected', row.id, {
         from: row.registration_state,
       });
-      return toDevice({ ...row, ...changed, version: row.version + 1 });
+      return toDevice(updated);
     });
   }
 
@@ -216,10 +217,11 @@ export class DevicesService {
       if (!row) throw new AppError('deviceIdNotValid', { field: 'deviceId' });
       if ((row.disabled === 1) === input.disabled) return toDevice(row);
       const changed = { disabled: input.disabled ? 1 : 0, updated_at: isoNow() };
-      if (!(await devices.updateIfVersion(row.id, row.version, changed)))
+      const updated = await devices.updateIfVersion(row.id, row.version, changed);
+      if (!updated)
         throw new AppError('deviceIdNotValid', { field: 'deviceId', description: 'The machine changed meanwhile; reload it' });
       await this.audit(trx).recordBy(caller, input.disabled ? 'machineDisabled' : 'machineEnabled', row.id);
-      return toDevice({ ...row, ...changed, version: row.version + 1 });
+      return toDevice(updated);
     });
   }
 
@@ -260,11 +262,12 @@ export class DevicesService {
         if (!row) throw new AppError('deviceIdNotValid', { field: 'deviceId' });
         await new ImagesRepository(trx).insert(image);
         const changed = { image: image.name, updated_at: isoNow() };
-        if (!(await devices.updateIfVersion(row.id, row.version, changed)))
+        const updated = await devices.updateIfVersion(row.id, row.version, changed);
+        if (!updated)
           throw new AppError('deviceIdNotValid', { field: 'deviceId', description: 'The machine changed meanwhile; try again' });
         await this.audit(trx).recordBy(caller, 'machineImageChanged', row.id, { image: image.name });
         previous = row.image;
-        return toDevice({ ...row, ...changed, version: row.version + 1 });
+        return toDevice(updated);
       });
     } catch (error) {
       await this.storage.delete(image.storage_key);
