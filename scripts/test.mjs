@@ -1,9 +1,13 @@
 // `npm test`: every suite (unit, console components, integration on all databases, browser
-// end-to-end) in one Vitest run, closing with one line "N passed, N failed".
+// end-to-end) in one Vitest run, closing with one line "N passed, N failed". The Debian tools the
+// suites run (xmlsec1, openssl, chromium) are seen to first (system-tools.mjs).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildConsoleIfStale } from './console-build.mjs';
+import { ensureSystemTools } from './system-tools.mjs';
+
+if (!ensureSystemTools({ label: 'npm test' })) process.exit(1);
 
 const root = path.resolve(import.meta.dirname, '..');
 const report = path.join(root, 'test-results/vitest.json');

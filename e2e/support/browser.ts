@@ -17,10 +17,18 @@ export function adminCredentials(): { username: string; password: string } {
   return { username: inject('adminUsername'), password: inject('adminPassword') };
 }
 
+/** What the server's Content-Security-Policy refused on each page (every screen check expects none). */
+const cspViolations = new WeakMap<Page, string[]>();
+
 /** A fresh context (no cookies, no storage) per test. */
 export async function freshPage(browser: Browser): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ baseURL: baseUrl(), viewport: { width: 1280, height: 860 }, locale: 'en-US' });
   const page = await context.newPage();
+  const refused: string[] = [];
+  cspViolations.set(page, refused);
+  page.on('console', (message) => {
+    if (message.type() === 'error' && message.text().includes('Content Security Policy')) refused.push(message.text());
+  });
   return { context, page };
 }
 
@@ -74,6 +82,7 @@ export async function checkScreen(page: Page, name: string): Promise<void> {
     serious = await seriousViolations(page);
   }
   expect(serious, `accessibility of ${name}`).toEqual([]);
+  expect(cspViolations.get(page) ?? [], `content security policy on ${name}`).toEqual([]);
 }
 
 /** Calls the console API directly, as a test fixture would. */

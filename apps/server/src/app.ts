@@ -3,49 +3,28 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
 import { createDatabase, type Database } from './db/database.js';
-import { adminRoutes } from './modules/admin/admin.routes.js';
-import { certificateExchangeRoutes } from './modules/certificate-exchange/certificate-exchange.routes.js';
-import { CertificateExchangeService } from './modules/certificate-exchange/certificate-exchange.service.js';
-import { devicesRoutes } from './modules/devices/devices.routes.js';
-import { DevicesService } from './modules/devices/devices.service.js';
-import { groupsRoutes } from './modules/groups/groups.routes.js';
-import { AuthorizationsService } from './modules/licensing/authorizations.service.js';
-import { AuthorizationDeliveryService } from './modules/licensing/authorization-delivery.service.js';
-import { authorizationsRoutes } from './modules/licensing/authorizations.routes.js';
-import { OrderSendersService } from './modules/licensing/order-senders.service.js';
-import { orderSendersRoutes } from './modules/licensing/order-senders.routes.js';
-import { ordersRoutes } from './modules/licensing/orders.routes.js';
-import { SignedAuthorizations } from './modules/licensing/signed-authorization.js';
-import { OrdersService } from './modules/licensing/orders.service.js';
-import { stpRoutes } from './modules/licensing/stp.routes.js';
-import { StpService } from './modules/licensing/stp.service.js';
-import { GroupsService } from './modules/groups/groups.service.js';
+import { adminModule } from './modules/admin/admin.module.js';
+import { certificateExchangeModule } from './modules/certificate-exchange/certificate-exchange.module.js';
+import { devicesModule } from './modules/devices/devices.module.js';
+import { groupsModule } from './modules/groups/groups.module.js';
+import { licensingModule } from './modules/licensing/licensing.module.js';
+import type { Core } from './modules/module.js';
+import { packagesModule } from './modules/packages/packages.module.js';
 import { loadKeyEncryptionKey } from './modules/provision/key-encryption-key.js';
 import { KeySealer } from './modules/provision/key-sealer.js';
-import { provisionRoutes } from './modules/provision/provision.routes.js';
-import { ProvisionService } from './modules/provision/provision.service.js';
+import { provisionModule } from './modules/provision/provision.module.js';
 import { ServerCredentials } from './modules/provision/server-credentials.service.js';
-import { DeviceTemplatesService } from './modules/packages/device-templates.service.js';
-import { PackageFilesService } from './modules/packages/package-files.service.js';
-import { buildsRoutes } from './modules/packages/builds.routes.js';
-import { deviceTemplatesRoutes } from './modules/packages/device-templates.routes.js';
-import { packageFilesRoutes } from './modules/packages/package-files.routes.js';
-import { packagesRoutes } from './modules/packages/packages.routes.js';
-import { workflowStepsRoutes } from './modules/packages/workflow-steps.routes.js';
-import { PackagesService } from './modules/packages/packages.service.js';
-import { LoginThrottle } from './modules/session/login-throttle.js';
-import { SessionTokens } from './modules/session/session-tokens.js';
-import { sessionRoutes } from './modules/session/session.routes.js';
-import { SessionService } from './modules/session/session.service.js';
+import { sessionModule } from './modules/session/session.module.js';
 import { SettingsRepository } from './modules/settings/settings.repository.js';
-import { usersRoutes } from './modules/users/users.routes.js';
-import { UsersService } from './modules/users/users.service.js';
+import { usersModule } from './modules/users/users.module.js';
 import { registerApiVersion } from './plugins/api-version.js';
 import { registerAuth } from './plugins/auth.js';
 import { registerConsole } from './plugins/console.js';
-import { registerErrorHandling } from './plugins/errors.js';
+import { answerClientError, registerErrorHandling } from './plugins/errors.js';
 import { registerMultipart } from './plugins/multipart.js';
 import { registerOpenApi } from './plugins/openapi.js';
+import { registerRequestLimits, serverTimeouts } from './plugins/request-limits.js';
+import { registerSecurityHeaders } from './plugins/security-headers.js';
 import type { Services } from './services.js';
 import { LocalStorage } from './storage/local-storage.js';
 
@@ -53,6 +32,35 @@ export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
   /** Use this database instead of opening the configured one (tests share one per file). */
   database?: Database;
+}
+
+/** What every module shares: the database, settings, sealed keys, credentials, file storage. */
+async function createCore(config: Config, database: Database, log: Core['log']): Promise<Core> {
+  const settings = new SettingsRepository(database.db);
+  const sealer = new KeySealer(
+    await loadKeyEncryptionKey({ configured: config.keyEncryptionKey, dataDir: config.dataDir }, settings, log),
+  );
+  const credentials = new ServerCredentials(database, sealer);
+  const storage = await LocalStorage.open(path.join(config.dataDir, 'storage'));
+  return { config, database, settings, sealer, credentials, storage, log };
+}
+
+/**
+ * The server's modules, in dependency order. Adding an area means one factory in
+ * `modules/<area>/<area>.module.ts` and one line here (and its rows in the permission table).
+ */
+export async function createModules(core: Core) {
+  return [
+    adminModule(),
+    await sessionModule(core),
+    await usersModule(core),
+    groupsModule(core),
+    provisionModule(core),
+    certificateExchangeModule(core),
+    packagesModule(core),
+    devicesModule(core),
+    licensingModule(core),
+  ] as const;
 }
 
 /**
@@ -64,50 +72,20 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     logger: options.logger ?? { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
     bodyLimit: 1024 * 1024,
     trustProxy: process.env.TRUST_PROXY === 'true',
+    clientErrorHandler: answerClientError,
+    ...serverTimeouts(config.timeouts),
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
-  const database = options.database ?? createDatabase(config.database);
+  const database = options.database ?? createDatabase(config.database, { sqliteSynchronous: config.sqliteSynchronous });
+  let modules: Awaited<ReturnType<typeof createModules>>;
   try {
     await database.migrate();
-    const settings = new SettingsRepository(database.db);
-    const tokens = await SessionTokens.load(settings);
     const log = { info: (m: string) => app.log.info(m), warn: (m: string) => app.log.warn(m) };
-    const sealer = new KeySealer(
-      await loadKeyEncryptionKey({ configured: config.keyEncryptionKey, dataDir: config.dataDir }, settings, log),
-    );
-    const credentials = new ServerCredentials(database, sealer);
-    const storage = await LocalStorage.open(path.join(config.dataDir, 'storage'));
-    const users = new UsersService(database);
-    await users.ensureInitialAdmin(
-      { username: config.adminUsername, password: config.adminPassword, dataDir: config.dataDir },
-      log,
-    );
-    const signedAuthorizations = new SignedAuthorizations(database.db, credentials, config.publicUrl);
-    const services: Services = {
-      config,
-      database,
-      users,
-      groups: new GroupsService(database),
-      sessions: new SessionService(database, config, tokens, new LoginThrottle(config.loginThrottle, database.dialect)),
-      credentials,
-      provision: new ProvisionService(database, sealer, credentials, {
-        siteName: async () => config.siteName,
-        developmentCa: config.developmentCa,
-      }),
-      certificateExchange: new CertificateExchangeService(database, credentials),
-      storage,
-      packages: new PackagesService(database, storage, credentials, config.publicUrl),
-      packageFiles: new PackageFilesService(database, storage, credentials, config.uploadMaxBytes),
-      deviceTemplates: new DeviceTemplatesService(database),
-      devices: new DevicesService(database, storage, credentials),
-      orders: new OrdersService(database, credentials),
-      orderSenders: new OrderSendersService(database),
-      authorizations: new AuthorizationsService(database, signedAuthorizations),
-      authorizationDelivery: new AuthorizationDeliveryService(database),
-      stp: new StpService(database, storage, signedAuthorizations),
-    };
+    const core = await createCore(config, database, log);
+    modules = await createModules(core);
+    const services = Object.assign({}, core, ...modules.map((module) => module.services)) as Services;
     app.decorate('services', services);
   } catch (error) {
     if (!options.database) await database.close();
@@ -116,26 +94,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   if (!options.database) app.addHook('onClose', () => database.close());
 
   registerErrorHandling(app);
+  await registerSecurityHeaders(app, config.publicUrl);
+  registerRequestLimits(app, config.timeouts);
   registerApiVersion(app);
   registerAuth(app);
   await registerOpenApi(app);
   await registerMultipart(app, config.uploadMaxBytes);
-  await app.register(adminRoutes);
-  await app.register(sessionRoutes);
-  await app.register(usersRoutes);
-  await app.register(groupsRoutes);
-  await app.register(provisionRoutes);
-  await app.register(certificateExchangeRoutes);
-  await app.register(packagesRoutes);
-  await app.register(workflowStepsRoutes);
-  await app.register(packageFilesRoutes);
-  await app.register(deviceTemplatesRoutes);
-  await app.register(buildsRoutes);
-  await app.register(devicesRoutes);
-  await app.register(ordersRoutes);
-  await app.register(authorizationsRoutes);
-  await app.register(orderSendersRoutes);
-  await app.register(stpRoutes);
+  for (const module of modules) {
+    for (const routes of module.routes) await app.register(routes);
+  }
   await registerConsole(app);
   return app;
 }

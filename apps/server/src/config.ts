@@ -33,6 +33,23 @@ export interface Config {
   developmentCa: boolean;
   /** Largest file one multipart upload may carry, bytes. */
   uploadMaxBytes: number;
+  timeouts: TimeoutConfig;
+  /** SQLite `synchronous`: FULL (default) survives power loss; NORMAL is faster and survives only a process crash. */
+  sqliteSynchronous: 'FULL' | 'NORMAL';
+}
+
+/** How long a client may take; a slow or stalled client is cut off (milliseconds, bytes/s). */
+export interface TimeoutConfig {
+  /** The request line and headers must arrive within this. */
+  headersMs: number;
+  /** A body that is not a multipart upload must arrive whole within this. */
+  bodyMs: number;
+  /** After its first `bodyMs`, an upload must keep up at least this average rate. */
+  uploadMinBytesPerSecond: number;
+  /** Absolute cap on one request, uploads included. */
+  requestMs: number;
+  /** An idle kept-alive connection is closed after this. */
+  keepAliveMs: number;
 }
 
 export interface LoginThrottleConfig {
@@ -113,6 +130,12 @@ export function parseKeyEncryptionKey(raw: string | undefined, name = 'KEY_ENCRY
   return key;
 }
 
+function sqliteSynchronous(raw: string | undefined): 'FULL' | 'NORMAL' {
+  const value = (raw || 'FULL').toUpperCase();
+  if (value === 'FULL' || value === 'NORMAL') return value;
+  throw new ConfigError(`SQLITE_SYNCHRONOUS must be FULL or NORMAL, got "${raw}"`);
+}
+
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
 
 export function loadConfig(env: Env = process.env): Config {
@@ -150,5 +173,13 @@ export function loadConfig(env: Env = process.env): Config {
     keyEncryptionKey: parseKeyEncryptionKey(env.KEY_ENCRYPTION_KEY),
     developmentCa: boolean(env, 'DEVELOPMENT_CA', false),
     uploadMaxBytes: integer(env, 'UPLOAD_MAX_BYTES', 2 * 1024 ** 3, 1024, 1024 ** 4),
+    timeouts: {
+      headersMs: integer(env, 'HEADERS_TIMEOUT_SECONDS', 10, 1, 600) * 1000,
+      bodyMs: integer(env, 'BODY_TIMEOUT_SECONDS', 15, 1, 3600) * 1000,
+      uploadMinBytesPerSecond: integer(env, 'UPLOAD_MIN_BYTES_PER_SECOND', 16 * 1024, 0, 1024 ** 3),
+      requestMs: integer(env, 'REQUEST_TIMEOUT_SECONDS', 3600, 1, 86400) * 1000,
+      keepAliveMs: integer(env, 'KEEP_ALIVE_TIMEOUT_SECONDS', 5, 1, 600) * 1000,
+    },
+    sqliteSynchronous: sqliteSynchronous(env.SQLITE_SYNCHRONOUS),
   };
 }

@@ -2,6 +2,8 @@ import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 
 async function main(): Promise<void> {
+  // everything the server creates (database, keys, stored files, temporary files) is its user's alone
+  process.umask(0o077);
   let config;
   try {
     config = loadConfig();

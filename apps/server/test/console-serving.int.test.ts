@@ -23,6 +23,16 @@ describeEachDatabase(
       }
     });
 
+    it('serves the console pages under a strict Content-Security-Policy that forbids framing', async () => {
+      const response = await ctx().call('GET', '/orders/42', { headers: html });
+      expect(response.headers['content-security-policy']).toBe(
+        "default-src 'self';script-src 'self';style-src 'self' 'unsafe-inline';img-src 'self' data: blob:;font-src 'self' data:;" +
+          "connect-src 'self';object-src 'none';base-uri 'self';form-action 'self';frame-ancestors 'none'",
+      );
+      expect(response.headers['x-frame-options']).toBe('DENY');
+      expect(response.headers['x-content-type-options']).toBe('nosniff');
+    });
+
     it('serves hashed assets as immutable', async () => {
       const response = await ctx().call('GET', '/assets/app-1234.js');
       expect(response.statusCode).toBe(200);

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, MysqlDialect, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
@@ -6,6 +5,7 @@ import { createPool } from 'mysql2';
 import pg from 'pg';
 import type { TDatabaseConfig } from '@manifold/contract';
 import type { DatabaseTarget } from '../config.js';
+import { assertPrivateFile, createPrivateFile, makePrivateDirectory } from '../lib/private-files.js';
 import { createDialect, type Dialect } from './dialect.js';
 import { migrationProvider } from './migrations/index.js';
 import type { DB } from './schema.js';
@@ -21,14 +21,26 @@ export interface Database {
   close(): Promise<void>;
 }
 
-function kyselyDialect(target: DatabaseTarget) {
+export interface DatabaseOptions {
+  /**
+   * SQLite `synchronous`. FULL (the default) syncs the write-ahead log at every commit, so a 2xx
+   * survives a power loss or OS crash; NORMAL survives a killed process only.
+   */
+  sqliteSynchronous?: 'FULL' | 'NORMAL';
+}
+
+function kyselyDialect(target: DatabaseTarget, options: DatabaseOptions) {
   if (target.kind === 'sqlite') {
-    if (target.file !== ':memory:') fs.mkdirSync(path.dirname(target.file), { recursive: true });
+    if (target.file !== ':memory:') {
+      makePrivateDirectory(path.dirname(target.file));
+      assertPrivateFile(target.file);
+      createPrivateFile(target.file);
+    }
     const connection = new SQLite(target.file);
     connection.pragma('journal_mode = WAL');
     connection.pragma('foreign_keys = ON');
     connection.pragma('busy_timeout = 5000');
-    connection.pragma('synchronous = NORMAL');
+    connection.pragma(`synchronous = ${options.sqliteSynchronous ?? 'FULL'}`);
     return new SqliteDialect({ database: connection });
   }
   if (target.kind === 'postgres') {
@@ -60,8 +72,8 @@ function describeTarget(target: DatabaseTarget): TDatabaseConfig {
   };
 }
 
-export function createDatabase(target: DatabaseTarget): Database {
-  const db = new Kysely<DB>({ dialect: kyselyDialect(target) });
+export function createDatabase(target: DatabaseTarget, options: DatabaseOptions = {}): Database {
+  const db = new Kysely<DB>({ dialect: kyselyDialect(target, options) });
   const dialect = createDialect(target.kind);
   return {
     db,

@@ -3,12 +3,7 @@ import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import { errorDescriptions } from '@manifold/contract';
-
-const apiPrefixes = ['/ui/', '/certificate/', '/apl/', '/fss/', '/mpf/', '/stp/'];
-
-function isApiPath(url: string): boolean {
-  return apiPrefixes.some((prefix) => url.startsWith(prefix)) || url === '/healthz' || url === '/readyz';
-}
+import { isApiPath } from '../lib/api-paths.js';
 
 /**
  * Serves the built console at `/` and answers deep links (`/orders/42`) with its index.html.

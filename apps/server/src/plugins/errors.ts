@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { errorDescriptions, type TErrorResponse } from '@manifold/contract';
@@ -39,4 +40,38 @@ export function registerErrorHandling(app: FastifyInstance): void {
     request.log.error({ err: error }, 'request failed');
     return reply.status(500).send({ errorToken: 'unknownError', errorDescription: errorDescriptions.unknownError });
   });
+}
+
+function clientErrorStatus(code: string | undefined): { status: number; reason: string; body: TErrorResponse } {
+  if (code === 'HPE_HEADER_OVERFLOW') {
+    return {
+      status: 431,
+      reason: 'Request Header Fields Too Large',
+      body: { errorToken: 'malformedRequest', errorDescription: 'The request headers are too large' },
+    };
+  }
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return {
+      status: 408,
+      reason: 'Request Timeout',
+      body: { errorToken: 'malformedRequest', errorDescription: 'The request took too long to arrive' },
+    };
+  }
+  return { status: 400, reason: 'Bad Request', body: malformed('The request could not be parsed') };
+}
+
+/**
+ * Requests Node's HTTP parser refuses before Fastify sees them (headers too large, a request
+ * that took too long, garbage) still get the spec's error body, then the connection closes.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const { status, reason, body } = clientErrorStatus(error.code);
+  const json = JSON.stringify(body);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${json}`,
+  );
 }

@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseKeyEncryptionKey } from '../../config.js';
 import { isCryptoError } from '../../crypto/crypto-errors.js';
+import { assertPrivateFile } from '../../lib/private-files.js';
 import { openPrivateKey, sealPrivateKey } from '../../crypto/key-pairs.js';
 import type { SettingsRepository } from '../settings/settings.repository.js';
 
@@ -54,7 +55,7 @@ async function keyFromFile(dataDir: string, log: Logger): Promise<Buffer> {
   const file = path.join(dataDir, KEY_ENCRYPTION_KEY_FILE);
   const existing = await readKeyFile(file);
   if (existing) return existing;
-  await fs.mkdir(dataDir, { recursive: true });
+  await fs.mkdir(dataDir, { recursive: true, mode: 0o700 });
   // Written aside and linked into place, so a concurrent start never reads a half-written key.
   const temporary = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   await fs.writeFile(temporary, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
@@ -75,8 +76,7 @@ async function keyFromFile(dataDir: string, log: Logger): Promise<Buffer> {
 async function readKeyFile(file: string): Promise<Buffer | null> {
   let text: string;
   try {
-    const stat = await fs.stat(file);
-    if ((stat.mode & 0o077) !== 0) await fs.chmod(file, 0o600);
+    assertPrivateFile(file);
     text = await fs.readFile(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;

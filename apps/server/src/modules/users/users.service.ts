@@ -176,7 +176,7 @@ export class UsersService {
     }
     if (initial.password === undefined) {
       const file = path.join(initial.dataDir, 'initial-admin-password');
-      await fs.mkdir(initial.dataDir, { recursive: true });
+      await fs.mkdir(initial.dataDir, { recursive: true, mode: 0o700 });
       await fs.writeFile(file, `${password}\n`, { mode: 0o600 });
       await fs.chmod(file, 0o600);
       log.warn(

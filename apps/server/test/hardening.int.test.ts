@@ -1,0 +1,203 @@
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { describeEachDatabase } from './helpers/test-app.js';
+import { type ServerProcess, spawnServer, startServer } from './helpers/server-process.js';
+
+const adminPassword = 'Admin-password-1';
+
+/** Opens a raw connection; `received()` is everything the server sent, `closed` resolves when it hangs up. */
+function connect(url: string) {
+  const { hostname, port } = new URL(url);
+  const socket = net.connect(Number(port), hostname);
+  let data = '';
+  socket.on('data', (chunk) => (data += chunk.toString('latin1')));
+  socket.on('error', () => undefined);
+  const closed = new Promise<number>((resolve) => {
+    const opened = Date.now();
+    socket.on('close', () => resolve(Date.now() - opened));
+  });
+  const ready = new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+  return { socket, ready, closed, received: () => data };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Resolves with the milliseconds until the server closed, or null if it still holds on after `limitMs`. */
+async function closedWithin(closed: Promise<number>, limitMs: number): Promise<number | null> {
+  return Promise.race([closed, sleep(limitMs).then(() => null)]);
+}
+
+describe('a real server process under hostile clients', () => {
+  let server: ServerProcess;
+  let dataDir: string;
+  let token: string;
+
+  beforeAll(async () => {
+    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'manifold-hardening-'));
+    server = await startServer({
+      DATA_DIR: path.join(dataDir, 'data'),
+      ADMIN_PASSWORD: adminPassword,
+      CONSOLE_DIR: path.join(dataDir, 'none'),
+      LOG_LEVEL: 'silent',
+      HEADERS_TIMEOUT_SECONDS: '2',
+      BODY_TIMEOUT_SECONDS: '2',
+      UPLOAD_MAX_BYTES: '4096',
+    });
+    const login = await fetch(`${server.url}/ui/user/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'admin', password: adminPassword }),
+    });
+    token = ((await login.json()) as { sessionToken: string }).sessionToken;
+  }, 120_000);
+
+  afterAll(async () => {
+    if (server) expect(await server.stop()).toBe(0);
+    await fs.rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('creates its data folder, database, write-ahead log and key files readable by its own user only', async () => {
+    const data = path.join(dataDir, 'data');
+    expect((await fs.stat(data)).mode & 0o777).toBe(0o700);
+    for (const name of ['manifold.db', 'manifold.db-wal', 'manifold.db-shm', 'key-encryption.key']) {
+      expect({ name, mode: (await fs.stat(path.join(data, name))).mode & 0o777 }).toEqual({ name, mode: 0o600 });
+    }
+  });
+
+  it('answers headers that are too large with the spec error body (431)', async () => {
+    const response = await fetch(`${server.url}/ui/user/login`, { headers: { 'x-padding': 'a'.repeat(20_000) } });
+    expect(response.status).toBe(431);
+    expect(await response.json()).toEqual({
+      errorToken: 'malformedRequest',
+      errorDescription: 'The request headers are too large',
+    });
+  });
+
+  it('cuts off request headers dribbled in', async () => {
+    const client = connect(server.url);
+    await client.ready;
+    client.socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n');
+    const dribble = setInterval(() => client.socket.write('X-a: b\r\n'), 500);
+    try {
+      expect(await closedWithin(client.closed, 8_000)).not.toBeNull();
+    } finally {
+      clearInterval(dribble);
+      client.socket.destroy();
+    }
+    expect(client.received()).toMatch(/^HTTP\/1\.1 408 /);
+  });
+
+  it('cuts off a JSON body dribbled in one byte at a time', async () => {
+    const client = connect(server.url);
+    await client.ready;
+    client.socket.write(
+      'POST /ui/user/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{',
+    );
+    const dribble = setInterval(() => client.socket.write(' '), 300);
+    try {
+      expect(await closedWithin(client.closed, 8_000)).not.toBeNull();
+    } finally {
+      clearInterval(dribble);
+      client.socket.destroy();
+    }
+  });
+
+  it('closes the connection after refusing an upload, so the next request is never stuck behind its unread body', async () => {
+    const client = connect(server.url);
+    await client.ready;
+    const boundary = 'x1234';
+    const body = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.json"\r\nContent-Type: application/json\r\n\r\n${'a'.repeat(200_000)}\r\n--${boundary}--\r\n`;
+    client.socket.write(
+      `POST /ui/order/upload HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${body.length}\r\n\r\n`,
+    );
+    client.socket.write(body);
+    client.socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+    const closedAfter = await closedWithin(client.closed, 2_000);
+    client.socket.destroy();
+    expect(client.received()).toMatch(/^HTTP\/1\.1 413 /);
+    expect(client.received().toLowerCase()).toContain('connection: close');
+    expect(closedAfter).not.toBeNull();
+  });
+
+  it('closes the connection after a 401 on an upload whose body it never read', async () => {
+    const client = connect(server.url);
+    await client.ready;
+    client.socket.write(
+      'POST /ui/order/upload HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: 100000\r\n\r\n--b\r\n',
+    );
+    const closedAfter = await closedWithin(client.closed, 1_000);
+    client.socket.destroy();
+    expect(client.received()).toMatch(/^HTTP\/1\.1 401 /);
+    expect(closedAfter).not.toBeNull();
+  });
+
+  it('sends security headers on the API and no-store on its replies', async () => {
+    const response = await fetch(`${server.url}/ui/user/login`, { headers: { authorization: `Bearer ${token}` } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(response.headers.get('referrer-policy')).toBe('same-origin');
+    expect(response.headers.get('x-frame-options')).toBe('DENY');
+    const csp = response.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toMatch(/script-src[^;]*unsafe-inline/);
+    // plain http: no HSTS
+    expect(response.headers.get('strict-transport-security')).toBeNull();
+  });
+});
+
+describe('start-up refusals on private files', () => {
+  it('refuses to start on a database file other users can read, naming the fix', async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'manifold-modes-'));
+    try {
+      const file = path.join(dataDir, 'manifold.db');
+      await fs.writeFile(file, '');
+      await fs.chmod(file, 0o644);
+      const server = await spawnServer({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', CONSOLE_DIR: path.join(dataDir, 'none') });
+      try {
+        expect(await server.exited).toBe(1);
+      } finally {
+        server.child.kill('SIGKILL');
+      }
+      expect(server.output().stderr.trim().split('\n')).toEqual([
+        `manifold: cannot start: ${file} is open to other users (mode 644): run "chmod 600 ${file}" and start again`,
+      ]);
+    } finally {
+      await fs.rm(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+describeEachDatabase(
+  'security headers and durability settings',
+  (ctx) => {
+    it('sends HSTS when the canonical address is https', async () => {
+      const response = await ctx().call('GET', '/healthz');
+      expect(response.headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
+    });
+
+    it('syncs SQLite commits fully by default', async () => {
+      if (ctx().kind !== 'sqlite') return;
+      const { rows } = await sql<{ synchronous: number }>`pragma synchronous`.execute(ctx().app.services.database.db);
+      expect(rows[0]?.synchronous).toBe(2);
+    });
+  },
+  { PUBLIC_URL: 'https://manifold.example.com' },
+);
+
+describeEachDatabase(
+  'the documented speed-over-durability setting',
+  (ctx) => {
+    it('uses synchronous=NORMAL on SQLite when SQLITE_SYNCHRONOUS=NORMAL', async () => {
+      if (ctx().kind !== 'sqlite') return;
+      const { rows } = await sql<{ synchronous: number }>`pragma synchronous`.execute(ctx().app.services.database.db);
+      expect(rows[0]?.synchronous).toBe(1);
+    });
+  },
+  { SQLITE_SYNCHRONOUS: 'NORMAL' },
+);
