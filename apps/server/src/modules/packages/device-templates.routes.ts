@@ -8,9 +8,10 @@ import {
   ZDeviceTemplateListQuery,
   ZEmpty,
   ZPage,
+  ZDsiId,
 } from '@manifold/contract';
 import { AppError } from '../../lib/app-error.js';
-import { formParts, readSmallFile, uuidField } from '../../lib/multipart-parts.js';
+import { formParts, readSmallFile, identifierField } from '../../lib/multipart-parts.js';
 import { responses } from '../../lib/route-schemas.js';
 import { callerOf } from '../../plugins/auth.js';
 import { TEMPLATE_MAX_BYTES } from './device-templates.service.js';
@@ -74,7 +75,7 @@ export const deviceTemplatesRoutes: FastifyPluginAsyncZod = async (app) => {
         else part.file.resume();
       }
       if (!file) throw new AppError('uploadFileMissing', { field: 'file' });
-      const dsiId = fields.dsiId ? uuidField(fields.dsiId, 'dsiId') : undefined;
+      const dsiId = fields.dsiId ? identifierField(fields.dsiId, 'dsiId', ZDsiId) : undefined;
       return deviceTemplates.import({ file, dsiId }, callerOf(request));
     },
   );

@@ -1,9 +1,17 @@
 import { pipeline } from 'node:stream';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { ZEmpty, ZFileIdQuery, ZFileIdRequest, ZFilePrivacyRequest, ZPackageFile, type TPackageFile } from '@manifold/contract';
+import {
+  ZDsiId,
+  ZEmpty,
+  ZFileIdQuery,
+  ZFileIdRequest,
+  ZFilePrivacyRequest,
+  ZPackageFile,
+  type TPackageFile,
+} from '@manifold/contract';
 import { AppError } from '../../lib/app-error.js';
 import { attachmentDisposition } from '../../lib/file-names.js';
-import { booleanField, failOnTruncation, formParts, uuidField } from '../../lib/multipart-parts.js';
+import { booleanField, failOnTruncation, formParts, identifierField } from '../../lib/multipart-parts.js';
 import { responses } from '../../lib/route-schemas.js';
 import { callerOf } from '../../plugins/auth.js';
 
@@ -40,7 +48,7 @@ export const packageFilesRoutes: FastifyPluginAsyncZod = async (app) => {
             throw new AppError('packageFileFieldsFirst', { field: 'file' });
           uploaded = await packageFiles.upload(
             {
-              dsiId: uuidField(fields.dsiId, 'dsiId'),
+              dsiId: identifierField(fields.dsiId, 'dsiId', ZDsiId),
               isPublic: booleanField(fields.isPublic, 'isPublic'),
               fileName: part.filename,
               contentType: part.mimetype,
