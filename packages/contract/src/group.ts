@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZPageQuery } from './common.js';
 
 export const ZGroup = z
   .object({
@@ -24,5 +25,10 @@ export const ZGroupEditRequest = ZGroupAddRequest.extend({ userGroupId: z.number
   id: 'GroupEditRequest',
 });
 export type TGroupEditRequest = z.infer<typeof ZGroupEditRequest>;
+
+export const ZGroupListQuery = ZPageQuery.extend({
+  /** Matches the group's name, case-insensitively. */
+  search: z.string().max(128).optional(),
+});
 
 export const ZGroupDeleteRequest = z.object({ userGroupId: z.number().int() }).meta({ id: 'GroupDeleteRequest' });

@@ -1,12 +1,18 @@
 import type { Kysely } from 'kysely';
 import type { TDevice, TDeviceDetail, TDeviceParameter, TPage, TPageQuery, TRegistrationState } from '@manifold/contract';
 import { describeCertificate, parseCertificateBundle } from '../../crypto/certificates.js';
+import { containsIgnoringCase, type Dialect } from '../../db/dialect.js';
 import { paginate } from '../../db/paging.js';
 import { nextVersion } from '../../db/version.js';
-import type { Dialect } from '../../db/dialect.js';
 import type { DB } from '../../db/schema.js';
 import type { DeviceRow } from '../../db/schema-packages.js';
 import { isoNow } from '../../lib/time.js';
+
+/** Which machines a list shows: approved only or every other state; a search in name, deviceId or serial number. */
+export interface DeviceListFilter {
+  approved?: boolean;
+  search?: string;
+}
 
 export class DevicesRepository {
   constructor(private readonly db: Kysely<DB>) {}
@@ -56,10 +62,14 @@ export class DevicesRepository {
     await this.db.deleteFrom('devices').where('id', '=', id).execute();
   }
 
-  async list(page: TPageQuery, approved: boolean | undefined): Promise<TPage<TDevice>> {
+  async list(page: TPageQuery, { approved, search }: DeviceListFilter = {}): Promise<TPage<TDevice>> {
     let query = this.db.selectFrom('devices');
     if (approved === true) query = query.where('registration_state', '=', 'Approved');
     if (approved === false) query = query.where('registration_state', '<>', 'Approved');
+    const term = search?.trim();
+    if (term) {
+      query = query.where((eb) => eb.or(['name', 'id', 'serial_number'].map((column) => containsIgnoringCase(column, term))));
+    }
     return paginate(
       query,
       page,

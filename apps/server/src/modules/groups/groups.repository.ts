@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { TGroup, TPage, TPageQuery } from '@manifold/contract';
-import type { Dialect } from '../../db/dialect.js';
+import { containsIgnoringCase, type Dialect } from '../../db/dialect.js';
 import { paginate } from '../../db/paging.js';
 import type { DB, GroupRow } from '../../db/schema.js';
 
@@ -22,9 +22,12 @@ export class GroupsRepository {
     return this.db.selectFrom('user_groups').selectAll().where('name_key', '=', groupNameKey(name)).executeTakeFirst();
   }
 
-  async list(page: TPageQuery): Promise<TPage<TGroup>> {
+  async list(page: TPageQuery, search?: string): Promise<TPage<TGroup>> {
+    let query = this.db.selectFrom('user_groups');
+    const term = search?.trim();
+    if (term) query = query.where(containsIgnoringCase('name_key', term));
     return paginate(
-      this.db.selectFrom('user_groups'),
+      query,
       page,
       (base) => base.selectAll().orderBy('name_key'),
       async (rows) => {

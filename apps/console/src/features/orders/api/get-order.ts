@@ -1,6 +1,7 @@
 import { ZOrderDetail } from '@manifold/contract';
 import { keepPreviousData, queryOptions, useQuery } from '@tanstack/react-query';
 import { apiRequest } from '../../../lib/api-client';
+import { taggedMeta } from '../../../lib/query-tags';
 
 /** `page`: the page of the order's authorizations to show (10 a page). */
 export function getOrder(orderId: string, page: number, signal?: AbortSignal) {
@@ -12,6 +13,7 @@ export function orderQueryOptions(orderId: string, page = 1) {
     queryKey: ['orders', 'detail', orderId, page],
     queryFn: ({ signal }) => getOrder(orderId, page, signal),
     placeholderData: keepPreviousData,
+    meta: taggedMeta('licensing'),
   });
 }
 
