@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { LoginThrottleConfig } from '../../config.js';
 import { type Dialect, isUniqueViolation } from '../../db/dialect.js';
 import type { DB } from '../../db/schema.js';
+import { LoginFailuresRepository } from './login-failures.repository.js';
 
 export interface ThrottleKey {
   key: string;
@@ -32,16 +33,12 @@ export class LoginThrottle {
     ];
   }
 
+  private failures(db: Kysely<DB>): LoginFailuresRepository {
+    return new LoginFailuresRepository(db, this.dialect);
+  }
+
   async state(db: Kysely<DB>, keys: ThrottleKey[], now: Date): Promise<ThrottleState> {
-    const rows = await db
-      .selectFrom('login_failures')
-      .selectAll()
-      .where(
-        'key',
-        'in',
-        keys.map((k) => k.key),
-      )
-      .execute();
+    const rows = await this.failures(db).ofKeys(keys.map((k) => k.key));
     const windowStart = new Date(now.getTime() - this.config.windowSeconds * 1000).toISOString();
     let lockedUntil: Date | undefined;
     let failures = 0;
@@ -73,33 +70,30 @@ export class LoginThrottle {
   }
 
   async clear(trx: Kysely<DB>, key: ThrottleKey): Promise<void> {
-    await trx.deleteFrom('login_failures').where('key', '=', key.key).execute();
+    await this.failures(trx).delete(key.key);
   }
 
   private async bump(trx: Kysely<DB>, { key, maxFailures }: ThrottleKey, now: Date): Promise<void> {
     const nowIso = now.toISOString();
     const windowStart = new Date(now.getTime() - this.config.windowSeconds * 1000).toISOString();
-    const row = await this.dialect
-      .forUpdate(trx.selectFrom('login_failures').selectAll().where('key', '=', key))
-      .executeTakeFirst();
+    const failures = this.failures(trx);
+    const row = await failures.lock(key);
     if (!row) {
-      await trx
-        .insertInto('login_failures')
-        .values({ key, failures: 1, window_start: nowIso, locked_until: maxFailures <= 1 ? this.lockEnd(now) : null })
-        .execute();
+      await failures.insert({
+        key,
+        failures: 1,
+        window_start: nowIso,
+        locked_until: maxFailures <= 1 ? this.lockEnd(now) : null,
+      });
       return;
     }
     const stale = row.window_start < windowStart || (row.locked_until !== null && row.locked_until <= nowIso);
-    const failures = stale ? 1 : row.failures + 1;
-    await trx
-      .updateTable('login_failures')
-      .set({
-        failures,
-        window_start: stale ? nowIso : row.window_start,
-        locked_until: failures >= maxFailures ? this.lockEnd(now) : stale ? null : row.locked_until,
-      })
-      .where('key', '=', key)
-      .execute();
+    const count = stale ? 1 : row.failures + 1;
+    await failures.update(key, {
+      failures: count,
+      window_start: stale ? nowIso : row.window_start,
+      locked_until: count >= maxFailures ? this.lockEnd(now) : stale ? null : row.locked_until,
+    });
   }
 
   private lockEnd(now: Date): string {
