@@ -102,6 +102,38 @@ export async function readSmallFile(file: BusboyFileStream, maxBytes: number, fi
   return Buffer.concat(chunks);
 }
 
+export interface SmallForm {
+  /** Text fields by name (the last of a repeated one). */
+  fields: Record<string, string>;
+  /** The first `file` part, read into memory; undefined when the form has none. */
+  file: Buffer | undefined;
+}
+
+/**
+ * Reads a form of text fields and one small `file` part (at most `maxBytes`, else 413); other
+ * file parts are drained unread. A refused form is answered by the caller; the connection is
+ * closed after such an answer (plugins/request-limits.ts), so an unread rest never lingers.
+ */
+export async function readSmallForm(
+  request: FastifyRequest,
+  maxBytes: number,
+  limits?: PartsOptions['limits'],
+): Promise<SmallForm> {
+  const form: SmallForm = { fields: {}, file: undefined };
+  for await (const part of formParts(request, limits)) {
+    if (part.type === 'field') form.fields[part.fieldname] = String(part.value);
+    else if (part.fieldname === 'file' && !form.file) form.file = await readSmallFile(part.file, maxBytes);
+    else part.file.resume();
+  }
+  return form;
+}
+
+/** The form's file, or `uploadFileMissing`. */
+export function requiredFile(form: SmallForm): Buffer {
+  if (!form.file) throw new AppError('uploadFileMissing', { field: 'file' });
+  return form.file;
+}
+
 /** A multipart boolean field: `true` or `false`. */
 export function booleanField(value: string | undefined, field: string): boolean {
   if (value === 'true') return true;

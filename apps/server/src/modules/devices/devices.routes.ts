@@ -14,8 +14,7 @@ import {
   ZEmpty,
   ZPage,
 } from '@manifold/contract';
-import { AppError } from '../../lib/app-error.js';
-import { formParts, readSmallFile, identifierField } from '../../lib/multipart-parts.js';
+import { identifierField, readSmallForm, requiredFile } from '../../lib/multipart-parts.js';
 import { responses } from '../../lib/route-schemas.js';
 import { callerOf } from '../../plugins/auth.js';
 import { sendImage } from '../images/image-route.js';
@@ -120,15 +119,12 @@ export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      const fields: Record<string, string> = {};
-      let bytes: Buffer | undefined;
-      for await (const part of formParts(request)) {
-        if (part.type === 'field') fields[part.fieldname] = String(part.value);
-        else if (part.fieldname === 'file' && !bytes) bytes = await readSmallFile(part.file, IMAGE_MAX_BYTES);
-        else part.file.resume();
-      }
-      if (!bytes) throw new AppError('uploadFileMissing', { field: 'file' });
-      return devices.setImage({ deviceId: identifierField(fields.deviceId, 'deviceId', ZDeviceId), bytes }, callerOf(request));
+      const form = await readSmallForm(request, IMAGE_MAX_BYTES);
+      const bytes = requiredFile(form);
+      return devices.setImage(
+        { deviceId: identifierField(form.fields.deviceId, 'deviceId', ZDeviceId), bytes },
+        callerOf(request),
+      );
     },
   );
 

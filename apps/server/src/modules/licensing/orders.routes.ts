@@ -16,7 +16,7 @@ import {
   ZPage,
 } from '@manifold/contract';
 import { AppError } from '../../lib/app-error.js';
-import { formParts, readSmallFile } from '../../lib/multipart-parts.js';
+import { readSmallForm, requiredFile } from '../../lib/multipart-parts.js';
 import { responses } from '../../lib/route-schemas.js';
 import { callerOf } from '../../plugins/auth.js';
 import { POLICY_FIELD } from './policy-check.js';
@@ -62,12 +62,7 @@ export const ordersRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      let file: Buffer | undefined;
-      for await (const part of formParts(request)) {
-        if (part.type === 'file' && part.fieldname === 'file' && !file) file = await readSmallFile(part.file, POLICY_MAX_BYTES);
-        else if (part.type === 'file') part.file.resume();
-      }
-      if (!file) throw new AppError('uploadFileMissing', { field: 'file' });
+      const file = requiredFile(await readSmallForm(request, POLICY_MAX_BYTES));
       let policy: unknown;
       try {
         policy = JSON.parse(file.toString('utf8'));

@@ -10,8 +10,7 @@ import {
   ZPage,
   ZDsiId,
 } from '@manifold/contract';
-import { AppError } from '../../lib/app-error.js';
-import { formParts, readSmallFile, identifierField } from '../../lib/multipart-parts.js';
+import { identifierField, readSmallForm, requiredFile } from '../../lib/multipart-parts.js';
 import { responses } from '../../lib/route-schemas.js';
 import { callerOf } from '../../plugins/auth.js';
 import { TEMPLATE_MAX_BYTES } from './device-templates.service.js';
@@ -67,15 +66,9 @@ export const deviceTemplatesRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      const fields: Record<string, string> = {};
-      let file: Buffer | undefined;
-      for await (const part of formParts(request)) {
-        if (part.type === 'field') fields[part.fieldname] = String(part.value);
-        else if (part.fieldname === 'file' && !file) file = await readSmallFile(part.file, TEMPLATE_MAX_BYTES);
-        else part.file.resume();
-      }
-      if (!file) throw new AppError('uploadFileMissing', { field: 'file' });
-      const dsiId = fields.dsiId ? identifierField(fields.dsiId, 'dsiId', ZDsiId) : undefined;
+      const form = await readSmallForm(request, TEMPLATE_MAX_BYTES);
+      const file = requiredFile(form);
+      const dsiId = form.fields.dsiId ? identifierField(form.fields.dsiId, 'dsiId', ZDsiId) : undefined;
       return deviceTemplates.import({ file, dsiId }, callerOf(request));
     },
   );
