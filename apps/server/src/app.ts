@@ -22,6 +22,7 @@ import { registerAuth } from './plugins/auth.js';
 import { registerConsole } from './plugins/console.js';
 import { answerClientError, registerErrorHandling } from './plugins/errors.js';
 import { registerMultipart } from './plugins/multipart.js';
+import { registerInputHygiene } from './plugins/input-hygiene.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import { registerRequestLimits, serverTimeouts } from './plugins/request-limits.js';
 import { registerSecurityHeaders } from './plugins/security-headers.js';
@@ -97,6 +98,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await registerSecurityHeaders(app, config.publicUrl);
   registerRequestLimits(app, config.timeouts);
   registerApiVersion(app);
+  registerInputHygiene(app);
   registerAuth(app);
   await registerOpenApi(app);
   await registerMultipart(app, config.uploadMaxBytes);

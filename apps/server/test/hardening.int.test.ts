@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { describeEachDatabase } from './helpers/test-app.js';
+import { buildUserInput, describeEachDatabase } from './helpers/test-app.js';
 import { type ServerProcess, spawnServer, startServer } from './helpers/server-process.js';
 
 const adminPassword = 'Admin-password-1';
@@ -201,3 +201,56 @@ describeEachDatabase(
   },
   { SQLITE_SYNCHRONOUS: 'NORMAL' },
 );
+
+describeEachDatabase('names that cannot impersonate, strings without NUL, passwords nobody guesses', (ctx) => {
+  const add = async (overrides: Record<string, unknown>) =>
+    ctx().call('POST', '/ui/user/add', { token: await ctx().adminToken(), body: { ...buildUserInput(), ...overrides } });
+
+  it.each([
+    ['a zero-width space', 'ad\u200bmin2'],
+    ['a right-to-left override', 'evil\u202eexe.txt'],
+    ['markup', '<b>bold</b>'],
+    ['an escape character', 'esc\u001bape'],
+    ['a space', 'two words'],
+  ])('refuses a username with %s', async (_what, username) => {
+    const response = await add({ username });
+    expect(response.statusCode).toBe(420);
+    expect(response.json()).toMatchObject({ errorToken: 'usernameInvalid', field: 'username' });
+  });
+
+  it('refuses a username whose confusable skeleton matches an existing one', async () => {
+    for (const username of ['\u0430dmin', 'ADMIN', '\uff41\uff44\uff4d\uff49\uff4e']) {
+      const response = await add({ username });
+      expect(response.statusCode, username).toBe(420);
+      expect(response.json()).toMatchObject({ errorToken: 'usernameTaken', field: 'username' });
+    }
+  });
+
+  it('stores the NFKC form of a username typed in full-width letters', async () => {
+    const response = await add({ username: '\uff4e\uff46\uff4b\uff43' });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({ username: 'nfkc' });
+  });
+
+  it('refuses NUL in any string, signed in or not, with a 400 and no change', async () => {
+    const login = await ctx().call('POST', '/ui/user/login', { body: { username: 'admin\u0000', password: 'x' } });
+    expect(login.statusCode).toBe(400);
+    expect(login.json()).toEqual({ errorToken: 'malformedRequest', errorDescription: 'body.username contains a NUL character' });
+    const token = await ctx().adminToken();
+    const before = (await ctx().call('GET', '/ui/user/list?numberOfItems=100', { token })).json().totalNumOfItems;
+    const added = await add({ firstName: 'Nul\u0000l' });
+    expect(added.statusCode).toBe(400);
+    expect((await ctx().call('GET', '/ui/user/list?numberOfItems=100', { token })).json().totalNumOfItems).toBe(before);
+    const search = await ctx().call('GET', '/ui/user/list?search=%00', { token });
+    expect(search.statusCode).toBe(400);
+    expect(search.json().errorDescription).toBe('querystring.search contains a NUL character');
+  });
+
+  it('refuses common and breached passwords', async () => {
+    for (const password of ['password123', 'Qwerty123', 'iloveyou']) {
+      const response = await add({ password });
+      expect(response.statusCode, password).toBe(420);
+      expect(response.json()).toMatchObject({ errorToken: 'passwordTooCommon', field: 'password' });
+    }
+  });
+});

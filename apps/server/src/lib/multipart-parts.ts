@@ -2,6 +2,7 @@ import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { Transform, type TransformCallback } from 'node:stream';
 import { StorageLimitError } from '../storage/storage.js';
+import { findNul, nulDescription } from '../plugins/input-hygiene.js';
 import { AppError } from './app-error.js';
 
 type BusboyFileStream = MultipartFile['file'];
@@ -28,7 +29,11 @@ export async function* formParts(request: FastifyRequest, limits?: PartsOptions[
       throw multipartFailure(error);
     }
     if (result.done) return;
-    yield result.value;
+    const part = result.value;
+    if (part.type === 'field' && findNul(part.value, part.fieldname)) {
+      throw new AppError('malformedRequest', { status: 400, description: nulDescription(part.fieldname) });
+    }
+    yield part;
   }
 }
 

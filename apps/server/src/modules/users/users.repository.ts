@@ -4,9 +4,9 @@ import { containsIgnoringCase, type Dialect } from '../../db/dialect.js';
 import { pageOffset, toPage } from '../../db/paging.js';
 import type { DB, NewUserRow, UserRow, UserRowUpdate } from '../../db/schema.js';
 
-export function usernameKey(username: string): string {
-  return username.trim().toLowerCase();
-}
+import { usernameKey } from './usernames.js';
+
+export { usernameKey };
 
 export function toUserProfile(row: UserRow): TUserProfile {
   return {
