@@ -24,7 +24,7 @@ import { answerClientError, registerErrorHandling } from './plugins/errors.js';
 import { registerMultipart } from './plugins/multipart.js';
 import { registerInputHygiene } from './plugins/input-hygiene.js';
 import { registerOpenApi } from './plugins/openapi.js';
-import { registerRequestLimits, serverTimeouts } from './plugins/request-limits.js';
+import { registerRequestLimits, serverTimeouts, warnOnForwardingHeaders } from './plugins/request-limits.js';
 import { registerSecurityHeaders } from './plugins/security-headers.js';
 import type { Services } from './services.js';
 import { LocalStorage } from './storage/local-storage.js';
@@ -72,7 +72,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const app = Fastify({
     logger: options.logger ?? { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
     bodyLimit: 1024 * 1024,
-    trustProxy: process.env.TRUST_PROXY === 'true',
+    trustProxy: config.trustProxy,
     clientErrorHandler: answerClientError,
     ...serverTimeouts(config.timeouts),
   });
@@ -97,6 +97,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerErrorHandling(app);
   await registerSecurityHeaders(app, config.publicUrl);
   registerRequestLimits(app, config.timeouts);
+  if (!config.trustProxy) warnOnForwardingHeaders(app);
   registerApiVersion(app);
   registerInputHygiene(app);
   registerAuth(app);

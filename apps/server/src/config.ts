@@ -17,6 +17,8 @@ export interface Config {
   adminPassword: string | undefined;
   cookieSecure: boolean;
   cookieDomain: string | null;
+  /** `TRUST_PROXY=true`: client addresses come from `X-Forwarded-For` (behind a reverse proxy). */
+  trustProxy: boolean;
   logLevel: string;
   /** Lifetime of a session token, seconds. */
   sessionTtlSeconds: number;
@@ -159,6 +161,7 @@ export function loadConfig(env: Env = process.env): Config {
     adminPassword: env.ADMIN_PASSWORD || undefined,
     cookieSecure: boolean(env, 'COOKIE_SECURE', true),
     cookieDomain: env.COOKIE_DOMAIN || null,
+    trustProxy: env.TRUST_PROXY === 'true',
     logLevel: env.LOG_LEVEL || 'info',
     sessionTtlSeconds: integer(env, 'SESSION_TTL_SECONDS', 8 * 3600, 60, 30 * 24 * 3600),
     loginThrottle: {

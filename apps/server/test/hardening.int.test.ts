@@ -151,6 +151,22 @@ describe('a real server process under hostile clients', () => {
   });
 });
 
+describe('a server behind a proxy it was not told about', () => {
+  it('warns once when requests carry forwarding headers but TRUST_PROXY is off', async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'manifold-proxy-'));
+    const server = await startServer({ DATA_DIR: dataDir, LOG_LEVEL: 'warn', CONSOLE_DIR: path.join(dataDir, 'none') });
+    try {
+      await fetch(`${server.url}/healthz`);
+      expect(server.output().stdout).not.toContain('TRUST_PROXY is off');
+      for (let i = 0; i < 3; i++) await fetch(`${server.url}/healthz`, { headers: { 'x-forwarded-for': '203.0.113.7' } });
+      expect(server.output().stdout.split('TRUST_PROXY is off')).toHaveLength(2);
+    } finally {
+      expect(await server.stop()).toBe(0);
+      await fs.rm(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
 describe('start-up refusals on private files', () => {
   it('refuses to start on a database file other users can read, naming the fix', async () => {
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'manifold-modes-'));
