@@ -46,7 +46,7 @@ export interface TimeoutConfig {
   headersMs: number;
   /** A body that is not a multipart upload must arrive whole within this. */
   bodyMs: number;
-  /** After its first `bodyMs`, an upload must keep up at least this average rate. */
+  /** After its first `bodyMs`, an upload must keep up at least this rate over the last `bodyMs`. */
   uploadMinBytesPerSecond: number;
   /** Absolute cap on one request, uploads included. */
   requestMs: number;
@@ -55,13 +55,13 @@ export interface TimeoutConfig {
 }
 
 export interface LoginThrottleConfig {
-  /** Failures (per username, or five times as many per address) after which logins are refused. */
+  /** Failures of one account from all addresses before waits begin (five times as many for one address on any account). */
   maxFailures: number;
-  /** Failures after which each further attempt is slowed down. */
+  /** Failures of one address on one account before waits begin; also the most one address adds to an account's count. */
   slowAfter: number;
-  /** Extra delay per failure beyond `slowAfter`, capped at 5 s. */
+  /** The first wait, ms; each further failure doubles it. */
   slowdownMs: number;
-  /** How long a locked username or address is refused, seconds. */
+  /** The longest wait, seconds. */
   lockSeconds: number;
   /** Failures older than this are forgotten, seconds. */
   windowSeconds: number;

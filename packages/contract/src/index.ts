@@ -16,3 +16,4 @@ export * from './parameter-narrowing.js';
 export * from './licensing-tokens.js';
 export * from './policy.js';
 export * from './licensing.js';
+export * from './login-throttle.js';

@@ -33,6 +33,17 @@ export class UsersRepository {
     return this.db.selectFrom('users').selectAll().where('username_key', '=', usernameKey(username)).executeTakeFirst();
   }
 
+  /** The usernames behind identity keys (`usernameKey`), for showing keys to people. */
+  async usernamesByKeys(keys: string[]): Promise<Map<string, string>> {
+    if (keys.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom('users')
+      .select(['username', 'username_key'])
+      .where('username_key', 'in', keys)
+      .execute();
+    return new Map(rows.map((row) => [row.username_key, row.username]));
+  }
+
   async findIdsByUsernames(usernames: string[]): Promise<Map<string, number>> {
     const keys = [...new Set(usernames.map(usernameKey))];
     if (keys.length === 0) return new Map();
