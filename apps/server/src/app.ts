@@ -16,6 +16,7 @@ import { provisionModule } from './modules/provision/provision.module.js';
 import { ServerCredentials } from './modules/provision/server-credentials.service.js';
 import { sessionModule } from './modules/session/session.module.js';
 import { SettingsRepository } from './modules/settings/settings.repository.js';
+import { unimplementedModule } from './modules/unimplemented/unimplemented.module.js';
 import { usersModule } from './modules/users/users.module.js';
 import { registerApiVersion } from './plugins/api-version.js';
 import { registerAuth } from './plugins/auth.js';
@@ -61,6 +62,7 @@ export async function createModules(core: Core) {
     packagesModule(core),
     devicesModule(core),
     licensingModule(core),
+    unimplementedModule(),
   ] as const;
 }
 

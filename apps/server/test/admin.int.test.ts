@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { permissions } from '@manifold/contract';
-import { describeEachDatabase } from './helpers/test-app.js';
+import { accessOf, permissions } from '@manifold/contract';
+import { unimplementedRoutes } from '../src/modules/unimplemented/unimplemented.routes.js';
+import { describeEachDatabase, expectToken } from './helpers/test-app.js';
 
 describeEachDatabase('admin and operations', (ctx) => {
   describe('GET /ui/admin/state', () => {
@@ -67,12 +68,32 @@ describeEachDatabase('admin and operations', (ctx) => {
     it('should require authentication', async () => {
       expect((await ctx().call('GET', '/ui/version')).statusCode).toBe(401);
     });
-    it('answers both versions', async () => {
+    it('answers the Manage version and no Trace version while no Trace function is in use', async () => {
       const { token } = await ctx().createUser();
       expect((await ctx().call('GET', '/ui/version', { token })).json()).toEqual({
         manageVersion: '0.1.0',
-        traceVersion: '0.1.0',
+        traceVersion: null,
       });
+    });
+    it("answers this program's version as traceVersion when Trace is enabled here", async () => {
+      const { SettingsRepository } = await import('../src/modules/settings/settings.repository.js');
+      const { traceEnabledSettingKey } = await import('../src/modules/admin/trace-version.js');
+      const settings = new SettingsRepository(ctx().app.services.database.db);
+      const { token } = await ctx().createUser();
+      try {
+        await settings.set(traceEnabledSettingKey, 'true');
+        expect((await ctx().call('GET', '/ui/version', { token })).json()).toEqual({
+          manageVersion: '0.1.0',
+          traceVersion: '0.1.0',
+        });
+        await settings.set(traceEnabledSettingKey, 'false');
+        expect((await ctx().call('GET', '/ui/version', { token })).json()).toEqual({
+          manageVersion: '0.1.0',
+          traceVersion: null,
+        });
+      } finally {
+        await ctx().app.services.database.db.deleteFrom('settings').where('key', '=', traceEnabledSettingKey).execute();
+      }
     });
   });
 
@@ -101,6 +122,10 @@ describeEachDatabase('admin and operations', (ctx) => {
     it('should require authentication', async () => {
       expect((await ctx().call('POST', '/ui/admin/database', { body: {} })).statusCode).toBe(401);
     });
+    it('is for ADMIN only', async () => {
+      const { token } = await ctx().createUser();
+      expectToken(await ctx().call('POST', '/ui/admin/database', { token, body: {} }), 403, 'actionNotAllowed');
+    });
     it('answers 501 functionNotImplemented, as the spec marks it', async () => {
       const response = await ctx().call('POST', '/ui/admin/database', {
         token: await ctx().adminToken(),
@@ -114,6 +139,10 @@ describeEachDatabase('admin and operations', (ctx) => {
   describe('GET /ui/admin/api-spec', () => {
     it('should require authentication', async () => {
       expect((await ctx().call('GET', '/ui/admin/api-spec')).statusCode).toBe(401);
+    });
+    it('is for ADMIN only', async () => {
+      const { token } = await ctx().createUser();
+      expectToken(await ctx().call('GET', '/ui/admin/api-spec', { token }), 403, 'actionNotAllowed');
     });
     it('is an OpenAPI 3.1 document covering every API route of the permission table', async () => {
       const response = await ctx().call('GET', '/ui/admin/api-spec', { token: await ctx().adminToken() });
@@ -131,6 +160,49 @@ describeEachDatabase('admin and operations', (ctx) => {
       expect(document.paths['/ui/user/add'].post.requestBody.content['application/json'].schema).toBeTruthy();
       expect(document.paths['/ui/user/add'].post.security).toEqual([{ bearerAuth: [] }]);
       expect(document.paths['/ui/user/login'].post.security).toBeUndefined();
+    });
+  });
+
+  describe('calls the spec marks unimplemented', () => {
+    const calls = unimplementedRoutes.map(({ method, url }) => ({
+      method,
+      url,
+      admin: accessOf(`${method} ${url}`) === 'admin',
+    }));
+
+    it('are the eight of spec §7, each with a permission row', () => {
+      expect(calls.map(({ method, url }) => `${method} ${url}`).sort()).toEqual([
+        'GET /ui/qms/data',
+        'GET /ui/qms/failed',
+        'GET /ui/qms/parts/list',
+        'GET /ui/qms/results',
+        'GET /ui/qms/search',
+        'POST /ui/admin/blockchain/provider',
+        'POST /ui/admin/sso',
+        'POST /ui/qms/parts/entry',
+      ]);
+      expect(calls.filter((call) => call.admin).map(({ url }) => url)).toEqual([
+        '/ui/admin/sso',
+        '/ui/admin/blockchain/provider',
+      ]);
+    });
+
+    it.each(calls)('$method $url needs a session', async ({ method, url }) => {
+      expectToken(await ctx().call(method, url, method === 'POST' ? { body: {} } : {}), 401, 'invalidSessionToken');
+    });
+
+    it.each(calls)('$method $url answers 501 functionNotImplemented with a session', async ({ method, url, admin }) => {
+      const token = admin ? await ctx().adminToken() : (await ctx().createUser()).token;
+      expectToken(
+        await ctx().call(method, url, { token, ...(method === 'POST' ? { body: {} } : {}) }),
+        501,
+        'functionNotImplemented',
+      );
+    });
+
+    it.each(calls.filter((call) => call.admin))('$method $url is for ADMIN only', async ({ method, url }) => {
+      const { token } = await ctx().createUser();
+      expectToken(await ctx().call(method, url, { token, body: {} }), 403, 'actionNotAllowed');
     });
   });
 

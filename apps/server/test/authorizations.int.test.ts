@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { TAuthorization, TOrderDetail, TPage } from '@manifold/contract';
 import { pathOf, runTool, withTempFiles } from '../src/crypto/crypto-test-helpers.js';
 import { decryptContent, unwrapContentKey } from '../src/crypto/design-keys.js';
@@ -12,8 +12,7 @@ import {
   policyFor,
   registerApprovedMachine,
 } from './helpers/licensing-fixtures.js';
-import { expectToken, expectTokens } from './helpers/packages-fixtures.js';
-import { describeEachDatabase, type TestApp } from './helpers/test-app.js';
+import { describeEachDatabase, expectToken, expectTokens, type TestApp } from './helpers/test-app.js';
 
 const uuid = '00000000-0000-4000-8000-000000000000';
 
@@ -41,6 +40,9 @@ async function manageInstance(ctx: TestApp, type: string, state: string): Promis
 
 describeEachDatabase('authorizations', (ctx) => {
   let world: LicensingWorld;
+  beforeAll(async () => {
+    world = await licensingWorld(ctx());
+  });
   const call = async (path: string, body: unknown, token?: string) =>
     ctx().call('POST', path, { token: token ?? (await ctx().adminToken()), body });
   const fetchOrder = async (orderId: string) =>
@@ -69,7 +71,6 @@ describeEachDatabase('authorizations', (ctx) => {
 
   describe('POST /ui/authorization/authorize', () => {
     it('authorizes part of an order to an approved machine, taking quantity and serial numbers', async () => {
-      world = await licensingWorld(ctx());
       const orderId = await addOrder(
         ctx(),
         policyFor(world, { serialization: { type: 'Dec', prefix: 'P', start: 100, end: 199 } }),

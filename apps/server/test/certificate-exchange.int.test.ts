@@ -1,10 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { TCertificateChainResponse } from '@manifold/contract';
 import { parseCertificateBundle } from '../src/crypto/certificates.js';
 import type { DevelopmentCa } from '../src/crypto/development-ca.js';
 import { requestPeerCertificates } from '../src/peers/certificate-exchange.client.js';
 import { multipartForm } from './helpers/multipart.js';
-import { describeEachDatabase, type TestApp } from './helpers/test-app.js';
+import { describeEachDatabase, expectToken, type TestApp } from './helpers/test-app.js';
 import { DAY_MS, peerIdentity, testIntermediate, testRoot } from './helpers/test-pki.js';
 
 const url = '/certificate/certificateChain';
@@ -13,23 +13,33 @@ function exchange(ctx: TestApp, body: unknown) {
   return ctx.call('POST', url, { body });
 }
 
-function expectError(response: { statusCode: number; body: string; json(): unknown }, status: number, token: string): string {
-  expect(response.statusCode, response.body).toBe(status);
-  const body = response.json() as { errorToken: string; errorDescription: string };
-  expect(body.errorToken).toBe(token);
-  return body.errorDescription;
-}
-
 describeEachDatabase(
   'certificate exchange',
   (ctx) => {
     let networkRoot: DevelopmentCa;
     let peer: { certificatePem: string };
 
-    describe(`POST ${url}`, () => {
+    beforeAll(async () => {
+      networkRoot = await testRoot('Partner Network Root');
+      peer = await peerIdentity(networkRoot);
+    });
+
+    /** This server gets keys, certificates (development CA) and the partner network as trust anchor; once. */
+    let provisioning: Promise<void> | undefined;
+    const provisioned = () =>
+      (provisioning ??= (async () => {
+        const token = await ctx().adminToken();
+        expect((await ctx().call('POST', '/ui/admin/provision', { token, body: { keyType: 'EC' } })).statusCode).toBe(200);
+        expect((await ctx().call('POST', '/ui/admin/provision/development-ca', { token })).statusCode).toBe(200);
+        const { body, headers } = multipartForm({
+          certificateType: 'trustAnchor',
+          file: { filename: 'root.pem', content: networkRoot.certificatePem },
+        });
+        expect((await ctx().call('POST', '/ui/admin/upload/provision', { token, body, headers })).statusCode).toBe(200);
+      })());
+
+    describe(`POST ${url} while this server has no certificates`, () => {
       it('is a partner interface: no session is needed', async () => {
-        networkRoot = await testRoot('Partner Network Root');
-        peer = await peerIdentity(networkRoot);
         const response = await exchange(ctx(), { replyRequest: 'both', certificate: [peer.certificatePem] });
         expect(response.statusCode).not.toBe(401);
         expect(response.statusCode).toBe(420);
@@ -41,10 +51,10 @@ describeEachDatabase(
           { replyRequest: 'all', certificate: [peer.certificatePem] },
         ]) {
           const response = await exchange(ctx(), body);
-          expectError(response, 420, 'replyRequestInvalid');
+          expectToken(response, 420, 'replyRequestInvalid');
           expect(response.json()).toMatchObject({ field: 'replyRequest' });
         }
-        expectError(
+        expectToken(
           await exchange(ctx(), { replyRequest: 'both', certificateType: 'factory', certificate: [peer.certificatePem] }),
           420,
           'certificateTypeInvalid',
@@ -57,31 +67,26 @@ describeEachDatabase(
           { replyRequest: 'both', certificate: [] },
           { replyRequest: 'signing', certificate: ['  '] },
         ]) {
-          expectError(await exchange(ctx(), body), 420, 'certificateExchangeMissingCertificate');
+          expectToken(await exchange(ctx(), body), 420, 'certificateExchangeMissingCertificate');
         }
-        expectError(await exchange(ctx(), { replyRequest: 'both', certificate: peer.certificatePem }), 400, 'malformedRequest');
-        expectError(await exchange(ctx(), { replyRequest: 'both', certificate: [42] }), 400, 'malformedRequest');
+        expectToken(await exchange(ctx(), { replyRequest: 'both', certificate: peer.certificatePem }), 400, 'malformedRequest');
+        expectToken(await exchange(ctx(), { replyRequest: 'both', certificate: [42] }), 400, 'malformedRequest');
       });
 
       it('answers certificateExchangeNotInitialized while this server has no certificates', async () => {
-        const description = expectError(
+        const description = expectToken(
           await exchange(ctx(), { replyRequest: 'both', certificate: [peer.certificatePem] }),
           420,
           'certificateExchangeNotInitialized',
-        );
+        ).errorDescription;
         expect(description).toMatch(/signing and encryption certificate/);
       });
+    });
+
+    describe(`POST ${url} once this server has certificates and trusts the partner network`, () => {
+      beforeAll(provisioned);
 
       it('answers the certificates asked for to a caller whose chain ends in a trust anchor', async () => {
-        const token = await ctx().adminToken();
-        expect((await ctx().call('POST', '/ui/admin/provision', { token, body: { keyType: 'EC' } })).statusCode).toBe(200);
-        expect((await ctx().call('POST', '/ui/admin/provision/development-ca', { token })).statusCode).toBe(200);
-        const { body, headers } = multipartForm({
-          certificateType: 'trustAnchor',
-          file: { filename: 'root.pem', content: networkRoot.certificatePem },
-        });
-        expect((await ctx().call('POST', '/ui/admin/upload/provision', { token, body, headers })).statusCode).toBe(200);
-
         const { credentials } = ctx().app.services;
         const signing = await credentials.signingIdentity();
         const encryption = await credentials.encryptionIdentity();
@@ -116,11 +121,11 @@ describeEachDatabase(
           const response = await exchange(ctx(), { replyRequest: 'signing', certificate });
           expect(response.statusCode, response.body).toBe(200);
         }
-        const description = expectError(
+        const description = expectToken(
           await exchange(ctx(), { replyRequest: 'signing', certificate: [viaIntermediate.certificatePem] }),
           420,
           'certificateExchangeChainVerifyFail',
-        );
+        ).errorDescription;
         expect(description).toMatch(/untrustedRoot/);
       });
 
@@ -135,17 +140,18 @@ describeEachDatabase(
           [['hello'], /\(malformed\)/],
         ];
         for (const [certificate, reason] of cases) {
-          const description = expectError(
+          const description = expectToken(
             await exchange(ctx(), { replyRequest: 'both', certificate }),
             420,
             'certificateExchangeChainVerifyFail',
-          );
+          ).errorDescription;
           expect(description).toMatch(reason);
         }
       });
     });
 
     describe('the certificate exchange client against this server', () => {
+      beforeAll(provisioned);
       it('fetches and verifies the certificates over HTTP', async () => {
         const address = await ctx().app.listen({ port: 0, host: '127.0.0.1' });
         const { credentials } = ctx().app.services;

@@ -3,8 +3,8 @@ import type { TDevice, TDeviceDetail } from '@manifold/contract';
 import type { DevelopmentCa } from '../src/crypto/development-ca.js';
 import { signDetachedJws } from '../src/crypto/jws.js';
 import { canonicalJson } from '../src/lib/canonical-json.js';
-import { expectToken, expectTokens, onePixelPng, provisionServer, testMachine, uploadForm } from './helpers/packages-fixtures.js';
-import { describeEachDatabase, type TestApp } from './helpers/test-app.js';
+import { onePixelPng, provisionServer, testMachine, uploadForm } from './helpers/packages-fixtures.js';
+import { describeEachDatabase, expectToken, expectTokens, type TestApp } from './helpers/test-app.js';
 import { testRoot } from './helpers/test-pki.js';
 
 const uuid = '00000000-0000-4000-8000-000000000000';

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { describeEachDatabase } from './helpers/test-app.js';
+import { describeEachDatabase, expectToken } from './helpers/test-app.js';
 
 describeEachDatabase('groups', (ctx) => {
   const add = async (body: unknown) => ctx().call('POST', '/ui/groups/add', { token: await ctx().adminToken(), body });
+  const storedGroup = (id: number) =>
+    ctx().app.services.database.db.selectFrom('user_groups').select('name').where('id', '=', id).executeTakeFirst();
 
   describe('GET /ui/groups/list', () => {
     it('should require authentication', async () => {
@@ -71,6 +73,17 @@ describeEachDatabase('groups', (ctx) => {
       expect((await ctx().call('POST', '/ui/groups/edit', { body: { userGroupId: 1 } })).statusCode).toBe(401);
     });
 
+    it('is for ADMIN only, leaving the group as it was', async () => {
+      const group = (await add({ name: 'Not yours to edit' })).json();
+      const { token } = await ctx().createUser();
+      expectToken(
+        await ctx().call('POST', '/ui/groups/edit', { token, body: { userGroupId: group.userGroupId, name: 'Mine now' } }),
+        403,
+        'actionNotAllowed',
+      );
+      expect((await storedGroup(group.userGroupId))?.name).toBe('Not yours to edit');
+    });
+
     it('renames, describes and replaces members', async () => {
       const a = await ctx().createUser();
       const b = await ctx().createUser();
@@ -102,6 +115,17 @@ describeEachDatabase('groups', (ctx) => {
   describe('POST /ui/groups/delete', () => {
     it('should require authentication', async () => {
       expect((await ctx().call('POST', '/ui/groups/delete', { body: { userGroupId: 1 } })).statusCode).toBe(401);
+    });
+
+    it('is for ADMIN only, leaving the group in place', async () => {
+      const group = (await add({ name: 'Not yours to delete' })).json();
+      const { token } = await ctx().createUser();
+      expectToken(
+        await ctx().call('POST', '/ui/groups/delete', { token, body: { userGroupId: group.userGroupId } }),
+        403,
+        'actionNotAllowed',
+      );
+      expect(await storedGroup(group.userGroupId)).toBeDefined();
     });
 
     it('deletes the group and its memberships, not the users', async () => {

@@ -2,18 +2,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { TPackage, TPackageDetail, TPackageFile } from '@manifold/contract';
 import { multipartForm } from './helpers/multipart.js';
-import {
-  createPackage,
-  expectToken,
-  onePixelPng,
-  provisionServer,
-  threeMfWithThumbnail,
-  uploadForm,
-} from './helpers/packages-fixtures.js';
-import { describeEachDatabase, type TestApp } from './helpers/test-app.js';
+import { createPackage, onePixelPng, provisionServer, threeMfWithThumbnail, uploadForm } from './helpers/packages-fixtures.js';
+import { describeEachDatabase, expectToken, type TestApp } from './helpers/test-app.js';
 
 const uuid = '00000000-0000-4000-8000-000000000000';
 const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
@@ -43,6 +36,15 @@ async function storedBytes(ctx: TestApp, fileId: string): Promise<Buffer> {
     .where('id', '=', fileId)
     .executeTakeFirstOrThrow();
   return fs.readFile(path.join(ctx.config.dataDir, 'storage', row.storage_key.slice(0, 2), row.storage_key));
+}
+
+/** Waits until the server writes an upload to a new temporary file (it is streaming one). */
+async function untilNewTemporaryFile(app: TestApp, known: readonly string[]): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while ((await storageFiles(app)).temporary.every((file) => known.includes(file))) {
+    if (Date.now() > deadline) throw new Error('no upload reached the storage within 30 seconds');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 /**
@@ -92,9 +94,11 @@ async function auditCount(ctx: TestApp, type: string, subject: string): Promise<
 
 describeEachDatabase('package files', (ctx) => {
   let pkg: TPackage;
+  beforeAll(async () => {
+    pkg = await createPackage(ctx());
+  });
 
   it('refuses a private upload before the server has an encryption certificate, storing nothing', async () => {
-    pkg = await createPackage(ctx());
     expectToken(await upload(ctx(), pkg.dsiId, 'secret', { isPublic: false }), 420, 'provisionNotInitialized');
     expect(await fileRows(ctx(), pkg.dsiId)).toHaveLength(0);
   });
@@ -161,8 +165,9 @@ describeEachDatabase('package files', (ctx) => {
           isPublic: 'true',
           file: { filename: 'a', content: 'x' },
         }),
-        400,
-        'malformedRequest',
+        420,
+        'packageNotPresent',
+        'dsiId',
       );
       expectToken(
         await ctx().call('POST', '/ui/package/files/upload', { token, body: { dsiId: pkg.dsiId } }),
@@ -199,9 +204,11 @@ describeEachDatabase('package files', (ctx) => {
         '',
         '',
       ].join('\r\n');
+      const known = (await storageFiles(ctx())).temporary;
       socket.write(head);
       socket.write(body.subarray(0, body.length / 2));
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // gone mid-upload: once the server is streaming the file to storage
+      await untilNewTemporaryFile(ctx(), known);
       socket.destroy();
 
       // The server may start on the request only after the client gave up: wait until it settled.
@@ -272,12 +279,14 @@ describeEachDatabase('package files', (ctx) => {
   describe('private files', () => {
     let privateFile: TPackageFile;
     const secret = randomBytes(3 * 1024 * 1024 + 7);
-
-    it('are encrypted at rest and decrypted on download for ADMIN only', async () => {
+    beforeAll(async () => {
       await provisionServer(ctx());
       const response = await upload(ctx(), pkg.dsiId, secret, { isPublic: false, filename: 'secret.3mf' });
       expect(response.statusCode, response.body).toBe(200);
       privateFile = response.json<TPackageFile>();
+    });
+
+    it('are encrypted at rest and decrypted on download for ADMIN only', async () => {
       expect(privateFile).toMatchObject({ isPublic: false, size: secret.length, sha256: sha256(secret) });
       const onDisk = await storedBytes(ctx(), privateFile.fileId);
       expect(onDisk.length).toBe(secret.length + 33);

@@ -5,14 +5,13 @@ import { verifyDetachedJws } from '../src/crypto/jws.js';
 import { canonicalJson } from '../src/lib/canonical-json.js';
 import {
   createPackage,
-  expectToken,
   importTemplate,
   onePixelPng,
   provisionServer,
   templateDocument,
   uploadForm,
 } from './helpers/packages-fixtures.js';
-import { describeEachDatabase, type TestApp } from './helpers/test-app.js';
+import { describeEachDatabase, expectToken, type TestApp } from './helpers/test-app.js';
 
 const uuid = '00000000-0000-4000-8000-000000000000';
 

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import type { TPage } from '@manifold/contract';
 import { pathOf, runTool, withTempFiles } from '../src/crypto/crypto-test-helpers.js';
 import { decryptContent, unwrapContentKey } from '../src/crypto/design-keys.js';
@@ -10,29 +10,41 @@ import {
   licensingWorld,
   type LicensingWorld,
   policyFor,
+  registerApprovedMachine,
   stpCall,
   stpEnvelope,
 } from './helpers/licensing-fixtures.js';
-import { expectToken } from './helpers/packages-fixtures.js';
-import { describeEachDatabase } from './helpers/test-app.js';
+import { describeEachDatabase, expectToken } from './helpers/test-app.js';
 
 describeEachDatabase('machine pulls (STP)', (ctx) => {
+  // The world's machine is the first test's; the others register machines of their own, so what
+  // each asserts of "its" machine's lists is its own doing, also when it runs alone.
   let world: LicensingWorld;
-  let orderId: string;
-  let authorizationId: string;
 
-  const send = async (id: string) => {
+  beforeAll(async () => {
+    world = await licensingWorld(ctx());
+  });
+
+  const send = async (orderId: string, authorizationId: string) => {
     const response = await ctx().call('POST', '/ui/authorization/send', {
       token: await ctx().adminToken(),
-      body: { orderId, authorizationId: id },
+      body: { orderId, authorizationId },
     });
     expect(response.statusCode, response.body).toBe(200);
   };
 
+  /** Another approved machine, with an order of its own. */
+  const ownMachine = async () => {
+    const { machine, deviceId } = await registerApprovedMachine(ctx(), world.root);
+    return { machine, deviceId, orderId: await addOrder(ctx(), policyFor(world)) };
+  };
+
   it('a registered, approved machine receives its authorization, verifies it and decrypts the design', async () => {
-    world = await licensingWorld(ctx());
-    orderId = await addOrder(ctx(), policyFor(world, { serialization: { type: 'Hex', prefix: 'M-', start: 4096, end: 8191 } }));
-    authorizationId = await authorize(ctx(), { orderId, deviceId: world.deviceId, quantity: 4 });
+    const orderId = await addOrder(
+      ctx(),
+      policyFor(world, { serialization: { type: 'Hex', prefix: 'M-', start: 4096, end: 8191 } }),
+    );
+    const authorizationId = await authorize(ctx(), { orderId, deviceId: world.deviceId, quantity: 4 });
 
     // not offered before it is sent
     const before = await stpCall(ctx(), world, '/stp/authorization/list', {});
@@ -44,7 +56,7 @@ describeEachDatabase('machine pulls (STP)', (ctx) => {
       'authorizationNotAvailable',
     );
 
-    await send(authorizationId);
+    await send(orderId, authorizationId);
     const orders = await stpCall(ctx(), world, '/stp/order/list', { numberOfItems: 5 });
     expect(orders.statusCode, orders.body).toBe(200);
     expect(orders.json<TPage<{ orderId: string; digestValue: string }>>().data).toEqual([
@@ -120,7 +132,10 @@ describeEachDatabase('machine pulls (STP)', (ctx) => {
   });
 
   it('issues one-time upload tokens stored only as their hash', async () => {
-    const response = await stpCall(ctx(), world, '/stp/upload/token', { authorizationId, purpose: 'dtl' });
+    const machine = await ownMachine();
+    const authorizationId = await authorize(ctx(), { orderId: machine.orderId, deviceId: machine.deviceId, quantity: 1 });
+    await send(machine.orderId, authorizationId);
+    const response = await stpCall(ctx(), machine, '/stp/upload/token', { authorizationId, purpose: 'dtl' });
     expect(response.statusCode, response.body).toBe(200);
     const { token, expiresAt } = response.json<{ token: string; expiresAt: string }>();
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -128,12 +143,12 @@ describeEachDatabase('machine pulls (STP)', (ctx) => {
     const rows = await ctx()
       .app.services.database.db.selectFrom('upload_tokens')
       .selectAll()
-      .where('device_id', '=', world.deviceId)
+      .where('device_id', '=', machine.deviceId)
       .execute();
     expect(rows.map((row) => row.token_hash)).toEqual([createHash('sha256').update(token).digest('hex')]);
     expect(JSON.stringify(rows)).not.toContain(token);
     const other = '00000000-0000-4000-8000-000000000000';
-    expectToken(await stpCall(ctx(), world, '/stp/upload/token', { authorizationId: other }), 420, 'authorizationNotAvailable');
+    expectToken(await stpCall(ctx(), machine, '/stp/upload/token', { authorizationId: other }), 420, 'authorizationNotAvailable');
     expect((await ctx().call('GET', '/ui/dtl/list', { token: await ctx().adminToken() })).json<TPage<unknown>>()).toMatchObject({
       data: [],
       totalNumOfItems: 0,
@@ -179,15 +194,20 @@ describeEachDatabase('machine pulls (STP)', (ctx) => {
 
   it('gives a revoked or expired authorization, and a disabled machine, nothing', async () => {
     const token = await ctx().adminToken();
-    const expiring = await authorize(ctx(), { orderId, deviceId: world.deviceId, quantity: 1 });
-    await send(expiring);
+    const machine = await ownMachine();
+    const { orderId, deviceId } = machine;
+    const authorizationId = await authorize(ctx(), { orderId, deviceId, quantity: 4 });
+    await send(orderId, authorizationId);
+    expect((await stpCall(ctx(), machine, '/stp/authorization/download', { authorizationId })).statusCode).toBe(200);
+    const expiring = await authorize(ctx(), { orderId, deviceId, quantity: 1 });
+    await send(orderId, expiring);
     await ctx()
       .app.services.database.db.updateTable('authorizations')
       .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
       .where('id', '=', expiring)
       .execute();
     expectToken(
-      await stpCall(ctx(), world, '/stp/authorization/download', { authorizationId: expiring }),
+      await stpCall(ctx(), machine, '/stp/authorization/download', { authorizationId: expiring }),
       420,
       'authorizationNotAvailable',
     );
@@ -195,25 +215,29 @@ describeEachDatabase('machine pulls (STP)', (ctx) => {
     const revoked = await ctx().call('POST', '/ui/authorization/revoke', { token, body: { orderId, authorizationId } });
     expect(revoked.statusCode, revoked.body).toBe(200);
     expectToken(
-      await stpCall(ctx(), world, '/stp/authorization/download', { authorizationId }),
+      await stpCall(ctx(), machine, '/stp/authorization/download', { authorizationId }),
       420,
       'authorizationNotAvailable',
     );
     expectToken(
-      await stpCall(ctx(), world, '/stp/design/download', { authorizationId, fileId: world.privateFile.fileId }),
+      await stpCall(ctx(), machine, '/stp/design/download', { authorizationId, fileId: world.privateFile.fileId }),
       420,
       'authorizationNotAvailable',
     );
-    const list = (await stpCall(ctx(), world, '/stp/authorization/list', {})).json<
+    const list = (await stpCall(ctx(), machine, '/stp/authorization/list', {})).json<
       TPage<{ authorizationId: string; state: string; quantity: number }>
     >();
     expect(list.data).toEqual([expect.objectContaining({ authorizationId, state: 'revoked', quantity: 0 })]);
-    expect((await stpCall(ctx(), world, '/stp/order/list', {})).json<TPage<unknown>>().totalNumOfItems).toBe(0);
+    expect((await stpCall(ctx(), machine, '/stp/order/list', {})).json<TPage<unknown>>().totalNumOfItems).toBe(0);
 
-    const live = await authorize(ctx(), { orderId, deviceId: world.deviceId, quantity: 1 });
-    await send(live);
-    expect((await ctx().call('POST', '/ui/device/disable', { token, body: { deviceId: world.deviceId } })).statusCode).toBe(200);
-    expectToken(await stpCall(ctx(), world, '/stp/authorization/list', {}), 420, 'deviceNotApproved');
-    expectToken(await stpCall(ctx(), world, '/stp/authorization/download', { authorizationId: live }), 420, 'deviceNotApproved');
+    const live = await authorize(ctx(), { orderId, deviceId, quantity: 1 });
+    await send(orderId, live);
+    expect((await ctx().call('POST', '/ui/device/disable', { token, body: { deviceId } })).statusCode).toBe(200);
+    expectToken(await stpCall(ctx(), machine, '/stp/authorization/list', {}), 420, 'deviceNotApproved');
+    expectToken(
+      await stpCall(ctx(), machine, '/stp/authorization/download', { authorizationId: live }),
+      420,
+      'deviceNotApproved',
+    );
   });
 });

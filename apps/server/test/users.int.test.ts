@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { adminPassword, buildUserInput, describeEachDatabase } from './helpers/test-app.js';
-
-const tokensOf = (body: { data: { errorToken: string }[] }) => body.data.map((error) => error.errorToken);
+import { adminPassword, buildUserInput, describeEachDatabase, expectTokens } from './helpers/test-app.js';
 
 describeEachDatabase('users', (ctx) => {
   describe('GET /ui/user/list', () => {
@@ -17,10 +15,11 @@ describeEachDatabase('users', (ctx) => {
       expect(first.statusCode).toBe(200);
       const body = first.json();
       expect(body.data).toHaveLength(2);
-      expect(body.totalNumOfItems).toBeGreaterThanOrEqual(4);
-      expect(body.totalNumOfPages).toBe(Math.ceil(body.totalNumOfItems / 2));
+      const users = await ctx().app.services.database.db.selectFrom('users').select('id').execute();
+      expect(body.totalNumOfItems).toBe(users.length);
+      expect(body.totalNumOfPages).toBe(Math.ceil(users.length / 2));
       const last = await ctx().call('GET', `/ui/user/list?pageNum=${body.totalNumOfPages}&numberOfItems=2`, { token });
-      expect(last.json().data.length).toBeGreaterThanOrEqual(1);
+      expect(last.json().data).toHaveLength(users.length - 2 * (body.totalNumOfPages - 1));
       expect(JSON.stringify(body)).not.toMatch(/password|argon2/i);
     });
 
@@ -88,8 +87,7 @@ describeEachDatabase('users', (ctx) => {
 
     it('reports every missing field at once (418)', async () => {
       const response = await ctx().call('POST', '/ui/user/add', { token: await ctx().adminToken(), body: {} });
-      expect(response.statusCode).toBe(418);
-      expect(tokensOf(response.json())).toEqual([
+      expect(expectTokens(response).map((error) => error.errorToken)).toEqual([
         'usernameEmpty',
         'userFirstNameEmpty',
         'userLastNameEmpty',
@@ -211,8 +209,7 @@ describeEachDatabase('users', (ctx) => {
         token,
         body: { username: profile.username, firstName: '', email: 'x' },
       });
-      expect(response.statusCode).toBe(418);
-      expect(tokensOf(response.json())).toEqual(['userFirstNameEmpty', 'userEmailInvalid']);
+      expect(expectTokens(response).map((error) => error.errorToken)).toEqual(['userFirstNameEmpty', 'userEmailInvalid']);
     });
 
     it('needs the current password to change your own, and then ends your other sessions', async () => {

@@ -16,5 +16,6 @@ export const ZDatabaseConfig = z
   .meta({ id: 'DatabaseConfig' });
 export type TDatabaseConfig = z.infer<typeof ZDatabaseConfig>;
 
-export const ZVersion = z.object({ manageVersion: z.string(), traceVersion: z.string() }).meta({ id: 'Version' });
+/** `traceVersion`: the version of the Trace function in use; null when there is none. */
+export const ZVersion = z.object({ manageVersion: z.string(), traceVersion: z.string().nullable() }).meta({ id: 'Version' });
 export type TVersion = z.infer<typeof ZVersion>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZDeviceTemplateId, ZDsiId } from './identifiers.js';
 
 /**
  * Device parameters (spec §3) and device templates: a template is the set of parameters a
@@ -300,12 +301,14 @@ export const ZDeviceTemplateListQuery = z.object({
   pageNum: z.coerce.number().int().min(1).max(1_000_000_000).default(1),
   numberOfItems: z.coerce.number().int().min(1).max(500).default(10),
   /** Only the templates attached to this package. */
-  dsiId: z.uuid().optional(),
+  dsiId: ZDsiId.optional(),
   /** Case-insensitive part of the name. */
   name: z.string().max(256).optional(),
 });
 
-export const ZDeviceTemplateDeleteRequest = z.object({ deviceTemplateId: z.uuid() }).meta({ id: 'DeviceTemplateDeleteRequest' });
+export const ZDeviceTemplateDeleteRequest = z
+  .object({ deviceTemplateId: ZDeviceTemplateId })
+  .meta({ id: 'DeviceTemplateDeleteRequest' });
 
 /** The JSON Schema of the import file, generated from {@link ZDeviceTemplateDocument}. */
 export function deviceTemplateJsonSchema(): Record<string, unknown> {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZDeviceId, ZRegistrationId } from './identifiers.js';
 import { ZDeviceParameter } from './device-template.js';
 import { ZRegistrationState } from './enums.js';
 import { ZImageName } from './packages.js';
@@ -123,20 +124,20 @@ export const ZDeviceListQuery = z.object({
     .optional(),
 });
 
-export const ZDeviceIdQuery = z.object({ deviceId: z.uuid() });
+export const ZDeviceIdQuery = z.object({ deviceId: ZDeviceId });
 
 /** Spec §4/§5: `id` and `approve` (the console may send `deviceId`). */
 export const ZDeviceApproveRequest = z
-  .object({ id: z.uuid().optional(), deviceId: z.uuid().optional(), approve: z.boolean() })
+  .object({ id: ZRegistrationId.optional(), deviceId: ZDeviceId.optional(), approve: z.boolean() })
   .meta({ id: 'DeviceApproveRequest' });
 
 /** `disabled` defaults to true; `disabled: false` enables the machine again. */
 export const ZDeviceDisableRequest = z
-  .object({ deviceId: z.uuid(), disabled: z.boolean().default(true) })
+  .object({ deviceId: ZDeviceId, disabled: z.boolean().default(true) })
   .meta({ id: 'DeviceDisableRequest' });
 
 export const ZDeviceDeleteRequest = z
-  .object({ deviceId: z.uuid(), forceDelete: z.boolean().default(false) })
+  .object({ deviceId: ZDeviceId, forceDelete: z.boolean().default(false) })
   .meta({ id: 'DeviceDeleteRequest' });
 
 export const ZDeviceImageParams = z.object({ image: ZImageName });

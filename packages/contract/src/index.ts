@@ -17,3 +17,4 @@ export * from './licensing-tokens.js';
 export * from './policy.js';
 export * from './licensing.js';
 export * from './login-throttle.js';
+export * from './identifiers.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZAuthorizationId, ZDeviceId, ZDsiId, ZId, ZOrderId } from './identifiers.js';
 import { ZDeviceParameter } from './device-template.js';
 import { ZBreakagePolicy, ZDeviceIdentityConstraint, ZQualityParameter } from './policy.js';
 
@@ -22,7 +23,7 @@ export const ZOrderListQuery = z.object({
   sortBy: z.enum(orderSortFields).default('orderId'),
   sortOrder: z.enum(['asc', 'desc']).default('asc'),
   /** Exact dsiId. */
-  filterByDsiId: z.uuid().optional(),
+  filterByDsiId: ZDsiId.optional(),
   /** Exact company name (as the order names it). */
   filterByCompanyName: z.string().max(256).optional(),
   /** Exact userID (the username that added the order, or the sender of a partner order). */
@@ -35,8 +36,8 @@ export const ZOrderListQuery = z.object({
 export type TOrderListQuery = z.infer<typeof ZOrderListQuery>;
 
 export const ZAuthorizationListQuery = ZOrderListQuery.extend({
-  orderId: z.uuid().optional(),
-  authorizationId: z.uuid().optional(),
+  orderId: ZOrderId.optional(),
+  authorizationId: ZAuthorizationId.optional(),
 });
 export type TAuthorizationListQuery = z.infer<typeof ZAuthorizationListQuery>;
 
@@ -155,13 +156,13 @@ export type TOrderDetail = z.infer<typeof ZOrderDetail>;
 export const ZOrderAddRequest = z
   .object({ authorizationAuthorizedPolicyList: z.unknown().optional() })
   .meta({ id: 'OrderAddRequest' });
-export const ZOrderIdQuery = z.object({ orderId: z.uuid() });
+export const ZOrderIdQuery = z.object({ orderId: ZOrderId });
 export const ZOrderIdResponse = z.object({ orderId: z.string() }).meta({ id: 'OrderIdResponse' });
 
 export const ZOrderArchiveRequest = z
   .object({
     archiveOrders: z
-      .array(z.object({ orderId: z.uuid() }))
+      .array(z.object({ orderId: ZOrderId }))
       .min(1)
       .max(1000),
   })
@@ -169,16 +170,16 @@ export const ZOrderArchiveRequest = z
 export const ZOrderRestoreRequest = z
   .object({
     restoreOrders: z
-      .array(z.object({ orderId: z.uuid() }))
+      .array(z.object({ orderId: ZOrderId }))
       .min(1)
       .max(1000),
   })
   .meta({ id: 'OrderRestoreRequest' });
 export const ZOrderRevokeRequest = z
-  .object({ orderId: z.uuid(), includeAuthorized: z.boolean().default(false) })
+  .object({ orderId: ZOrderId, includeAuthorized: z.boolean().default(false) })
   .meta({ id: 'OrderRevokeRequest' });
 export const ZOrderEditGroupsRequest = z
-  .object({ orderId: z.uuid(), groupIds: z.array(z.number().int().min(1)).max(1000) })
+  .object({ orderId: ZOrderId, groupIds: z.array(z.number().int().min(1)).max(1000) })
   .meta({ id: 'OrderEditGroupsRequest' });
 export const ZOrdersChanged = z.object({ data: z.array(ZOrder) }).meta({ id: 'OrdersChanged' });
 
@@ -205,7 +206,7 @@ export type TAuthorizeRequest = z.infer<typeof ZAuthorizeRequest>;
 export const ZAuthorizeResponse = z.object({ authorizationId: z.string() }).meta({ id: 'AuthorizeResponse' });
 
 export const ZAuthorizationSendRequest = z
-  .object({ orderId: z.uuid(), authorizationId: z.uuid().nullish(), sendAll: z.boolean().nullish() })
+  .object({ orderId: ZOrderId, authorizationId: ZAuthorizationId.nullish(), sendAll: z.boolean().nullish() })
   .meta({ id: 'AuthorizationSendRequest' });
 export const ZAuthorizationSendResponse = z
   .object({
@@ -213,14 +214,14 @@ export const ZAuthorizationSendResponse = z
   })
   .meta({ id: 'AuthorizationSendResponse' });
 export const ZAuthorizationRevokeRequest = z
-  .object({ orderId: z.uuid(), authorizationId: z.uuid() })
+  .object({ orderId: ZOrderId, authorizationId: ZAuthorizationId })
   .meta({ id: 'AuthorizationRevokeRequest' });
-export const ZAuthorizationQuery = z.object({ orderId: z.uuid(), authorizationId: z.uuid() });
+export const ZAuthorizationQuery = z.object({ orderId: ZOrderId, authorizationId: ZAuthorizationId });
 
 /** `enforce/order/list`: authorizations handed to machines (sent or later), with their state. */
 export const ZEnforceOrderListQuery = z.object({
   ...page,
-  deviceId: z.uuid().optional(),
+  deviceId: ZDeviceId.optional(),
   state: ZAuthorizationState.optional(),
 });
 export const ZEnforceOrder = z
@@ -257,7 +258,7 @@ export const ZDtl = z
   })
   .meta({ id: 'Dtl' });
 export type TDtl = z.infer<typeof ZDtl>;
-export const ZDtlListQuery = z.object({ ...page, deviceId: z.uuid().optional(), orderId: z.uuid().optional() });
+export const ZDtlListQuery = z.object({ ...page, deviceId: ZDeviceId.optional(), orderId: ZOrderId.optional() });
 
 /** Order senders: certificates whose holders may sign `/apl/order/add`. */
 export const ZOrderSender = z
@@ -306,10 +307,12 @@ export function stpSignedContent(envelope: Omit<TStpEnvelope, 'signature'>, path
 }
 
 export const ZStpPageBody = z.object(page).strict();
-export const ZStpAuthorizationBody = z.object({ authorizationId: z.uuid() }).strict();
-export const ZStpDesignBody = z.object({ authorizationId: z.uuid(), fileId: z.uuid() }).strict();
+/** An authorization a machine asks for: malformed, it is as unavailable as one that names nothing. */
+const ZStpAuthorizationId = ZId('authorizationNotAvailable');
+export const ZStpAuthorizationBody = z.object({ authorizationId: ZStpAuthorizationId }).strict();
+export const ZStpDesignBody = z.object({ authorizationId: ZStpAuthorizationId, fileId: z.uuid() }).strict();
 export const ZStpUploadTokenBody = z
-  .object({ authorizationId: z.uuid().optional(), purpose: z.enum(['dtl', 'event']).default('dtl') })
+  .object({ authorizationId: ZStpAuthorizationId.optional(), purpose: z.enum(['dtl', 'event']).default('dtl') })
   .strict();
 
 export const ZStpOrder = z

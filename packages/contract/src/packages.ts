@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZDeviceTemplateId, ZDsiId, ZFileId, ZWorkflowStepId } from './identifiers.js';
 import { ZDeviceTemplate } from './device-template.js';
 
 /**
@@ -46,7 +47,7 @@ export const ZPackageListQuery = z.object({
  */
 export const ZPackageInfoRequest = z
   .object({
-    dsiId: z.uuid().optional(),
+    dsiId: ZDsiId.optional(),
     version: z.number().int().min(1).optional(),
     designName: z.string().max(256).optional(),
     description: z.string().max(4000).optional(),
@@ -57,8 +58,8 @@ export const ZPackageInfoRequest = z
   .meta({ id: 'PackageInfoRequest' });
 export type TPackageInfoRequest = z.infer<typeof ZPackageInfoRequest>;
 
-export const ZDsiIdRequest = z.object({ dsiId: z.uuid() }).meta({ id: 'DsiIdRequest' });
-export const ZDsiIdQuery = z.object({ dsiId: z.uuid() });
+export const ZDsiIdRequest = z.object({ dsiId: ZDsiId }).meta({ id: 'DsiIdRequest' });
+export const ZDsiIdQuery = z.object({ dsiId: ZDsiId });
 
 export const workflowStepTypes = ['manual', 'device'] as const;
 export const ZWorkflowStepType = z.enum(workflowStepTypes);
@@ -83,34 +84,34 @@ export type TWorkflowStep = z.infer<typeof ZWorkflowStep>;
 /** `manual` needs `instructions`; `device` needs a `deviceTemplateId` (of the library or this package). */
 export const ZWorkflowAddRequest = z
   .object({
-    dsiId: z.uuid(),
+    dsiId: ZDsiId,
     type: ZWorkflowStepType,
     name: z.string().max(256).optional(),
     instructions: z.string().max(20_000).optional(),
-    deviceTemplateId: z.uuid().nullable().optional(),
+    deviceTemplateId: ZDeviceTemplateId.nullable().optional(),
   })
   .meta({ id: 'WorkflowAddRequest' });
 export type TWorkflowAddRequest = z.infer<typeof ZWorkflowAddRequest>;
 
 export const ZWorkflowEditRequest = z
   .object({
-    dsiId: z.uuid(),
-    workflowStepId: z.uuid(),
+    dsiId: ZDsiId,
+    workflowStepId: ZWorkflowStepId,
     type: ZWorkflowStepType.optional(),
     name: z.string().max(256).optional(),
     instructions: z.string().max(20_000).optional(),
-    deviceTemplateId: z.uuid().nullable().optional(),
+    deviceTemplateId: ZDeviceTemplateId.nullable().optional(),
   })
   .meta({ id: 'WorkflowEditRequest' });
 export type TWorkflowEditRequest = z.infer<typeof ZWorkflowEditRequest>;
 
 export const ZWorkflowDeleteRequest = z
-  .object({ dsiId: z.uuid(), workflowStepId: z.uuid() })
+  .object({ dsiId: ZDsiId, workflowStepId: ZWorkflowStepId })
   .meta({ id: 'WorkflowDeleteRequest' });
 
 /** `stepIds` must be exactly the package's steps, each once, in the new order. */
 export const ZWorkflowReorderRequest = z
-  .object({ dsiId: z.uuid(), stepIds: z.array(z.uuid()).max(10_000) })
+  .object({ dsiId: ZDsiId, stepIds: z.array(ZWorkflowStepId).max(10_000) })
   .meta({ id: 'WorkflowReorderRequest' });
 
 export const ZWorkflowSteps = z.object({ data: z.array(ZWorkflowStep) }).meta({ id: 'WorkflowSteps' });
@@ -134,9 +135,9 @@ export const ZPackageFile = z
   .meta({ id: 'PackageFile' });
 export type TPackageFile = z.infer<typeof ZPackageFile>;
 
-export const ZFileIdRequest = z.object({ fileId: z.uuid() }).meta({ id: 'FileIdRequest' });
-export const ZFileIdQuery = z.object({ fileId: z.uuid() });
-export const ZFilePrivacyRequest = z.object({ fileId: z.uuid(), isPublic: z.boolean() }).meta({ id: 'FilePrivacyRequest' });
+export const ZFileIdRequest = z.object({ fileId: ZFileId }).meta({ id: 'FileIdRequest' });
+export const ZFileIdQuery = z.object({ fileId: ZFileId });
+export const ZFilePrivacyRequest = z.object({ fileId: ZFileId, isPublic: z.boolean() }).meta({ id: 'FilePrivacyRequest' });
 
 /** A DSI entry of the design archive (spec §3), one per build, plus the manifest's digest and signature. */
 export const ZDsiEntry = z
@@ -175,7 +176,7 @@ export type TDsiEntry = z.infer<typeof ZDsiEntry>;
 export const ZDasListQuery = z.object({
   pageNum: z.coerce.number().int().min(1).max(1_000_000_000).default(1),
   numberOfItems: z.coerce.number().int().min(1).max(500).default(10),
-  dsiId: z.uuid().optional(),
+  dsiId: ZDsiId.optional(),
 });
 
 export const ZRevisionQuery = z.object({ revisionId: z.uuid() });

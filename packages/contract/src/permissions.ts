@@ -45,6 +45,15 @@ export const permissions = {
   'GET /ui/admin/database': 'admin',
   'POST /ui/admin/database': 'admin',
   'GET /ui/admin/api-spec': 'admin',
+  // unimplemented in the spec (§7): answer 501 functionNotImplemented
+  'POST /ui/admin/sso': 'admin',
+  'POST /ui/admin/blockchain/provider': 'admin',
+  'GET /ui/qms/search': 'anyRole',
+  'GET /ui/qms/parts/list': 'anyRole',
+  'GET /ui/qms/data': 'anyRole',
+  'GET /ui/qms/failed': 'anyRole',
+  'GET /ui/qms/results': 'anyRole',
+  'POST /ui/qms/parts/entry': 'anyRole',
   // keys and certificates
   'POST /ui/admin/provision': 'admin',
   'GET /ui/admin/provision': 'admin',

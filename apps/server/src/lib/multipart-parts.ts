@@ -2,8 +2,10 @@ import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { Transform, type TransformCallback } from 'node:stream';
 import { StorageLimitError } from '../storage/storage.js';
+import type { z } from 'zod';
 import { findNul, nulDescription } from '../plugins/input-hygiene.js';
 import { AppError } from './app-error.js';
+import { identifierErrors } from './identifier-errors.js';
 
 type BusboyFileStream = MultipartFile['file'];
 
@@ -112,12 +114,12 @@ export function booleanField(value: string | undefined, field: string): boolean 
   throw new AppError('malformedRequest', { status: 400, field, description: `${field} must be true or false` });
 }
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** A multipart UUID field. */
-export function uuidField(value: string | undefined, field: string): string {
-  if (value === undefined || !uuidPattern.test(value.trim())) {
-    throw new AppError('malformedRequest', { status: 400, field, description: `${field} must be a UUID` });
-  }
-  return value.trim().toLowerCase();
+/**
+ * A multipart identifier field, checked against its contract schema (e.g. `ZDsiId`): malformed
+ * or missing, it answers the identifier's token naming the field (see `identifierErrors`).
+ */
+export function identifierField(value: string | undefined, field: string, schema: z.ZodType<string>): string {
+  const parsed = schema.safeParse(value?.trim().toLowerCase());
+  if (parsed.success) return parsed.data;
+  throw identifierErrors(schema, [[]], field) ?? new AppError('malformedRequest', { status: 400, field });
 }

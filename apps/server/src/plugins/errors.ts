@@ -1,8 +1,10 @@
 import type { Socket } from 'node:net';
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { errorDescriptions, type TErrorResponse } from '@manifold/contract';
+import type { z } from 'zod';
 import { AppError, AppErrors } from '../lib/app-error.js';
+import { identifierErrors } from '../lib/identifier-errors.js';
 
 function describeValidation(error: FastifyError): string {
   if (hasZodFastifySchemaValidationErrors(error)) {
@@ -15,14 +17,32 @@ function describeValidation(error: FastifyError): string {
   return error.message;
 }
 
+/** The contract schema the failed request part was validated against. */
+function validatedSchema(error: FastifyError, request: FastifyRequest): z.ZodType | undefined {
+  const context = error.validationContext;
+  const schema = context ? (request.routeOptions.schema as Record<string, unknown> | undefined)?.[context] : undefined;
+  return schema && typeof schema === 'object' && '_zod' in schema ? (schema as z.ZodType) : undefined;
+}
+
+/** A validation failure that only concerns identifier fields, as their tokens (see `identifierErrors`). */
+function identifierFailure(error: FastifyError, request: FastifyRequest): AppError | AppErrors | undefined {
+  if (!hasZodFastifySchemaValidationErrors(error)) return undefined;
+  const schema = validatedSchema(error, request);
+  if (!schema) return undefined;
+  const paths = error.validation.map((issue) => issue.instancePath.split('/').slice(1).filter(Boolean));
+  return identifierErrors(schema, paths);
+}
+
 const malformed = (description: string): TErrorResponse => ({ errorToken: 'malformedRequest', errorDescription: description });
 
 /**
  * Maps every failure to the spec's answers (§8): 420 one business error, 418 several, 400
- * malformed input, 404/501 as thrown. Nothing else leaves the server: no stack, no SQL.
+ * malformed input (but a malformed identifier answers its own token, see `identifierErrors`),
+ * 404/501 as thrown. Nothing else leaves the server: no stack, no SQL.
  */
 export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError, request, reply) => {
+  app.setErrorHandler((caught: FastifyError, request, reply) => {
+    const error = (caught.validation && identifierFailure(caught, request)) || caught;
     if (error instanceof AppError) return reply.status(error.status).send(error.toResponse());
     if (error instanceof AppErrors) return reply.status(418).send({ data: error.errors.map((e) => e.toResponse()) });
     if (error.validation) return reply.status(400).send(malformed(describeValidation(error)));

@@ -10,30 +10,6 @@ import { multipartForm, type FormFile } from './multipart.js';
 import type { TestApp } from './test-app.js';
 import { issue, testRoot } from './test-pki.js';
 
-interface ResponseLike {
-  statusCode: number;
-  body: string;
-  json(): unknown;
-}
-
-/** Asserts a business error and answers its body. */
-export function expectToken(
-  response: ResponseLike,
-  status: number,
-  token: string,
-): { errorToken: string; errorDescription: string; field?: string } {
-  expect(response.statusCode, response.body).toBe(status);
-  const body = response.json() as { errorToken: string; errorDescription: string; field?: string };
-  expect(body.errorToken).toBe(token);
-  return body;
-}
-
-/** Asserts a 418 and answers its tokens with their fields. */
-export function expectTokens(response: ResponseLike): { errorToken: string; field?: string }[] {
-  expect(response.statusCode, response.body).toBe(418);
-  return (response.json() as { data: { errorToken: string; field?: string }[] }).data;
-}
-
 export async function uploadForm(
   ctx: TestApp,
   url: string,

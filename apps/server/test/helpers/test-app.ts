@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, describe, inject } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject } from 'vitest';
 import type { TUserAddRequest, TUserProfile } from '@manifold/contract';
 import { buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
@@ -24,6 +24,35 @@ export interface TestApp {
   adminToken(): Promise<string>;
   /** Adds a user through the API (as admin) and answers a token of theirs. */
   createUser(overrides?: Partial<TUserAddRequest>): Promise<{ profile: TUserProfile; password: string; token: string }>;
+}
+
+interface ResponseLike {
+  statusCode: number;
+  body: string;
+  json(): unknown;
+}
+
+/**
+ * Asserts an error answer: its exact status and token and, when given, the field it names.
+ * Answers the body (e.g. to look at its description).
+ */
+export function expectToken(
+  response: ResponseLike,
+  status: number,
+  token: string,
+  field?: string,
+): { errorToken: string; errorDescription: string; field?: string } {
+  expect(response.statusCode, response.body).toBe(status);
+  const body = response.json() as { errorToken: string; errorDescription: string; field?: string };
+  expect(body.errorToken, response.body).toBe(token);
+  if (field !== undefined) expect(body.field, response.body).toBe(field);
+  return body;
+}
+
+/** Asserts a 418 and answers its tokens with their fields. */
+export function expectTokens(response: ResponseLike): { errorToken: string; field?: string }[] {
+  expect(response.statusCode, response.body).toBe(418);
+  return (response.json() as { data: { errorToken: string; field?: string }[] }).data;
 }
 
 let userCounter = 0;

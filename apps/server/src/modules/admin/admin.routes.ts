@@ -4,9 +4,10 @@ import { ZAdminState, ZDatabaseConfig, ZVersion } from '@manifold/contract';
 import { notImplemented } from '../../lib/app-error.js';
 import { responses } from '../../lib/route-schemas.js';
 import { currentSetupStep } from './setup-state.js';
+import { traceVersionInUse } from './trace-version.js';
 
 export const adminRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { database, config } = app.services;
+  const { database, config, settings } = app.services;
 
   app.get('/healthz', { schema: { tags: ['operations'], summary: 'The process is up' } }, async () => ({ status: 'ok' }));
 
@@ -22,7 +23,7 @@ export const adminRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get('/ui/version', { schema: { tags: ['admin'], summary: 'Versions', response: responses(ZVersion) } }, async () => ({
     manageVersion: config.version,
-    traceVersion: config.version,
+    traceVersion: await traceVersionInUse(settings, config.version),
   }));
 
   app.get(

@@ -7,6 +7,7 @@ import {
   ZDeviceDeleteRequest,
   ZDeviceDetail,
   ZDeviceDisableRequest,
+  ZDeviceId,
   ZDeviceIdQuery,
   ZDeviceImageParams,
   ZDeviceListQuery,
@@ -14,7 +15,7 @@ import {
   ZPage,
 } from '@manifold/contract';
 import { AppError } from '../../lib/app-error.js';
-import { formParts, readSmallFile, uuidField } from '../../lib/multipart-parts.js';
+import { formParts, readSmallFile, identifierField } from '../../lib/multipart-parts.js';
 import { responses } from '../../lib/route-schemas.js';
 import { callerOf } from '../../plugins/auth.js';
 import { sendImage } from '../images/image-route.js';
@@ -127,7 +128,7 @@ export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
         else part.file.resume();
       }
       if (!bytes) throw new AppError('uploadFileMissing', { field: 'file' });
-      return devices.setImage({ deviceId: uuidField(fields.deviceId, 'deviceId'), bytes }, callerOf(request));
+      return devices.setImage({ deviceId: identifierField(fields.deviceId, 'deviceId', ZDeviceId), bytes }, callerOf(request));
     },
   );
 

@@ -12,13 +12,23 @@ import {
   ZStpUploadTokenBody,
 } from '@manifold/contract';
 import { AppError } from '../../lib/app-error.js';
+import { identifierErrors } from '../../lib/identifier-errors.js';
 import { responses } from '../../lib/route-schemas.js';
 import { formatPath } from '../packages/device-parameters.js';
 
-/** The envelope's `body` against the endpoint's schema; checked before the nonce is spent. */
+/**
+ * The envelope's `body` against the endpoint's schema; checked before the nonce is spent. A
+ * malformed identifier answers its token (see `identifierErrors`), anything else 400.
+ */
 function bodyOf<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
   const parsed = schema.safeParse(body);
   if (!parsed.success) {
+    const identifiers = identifierErrors(
+      schema,
+      parsed.error.issues.map((issue) => issue.path),
+      'body',
+    );
+    if (identifiers) throw identifiers;
     const issue = parsed.error.issues[0]!;
     const field = formatPath(issue.path, 'body');
     throw new AppError('malformedRequest', { status: 400, field, description: `${field}: ${issue.message}` });

@@ -9,6 +9,7 @@ import {
   ZDeviceTemplateDetail,
   ZDeviceTemplateListQuery,
   ZDsiEntry,
+  ZDsiId,
   ZDsiIdQuery,
   ZDsiIdRequest,
   ZDsiRevision,
@@ -34,7 +35,7 @@ import {
 } from '@manifold/contract';
 import { AppError } from '../../lib/app-error.js';
 import { attachmentDisposition } from '../../lib/file-names.js';
-import { booleanField, failOnTruncation, formParts, readSmallFile, uuidField } from '../../lib/multipart-parts.js';
+import { booleanField, failOnTruncation, formParts, readSmallFile, identifierField } from '../../lib/multipart-parts.js';
 import { responses } from '../../lib/route-schemas.js';
 import { callerOf } from '../../plugins/auth.js';
 import { sendImage } from '../images/image-route.js';
@@ -194,7 +195,7 @@ export const packagesRoutes: FastifyPluginAsyncZod = async (app) => {
             throw new AppError('packageFileFieldsFirst', { field: 'file' });
           uploaded = await packageFiles.upload(
             {
-              dsiId: uuidField(fields.dsiId, 'dsiId'),
+              dsiId: identifierField(fields.dsiId, 'dsiId', ZDsiId),
               isPublic: booleanField(fields.isPublic, 'isPublic'),
               fileName: part.filename,
               contentType: part.mimetype,
@@ -314,7 +315,7 @@ export const packagesRoutes: FastifyPluginAsyncZod = async (app) => {
         else part.file.resume();
       }
       if (!file) throw new AppError('uploadFileMissing', { field: 'file' });
-      const dsiId = fields.dsiId ? uuidField(fields.dsiId, 'dsiId') : undefined;
+      const dsiId = fields.dsiId ? identifierField(fields.dsiId, 'dsiId', ZDsiId) : undefined;
       return deviceTemplates.import({ file, dsiId }, callerOf(request));
     },
   );

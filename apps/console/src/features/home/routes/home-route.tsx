@@ -41,7 +41,7 @@ export function HomeRoute() {
               </Table.Tr>
               <Table.Tr>
                 <Table.Th>{t('home.traceVersion')}</Table.Th>
-                <Table.Td>{version.data ? version.data.traceVersion : <Skeleton h={16} w={120} />}</Table.Td>
+                <Table.Td>{version.data ? (version.data.traceVersion ?? '—') : <Skeleton h={16} w={120} />}</Table.Td>
               </Table.Tr>
               <Table.Tr>
                 <Table.Th>{t('home.consoleVersion')}</Table.Th>
