@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
+import { addOrder, type LicensingWorld, licensingWorld, policyFor } from './helpers/licensing-fixtures.js';
 import { buildUserInput, describeEachDatabase } from './helpers/test-app.js';
 import { type ServerProcess, spawnServer, startServer } from './helpers/server-process.js';
 
@@ -226,12 +227,17 @@ describeEachDatabase('names that cannot impersonate, strings without NUL, passwo
     ['a zero-width space', 'ad\u200bmin2'],
     ['a right-to-left override', 'evil\u202eexe.txt'],
     ['markup', '<b>bold</b>'],
-    ['an escape character', 'esc\u001bape'],
     ['a space', 'two words'],
   ])('refuses a username with %s', async (_what, username) => {
     const response = await add({ username });
     expect(response.statusCode).toBe(420);
     expect(response.json()).toMatchObject({ errorToken: 'usernameInvalid', field: 'username' });
+  });
+
+  it('refuses a username with a control character XML cannot carry, naming the field', async () => {
+    const response = await add({ username: 'esc\u001bape' });
+    expect(response.statusCode).toBe(420);
+    expect(response.json()).toMatchObject({ errorToken: 'invalidCharacters', field: 'username' });
   });
 
   it('refuses a username whose confusable skeleton matches an existing one', async () => {
@@ -251,7 +257,7 @@ describeEachDatabase('names that cannot impersonate, strings without NUL, passwo
   it('refuses NUL in any string, signed in or not, with a 400 and no change', async () => {
     const login = await ctx().call('POST', '/ui/user/login', { body: { username: 'admin\u0000', password: 'x' } });
     expect(login.statusCode).toBe(400);
-    expect(login.json()).toEqual({ errorToken: 'malformedRequest', errorDescription: 'body.username contains a NUL character' });
+    expect(login.json()).toEqual({ errorToken: 'malformedRequest', errorDescription: 'username contains a NUL character' });
     const token = await ctx().adminToken();
     const before = (await ctx().call('GET', '/ui/user/list?numberOfItems=100', { token })).json().totalNumOfItems;
     const added = await add({ firstName: 'Nul\u0000l' });
@@ -268,5 +274,44 @@ describeEachDatabase('names that cannot impersonate, strings without NUL, passwo
       expect(response.statusCode, password).toBe(420);
       expect(response.json()).toMatchObject({ errorToken: 'passwordTooCommon', field: 'password' });
     }
+  });
+});
+
+describeEachDatabase('text that signed documents cannot carry', (ctx) => {
+  let world: LicensingWorld;
+  beforeAll(async () => {
+    world = await licensingWorld(ctx());
+  });
+
+  it.each([
+    ['NUL', 'a\u0000b', 400],
+    ['U+0001', 'a\u0001b', 420],
+    ['ESC', '\u001b[31mred', 420],
+    ['U+FFFE', 'a\uFFFEb', 420],
+    ['a lone surrogate', 'a\uD800b', 420],
+  ])('refuses %s in a tracking value before any quantity is taken', async (_what, fieldValue, status) => {
+    const orderId = await addOrder(ctx(), policyFor(world, { quantity: 5 }));
+    const token = await ctx().adminToken();
+    const response = await ctx().call('POST', '/ui/authorization/authorize', {
+      token,
+      body: { orderId, deviceId: world.deviceId, quantity: 2, tracking: [{ fieldName: 'lot', fieldValue }] },
+    });
+    expect(response.statusCode).toBe(status);
+    if (status === 420)
+      expect(response.json()).toMatchObject({ errorToken: 'invalidCharacters', field: 'tracking[0].fieldValue' });
+    const order = (await ctx().call('GET', `/ui/order/fetch?orderId=${orderId}`, { token })).json();
+    expect(order.remainingQuantity ?? order.order?.remainingQuantity).toBe(5);
+  });
+
+  it('refuses such characters in an order arriving as JSON, naming the field', async () => {
+    const response = await ctx().call('POST', '/ui/order/add', {
+      token: await ctx().adminToken(),
+      body: { authorizationAuthorizedPolicyList: policyFor(world, { purpose: 'bell\u0007' }) },
+    });
+    expect(response.statusCode).toBe(420);
+    expect(response.json()).toMatchObject({
+      errorToken: 'invalidCharacters',
+      field: 'authorizationAuthorizedPolicyList.purpose',
+    });
   });
 });

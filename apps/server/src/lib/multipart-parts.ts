@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { Transform, type TransformCallback } from 'node:stream';
 import { StorageLimitError } from '../storage/storage.js';
 import type { z } from 'zod';
-import { findNul, nulDescription } from '../plugins/input-hygiene.js';
+import { assertCarryableText } from '../plugins/input-hygiene.js';
 import { AppError } from './app-error.js';
 import { identifierErrors } from './identifier-errors.js';
 
@@ -32,9 +32,7 @@ export async function* formParts(request: FastifyRequest, limits?: PartsOptions[
     }
     if (result.done) return;
     const part = result.value;
-    if (part.type === 'field' && findNul(part.value, part.fieldname)) {
-      throw new AppError('malformedRequest', { status: 400, description: nulDescription(part.fieldname) });
-    }
+    if (part.type === 'field') assertCarryableText(part.value, part.fieldname);
     yield part;
   }
 }

@@ -1,30 +1,60 @@
 import type { FastifyInstance } from 'fastify';
+import { AppError } from '../lib/app-error.js';
 
 const MAX_DEPTH = 32;
 
-/** The path of the first string (or key) holding a NUL character, or null. */
-export function findNul(value: unknown, path: string, depth = 0): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+/**
+ * Characters XML 1.0 cannot carry (C0 controls but tab, line feed and carriage return; U+FFFE,
+ * U+FFFF; lone surrogates). Names, notes and tracking values end up in signed XML documents,
+ * which standard parsers reject when they hold one of these.
+ */
+const xmlForbidden =
+  /[\u0001-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+export type Forbidden = { path: string; nul: boolean };
+
+/** The first string (or key) holding NUL or another character XML cannot carry, with its path. */
+export function findForbidden(value: unknown, path: string, depth = 0): Forbidden | null {
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) return { path, nul: true };
+    return xmlForbidden.test(value) ? { path, nul: false } : null;
+  }
   if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return null;
   for (const [key, item] of Object.entries(value)) {
-    const where = Array.isArray(value) ? `${path}[${key}]` : `${path}.${key}`;
-    if (key.includes('\u0000')) return where;
-    const found = findNul(item, where, depth + 1);
+    const where = Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key;
+    const inKey = findForbidden(key, where, MAX_DEPTH);
+    if (inKey) return inKey;
+    const found = findForbidden(item, where, depth + 1);
     if (found) return found;
   }
   return null;
 }
 
-export const nulDescription = (where: string): string => `${where} contains a NUL character`;
+/**
+ * NUL is malformed input (400; databases refuse or cut it); other characters XML cannot carry
+ * answer 420 `invalidCharacters` naming the field, before anything changes.
+ */
+export function forbiddenCharacterError(found: Forbidden): AppError {
+  return found.nul
+    ? new AppError('malformedRequest', { status: 400, description: `${found.path} contains a NUL character` })
+    : new AppError('invalidCharacters', { field: found.path });
+}
+
+/** Throws when `value` holds a forbidden character (for content read by a route itself, e.g. an uploaded JSON file). */
+export function assertCarryableText(value: unknown, path = ''): void {
+  const found = findForbidden(value, path);
+  if (found) throw forbiddenCharacterError(found);
+}
 
 /**
- * No string anywhere accepts NUL: databases refuse it (PostgreSQL text) or cut it, and no name,
- * note or value needs it. Bodies, query strings and path parameters are checked before
- * validation; multipart fields where the form is read (`formParts`).
+ * No string anywhere accepts NUL or characters XML cannot carry: bodies, query strings and path
+ * parameters are checked before validation; multipart fields where the form is read
+ * (`formParts`); uploaded documents by the code that parses them (`assertCarryableText`).
  */
 export function registerInputHygiene(app: FastifyInstance): void {
-  app.addHook('preValidation', async (request, reply) => {
-    const where = findNul(request.params, 'params') ?? findNul(request.query, 'querystring') ?? findNul(request.body, 'body');
-    if (where) return reply.status(400).send({ errorToken: 'malformedRequest', errorDescription: nulDescription(where) });
+  app.addHook('preValidation', async (request) => {
+    const found =
+      findForbidden(request.params, 'params') ?? findForbidden(request.query, 'querystring') ?? findForbidden(request.body, '');
+    if (found) throw forbiddenCharacterError(found.path ? found : { ...found, path: 'body' });
   });
 }
