@@ -1,18 +1,13 @@
 // Lint: typescript-eslint's recommended rules plus the project's import boundaries
 // (CONVENTIONS.md): server services know nothing of HTTP; console features never import
 // each other; nothing but `contract` is shared between server and console.
-import fs from 'node:fs';
 import js from '@eslint/js';
 import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
+import boundaries from './eslint-rules/feature-boundaries.js';
 
-const featureDir = 'apps/console/src/features';
-const features = fs.existsSync(featureDir)
-  ? fs
-      .readdirSync(featureDir, { withFileTypes: true })
-      .filter((d) => d.isDirectory())
-      .map((d) => d.name)
-  : [];
+const noHttp = { regex: '^(fastify|@fastify/|fastify-)', message: 'services and repositories know nothing of HTTP' };
+const shareThroughContract = { regex: 'apps/console|@manifold/console', message: 'share code through contract only' };
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'test-results/**', 'coverage/**', 'data/**'] },
@@ -31,8 +26,16 @@ export default tseslint.config(
     },
   },
   {
-    files: ['scripts/**/*.mjs', 'eslint.config.js'],
+    files: ['scripts/**/*.mjs', 'eslint.config.js', 'eslint-rules/**/*.js'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+  },
+  // Flat config: a later block naming the same rule replaces its options for the files both
+  // match, so the narrower server block repeats the wider block's pattern (both must apply).
+  {
+    files: ['apps/server/**/*.ts', 'packages/contract/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [shareThroughContract] }],
+    },
   },
   {
     files: [
@@ -41,19 +44,7 @@ export default tseslint.config(
       'apps/server/src/crypto/**/*.ts',
     ],
     rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: [{ regex: '^(fastify|@fastify/|fastify-)', message: 'services and repositories know nothing of HTTP' }] },
-      ],
-    },
-  },
-  {
-    files: ['apps/server/**/*.ts', 'packages/contract/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: [{ regex: 'apps/console|@manifold/console', message: 'share code through contract only' }] },
-      ],
+      'no-restricted-imports': ['error', { patterns: [noHttp, shareThroughContract] }],
     },
   },
   {
@@ -64,18 +55,16 @@ export default tseslint.config(
       'react-hooks/exhaustive-deps': 'warn',
     },
   },
-  ...features.map((feature) => ({
-    files: [`${featureDir}/${feature}/**/*.{ts,tsx}`],
+  {
+    // features/<other>/ by any path, relative ones included (resolved by the local rule)
+    files: ['apps/console/src/features/**/*.{ts,tsx}'],
+    plugins: { boundaries },
     rules: {
+      'boundaries/feature-boundaries': 'error',
       'no-restricted-imports': [
         'error',
-        {
-          patterns: [
-            { regex: `features/(?!${feature}/)`, message: 'features do not import each other: move shared code to lib/ or app/' },
-            { regex: 'apps/server|@manifold/server', message: 'share code through contract only' },
-          ],
-        },
+        { patterns: [{ regex: 'apps/server|@manifold/server', message: 'share code through contract only' }] },
       ],
     },
-  })),
+  },
 );

@@ -189,6 +189,35 @@ describeEachDatabase('machines', (ctx) => {
       expect((await ctx().call('GET', '/ui/device/list?approved=maybe', { token })).statusCode).toBe(400);
       expectToken(await ctx().call('GET', `/ui/device/fetch?deviceId=${uuid}`, { token }), 420, 'deviceIdNotValid');
     });
+
+    it('filters by a search in the name, deviceId or serial number, its wildcards taken literally', async () => {
+      const token = await ctx().adminToken();
+      const suffix = Math.random().toString(36).slice(2, 8);
+      const registerAs = async (name: string, serialNumber: string) => {
+        const machine = await testMachine(root, { name, serialNumber });
+        const response = await register(ctx(), await machine.request());
+        expect(response.statusCode, response.body).toBe(200);
+        return response.json<{ deviceId: string }>().deviceId;
+      };
+      const literal = await registerAs(`Lathe_${suffix}%`, `LSN-${suffix}-A`);
+      const other = await registerAs(`LatheX${suffix}Y`, `LSN-${suffix}-B`);
+      const found = async (search: string, filter = '') => {
+        const response = await ctx().call(
+          'GET',
+          `/ui/device/list?numberOfItems=100${filter}&search=${encodeURIComponent(search)}`,
+          { token },
+        );
+        expect(response.statusCode).toBe(200);
+        return response.json<{ data: TDevice[] }>().data.map((device) => device.deviceId);
+      };
+      expect(await found(`lathe_${suffix}%`)).toEqual([literal]);
+      expect(await found(`lsn-${suffix}-b`)).toEqual([other]);
+      expect((await found(`lsn-${suffix}`)).sort()).toEqual([literal, other].sort());
+      expect(await found(literal.slice(0, 13).toUpperCase())).toEqual([literal]);
+      expect(await found(`lathe_${suffix}%`, '&approved=true')).toEqual([]);
+      await ctx().call('POST', '/ui/device/approve', { token, body: { id: literal, approve: true } });
+      expect(await found(`lathe_${suffix}%`, '&approved=true')).toEqual([literal]);
+    });
   });
 
   describe('POST /ui/device/approve', () => {

@@ -36,6 +36,10 @@ const garbageQueries = [
   '?numberOfItems=100000000',
 ];
 
+/** The calls the spec marks unimplemented answer 501 `functionNotImplemented` by design. */
+const isSpecUnimplemented = (response: { statusCode: number; json(): unknown }) =>
+  response.statusCode === 501 && (response.json() as { errorToken?: string }).errorToken === 'functionNotImplemented';
+
 describeEachDatabase('garbage input', (ctx) => {
   it('never makes any endpoint answer 5xx, signed in or not', async () => {
     const admin = await ctx().adminToken();
@@ -46,13 +50,13 @@ describeEachDatabase('garbage input', (ctx) => {
     const keys = [...Object.keys(permissions).filter((k) => !sessionEnders.includes(k)), ...sessionEnders];
     for (const key of keys) {
       const [method, path] = key.split(' ') as ['GET' | 'POST', string];
-      if (path === '/*' || path === '/ui/admin/database') continue; // POST admin/database is the spec's 501
+      if (path === '/*') continue;
       const url = path;
       for (const token of [undefined, 'garbage-token', user, admin]) {
         if (method === 'GET') {
           for (const query of garbageQueries) {
             const response = await ctx().call('GET', url + query, token ? { token } : {});
-            if (response.statusCode >= 500 && !(url === '/readyz'))
+            if (response.statusCode >= 500 && !(url === '/readyz') && !isSpecUnimplemented(response))
               failures.push(`${key}${query} → ${response.statusCode} ${response.body}`);
           }
           continue;
@@ -63,7 +67,7 @@ describeEachDatabase('garbage input', (ctx) => {
             body: garbage.body,
             headers: { 'content-type': garbage.contentType },
           });
-          if (response.statusCode >= 500)
+          if (response.statusCode >= 500 && !isSpecUnimplemented(response))
             failures.push(`${key} ${garbage.body.slice(0, 40)} → ${response.statusCode} ${response.body}`);
           expect(response.body).not.toMatch(/at .*\.(ts|js):\d+|select |insert |SQLITE|ER_|syntax error/i);
         }

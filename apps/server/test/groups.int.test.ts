@@ -24,6 +24,26 @@ describeEachDatabase('groups', (ctx) => {
       const listed = all.json().data.find((g: { name: string }) => g.name === 'Listing A');
       expect(listed).toMatchObject({ description: 'first', members: [profile.username] });
     });
+
+    it('filters by a search in the name, its wildcards taken literally', async () => {
+      const { token } = await ctx().createUser();
+      const suffix = Math.random().toString(36).slice(2, 8);
+      await add({ name: `Press_${suffix}%` });
+      await add({ name: `PressX${suffix}Y` });
+      const names = async (search: string) => {
+        const response = await ctx().call('GET', `/ui/groups/list?numberOfItems=100&search=${encodeURIComponent(search)}`, {
+          token,
+        });
+        expect(response.statusCode).toBe(200);
+        return response.json<{ data: { name: string }[]; totalNumOfItems: number }>();
+      };
+      const literal = await names(`press_${suffix}%`);
+      expect(literal.data.map((group) => group.name)).toEqual([`Press_${suffix}%`]);
+      expect(literal.totalNumOfItems).toBe(1);
+      expect((await names(`x${suffix}`)).data.map((group) => group.name)).toEqual([`PressX${suffix}Y`]);
+      expect((await names(`press${suffix}`)).data).toEqual([]);
+      expect((await ctx().call('GET', `/ui/groups/list?search=${'x'.repeat(129)}`, { token })).statusCode).toBe(400);
+    });
   });
 
   describe('POST /ui/groups/add', () => {

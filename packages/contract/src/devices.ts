@@ -122,6 +122,8 @@ export const ZDeviceListQuery = z.object({
     .enum(['true', 'false'])
     .transform((value) => value === 'true')
     .optional(),
+  /** Matches the machine's name, deviceId or serial number, case-insensitively. */
+  search: z.string().max(128).optional(),
 });
 
 export const ZDeviceIdQuery = z.object({ deviceId: ZDeviceId });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZPageQuery } from './common.js';
 
 export const ZGroup = z
   .object({
@@ -27,5 +28,10 @@ export const ZGroupEditRequest = ZGroupAddRequest.extend({ userGroupId: ZUserGro
   id: 'GroupEditRequest',
 });
 export type TGroupEditRequest = z.infer<typeof ZGroupEditRequest>;
+
+export const ZGroupListQuery = ZPageQuery.extend({
+  /** Matches the group's name, case-insensitively. */
+  search: z.string().max(128).optional(),
+});
 
 export const ZGroupDeleteRequest = z.object({ userGroupId: ZUserGroupId }).meta({ id: 'GroupDeleteRequest' });

@@ -1,5 +1,4 @@
-import { ActionIcon, Alert, Anchor, Badge, Code, Group, Table, Text, Tooltip } from '@mantine/core';
-import { modals } from '@mantine/modals';
+import { ActionIcon, Anchor, Badge, Code, Group, Table, Text, Tooltip } from '@mantine/core';
 import type { TAuthorization, TAuthorizationState } from '@manifold/contract';
 import { IconBan, IconDownload, IconSend } from '@tabler/icons-react';
 import { useState } from 'react';
@@ -9,6 +8,8 @@ import { alerts } from '../lib/alerts';
 import { useDownloadAuthorization, useRevokeAuthorization, useSendAuthorizations } from '../lib/authorization-actions';
 import { useDateTimeFormat } from '../lib/format';
 import { apiErrorMessage } from './api-error-message';
+import { useConfirm } from './confirm-modal';
+import { ErrorAlert } from './error-alert';
 
 const stateColors: Record<TAuthorizationState, string> = {
   authorized: 'blue',
@@ -44,6 +45,7 @@ export interface AuthorizationTableProps {
 export function AuthorizationTable({ authorizations, withOrder = false, busy = false, caption }: AuthorizationTableProps) {
   const { t } = useTranslation();
   const format = useDateTimeFormat();
+  const confirm = useConfirm();
   const send = useSendAuthorizations();
   const revoke = useRevokeAuthorization();
   const download = useDownloadAuthorization();
@@ -60,15 +62,13 @@ export function AuthorizationTable({ authorizations, withOrder = false, busy = f
   };
 
   const confirmRevoke = (authorization: TAuthorization) =>
-    modals.openConfirmModal({
+    confirm({
       title: t('authorizations.revokeTitle'),
-      children: (
-        <Text size="sm">
-          {t('authorizations.revokeConfirm', { id: shortId(authorization.authorizationId), quantity: authorization.quantity })}
-        </Text>
-      ),
-      labels: { confirm: t('authorizations.revoke'), cancel: t('common.cancel') },
-      confirmProps: { color: 'red.9' },
+      message: t('authorizations.revokeConfirm', {
+        id: shortId(authorization.authorizationId),
+        quantity: authorization.quantity,
+      }),
+      confirmLabel: t('authorizations.revoke'),
       onConfirm: () => {
         setError(null);
         revoke.mutate(
@@ -90,11 +90,7 @@ export function AuthorizationTable({ authorizations, withOrder = false, busy = f
 
   return (
     <>
-      {error ? (
-        <Alert color="red" variant="light" role="alert" data-testid="authorization-action-error">
-          <Text size="sm">{error}</Text>
-        </Alert>
-      ) : null}
+      {error ? <ErrorAlert data-testid="authorization-action-error">{error}</ErrorAlert> : null}
       <Table.ScrollContainer minWidth={960}>
         <Table striped highlightOnHover aria-busy={busy} data-testid="authorizations-table">
           <Table.Caption>{caption}</Table.Caption>

@@ -3,6 +3,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
 import { apiRequest } from './api-client';
 import { saveText } from './download';
+import { invalidateTagged } from './query-tags';
 
 /**
  * Send, revoke and download of authorizations (spec §7): shared by the order detail and the
@@ -41,11 +42,7 @@ export async function downloadAuthorization(input: RevokeAuthorizationInput): Pr
 /** Orders carry their remaining quantity and their authorizations: both change with every action. */
 function useInvalidateLicensing() {
   const queryClient = useQueryClient();
-  return () =>
-    Promise.all([
-      queryClient.invalidateQueries({ queryKey: ['orders'] }),
-      queryClient.invalidateQueries({ queryKey: ['authorizations'] }),
-    ]);
+  return () => invalidateTagged(queryClient, 'licensing');
 }
 
 export function useSendAuthorizations() {

@@ -1,10 +1,17 @@
 import type { Kysely } from 'kysely';
 import type { TDevice, TDeviceDetail, TDeviceParameter, TPage, TPageQuery, TRegistrationState } from '@manifold/contract';
 import { describeCertificate, parseCertificateBundle } from '../../crypto/certificates.js';
+import { containsIgnoringCase } from '../../db/dialect.js';
 import { pageOffset, toPage } from '../../db/paging.js';
 import type { DB } from '../../db/schema.js';
 import type { DeviceRow } from '../../db/schema-packages.js';
 import { isoNow } from '../../lib/time.js';
+
+/** Which machines a list shows: approved only or every other state; a search in name, deviceId or serial number. */
+export interface DeviceListFilter {
+  approved?: boolean;
+  search?: string;
+}
 
 export class DevicesRepository {
   constructor(private readonly db: Kysely<DB>) {}
@@ -45,10 +52,14 @@ export class DevicesRepository {
     await this.db.deleteFrom('devices').where('id', '=', id).execute();
   }
 
-  async list(page: TPageQuery, approved: boolean | undefined): Promise<TPage<TDevice>> {
+  async list(page: TPageQuery, { approved, search }: DeviceListFilter = {}): Promise<TPage<TDevice>> {
     let query = this.db.selectFrom('devices');
     if (approved === true) query = query.where('registration_state', '=', 'Approved');
     if (approved === false) query = query.where('registration_state', '<>', 'Approved');
+    const term = search?.trim();
+    if (term) {
+      query = query.where((eb) => eb.or(['name', 'id', 'serial_number'].map((column) => containsIgnoringCase(column, term))));
+    }
     const [total, rows] = await Promise.all([
       query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
       query.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(page.numberOfItems).offset(pageOffset(page)).execute(),

@@ -43,14 +43,14 @@ export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
-        summary: 'Machines, newest first (filter: approved)',
+        summary: 'Machines, newest first (filters: approved; search in name, deviceId or serial number)',
         querystring: ZDeviceListQuery,
         response: responses(ZPage(ZDevice)),
       },
     },
     (request) => {
-      const { approved, ...page } = request.query;
-      return devices.list(page, approved);
+      const { approved, search, ...page } = request.query;
+      return devices.list(page, { approved, search });
     },
   );
 

@@ -31,7 +31,7 @@ import type { Storage } from '../../storage/storage.js';
 import { AuditRepository } from '../audit/audit.repository.js';
 import { decodeImageDataUrl, ImagesRepository, REGISTRATION_IMAGE_MAX_BYTES, storeImage } from '../images/images.js';
 import { ruleErrors, shapeErrors, throwAll } from '../packages/device-parameters.js';
-import { DevicesRepository, toDevice, toDeviceDetail } from './devices.repository.js';
+import { DevicesRepository, toDevice, toDeviceDetail, type DeviceListFilter } from './devices.repository.js';
 
 /** What registrations need of the server's credentials (provided by `ServerCredentials`). */
 export interface RegistrationTrust {
@@ -169,8 +169,8 @@ export class DevicesService {
     return { deviceId: row.id, registrationState: 'Pending' };
   }
 
-  list(page: TPageQuery, approved: boolean | undefined): Promise<TPage<TDevice>> {
-    return this.devices().list(page, approved);
+  list(page: TPageQuery, filter: DeviceListFilter = {}): Promise<TPage<TDevice>> {
+    return this.devices().list(page, filter);
   }
 
   async fetch(deviceId: string): Promise<TDeviceDetail> {

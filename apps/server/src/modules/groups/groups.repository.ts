@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { TGroup, TPage, TPageQuery } from '@manifold/contract';
-import type { Dialect } from '../../db/dialect.js';
+import { containsIgnoringCase, type Dialect } from '../../db/dialect.js';
 import { pageOffset, toPage } from '../../db/paging.js';
 import type { DB, GroupRow } from '../../db/schema.js';
 
@@ -22,19 +22,13 @@ export class GroupsRepository {
     return this.db.selectFrom('user_groups').selectAll().where('name_key', '=', groupNameKey(name)).executeTakeFirst();
   }
 
-  async list(page: TPageQuery): Promise<TPage<TGroup>> {
+  async list(page: TPageQuery, search?: string): Promise<TPage<TGroup>> {
+    let query = this.db.selectFrom('user_groups');
+    const term = search?.trim();
+    if (term) query = query.where(containsIgnoringCase('name_key', term));
     const [total, rows] = await Promise.all([
-      this.db
-        .selectFrom('user_groups')
-        .select((eb) => eb.fn.countAll().as('n'))
-        .executeTakeFirstOrThrow(),
-      this.db
-        .selectFrom('user_groups')
-        .selectAll()
-        .orderBy('name_key')
-        .limit(page.numberOfItems)
-        .offset(pageOffset(page))
-        .execute(),
+      query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+      query.selectAll().orderBy('name_key').limit(page.numberOfItems).offset(pageOffset(page)).execute(),
     ]);
     const members = await this.membersOf(rows.map((row) => row.id));
     return toPage(

@@ -1,5 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { ZEmpty, ZGroup, ZGroupAddRequest, ZGroupDeleteRequest, ZGroupEditRequest, ZPage, ZPageQuery } from '@manifold/contract';
+import {
+  ZEmpty,
+  ZGroup,
+  ZGroupAddRequest,
+  ZGroupDeleteRequest,
+  ZGroupEditRequest,
+  ZGroupListQuery,
+  ZPage,
+} from '@manifold/contract';
 import { callerOf } from '../../plugins/auth.js';
 import { responses } from '../../lib/route-schemas.js';
 
@@ -11,12 +19,15 @@ export const groupsRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['groups'],
-        summary: 'Groups, a page at a time',
-        querystring: ZPageQuery,
+        summary: 'Groups, a page at a time (filter: search in the name)',
+        querystring: ZGroupListQuery,
         response: responses(ZPage(ZGroup)),
       },
     },
-    (request) => groups.list(request.query),
+    (request) => {
+      const { search, ...page } = request.query;
+      return groups.list(page, search);
+    },
   );
 
   app.post(

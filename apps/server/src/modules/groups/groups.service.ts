@@ -17,8 +17,8 @@ export class GroupsService {
     return new GroupsRepository(db, this.database.dialect);
   }
 
-  list(page: TPageQuery): Promise<TPage<TGroup>> {
-    return this.groups().list(page);
+  list(page: TPageQuery, search?: string): Promise<TPage<TGroup>> {
+    return this.groups().list(page, search);
   }
 
   async add(input: TGroupAddRequest, caller: Caller): Promise<TGroup> {

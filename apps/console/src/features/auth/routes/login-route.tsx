@@ -9,6 +9,7 @@ import { getConsoleConfig } from '../../../lib/console-config';
 import { isLoginReason } from '../../../lib/login-redirect';
 import { resolveRedirectTarget } from '../../../lib/redirect-target';
 import { useLogin } from '../api/login';
+import { ErrorAlert } from '../../../components/error-alert';
 
 /** /login: the entry of the console; shows why the user was sent here and returns them after. */
 export function LoginRoute() {
@@ -66,9 +67,7 @@ export function LoginRoute() {
               </Alert>
             ) : null}
             {loginMutation.error ? (
-              <Alert color="red" variant="light" role="alert" data-testid="login-error">
-                <Text size="sm">{apiErrorMessage(t, loginMutation.error)}</Text>
-              </Alert>
+              <ErrorAlert data-testid="login-error">{apiErrorMessage(t, loginMutation.error)}</ErrorAlert>
             ) : null}
             <TextInput
               label={t('login.username')}

@@ -2,6 +2,7 @@ import { orderSortFields, ZAuthorization, ZPage } from '@manifold/contract';
 import { keepPreviousData, queryOptions, useQuery } from '@tanstack/react-query';
 import { z } from 'zod';
 import { apiRequest } from '../../../lib/api-client';
+import { taggedMeta } from '../../../lib/query-tags';
 
 /** The order list's sorting, filters and paging plus orderId and authorizationId (spec §7). */
 export const ZGetAuthorizationsInput = z.object({
@@ -31,6 +32,7 @@ export function authorizationListQueryOptions(input: GetAuthorizationsInput) {
     queryKey: ['authorizations', 'list', input],
     queryFn: ({ signal }) => getAuthorizations(input, signal),
     placeholderData: keepPreviousData,
+    meta: taggedMeta('licensing'),
   });
 }
 

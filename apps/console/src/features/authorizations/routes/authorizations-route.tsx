@@ -1,4 +1,4 @@
-import { Alert, Button, Group, Select, SimpleGrid, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
+import { Button, Group, Select, SimpleGrid, Stack, Switch, TextInput, Title } from '@mantine/core';
 import { orderSortFields } from '@manifold/contract';
 import { IconFilter } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
@@ -15,6 +15,7 @@ import {
   authorizationTextFilters,
   type AuthorizationTextFilter,
 } from '../components/authorization-list-params';
+import { ErrorAlert } from '../../../components/error-alert';
 
 const pageSizes = ['10', '25', '50', '100'];
 
@@ -114,11 +115,7 @@ export function AuthorizationsRoute() {
           </Group>
         </Stack>
       </form>
-      {authorizations.error ? (
-        <Alert color="red" variant="light" role="alert">
-          <Text size="sm">{apiErrorMessage(t, authorizations.error)}</Text>
-        </Alert>
-      ) : null}
+      {authorizations.error ? <ErrorAlert>{apiErrorMessage(t, authorizations.error)}</ErrorAlert> : null}
       <AuthorizationTable
         withOrder
         authorizations={authorizations.data?.data ?? []}

@@ -1,5 +1,4 @@
-import { Alert, Button, Checkbox, Group, Modal, Stack, Text } from '@mantine/core';
-import { modals } from '@mantine/modals';
+import { Button, Checkbox, Group, Stack } from '@mantine/core';
 import type { TDevice } from '@manifold/contract';
 import { IconBan, IconCheck, IconPlayerPlay, IconTrash, IconX } from '@tabler/icons-react';
 import { useState } from 'react';
@@ -10,6 +9,8 @@ import { isApiError } from '../../../lib/api-errors';
 import { useApproveDevice } from '../api/approve-device';
 import { useDeleteDevice } from '../api/delete-device';
 import { useDisableDevice } from '../api/disable-device';
+import { ConfirmDialog, useConfirm } from '../../../components/confirm-modal';
+import { ErrorAlert } from '../../../components/error-alert';
 
 export interface DeviceActionsProps {
   device: TDevice;
@@ -19,6 +20,7 @@ export interface DeviceActionsProps {
 /** Approve, reject, disable or enable, delete: each behind a confirmation; errors shown here. */
 export function DeviceActions({ device, onDeleted }: DeviceActionsProps) {
   const { t } = useTranslation();
+  const openConfirm = useConfirm();
   const approve = useApproveDevice();
   const disable = useDisableDevice();
   const remove = useDeleteDevice();
@@ -29,12 +31,12 @@ export function DeviceActions({ device, onDeleted }: DeviceActionsProps) {
   const [needsForce, setNeedsForce] = useState(false);
   const name = device.deviceIdentity.name;
 
-  const confirm = (title: string, message: string, label: string, color: string, action: () => void) =>
-    modals.openConfirmModal({
+  const confirm = (title: string, message: string, confirmLabel: string, color: string, action: () => void) =>
+    openConfirm({
       title,
-      children: <Text size="sm">{message}</Text>,
-      labels: { confirm: label, cancel: t('common.cancel') },
-      confirmProps: { color },
+      message,
+      confirmLabel,
+      color,
       onConfirm: () => {
         setError(null);
         action();
@@ -99,11 +101,7 @@ export function DeviceActions({ device, onDeleted }: DeviceActionsProps) {
 
   return (
     <Stack>
-      {error ? (
-        <Alert color="red" variant="light" role="alert" data-testid="device-action-error">
-          <Text size="sm">{error}</Text>
-        </Alert>
-      ) : null}
+      {error ? <ErrorAlert data-testid="device-action-error">{error}</ErrorAlert> : null}
       <Group>
         {pending ? (
           <>
@@ -141,35 +139,23 @@ export function DeviceActions({ device, onDeleted }: DeviceActionsProps) {
           {t('devices.actions.delete')}
         </Button>
       </Group>
-      <Modal
+      <ConfirmDialog
         opened={deleting}
         onClose={() => setDeleting(false)}
         title={t('devices.actions.deleteTitle')}
-        closeButtonProps={{ 'aria-label': t('common.close') }}
+        message={t('devices.actions.deleteConfirm', { name })}
+        error={deleteError}
+        confirmLabel={t('devices.actions.delete')}
+        pending={remove.isPending}
+        onConfirm={submitDelete}
       >
-        <Stack>
-          <Text size="sm">{t('devices.actions.deleteConfirm', { name })}</Text>
-          {deleteError ? (
-            <Alert color="red" variant="light" role="alert">
-              <Text size="sm">{deleteError}</Text>
-            </Alert>
-          ) : null}
-          <Checkbox
-            label={t('devices.actions.forceDelete')}
-            description={needsForce ? t('devices.actions.forceDeleteNeeded') : t('devices.actions.forceDeleteHint')}
-            checked={force}
-            onChange={(event) => setForce(event.currentTarget.checked)}
-          />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={() => setDeleting(false)}>
-              {t('common.cancel')}
-            </Button>
-            <Button color="red.9" loading={remove.isPending} onClick={submitDelete}>
-              {t('devices.actions.delete')}
-            </Button>
-          </Group>
-        </Stack>
-      </Modal>
+        <Checkbox
+          label={t('devices.actions.forceDelete')}
+          description={needsForce ? t('devices.actions.forceDeleteNeeded') : t('devices.actions.forceDeleteHint')}
+          checked={force}
+          onChange={(event) => setForce(event.currentTarget.checked)}
+        />
+      </ConfirmDialog>
     </Stack>
   );
 }

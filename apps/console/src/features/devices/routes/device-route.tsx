@@ -1,18 +1,4 @@
-import {
-  Alert,
-  Anchor,
-  Button,
-  Card,
-  Code,
-  FileButton,
-  Group,
-  Image,
-  SimpleGrid,
-  Stack,
-  Table,
-  Text,
-  Title,
-} from '@mantine/core';
+import { Anchor, Button, Code, FileButton, Group, Image, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import type { TDeviceDetail } from '@manifold/contract';
 import { IconArrowLeft, IconPhoto } from '@tabler/icons-react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
@@ -32,32 +18,9 @@ import { uploadDeviceImage } from '../api/upload-device-image';
 import { DeviceActions } from '../components/device-actions';
 import { DeviceParametersTable } from '../components/device-parameters-table';
 import { DeviceStateBadge } from '../components/device-state-badge';
-
-function Section({ id, title, children }: { id: string; title: string; children: ReactNode }) {
-  return (
-    <Card withBorder component="section" aria-labelledby={`${id}-heading`} data-testid={id}>
-      <Title order={2} size="h4" id={`${id}-heading`} mb="md">
-        {title}
-      </Title>
-      {children}
-    </Card>
-  );
-}
-
-function Rows({ rows }: { rows: [string, ReactNode][] }) {
-  return (
-    <Table variant="vertical" withTableBorder layout="fixed">
-      <Table.Tbody>
-        {rows.map(([label, value]) => (
-          <Table.Tr key={label}>
-            <Table.Th w={180}>{label}</Table.Th>
-            <Table.Td style={{ overflowWrap: 'anywhere' }}>{value === null || value === '' ? '—' : value}</Table.Td>
-          </Table.Tr>
-        ))}
-      </Table.Tbody>
-    </Table>
-  );
-}
+import { DetailRows } from '../../../components/detail-rows';
+import { Section } from '../../../components/section';
+import { ErrorAlert } from '../../../components/error-alert';
 
 const imageTypes = ['image/png', 'image/jpeg', 'image/webp'];
 
@@ -113,11 +76,7 @@ function DeviceImage({ device, canEdit }: { device: TDeviceDetail; canEdit: bool
           </FileButton>
         </Group>
       ) : null}
-      {error ? (
-        <Alert color="red" variant="light" role="alert">
-          <Text size="sm">{error}</Text>
-        </Alert>
-      ) : null}
+      {error ? <ErrorAlert>{error}</ErrorAlert> : null}
     </Stack>
   );
 }
@@ -140,9 +99,7 @@ export function DeviceRoute() {
         <Anchor component={Link} to="/devices" size="sm" c="green.9">
           <IconArrowLeft size={14} aria-hidden /> {t('devices.back')}
         </Anchor>
-        <Alert color="red" variant="light" role="alert">
-          <Text size="sm">{apiErrorMessage(t, device.error)}</Text>
-        </Alert>
+        <ErrorAlert>{apiErrorMessage(t, device.error)}</ErrorAlert>
       </Stack>
     );
   }
@@ -190,7 +147,8 @@ export function DeviceRoute() {
       ) : null}
       <SimpleGrid cols={{ base: 1, md: 2 }}>
         <Section id="device-identity" title={t('devices.identity.heading')}>
-          <Rows
+          <DetailRows
+            labelWidth={180}
             rows={[
               [t('devices.identity.id'), identity.id],
               [t('devices.identity.name'), identity.name],
@@ -217,10 +175,10 @@ export function DeviceRoute() {
       </SimpleGrid>
       <SimpleGrid cols={{ base: 1, md: 2 }}>
         <Section id="device-signing-certificate" title={t('devices.certificates.signing')}>
-          <Rows rows={certificateRows(detail.signingCertificate)} />
+          <DetailRows labelWidth={180} rows={certificateRows(detail.signingCertificate)} />
         </Section>
         <Section id="device-encryption-certificate" title={t('devices.certificates.encryption')}>
-          <Rows rows={certificateRows(detail.encryptionCertificate)} />
+          <DetailRows labelWidth={180} rows={certificateRows(detail.encryptionCertificate)} />
         </Section>
       </SimpleGrid>
       <Section id="device-parameters-section" title={t('devices.parameters.heading')}>

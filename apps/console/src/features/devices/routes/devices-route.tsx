@@ -1,4 +1,4 @@
-import { Alert, Anchor, Group, SegmentedControl, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core';
+import { Anchor, Group, SegmentedControl, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ListPagination } from '../../../components/list-pagination';
@@ -8,6 +8,7 @@ import { PageHead } from '../../../components/page-head';
 import { useDateTimeFormat } from '../../../lib/format';
 import { useDevices } from '../api/get-devices';
 import { DeviceStateBadge } from '../components/device-state-badge';
+import { ErrorAlert } from '../../../components/error-alert';
 
 const pageSize = 10;
 const filters = ['all', 'approved', 'notApproved'] as const;
@@ -50,11 +51,7 @@ export function DevicesRoute() {
           />
         </Group>
       </Stack>
-      {devices.error ? (
-        <Alert color="red" variant="light" role="alert">
-          <Text size="sm">{apiErrorMessage(t, devices.error)}</Text>
-        </Alert>
-      ) : null}
+      {devices.error ? <ErrorAlert>{apiErrorMessage(t, devices.error)}</ErrorAlert> : null}
       <Table.ScrollContainer minWidth={760}>
         <Table striped highlightOnHover aria-busy={devices.isFetching} data-testid="devices-table">
           <Table.Caption>{t('devices.caption', { total: devices.data?.totalNumOfItems ?? 0 })}</Table.Caption>

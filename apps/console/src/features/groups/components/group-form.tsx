@@ -1,12 +1,14 @@
-import { Alert, Button, Group, MultiSelect, Stack, Text, TextInput, Textarea } from '@mantine/core';
-import type { TGroup } from '@manifold/contract';
+import { Button, Group, Stack, TextInput, Textarea } from '@mantine/core';
+import type { TGroup, TUserProfile } from '@manifold/contract';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formErrorsFrom, type FormErrors } from '../../../components/api-error-message';
+import { SearchMultiSelect, type SearchSource } from '../../../components/search-select';
 import { useFields } from '../../../hooks/use-fields';
+import { userOption, userPickerQueryOptions } from '../../../lib/pickers';
 import { useAddGroup } from '../api/add-group';
 import { useEditGroup } from '../api/edit-group';
-import { memberOptionLimit, useMemberOptions } from '../api/get-member-options';
+import { ErrorAlert } from '../../../components/error-alert';
 
 const fieldNames = ['name', 'description', 'members'] as const;
 const fieldOfToken: Record<string, string> = {
@@ -14,6 +16,8 @@ const fieldOfToken: Record<string, string> = {
   groupNameTaken: 'name',
   userNotPresent: 'members',
 };
+
+const users: SearchSource<TUserProfile> = { queryOptions: userPickerQueryOptions, toOption: userOption };
 
 export interface GroupFormProps {
   group?: TGroup;
@@ -29,16 +33,9 @@ export function GroupForm({ group, onDone, onCancel }: GroupFormProps) {
     members: group?.members ?? [],
   });
   const [errors, setErrors] = useState<FormErrors>({ fields: {}, general: [] });
-  const memberOptions = useMemberOptions();
   const addGroup = useAddGroup();
   const editGroup = useEditGroup();
   const pending = addGroup.isPending || editGroup.isPending;
-
-  const known = new Set((memberOptions.data?.options ?? []).map((option) => option.value));
-  const options = [
-    ...(memberOptions.data?.options ?? []),
-    ...values.members.filter((member) => !known.has(member)).map((member) => ({ value: member, label: member })),
-  ];
 
   const onError = (error: unknown) => setErrors(formErrorsFrom(t, error, fieldNames, fieldOfToken));
 
@@ -52,11 +49,7 @@ export function GroupForm({ group, onDone, onCancel }: GroupFormProps) {
   return (
     <form onSubmit={submit} noValidate aria-label={group ? t('groups.editTitle') : t('groups.addTitle')}>
       <Stack>
-        {errors.general.length > 0 ? (
-          <Alert color="red" variant="light" role="alert">
-            <Text size="sm">{errors.general.join(' ')}</Text>
-          </Alert>
-        ) : null}
+        {errors.general.length > 0 ? <ErrorAlert>{errors.general.join(' ')}</ErrorAlert> : null}
         <TextInput
           label={t('groups.name')}
           name="name"
@@ -74,15 +67,12 @@ export function GroupForm({ group, onDone, onCancel }: GroupFormProps) {
           error={errors.fields.description}
           onChange={(event) => setField('description', event.currentTarget.value)}
         />
-        <MultiSelect
+        <SearchMultiSelect
+          source={users}
           label={t('groups.members')}
-          description={memberOptions.data?.truncated ? t('groups.membersTruncated', { limit: memberOptionLimit }) : undefined}
-          data={options}
           value={values.members}
-          searchable
           clearable
           error={errors.fields.members}
-          nothingFoundMessage={t('common.nothingFound')}
           onChange={(members) => setField('members', members)}
         />
         <Group justify="flex-end">

@@ -1,5 +1,4 @@
-import { Alert, Badge, Button, Group, Modal, Stack, Table, Text, Title } from '@mantine/core';
-import { modals } from '@mantine/modals';
+import { Badge, Button, Group, Modal, Stack, Table, Title } from '@mantine/core';
 import type { TGroup } from '@manifold/contract';
 import { IconPlus } from '@tabler/icons-react';
 import { useState } from 'react';
@@ -12,6 +11,8 @@ import { alerts } from '../../../lib/alerts';
 import { useDeleteGroup } from '../api/delete-group';
 import { useGroups } from '../api/get-groups';
 import { GroupForm } from '../components/group-form';
+import { useConfirm } from '../../../components/confirm-modal';
+import { ErrorAlert } from '../../../components/error-alert';
 
 const pageSize = 10;
 
@@ -20,17 +21,16 @@ type Editing = { mode: 'add' } | { mode: 'edit'; group: TGroup } | null;
 /** Groups (ADMIN): paged list, add, edit name, description and members, delete with confirmation. */
 export function GroupsRoute() {
   const { t } = useTranslation();
+  const confirm = useConfirm();
   const [page, setPage] = useState(1);
   const [editing, setEditing] = useState<Editing>(null);
   const groups = useGroups({ pageNum: page, numberOfItems: pageSize });
   const deleteGroup = useDeleteGroup();
 
   const confirmDelete = (group: TGroup) => {
-    modals.openConfirmModal({
+    confirm({
       title: t('groups.deleteTitle'),
-      children: <Text size="sm">{t('groups.deleteConfirm', { name: group.name })}</Text>,
-      labels: { confirm: t('common.delete'), cancel: t('common.cancel') },
-      confirmProps: { color: 'red.9' },
+      message: t('groups.deleteConfirm', { name: group.name }),
       onConfirm: () =>
         deleteGroup.mutate(
           { userGroupId: group.userGroupId },
@@ -53,11 +53,7 @@ export function GroupsRoute() {
           {t('groups.add')}
         </Button>
       </Group>
-      {groups.error ? (
-        <Alert color="red" variant="light" role="alert">
-          <Text size="sm">{apiErrorMessage(t, groups.error)}</Text>
-        </Alert>
-      ) : null}
+      {groups.error ? <ErrorAlert>{apiErrorMessage(t, groups.error)}</ErrorAlert> : null}
       <Table.ScrollContainer minWidth={640}>
         <Table striped highlightOnHover aria-busy={groups.isFetching} data-testid="groups-table">
           <Table.Caption>{t('groups.caption', { total: groups.data?.totalNumOfItems ?? 0 })}</Table.Caption>

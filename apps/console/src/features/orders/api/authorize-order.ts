@@ -1,6 +1,7 @@
 import { ZAuthorizeRequest, ZAuthorizeResponse, type TAuthorizeRequest } from '@manifold/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { apiRequest } from '../../../lib/api-client';
+import { invalidateTagged } from '../../../lib/query-tags';
 
 /** `authorization/authorize`: every problem comes back at once (418), each naming its field. */
 export function authorizeOrder(input: TAuthorizeRequest) {
@@ -11,10 +12,6 @@ export function useAuthorizeOrder() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: authorizeOrder,
-    onSuccess: () =>
-      Promise.all([
-        queryClient.invalidateQueries({ queryKey: ['orders'] }),
-        queryClient.invalidateQueries({ queryKey: ['authorizations'] }),
-      ]),
+    onSuccess: () => invalidateTagged(queryClient, 'licensing'),
   });
 }

@@ -1,30 +1,12 @@
-import { ZDevice, ZDeviceDetail, ZPage } from '@manifold/contract';
-import { queryOptions, useQuery } from '@tanstack/react-query';
-import { apiRequest } from '../../../lib/api-client';
+import { useQuery } from '@tanstack/react-query';
+import { approvedDevicePickerQueryOptions, pickedDeviceQueryOptions } from '../../../lib/pickers';
 
-const ZDevicePage = ZPage(ZDevice);
-
-/** The approved machines an authorization may target (the list's largest page). */
-export function approvedDevicesQueryOptions() {
-  const query = { pageNum: 1, numberOfItems: 500, approved: true };
-  return queryOptions({
-    queryKey: ['devices', 'list', query],
-    queryFn: ({ signal }) => apiRequest('GET /ui/device/list', ZDevicePage, { query, signal }),
-  });
-}
-
-export function useApprovedDevices() {
-  return useQuery(approvedDevicesQueryOptions());
+/** The approved machines an authorization may target, as the server finds them for `search`. */
+export function approvedDevicesQueryOptions(search = '') {
+  return approvedDevicePickerQueryOptions(search);
 }
 
 /** A machine with its parameters: the second bound of the parameter editor. */
-export function deviceParametersQueryOptions(deviceId: string) {
-  return queryOptions({
-    queryKey: ['devices', 'detail', deviceId],
-    queryFn: ({ signal }) => apiRequest('GET /ui/device/fetch', ZDeviceDetail, { query: { deviceId }, signal }),
-  });
-}
-
 export function useDeviceParameters(deviceId: string | null) {
-  return useQuery({ ...deviceParametersQueryOptions(deviceId ?? ''), enabled: deviceId !== null });
+  return useQuery({ ...pickedDeviceQueryOptions(deviceId ?? ''), enabled: deviceId !== null });
 }

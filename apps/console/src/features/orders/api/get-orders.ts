@@ -2,6 +2,7 @@ import { orderSortFields, ZOrder, ZPage } from '@manifold/contract';
 import { keepPreviousData, queryOptions, useQuery } from '@tanstack/react-query';
 import { z } from 'zod';
 import { apiRequest } from '../../../lib/api-client';
+import { taggedMeta } from '../../../lib/query-tags';
 
 /** Spec §7/§9: sort (default orderId ascending), exact filters, archived switch, paging (10). */
 export const ZGetOrdersInput = z.object({
@@ -36,6 +37,7 @@ export function orderListQueryOptions(input: GetOrdersInput) {
     queryKey: ['orders', 'list', input],
     queryFn: ({ signal }) => getOrders(input, signal),
     placeholderData: keepPreviousData,
+    meta: taggedMeta('licensing'),
   });
 }
 

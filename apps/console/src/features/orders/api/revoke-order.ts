@@ -2,6 +2,7 @@ import { ZOrder } from '@manifold/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
 import { apiRequest } from '../../../lib/api-client';
+import { invalidateTagged } from '../../../lib/query-tags';
 
 export const ZRevokeOrderInput = z.object({ orderId: z.string(), includeAuthorized: z.boolean() });
 export type RevokeOrderInput = z.infer<typeof ZRevokeOrderInput>;
@@ -14,10 +15,6 @@ export function useRevokeOrder() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: revokeOrder,
-    onSuccess: () =>
-      Promise.all([
-        queryClient.invalidateQueries({ queryKey: ['orders'] }),
-        queryClient.invalidateQueries({ queryKey: ['authorizations'] }),
-      ]),
+    onSuccess: () => invalidateTagged(queryClient, 'licensing'),
   });
 }

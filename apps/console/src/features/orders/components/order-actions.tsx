@@ -1,5 +1,4 @@
-import { Alert, Button, Checkbox, Group, Modal, Stack, Text } from '@mantine/core';
-import { modals } from '@mantine/modals';
+import { Button, Checkbox, Group, Stack } from '@mantine/core';
 import type { TOrderDetail } from '@manifold/contract';
 import { IconArchive, IconArchiveOff, IconBan, IconKey, IconSend } from '@tabler/icons-react';
 import { useState } from 'react';
@@ -10,10 +9,13 @@ import { alerts } from '../../../lib/alerts';
 import { useSendAuthorizations } from '../../../lib/authorization-actions';
 import { useArchiveOrders } from '../api/archive-orders';
 import { useRevokeOrder } from '../api/revoke-order';
+import { ConfirmDialog, useConfirm } from '../../../components/confirm-modal';
+import { ErrorAlert } from '../../../components/error-alert';
 
 /** Authorize, send all, archive or restore, revoke (with or without its authorizations): each confirmed. */
 export function OrderActions({ order }: { order: TOrderDetail }) {
   const { t } = useTranslation();
+  const openConfirm = useConfirm();
   const archive = useArchiveOrders();
   const revoke = useRevokeOrder();
   const send = useSendAuthorizations();
@@ -24,12 +26,12 @@ export function OrderActions({ order }: { order: TOrderDetail }) {
   const number = order.orderNumber;
   const waiting = order.authorizations.filter((authorization) => authorization.state === 'authorized').length;
 
-  const confirm = (title: string, message: string, label: string, color: string, action: () => void) =>
-    modals.openConfirmModal({
+  const confirm = (title: string, message: string, confirmLabel: string, color: string, action: () => void) =>
+    openConfirm({
       title,
-      children: <Text size="sm">{message}</Text>,
-      labels: { confirm: label, cancel: t('common.cancel') },
-      confirmProps: { color },
+      message,
+      confirmLabel,
+      color,
       onConfirm: () => {
         setError(null);
         action();
@@ -87,11 +89,7 @@ export function OrderActions({ order }: { order: TOrderDetail }) {
 
   return (
     <Stack>
-      {error ? (
-        <Alert color="red" variant="light" role="alert" data-testid="order-action-error">
-          <Text size="sm">{error}</Text>
-        </Alert>
-      ) : null}
+      {error ? <ErrorAlert data-testid="order-action-error">{error}</ErrorAlert> : null}
       <Group>
         {!order.revoked ? (
           <Button
@@ -130,35 +128,23 @@ export function OrderActions({ order }: { order: TOrderDetail }) {
           </Button>
         ) : null}
       </Group>
-      <Modal
+      <ConfirmDialog
         opened={revoking}
         onClose={() => setRevoking(false)}
         title={t('orders.actions.revokeTitle')}
-        closeButtonProps={{ 'aria-label': t('common.close') }}
+        message={t('orders.actions.revokeConfirm', { number })}
+        error={revokeError}
+        confirmLabel={t('orders.actions.revoke')}
+        pending={revoke.isPending}
+        onConfirm={submitRevoke}
       >
-        <Stack>
-          {revokeError ? (
-            <Alert color="red" variant="light" role="alert">
-              <Text size="sm">{revokeError}</Text>
-            </Alert>
-          ) : null}
-          <Text size="sm">{t('orders.actions.revokeConfirm', { number })}</Text>
-          <Checkbox
-            label={t('orders.actions.includeAuthorized')}
-            description={t('orders.actions.includeAuthorizedHelp')}
-            checked={includeAuthorized}
-            onChange={(event) => setIncludeAuthorized(event.currentTarget.checked)}
-          />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={() => setRevoking(false)}>
-              {t('common.cancel')}
-            </Button>
-            <Button color="red.9" loading={revoke.isPending} onClick={submitRevoke}>
-              {t('orders.actions.revoke')}
-            </Button>
-          </Group>
-        </Stack>
-      </Modal>
+        <Checkbox
+          label={t('orders.actions.includeAuthorized')}
+          description={t('orders.actions.includeAuthorizedHelp')}
+          checked={includeAuthorized}
+          onChange={(event) => setIncludeAuthorized(event.currentTarget.checked)}
+        />
+      </ConfirmDialog>
     </Stack>
   );
 }

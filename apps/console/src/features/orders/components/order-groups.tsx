@@ -1,20 +1,22 @@
-import { Alert, Button, Group, MultiSelect, Stack, Text } from '@mantine/core';
-import type { TOrderDetail } from '@manifold/contract';
+import { Button, Group, Stack } from '@mantine/core';
+import type { TGroup, TOrderDetail } from '@manifold/contract';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { apiErrorMessage } from '../../../components/api-error-message';
+import { SearchMultiSelect, type SearchSource } from '../../../components/search-select';
 import { alerts } from '../../../lib/alerts';
+import { groupOption, groupPickerQueryOptions } from '../../../lib/pickers';
 import { useEditOrderGroups } from '../api/edit-order-groups';
-import { useGroupOptions } from '../api/get-group-options';
+import { ErrorAlert } from '../../../components/error-alert';
+
+const groups: SearchSource<TGroup> = { queryOptions: groupPickerQueryOptions, toOption: groupOption };
 
 /** The groups an order is shared with (its USERs see it); ADMINs change them. */
 export function OrderGroups({ order, canEdit }: { order: TOrderDetail; canEdit: boolean }) {
   const { t } = useTranslation();
-  const groups = useGroupOptions(true);
   const edit = useEditOrderGroups();
   const [selected, setSelected] = useState<string[]>(order.groupIds.map(String));
   const [error, setError] = useState<string | null>(null);
-  const options = (groups.data?.data ?? []).map((group) => ({ value: String(group.userGroupId), label: group.name }));
   const changed = [...selected].sort().join(',') !== order.groupIds.map(String).sort().join(',');
 
   const save = () => {
@@ -30,20 +32,13 @@ export function OrderGroups({ order, canEdit }: { order: TOrderDetail; canEdit: 
 
   return (
     <Stack>
-      {error ? (
-        <Alert color="red" variant="light" role="alert">
-          <Text size="sm">{error}</Text>
-        </Alert>
-      ) : null}
-      <MultiSelect
+      {error ? <ErrorAlert>{error}</ErrorAlert> : null}
+      <SearchMultiSelect
+        source={groups}
         label={t('orders.groups.label')}
         description={t('orders.groups.help')}
-        data={options}
         value={selected}
         readOnly={!canEdit}
-        searchable
-        nothingFoundMessage={t('common.nothingFound')}
-        comboboxProps={{ withinPortal: true }}
         onChange={setSelected}
       />
       {canEdit ? (

@@ -1,4 +1,4 @@
-import { Alert, Anchor, Group, Stack, Text, Title } from '@mantine/core';
+import { Anchor, Group, Stack, Title } from '@mantine/core';
 import { IconArrowLeft } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router';
@@ -9,6 +9,7 @@ import { alerts } from '../../../lib/alerts';
 import { useAuthorizeOrder } from '../api/authorize-order';
 import { useOrder } from '../api/get-order';
 import { AuthorizeForm } from '../components/authorize-form';
+import { ErrorAlert } from '../../../components/error-alert';
 
 /** `/orders/:orderId/authorize`: the authorize form for one order. */
 export function AuthorizeRoute() {
@@ -31,17 +32,9 @@ export function AuthorizeRoute() {
       <Title order={1}>
         {order.data ? t('orders.authorize.titleOf', { orderNumber: order.data.orderNumber }) : t('orders.authorize.title')}
       </Title>
-      {order.error ? (
-        <Alert color="red" variant="light" role="alert">
-          <Text size="sm">{apiErrorMessage(t, order.error)}</Text>
-        </Alert>
-      ) : null}
+      {order.error ? <ErrorAlert>{apiErrorMessage(t, order.error)}</ErrorAlert> : null}
       {order.isPending ? <PageLoader /> : null}
-      {order.data?.revoked ? (
-        <Alert color="red" variant="light" role="alert">
-          <Text size="sm">{t('orders.authorize.revokedOrder')}</Text>
-        </Alert>
-      ) : null}
+      {order.data?.revoked ? <ErrorAlert>{t('orders.authorize.revokedOrder')}</ErrorAlert> : null}
       {order.data ? (
         <AuthorizeForm
           order={order.data}

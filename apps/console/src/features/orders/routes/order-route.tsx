@@ -1,8 +1,7 @@
-import { Alert, Anchor, Card, Code, Group, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { Anchor, Card, Code, Group, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import type { TDeviceParameter, TOrderDetail, TQualityParameter } from '@manifold/contract';
 import { IconArrowLeft } from '@tabler/icons-react';
 import { useQuery } from '@tanstack/react-query';
-import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
 import { apiErrorMessage } from '../../../components/api-error-message';
@@ -15,32 +14,9 @@ import { useOrder } from '../api/get-order';
 import { OrderActions } from '../components/order-actions';
 import { OrderGroups } from '../components/order-groups';
 import { OrderStateBadges } from '../components/order-state-badges';
-
-function Section({ id, title, children }: { id: string; title: string; children: ReactNode }) {
-  return (
-    <Card withBorder component="section" aria-labelledby={`${id}-heading`} data-testid={id}>
-      <Title order={2} size="h4" id={`${id}-heading`} mb="md">
-        {title}
-      </Title>
-      {children}
-    </Card>
-  );
-}
-
-function Rows({ rows }: { rows: [string, ReactNode][] }) {
-  return (
-    <Table variant="vertical" withTableBorder layout="fixed">
-      <Table.Tbody>
-        {rows.map(([label, value]) => (
-          <Table.Tr key={label}>
-            <Table.Th w={200}>{label}</Table.Th>
-            <Table.Td style={{ overflowWrap: 'anywhere' }}>{value === null || value === '' ? '—' : value}</Table.Td>
-          </Table.Tr>
-        ))}
-      </Table.Tbody>
-    </Table>
-  );
-}
+import { DetailRows } from '../../../components/detail-rows';
+import { Section } from '../../../components/section';
+import { ErrorAlert } from '../../../components/error-alert';
 
 function ParameterTable({ parameters, caption }: { parameters: (TDeviceParameter | TQualityParameter)[]; caption: string }) {
   const { t } = useTranslation();
@@ -152,11 +128,7 @@ export function OrderRoute() {
           {t('orders.back')}
         </Group>
       </Anchor>
-      {order.error ? (
-        <Alert color="red" variant="light" role="alert">
-          <Text size="sm">{apiErrorMessage(t, order.error)}</Text>
-        </Alert>
-      ) : null}
+      {order.error ? <ErrorAlert>{apiErrorMessage(t, order.error)}</ErrorAlert> : null}
       {order.isPending ? <PageLoader /> : null}
       {data ? (
         <>
@@ -191,7 +163,7 @@ export function OrderRoute() {
           </Section>
           <SimpleGrid cols={{ base: 1, lg: 2 }}>
             <Section id="order-licence" title={t('orders.sections.licence')}>
-              <Rows
+              <DetailRows
                 rows={[
                   [t('orders.fields.orderId'), <Code key="id">{data.orderId}</Code>],
                   [t('orders.fields.companyName'), data.companyName],
@@ -236,7 +208,7 @@ export function OrderRoute() {
               />
             </Section>
             <Section id="order-source" title={t('orders.sections.source')}>
-              <Rows
+              <DetailRows
                 rows={[
                   [t('orders.fields.addedBy'), data.userID],
                   [t('orders.fields.source'), t(`orders.sources.${data.source}`)],

@@ -1,5 +1,4 @@
 import {
-  Alert,
   Anchor,
   Button,
   Group,
@@ -27,6 +26,7 @@ import { useOrders, type GetOrdersInput } from '../api/get-orders';
 import { AddOrderForm } from '../components/add-order-form';
 import { OrderStateBadges } from '../components/order-state-badges';
 import { orderListInputFrom, orderListSearch, type OrderSortField } from '../components/order-list-params';
+import { ErrorAlert } from '../../../components/error-alert';
 
 const pageSizes = ['10', '25', '50', '100'];
 
@@ -144,11 +144,7 @@ export function OrdersRoute() {
           </Group>
         </Stack>
       </form>
-      {orders.error ? (
-        <Alert color="red" variant="light" role="alert" data-testid="orders-error">
-          <Text size="sm">{apiErrorMessage(t, orders.error)}</Text>
-        </Alert>
-      ) : null}
+      {orders.error ? <ErrorAlert data-testid="orders-error">{apiErrorMessage(t, orders.error)}</ErrorAlert> : null}
       <Table.ScrollContainer minWidth={900}>
         <Table striped highlightOnHover aria-busy={orders.isFetching} data-testid="orders-table">
           <Table.Caption>

@@ -1,5 +1,4 @@
 import { ActionIcon, Alert, Button, Code, FileButton, Group, List, Stack, Table, Text, Tooltip } from '@mantine/core';
-import { modals } from '@mantine/modals';
 import type { TDeviceTemplate } from '@manifold/contract';
 import { IconDownload, IconTrash, IconUpload } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
@@ -14,6 +13,8 @@ import { uploadTray } from '../../../lib/upload-tray';
 import { useDeleteDeviceTemplate } from '../api/delete-device-template';
 import { packageQueryKey } from '../api/get-package';
 import { importDeviceTemplate } from '../api/import-device-template';
+import { useConfirm } from '../../../components/confirm-modal';
+import { ErrorAlert } from '../../../components/error-alert';
 
 interface ImportProblem {
   path: string | undefined;
@@ -40,6 +41,7 @@ function targetText(template: TDeviceTemplate): string {
 /** The package's device templates: import a JSON file (validation errors with their paths), list, delete. */
 export function DeviceTemplates({ dsiId, templates, canEdit }: DeviceTemplatesProps) {
   const { t } = useTranslation();
+  const confirm = useConfirm();
   const queryClient = useQueryClient();
   const [failure, setFailure] = useState<ImportFailure | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -88,11 +90,9 @@ export function DeviceTemplates({ dsiId, templates, canEdit }: DeviceTemplatesPr
   };
 
   const confirmDelete = (template: TDeviceTemplate) => {
-    modals.openConfirmModal({
+    confirm({
       title: t('packages.templates.deleteTitle'),
-      children: <Text size="sm">{t('packages.templates.deleteConfirm', { name: template.name })}</Text>,
-      labels: { confirm: t('common.delete'), cancel: t('common.cancel') },
-      confirmProps: { color: 'red.9' },
+      message: t('packages.templates.deleteConfirm', { name: template.name }),
       onConfirm: () => {
         setError(null);
         remove.mutate(
@@ -143,11 +143,7 @@ export function DeviceTemplates({ dsiId, templates, canEdit }: DeviceTemplatesPr
           </List>
         </Alert>
       ) : null}
-      {error ? (
-        <Alert color="red" variant="light" role="alert">
-          <Text size="sm">{error}</Text>
-        </Alert>
-      ) : null}
+      {error ? <ErrorAlert>{error}</ErrorAlert> : null}
       <Table.ScrollContainer minWidth={720}>
         <Table striped data-testid="device-templates">
           <Table.Caption>{t('packages.templates.caption', { total: templates.length })}</Table.Caption>

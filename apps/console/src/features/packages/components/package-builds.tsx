@@ -1,4 +1,4 @@
-import { Alert, Button, Code, Group, Stack, Table, Text } from '@mantine/core';
+import { Button, Code, Group, Stack, Table, Text } from '@mantine/core';
 import type { TDsiEntry } from '@manifold/contract';
 import { IconHammer } from '@tabler/icons-react';
 import { useState } from 'react';
@@ -7,6 +7,7 @@ import { apiErrorMessage } from '../../../components/api-error-message';
 import { alerts } from '../../../lib/alerts';
 import { useDateTimeFormat } from '../../../lib/format';
 import { useBuildPackage } from '../api/build-package';
+import { ErrorAlert } from '../../../components/error-alert';
 
 export interface PackageBuildsProps {
   dsiId: string;
@@ -45,11 +46,7 @@ export function PackageBuilds({ dsiId, revisions, canEdit }: PackageBuildsProps)
           </Button>
         </Group>
       ) : null}
-      {error ? (
-        <Alert color="red" variant="light" role="alert" data-testid="build-error">
-          <Text size="sm">{error}</Text>
-        </Alert>
-      ) : null}
+      {error ? <ErrorAlert data-testid="build-error">{error}</ErrorAlert> : null}
       <Table.ScrollContainer minWidth={760}>
         <Table striped data-testid="package-revisions">
           <Table.Caption>{t('packages.builds.caption', { total: revisions.length })}</Table.Caption>

@@ -8,6 +8,7 @@ import { useFields } from '../../../hooks/use-fields';
 import { isApiError } from '../../../lib/api-errors';
 import { useAuthorizedImage } from '../../../lib/authorized-image';
 import { useSavePackage } from '../api/save-package';
+import { ErrorAlert } from '../../../components/error-alert';
 
 const noErrors: FormErrors = { fields: {}, general: [] };
 const fieldNames = ['designName', 'description', 'companyName', 'multiPlaten', 'displayImage'] as const;
@@ -121,11 +122,7 @@ export function PackageDetailsForm({ pkg, readOnly = false, onSaved, onReload, o
             </Stack>
           </Alert>
         ) : null}
-        {errors.general.length > 0 ? (
-          <Alert color="red" variant="light" role="alert">
-            <Text size="sm">{errors.general.join(' ')}</Text>
-          </Alert>
-        ) : null}
+        {errors.general.length > 0 ? <ErrorAlert>{errors.general.join(' ')}</ErrorAlert> : null}
         <TextInput
           label={t('packages.fields.designName')}
           withAsterisk

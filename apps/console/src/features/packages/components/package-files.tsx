@@ -1,5 +1,4 @@
-import { ActionIcon, Alert, Button, Code, FileButton, Group, Stack, Switch, Table, Text, Tooltip } from '@mantine/core';
-import { modals } from '@mantine/modals';
+import { ActionIcon, Button, Code, FileButton, Group, Stack, Switch, Table, Text, Tooltip } from '@mantine/core';
 import type { TPackageFile } from '@manifold/contract';
 import { IconDownload, IconTrash, IconUpload } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
@@ -14,6 +13,8 @@ import { useDownloadPackageFile } from '../api/download-package-file';
 import { packageQueryKey } from '../api/get-package';
 import { useSetFilePrivacy } from '../api/set-file-privacy';
 import { uploadPackageFile } from '../api/upload-package-file';
+import { useConfirm } from '../../../components/confirm-modal';
+import { ErrorAlert } from '../../../components/error-alert';
 
 export interface PackageFilesProps {
   dsiId: string;
@@ -24,6 +25,7 @@ export interface PackageFilesProps {
 /** The package's design files: upload through the tray, public/private switch, download, delete. */
 export function PackageFiles({ dsiId, files, canEdit }: PackageFilesProps) {
   const { t, i18n } = useTranslation();
+  const confirm = useConfirm();
   const format = useDateTimeFormat();
   const queryClient = useQueryClient();
   const [uploadPublic, setUploadPublic] = useState(false);
@@ -63,11 +65,9 @@ export function PackageFiles({ dsiId, files, canEdit }: PackageFilesProps) {
   };
 
   const confirmDelete = (file: TPackageFile) => {
-    modals.openConfirmModal({
+    confirm({
       title: t('packages.files.deleteTitle'),
-      children: <Text size="sm">{t('packages.files.deleteConfirm', { name: file.fileName })}</Text>,
-      labels: { confirm: t('common.delete'), cancel: t('common.cancel') },
-      confirmProps: { color: 'red.9' },
+      message: t('packages.files.deleteConfirm', { name: file.fileName }),
       onConfirm: () => {
         clearError(file.fileId);
         remove.mutate(
@@ -104,11 +104,7 @@ export function PackageFiles({ dsiId, files, canEdit }: PackageFilesProps) {
           {t('packages.files.privateHint')}
         </Text>
       ) : null}
-      {uploadError ? (
-        <Alert color="red" variant="light" role="alert">
-          <Text size="sm">{uploadError}</Text>
-        </Alert>
-      ) : null}
+      {uploadError ? <ErrorAlert>{uploadError}</ErrorAlert> : null}
       <Table.ScrollContainer minWidth={760}>
         <Table striped data-testid="package-files">
           <Table.Caption>{t('packages.files.caption', { total: files.length })}</Table.Caption>

@@ -1,4 +1,4 @@
-import { Alert, Button, Group, Select, Stack, Text, TextInput, Textarea } from '@mantine/core';
+import { Button, Group, Select, Stack, TextInput, Textarea } from '@mantine/core';
 import { workflowStepTypes, type TDeviceTemplate, type TWorkflowStep, type TWorkflowStepType } from '@manifold/contract';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -6,6 +6,7 @@ import { formErrorsFrom, type FormErrors } from '../../../components/api-error-m
 import { useFields } from '../../../hooks/use-fields';
 import { useAddWorkflowStep } from '../api/add-workflow-step';
 import { useEditWorkflowStep } from '../api/edit-workflow-step';
+import { ErrorAlert } from '../../../components/error-alert';
 
 const noErrors: FormErrors = { fields: {}, general: [] };
 const fieldNames = ['type', 'name', 'instructions', 'deviceTemplateId'] as const;
@@ -67,11 +68,7 @@ export function WorkflowStepForm({ dsiId, step, templates, onDone, onCancel }: W
   return (
     <form onSubmit={submit} noValidate aria-label={step ? t('packages.steps.editTitle') : t('packages.steps.addTitle')}>
       <Stack>
-        {errors.general.length > 0 ? (
-          <Alert color="red" variant="light" role="alert">
-            <Text size="sm">{errors.general.join(' ')}</Text>
-          </Alert>
-        ) : null}
+        {errors.general.length > 0 ? <ErrorAlert>{errors.general.join(' ')}</ErrorAlert> : null}
         <Select
           label={t('packages.steps.type')}
           withAsterisk

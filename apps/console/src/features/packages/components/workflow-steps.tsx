@@ -1,5 +1,4 @@
-import { ActionIcon, Alert, Badge, Button, Card, Group, Modal, Stack, Text, Tooltip, VisuallyHidden } from '@mantine/core';
-import { modals } from '@mantine/modals';
+import { ActionIcon, Badge, Button, Card, Group, Modal, Stack, Text, Tooltip, VisuallyHidden } from '@mantine/core';
 import type { TDeviceTemplate, TWorkflowStep } from '@manifold/contract';
 import { IconArrowDown, IconArrowUp, IconGripVertical, IconPencil, IconPlus, IconTrash } from '@tabler/icons-react';
 import { useRef, useState, type DragEvent } from 'react';
@@ -9,6 +8,8 @@ import { alerts } from '../../../lib/alerts';
 import { useDeleteWorkflowStep } from '../api/delete-workflow-step';
 import { moveItem, useReorderWorkflowSteps } from '../api/reorder-workflow-steps';
 import { WorkflowStepForm } from './workflow-step-form';
+import { useConfirm } from '../../../components/confirm-modal';
+import { ErrorAlert } from '../../../components/error-alert';
 
 type Editing = { mode: 'add' } | { mode: 'edit'; step: TWorkflowStep } | null;
 
@@ -26,6 +27,7 @@ function stepLabel(step: TWorkflowStep, fallback: string): string {
 /** The workflow: steps in order, reordered by dragging or with the move buttons. */
 export function WorkflowSteps({ dsiId, steps, templates, canEdit }: WorkflowStepsProps) {
   const { t } = useTranslation();
+  const confirm = useConfirm();
   const [editing, setEditing] = useState<Editing>(null);
   const [dragIndex, setDragIndex] = useState<number | null>(null);
   // Read by the drag handlers at once: the state above only styles, and may lag a render behind.
@@ -63,13 +65,9 @@ export function WorkflowSteps({ dsiId, steps, templates, canEdit }: WorkflowStep
   };
 
   const confirmDelete = (step: TWorkflowStep) => {
-    modals.openConfirmModal({
+    confirm({
       title: t('packages.steps.deleteTitle'),
-      children: (
-        <Text size="sm">{t('packages.steps.deleteConfirm', { name: stepLabel(step, t('packages.steps.unnamed')) })}</Text>
-      ),
-      labels: { confirm: t('common.delete'), cancel: t('common.cancel') },
-      confirmProps: { color: 'red.9' },
+      message: t('packages.steps.deleteConfirm', { name: stepLabel(step, t('packages.steps.unnamed')) }),
       onConfirm: () => {
         setError(null);
         remove.mutate(
@@ -92,11 +90,7 @@ export function WorkflowSteps({ dsiId, steps, templates, canEdit }: WorkflowStep
           </Button>
         ) : null}
       </Group>
-      {error ? (
-        <Alert color="red" variant="light" role="alert">
-          <Text size="sm">{error}</Text>
-        </Alert>
-      ) : null}
+      {error ? <ErrorAlert>{error}</ErrorAlert> : null}
       {steps.length === 0 ? (
         <Text size="sm" c="dimmed">
           {t('packages.steps.empty')}

@@ -1,5 +1,4 @@
-import { Alert, Anchor, Badge, Button, Card, Group, Stack, Tabs, Text, Title } from '@mantine/core';
-import { modals } from '@mantine/modals';
+import { Anchor, Badge, Button, Card, Group, Stack, Tabs, Title } from '@mantine/core';
 import { IconArrowLeft, IconTrash } from '@tabler/icons-react';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -18,6 +17,8 @@ import { PackageBuilds } from '../components/package-builds';
 import { PackageDetailsForm } from '../components/package-details-form';
 import { PackageFiles } from '../components/package-files';
 import { WorkflowSteps } from '../components/workflow-steps';
+import { useConfirm } from '../../../components/confirm-modal';
+import { ErrorAlert } from '../../../components/error-alert';
 
 const tabs = ['details', 'steps', 'files', 'templates', 'builds'] as const;
 type Tab = (typeof tabs)[number];
@@ -29,6 +30,7 @@ function isTab(value: string | null): value is Tab {
 /** The package editor: details, workflow steps, files, device templates, builds. */
 export function PackageRoute() {
   const { t } = useTranslation();
+  const confirm = useConfirm();
   const { dsiId = '' } = useParams();
   const navigate = useNavigate();
   const [searchParams, setSearchParams] = useSearchParams();
@@ -49,9 +51,7 @@ export function PackageRoute() {
         <Anchor component={Link} to="/packages" size="sm" c="green.9">
           <IconArrowLeft size={14} aria-hidden /> {t('packages.back')}
         </Anchor>
-        <Alert color="red" variant="light" role="alert">
-          <Text size="sm">{apiErrorMessage(t, pkg.error)}</Text>
-        </Alert>
+        <ErrorAlert>{apiErrorMessage(t, pkg.error)}</ErrorAlert>
       </Stack>
     );
   }
@@ -60,11 +60,9 @@ export function PackageRoute() {
   const templates = [...detail.deviceTemplates, ...(library.data?.data ?? []).filter((template) => template.dsiId === null)];
 
   const confirmDelete = () => {
-    modals.openConfirmModal({
+    confirm({
       title: t('packages.deleteTitle'),
-      children: <Text size="sm">{t('packages.deleteConfirm', { name: detail.designName })}</Text>,
-      labels: { confirm: t('common.delete'), cancel: t('common.cancel') },
-      confirmProps: { color: 'red.9' },
+      message: t('packages.deleteConfirm', { name: detail.designName }),
       onConfirm: () => {
         setDeleteError(null);
         remove.mutate(
@@ -111,11 +109,7 @@ export function PackageRoute() {
           </Button>
         ) : null}
       </Group>
-      {deleteError ? (
-        <Alert color="red" variant="light" role="alert">
-          <Text size="sm">{deleteError}</Text>
-        </Alert>
-      ) : null}
+      {deleteError ? <ErrorAlert>{deleteError}</ErrorAlert> : null}
       <Tabs
         value={tab}
         onChange={(value) => {

@@ -1,4 +1,4 @@
-import { Alert, Anchor, Badge, Button, Group, Modal, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Anchor, Badge, Button, Group, Modal, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { IconPlus, IconSearch } from '@tabler/icons-react';
 import { useQuery } from '@tanstack/react-query';
@@ -13,6 +13,7 @@ import { useDateTimeFormat } from '../../../lib/format';
 import { roleCan, sessionQueryOptions } from '../../../lib/session';
 import { usePackages } from '../api/get-packages';
 import { PackageDetailsForm } from '../components/package-details-form';
+import { ErrorAlert } from '../../../components/error-alert';
 
 const pageSize = 10;
 
@@ -51,11 +52,7 @@ export function PackagesRoute() {
           setPage(1);
         }}
       />
-      {packages.error ? (
-        <Alert color="red" variant="light" role="alert">
-          <Text size="sm">{apiErrorMessage(t, packages.error)}</Text>
-        </Alert>
-      ) : null}
+      {packages.error ? <ErrorAlert>{apiErrorMessage(t, packages.error)}</ErrorAlert> : null}
       <Table.ScrollContainer minWidth={720}>
         <Table striped highlightOnHover aria-busy={packages.isFetching} data-testid="packages-table">
           <Table.Caption>{t('packages.caption', { total: packages.data?.totalNumOfItems ?? 0 })}</Table.Caption>

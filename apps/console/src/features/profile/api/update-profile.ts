@@ -3,6 +3,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
 import { apiRequest } from '../../../lib/api-client';
 import { sessionQueryOptions } from '../../../lib/session';
+import { invalidateTagged } from '../../../lib/query-tags';
 
 export const ZUpdateProfileInput = z.object({
   username: z.string(),
@@ -28,7 +29,7 @@ export function useUpdateProfile() {
       const key = sessionQueryOptions().queryKey;
       const previous = queryClient.getQueryData(key);
       queryClient.setQueryData(key, { userProfile, escalated: previous?.escalated ?? false });
-      return queryClient.invalidateQueries({ queryKey: ['users'] });
+      return invalidateTagged(queryClient, 'users');
     },
   });
 }

@@ -1,10 +1,11 @@
-import { Alert, Button, Group, PasswordInput, Stack, Text } from '@mantine/core';
+import { Button, Group, PasswordInput, Stack } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formErrorsFrom, type FormErrors } from '../../../components/api-error-message';
 import { useFields } from '../../../hooks/use-fields';
 import { alerts } from '../../../lib/alerts';
 import { useChangePassword } from '../api/change-password';
+import { ErrorAlert } from '../../../components/error-alert';
 
 const fieldNames = ['currentPassword', 'password'] as const;
 const fieldOfToken: Record<string, string> = {
@@ -43,11 +44,7 @@ export function ChangePasswordForm({ username }: { username: string }) {
   return (
     <form onSubmit={submit} noValidate aria-labelledby="profile-password-heading">
       <Stack maw={420}>
-        {errors.general.length > 0 ? (
-          <Alert color="red" variant="light" role="alert">
-            <Text size="sm">{errors.general.join(' ')}</Text>
-          </Alert>
-        ) : null}
+        {errors.general.length > 0 ? <ErrorAlert>{errors.general.join(' ')}</ErrorAlert> : null}
         <PasswordInput
           label={t('profile.currentPassword')}
           name="currentPassword"

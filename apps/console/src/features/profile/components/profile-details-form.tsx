@@ -1,25 +1,15 @@
-import { Alert, Button, Group, Select, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
+import { Button, Group, SimpleGrid, Stack, TextInput } from '@mantine/core';
 import type { TUserProfile } from '@manifold/contract';
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formErrorsFrom, type FormErrors } from '../../../components/api-error-message';
+import { ProfileFields, profileFieldNames, profileFieldOfToken, type ProfileValues } from '../../../components/profile-fields';
 import { useFields } from '../../../hooks/use-fields';
 import { alerts } from '../../../lib/alerts';
-import { consoleProfileLanguages } from '../../../lib/i18n';
-import { timeZoneGroups } from '../../../lib/time-zones';
 import { useUpdateProfile } from '../api/update-profile';
+import { ErrorAlert } from '../../../components/error-alert';
 
-const fieldNames = ['firstName', 'lastName', 'email', 'company', 'timeZone', 'language'] as const;
-const fieldOfToken: Record<string, string> = {
-  userFirstNameEmpty: 'firstName',
-  userLastNameEmpty: 'lastName',
-  userEmailEmpty: 'email',
-  userEmailInvalid: 'email',
-  userTimeZoneEmpty: 'timeZone',
-  userLanguageUndefined: 'language',
-};
-
-function valuesOf(profile: TUserProfile) {
+function valuesOf(profile: TUserProfile): ProfileValues {
   return {
     firstName: profile.firstName,
     lastName: profile.lastName,
@@ -38,12 +28,6 @@ export function ProfileDetailsForm({ profile }: { profile: TUserProfile }) {
 
   useEffect(() => reset(valuesOf(profile)), [profile, reset]);
 
-  const languages = useMemo(() => {
-    const codes: string[] = [...consoleProfileLanguages];
-    if (profile.language && !codes.includes(profile.language)) codes.push(profile.language);
-    return codes.map((code) => ({ value: code, label: t(`languages.${code}`, { defaultValue: code }) }));
-  }, [profile.language, t]);
-
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     setErrors({ fields: {}, general: [] });
@@ -51,7 +35,7 @@ export function ProfileDetailsForm({ profile }: { profile: TUserProfile }) {
       { username: profile.username, ...values, company: values.company.trim() === '' ? null : values.company },
       {
         onSuccess: () => alerts.success(t('profile.saved')),
-        onError: (error) => setErrors(formErrorsFrom(t, error, fieldNames, fieldOfToken)),
+        onError: (error) => setErrors(formErrorsFrom(t, error, profileFieldNames, profileFieldOfToken)),
       },
     );
   };
@@ -59,71 +43,15 @@ export function ProfileDetailsForm({ profile }: { profile: TUserProfile }) {
   return (
     <form onSubmit={submit} noValidate aria-labelledby="profile-details-heading">
       <Stack>
-        {errors.general.length > 0 ? (
-          <Alert color="red" variant="light" role="alert">
-            <Text size="sm">{errors.general.join(' ')}</Text>
-          </Alert>
-        ) : null}
+        {errors.general.length > 0 ? <ErrorAlert>{errors.general.join(' ')}</ErrorAlert> : null}
         <SimpleGrid cols={{ base: 1, sm: 2 }}>
           <TextInput label={t('fields.username')} value={profile.username} readOnly disabled />
-          <TextInput
-            label={t('fields.email')}
-            name="email"
-            type="email"
-            autoComplete="email"
-            withAsterisk
-            value={values.email}
-            error={errors.fields.email}
-            onChange={(event) => setField('email', event.currentTarget.value)}
-          />
-          <TextInput
-            label={t('fields.firstName')}
-            name="firstName"
-            autoComplete="given-name"
-            withAsterisk
-            value={values.firstName}
-            error={errors.fields.firstName}
-            onChange={(event) => setField('firstName', event.currentTarget.value)}
-          />
-          <TextInput
-            label={t('fields.lastName')}
-            name="lastName"
-            autoComplete="family-name"
-            withAsterisk
-            value={values.lastName}
-            error={errors.fields.lastName}
-            onChange={(event) => setField('lastName', event.currentTarget.value)}
-          />
-          <TextInput
-            label={t('fields.company')}
-            name="company"
-            autoComplete="organization"
-            value={values.company}
-            error={errors.fields.company}
-            onChange={(event) => setField('company', event.currentTarget.value)}
-          />
-          <Select
-            label={t('fields.language')}
-            withAsterisk
-            data={languages}
-            value={values.language}
-            error={errors.fields.language}
-            allowDeselect={false}
-            onChange={(value) => setField('language', value ?? '')}
-          />
-          <Select
-            label={t('fields.timeZone')}
-            description={t('profile.timeZoneHint')}
-            withAsterisk
-            searchable
-            data={timeZoneGroups()}
-            value={values.timeZone}
-            error={errors.fields.timeZone}
-            allowDeselect={false}
-            maxDropdownHeight={320}
-            limit={200}
-            nothingFoundMessage={t('common.nothingFound')}
-            onChange={(value) => setField('timeZone', value ?? '')}
+          <ProfileFields
+            values={values}
+            errors={errors.fields}
+            onChange={setField}
+            own
+            timeZoneHint={t('profile.timeZoneHint')}
           />
         </SimpleGrid>
         <Group justify="flex-end">

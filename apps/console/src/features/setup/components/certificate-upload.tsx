@@ -1,4 +1,4 @@
-import { Alert, Button, FileButton, Group, Select, Stack, Text } from '@mantine/core';
+import { Button, FileButton, Group, Select, Stack, Text } from '@mantine/core';
 import { uploadCertificateTypes } from '@manifold/contract';
 import { IconUpload } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
@@ -8,6 +8,7 @@ import { formErrorsFrom, type FormErrors } from '../../../components/api-error-m
 import { alerts } from '../../../lib/alerts';
 import { uploadTray } from '../../../lib/upload-tray';
 import { uploadProvisionCertificate, type UploadCertificateType } from '../api/upload-provision-certificate';
+import { ErrorAlert } from '../../../components/error-alert';
 
 const noErrors: FormErrors = { fields: {}, general: [] };
 const fieldNames = ['file', 'certificateType'] as const;
@@ -57,11 +58,7 @@ export function CertificateUpload({ provisioned }: { provisioned: boolean }) {
   return (
     <Stack>
       <Text size="sm">{t('setup.upload.intro')}</Text>
-      {errors.general.length > 0 ? (
-        <Alert color="red" variant="light" role="alert">
-          <Text size="sm">{errors.general.join(' ')}</Text>
-        </Alert>
-      ) : null}
+      {errors.general.length > 0 ? <ErrorAlert>{errors.general.join(' ')}</ErrorAlert> : null}
       <Select
         label={t('setup.upload.certificateType')}
         maw={360}

@@ -1,5 +1,4 @@
-import { Alert, Card, Skeleton, Stack, Text, Title } from '@mantine/core';
-import type { ReactNode } from 'react';
+import { Skeleton, Stack } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { apiErrorMessage } from '../../../components/api-error-message';
 import { useProvisionCertificates } from '../api/get-provision-certificates';
@@ -8,17 +7,8 @@ import { InstalledCertificates } from './certificate-details';
 import { CsrStep } from './csr-step';
 import { DevelopmentCa } from './development-ca';
 import { KeysStep } from './keys-step';
-
-function Section({ id, title, children }: { id: string; title: string; children: ReactNode }) {
-  return (
-    <Card withBorder component="section" aria-labelledby={`${id}-heading`} data-testid={id}>
-      <Title order={2} size="h4" id={`${id}-heading`} mb="md">
-        {title}
-      </Title>
-      {children}
-    </Card>
-  );
-}
+import { Section } from '../../../components/section';
+import { ErrorAlert } from '../../../components/error-alert';
 
 /** The wizard's crypto, signCert and cryptCert steps: keys, CSRs, certificate uploads, what is installed. */
 export function CryptoSteps() {
@@ -26,11 +16,7 @@ export function CryptoSteps() {
   const certificates = useProvisionCertificates();
 
   if (certificates.error) {
-    return (
-      <Alert color="red" variant="light" role="alert">
-        <Text size="sm">{apiErrorMessage(t, certificates.error)}</Text>
-      </Alert>
-    );
+    return <ErrorAlert>{apiErrorMessage(t, certificates.error)}</ErrorAlert>;
   }
   if (!certificates.data) return <Skeleton h={160} aria-label={t('common.loading')} />;
   const { keyType, signing, encryption, trustAnchors, developmentCaEnabled } = certificates.data;

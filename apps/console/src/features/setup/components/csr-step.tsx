@@ -1,4 +1,4 @@
-import { Alert, Button, Group, Select, Stack, Text } from '@mantine/core';
+import { Button, Group, Select, Stack, Text } from '@mantine/core';
 import { csrKinds, services, type TService } from '@manifold/contract';
 import { IconDownload } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
@@ -6,6 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { formErrorsFrom, type FormErrors } from '../../../components/api-error-message';
 import { saveText } from '../../../lib/download';
 import { useGetCsrs, type GetCsrsInput } from '../api/get-csrs';
+import { ErrorAlert } from '../../../components/error-alert';
 
 const noErrors: FormErrors = { fields: {}, general: [] };
 const fieldNames = ['csr', 'service'] as const;
@@ -61,11 +62,7 @@ export function CsrStep({ provisioned }: { provisioned: boolean }) {
             {t('setup.csr.needsKeys')}
           </Text>
         ) : null}
-        {errors.general.length > 0 ? (
-          <Alert color="red" variant="light" role="alert">
-            <Text size="sm">{errors.general.join(' ')}</Text>
-          </Alert>
-        ) : null}
+        {errors.general.length > 0 ? <ErrorAlert>{errors.general.join(' ')}</ErrorAlert> : null}
         <Group align="flex-start" grow maw={560}>
           <Select
             label={t('setup.csr.kind')}

@@ -1,7 +1,8 @@
-import { Alert, Code, Skeleton, Stack, Table, Text } from '@mantine/core';
+import { Code, Skeleton, Stack, Table, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { apiErrorMessage } from '../../../components/api-error-message';
 import { useDatabaseConfig } from '../api/get-database-config';
+import { ErrorAlert } from '../../../components/error-alert';
 
 /** The running database; switching is done with DATABASE_URL, the console cannot change it. */
 export function DatabaseStep() {
@@ -17,9 +18,7 @@ export function DatabaseStep() {
   return (
     <Stack gap="sm">
       {database.error ? (
-        <Alert color="red" variant="light" role="alert">
-          <Text size="sm">{apiErrorMessage(t, database.error)}</Text>
-        </Alert>
+        <ErrorAlert>{apiErrorMessage(t, database.error)}</ErrorAlert>
       ) : (
         <Table variant="vertical" withTableBorder data-testid="database-config">
           <Table.Tbody>

@@ -1,24 +1,25 @@
 import { Alert, Button, Group, Stack, Text } from '@mantine/core';
 import { IconAlertTriangle, IconCertificate } from '@tabler/icons-react';
-import { modals } from '@mantine/modals';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { apiErrorMessage } from '../../../components/api-error-message';
 import { alerts } from '../../../lib/alerts';
 import { useCreateDevelopmentCa } from '../api/create-development-ca';
+import { useConfirm } from '../../../components/confirm-modal';
+import { ErrorAlert } from '../../../components/error-alert';
 
 /** DEVELOPMENT ONLY: shown when the server runs with DEVELOPMENT_CA=true. */
 export function DevelopmentCa({ provisioned }: { provisioned: boolean }) {
   const { t } = useTranslation();
+  const confirmIssue = useConfirm();
   const create = useCreateDevelopmentCa();
   const [error, setError] = useState<string | null>(null);
 
   const confirm = () => {
-    modals.openConfirmModal({
+    confirmIssue({
       title: t('setup.developmentCa.confirmTitle'),
-      children: <Text size="sm">{t('setup.developmentCa.confirm')}</Text>,
-      labels: { confirm: t('setup.developmentCa.issue'), cancel: t('common.cancel') },
-      confirmProps: { color: 'red.9' },
+      message: t('setup.developmentCa.confirm'),
+      confirmLabel: t('setup.developmentCa.issue'),
       onConfirm: () => {
         setError(null);
         create.mutate(undefined, {
@@ -43,11 +44,7 @@ export function DevelopmentCa({ provisioned }: { provisioned: boolean }) {
       >
         <Text size="sm">{t('setup.developmentCa.warning')}</Text>
       </Alert>
-      {error ? (
-        <Alert color="red" variant="light" role="alert">
-          <Text size="sm">{error}</Text>
-        </Alert>
-      ) : null}
+      {error ? <ErrorAlert>{error}</ErrorAlert> : null}
       <Group>
         <Button
           variant="default"

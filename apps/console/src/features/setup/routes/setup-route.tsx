@@ -1,4 +1,4 @@
-import { Alert, Badge, Card, Group, Stack, Stepper, Text, Title } from '@mantine/core';
+import { Badge, Card, Group, Stack, Stepper, Text, Title } from '@mantine/core';
 import { setupSteps, type TSetupStep } from '@manifold/contract';
 import { useTranslation } from 'react-i18next';
 import { apiErrorMessage } from '../../../components/api-error-message';
@@ -7,6 +7,7 @@ import { PageLoader } from '../../../components/page-loader';
 import { useAdminState } from '../api/get-admin-state';
 import { CryptoSteps } from '../components/crypto-steps';
 import { DatabaseStep } from '../components/database-step';
+import { ErrorAlert } from '../../../components/error-alert';
 
 type StepStatus = 'done' | 'current' | 'pending';
 
@@ -25,11 +26,7 @@ export function SetupRoute() {
   const state = useAdminState();
 
   if (state.error) {
-    return (
-      <Alert color="red" variant="light" role="alert">
-        <Text size="sm">{apiErrorMessage(t, state.error)}</Text>
-      </Alert>
-    );
+    return <ErrorAlert>{apiErrorMessage(t, state.error)}</ErrorAlert>;
   }
   if (!state.data) return <PageLoader />;
   const current = state.data.step;

@@ -2,6 +2,7 @@ import { ZUserProfile, type TUserProfile } from '@manifold/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
 import { apiRequest } from '../../../lib/api-client';
+import { invalidateTagged } from '../../../lib/query-tags';
 
 export const ZAddUserInput = z.object({
   username: z.string(),
@@ -25,6 +26,6 @@ export function useAddUser() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: addUser,
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['users'] }),
+    onSuccess: () => invalidateTagged(queryClient, 'users'),
   });
 }

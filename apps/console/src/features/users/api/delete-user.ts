@@ -2,6 +2,7 @@ import { ZEmpty } from '@manifold/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
 import { apiRequest } from '../../../lib/api-client';
+import { invalidateTagged } from '../../../lib/query-tags';
 
 export const ZDeleteUserInput = z.object({ username: z.string() });
 export type DeleteUserInput = z.infer<typeof ZDeleteUserInput>;
@@ -14,6 +15,6 @@ export function useDeleteUser() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: deleteUser,
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['users'] }),
+    onSuccess: () => invalidateTagged(queryClient, 'users'),
   });
 }

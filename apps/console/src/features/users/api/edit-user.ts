@@ -3,6 +3,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
 import { apiRequest } from '../../../lib/api-client';
 import { sessionQueryOptions } from '../../../lib/session';
+import { invalidateTagged } from '../../../lib/query-tags';
 
 export const ZEditUserInput = z.object({
   username: z.string(),
@@ -33,7 +34,7 @@ export function useEditUser() {
       if (session?.userProfile.username === profile.username) {
         queryClient.setQueryData(key, { ...session, userProfile: profile });
       }
-      await queryClient.invalidateQueries({ queryKey: ['users'] });
+      await invalidateTagged(queryClient, 'users');
     },
   });
 }

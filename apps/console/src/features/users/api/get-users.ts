@@ -2,6 +2,7 @@ import { ZPage, ZUserProfile } from '@manifold/contract';
 import { keepPreviousData, queryOptions, useQuery } from '@tanstack/react-query';
 import { z } from 'zod';
 import { apiRequest } from '../../../lib/api-client';
+import { taggedMeta } from '../../../lib/query-tags';
 
 export const ZGetUsersInput = z.object({
   pageNum: z.number().int().min(1),
@@ -22,6 +23,7 @@ export function usersQueryOptions(input: GetUsersInput) {
     queryKey: ['users', 'list', input],
     queryFn: ({ signal }) => getUsers(input, signal),
     placeholderData: keepPreviousData,
+    meta: taggedMeta('users'),
   });
 }
 

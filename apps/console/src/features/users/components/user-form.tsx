@@ -1,28 +1,16 @@
-import { Alert, Button, Group, PasswordInput, Select, SimpleGrid, Stack, Switch, Text, TextInput } from '@mantine/core';
+import { Button, Group, PasswordInput, Select, SimpleGrid, Stack, Switch, TextInput } from '@mantine/core';
 import { knownTimeZones, type TUserProfile } from '@manifold/contract';
-import { useMemo, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formErrorsFrom, type FormErrors } from '../../../components/api-error-message';
+import { ProfileFields, profileFieldNames, profileFieldOfToken } from '../../../components/profile-fields';
 import { useFields } from '../../../hooks/use-fields';
-import { consoleProfileLanguages } from '../../../lib/i18n';
-import { timeZoneGroups } from '../../../lib/time-zones';
 import { useAddUser } from '../api/add-user';
 import { useEditUser } from '../api/edit-user';
 import { useRoles } from '../api/get-roles';
+import { ErrorAlert } from '../../../components/error-alert';
 
-const fieldNames = [
-  'username',
-  'password',
-  'currentPassword',
-  'firstName',
-  'lastName',
-  'email',
-  'company',
-  'role',
-  'timeZone',
-  'language',
-  'useSso',
-] as const;
+const fieldNames = ['username', 'password', 'currentPassword', 'role', 'useSso', ...profileFieldNames] as const;
 
 /** Where a business error belongs when the server names no field. */
 const fieldOfToken: Record<string, string> = {
@@ -33,14 +21,9 @@ const fieldOfToken: Record<string, string> = {
   passwordTooShort: 'password',
   passwordIncorrect: 'currentPassword',
   currentPasswordRequired: 'currentPassword',
-  userFirstNameEmpty: 'firstName',
-  userLastNameEmpty: 'lastName',
-  userEmailEmpty: 'email',
-  userEmailInvalid: 'email',
   userRoleEmpty: 'role',
   userNotAuthorizedToPromoteRole: 'role',
-  userTimeZoneEmpty: 'timeZone',
-  userLanguageUndefined: 'language',
+  ...profileFieldOfToken,
 };
 
 export interface UserFormProps {
@@ -85,12 +68,6 @@ export function UserForm({ user, currentUsername, onDone, onCancel }: UserFormPr
   const editingSelf = editing && user.username === currentUsername;
   const pending = addUser.isPending || editUser.isPending;
 
-  const languages = useMemo(() => {
-    const codes: string[] = [...consoleProfileLanguages];
-    if (values.language && !codes.includes(values.language)) codes.push(values.language);
-    return codes.map((code) => ({ value: code, label: t(`languages.${code}`, { defaultValue: code }) }));
-  }, [values.language, t]);
-
   const roleOptions = (roles.data?.data ?? [values.role]).map((role) => ({ value: role, label: t(`roles.${role}`) }));
 
   const onError = (error: unknown) => setErrors(formErrorsFrom(t, error, fieldNames, fieldOfToken));
@@ -127,11 +104,7 @@ export function UserForm({ user, currentUsername, onDone, onCancel }: UserFormPr
   return (
     <form onSubmit={submit} noValidate aria-label={editing ? t('users.editTitle') : t('users.addTitle')}>
       <Stack>
-        {errors.general.length > 0 ? (
-          <Alert color="red" variant="light" role="alert" data-testid="user-form-error">
-            <Text size="sm">{errors.general.join(' ')}</Text>
-          </Alert>
-        ) : null}
+        {errors.general.length > 0 ? <ErrorAlert data-testid="user-form-error">{errors.general.join(' ')}</ErrorAlert> : null}
         <SimpleGrid cols={{ base: 1, sm: 2 }}>
           <TextInput
             label={t('fields.username')}
@@ -144,38 +117,7 @@ export function UserForm({ user, currentUsername, onDone, onCancel }: UserFormPr
             error={errors.fields.username}
             onChange={(event) => setField('username', event.currentTarget.value)}
           />
-          <TextInput
-            label={t('fields.email')}
-            name="email"
-            type="email"
-            withAsterisk
-            value={values.email}
-            error={errors.fields.email}
-            onChange={(event) => setField('email', event.currentTarget.value)}
-          />
-          <TextInput
-            label={t('fields.firstName')}
-            name="firstName"
-            withAsterisk
-            value={values.firstName}
-            error={errors.fields.firstName}
-            onChange={(event) => setField('firstName', event.currentTarget.value)}
-          />
-          <TextInput
-            label={t('fields.lastName')}
-            name="lastName"
-            withAsterisk
-            value={values.lastName}
-            error={errors.fields.lastName}
-            onChange={(event) => setField('lastName', event.currentTarget.value)}
-          />
-          <TextInput
-            label={t('fields.company')}
-            name="company"
-            value={values.company}
-            error={errors.fields.company}
-            onChange={(event) => setField('company', event.currentTarget.value)}
-          />
+          <ProfileFields values={values} errors={errors.fields} onChange={setField} />
           <Select
             label={t('fields.role')}
             withAsterisk
@@ -184,29 +126,6 @@ export function UserForm({ user, currentUsername, onDone, onCancel }: UserFormPr
             error={errors.fields.role}
             allowDeselect={false}
             onChange={(value) => setField('role', value ?? '')}
-          />
-          <Select
-            label={t('fields.timeZone')}
-            withAsterisk
-            searchable
-            data={timeZoneGroups()}
-            value={values.timeZone}
-            error={errors.fields.timeZone}
-            allowDeselect={false}
-            maxDropdownHeight={280}
-            limit={200}
-            nothingFoundMessage={t('common.nothingFound')}
-            comboboxProps={{ withinPortal: true }}
-            onChange={(value) => setField('timeZone', value ?? '')}
-          />
-          <Select
-            label={t('fields.language')}
-            withAsterisk
-            data={languages}
-            value={values.language}
-            error={errors.fields.language}
-            allowDeselect={false}
-            onChange={(value) => setField('language', value ?? '')}
           />
           <PasswordInput
             label={editing ? t('users.newPassword') : t('fields.password')}

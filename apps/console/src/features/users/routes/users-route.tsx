@@ -1,6 +1,5 @@
-import { Alert, Badge, Button, Group, Modal, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Badge, Button, Group, Modal, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
-import { modals } from '@mantine/modals';
 import { displayName, type TUserProfile } from '@manifold/contract';
 import { IconPlus, IconSearch } from '@tabler/icons-react';
 import { useQuery } from '@tanstack/react-query';
@@ -15,6 +14,8 @@ import { sessionQueryOptions } from '../../../lib/session';
 import { useDeleteUser } from '../api/delete-user';
 import { useUsers } from '../api/get-users';
 import { UserForm } from '../components/user-form';
+import { useConfirm } from '../../../components/confirm-modal';
+import { ErrorAlert } from '../../../components/error-alert';
 
 const pageSize = 10;
 
@@ -23,6 +24,7 @@ type Editing = { mode: 'add' } | { mode: 'edit'; user: TUserProfile } | null;
 /** Users (ADMIN): paged list with search, add, edit and delete with confirmation. */
 export function UsersRoute() {
   const { t } = useTranslation();
+  const confirm = useConfirm();
   const [page, setPage] = useState(1);
   const [search, setSearch] = useState('');
   const [debouncedSearch] = useDebouncedValue(search, 300);
@@ -33,11 +35,9 @@ export function UsersRoute() {
   const deleteUser = useDeleteUser();
 
   const confirmDelete = (user: TUserProfile) => {
-    modals.openConfirmModal({
+    confirm({
       title: t('users.deleteTitle'),
-      children: <Text size="sm">{t('users.deleteConfirm', { username: user.username })}</Text>,
-      labels: { confirm: t('common.delete'), cancel: t('common.cancel') },
-      confirmProps: { color: 'red.9' },
+      message: t('users.deleteConfirm', { username: user.username }),
       onConfirm: () =>
         deleteUser.mutate(
           { username: user.username },
@@ -70,11 +70,7 @@ export function UsersRoute() {
           setPage(1);
         }}
       />
-      {users.error ? (
-        <Alert color="red" variant="light" role="alert">
-          <Text size="sm">{apiErrorMessage(t, users.error)}</Text>
-        </Alert>
-      ) : null}
+      {users.error ? <ErrorAlert>{apiErrorMessage(t, users.error)}</ErrorAlert> : null}
       <Table.ScrollContainer minWidth={720}>
         <Table striped highlightOnHover aria-busy={users.isFetching} data-testid="users-table">
           <Table.Caption>{t('users.caption', { total: users.data?.totalNumOfItems ?? 0 })}</Table.Caption>

@@ -1,0 +1,90 @@
+import {
+  ZDevice,
+  ZDeviceDetail,
+  ZGroup,
+  ZPage,
+  ZUserProfile,
+  displayName,
+  type TDevice,
+  type TGroup,
+  type TUserProfile,
+} from '@manifold/contract';
+import { queryOptions, type QueryKey } from '@tanstack/react-query';
+import { apiRequest } from './api-client';
+import { taggedMeta } from './query-tags';
+
+/**
+ * The server searches behind the console's pickers of users, groups and machines: each asks for
+ * the first page of what matches the typed text instead of loading every entry. Shared here
+ * because several features pick among another feature's entities; the query keys are the
+ * pickers' own (`['pickers', …]`), so no feature builds another's keys.
+ */
+export interface PickerOption {
+  value: string;
+  label: string;
+}
+
+/** How many matches a picker shows; more matches ask the user to type on. */
+export const pickerPageSize = 50;
+
+function pickerQuery(search: string) {
+  const term = search.trim();
+  return { pageNum: 1, numberOfItems: pickerPageSize, ...(term === '' ? {} : { search: term }) };
+}
+
+/** Typed as any key, so one picker component takes every source's query. */
+function pickerKey(...parts: unknown[]): QueryKey {
+  return ['pickers', ...parts];
+}
+
+const ZUserPage = ZPage(ZUserProfile);
+const ZGroupPage = ZPage(ZGroup);
+const ZDevicePage = ZPage(ZDevice);
+
+/** Users whose username, name or e-mail contain `search`. */
+export function userPickerQueryOptions(search = '') {
+  const query = pickerQuery(search);
+  return queryOptions({
+    queryKey: pickerKey('users', query),
+    queryFn: ({ signal }) => apiRequest('GET /ui/user/list', ZUserPage, { query, signal }),
+    meta: taggedMeta('users'),
+  });
+}
+
+/** Groups whose name contains `search`. */
+export function groupPickerQueryOptions(search = '') {
+  const query = pickerQuery(search);
+  return queryOptions({
+    queryKey: pickerKey('groups', query),
+    queryFn: ({ signal }) => apiRequest('GET /ui/groups/list', ZGroupPage, { query, signal }),
+  });
+}
+
+/** Approved machines whose name, deviceId or serial number contain `search`. */
+export function approvedDevicePickerQueryOptions(search = '') {
+  const query = { ...pickerQuery(search), approved: true };
+  return queryOptions({
+    queryKey: pickerKey('devices', query),
+    queryFn: ({ signal }) => apiRequest('GET /ui/device/list', ZDevicePage, { query, signal }),
+  });
+}
+
+export function userOption(user: TUserProfile): PickerOption {
+  return { value: user.username, label: `${displayName(user)} (${user.username})` };
+}
+
+export function groupOption(group: TGroup): PickerOption {
+  return { value: String(group.userGroupId), label: group.name };
+}
+
+export function deviceOption(device: TDevice): PickerOption {
+  return { value: device.deviceId, label: `${device.deviceIdentity.name} (${device.deviceIdentity.serialNumber})` };
+}
+
+/** The picked machine with its parameters (the authorize form's second bound). */
+export function pickedDeviceQueryOptions(deviceId: string) {
+  return queryOptions({
+    queryKey: pickerKey('device-detail', deviceId),
+    queryFn: ({ signal }) => apiRequest('GET /ui/device/fetch', ZDeviceDetail, { query: { deviceId }, signal }),
+  });
+}
