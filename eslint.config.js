@@ -9,6 +9,20 @@ import boundaries from './eslint-rules/feature-boundaries.js';
 const noHttp = { regex: '^(fastify|@fastify/|fastify-)', message: 'services and repositories know nothing of HTTP' };
 const shareThroughContract = { regex: 'apps/console|@manifold/console', message: 'share code through contract only' };
 
+const noFocusedTests = { selector: "CallExpression[callee.property.name='only']", message: 'no focused tests' };
+// Queries live in repositories (`*.repository.ts`): a service gets a repository, built over the
+// database or the caller's transaction, and never builds a query itself.
+const queryMessage = 'queries live in repositories: move this into a *.repository.ts and call it';
+const noQueries = [
+  {
+    selector:
+      'CallExpression[callee.property.name=/^(selectFrom|selectNoFrom|insertInto|replaceInto|updateTable|deleteFrom|mergeInto|with|forUpdate)$/]',
+    message: queryMessage,
+  },
+  { selector: "TaggedTemplateExpression[tag.name='sql']", message: queryMessage },
+  { selector: "CallExpression[callee.object.name='sql']", message: queryMessage },
+];
+
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'test-results/**', 'coverage/**', 'data/**'] },
   js.configs.recommended,
@@ -22,7 +36,7 @@ export default tseslint.config(
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true },
       ],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
-      'no-restricted-syntax': ['error', { selector: "CallExpression[callee.property.name='only']", message: 'no focused tests' }],
+      'no-restricted-syntax': ['error', noFocusedTests],
     },
   },
   {
@@ -46,6 +60,12 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', { patterns: [noHttp, shareThroughContract] }],
     },
+  },
+  {
+    // the wider block's `noFocusedTests` repeated here, for the same reason
+    files: ['apps/server/src/modules/**/*.ts'],
+    ignores: ['apps/server/src/modules/**/*.repository.ts', 'apps/server/src/modules/**/*.test.ts'],
+    rules: { 'no-restricted-syntax': ['error', noFocusedTests, ...noQueries] },
   },
   {
     files: ['apps/console/**/*.{ts,tsx}'],

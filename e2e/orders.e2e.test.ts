@@ -10,7 +10,7 @@ const settle = { timeout: 10_000 };
 interface OrderView {
   remainingQuantity: number;
   revoked: boolean;
-  authorizations: { authorizationId: string; state: string; quantity: number; tracking: { fieldName: string }[] }[];
+  authorizations: { data: { authorizationId: string; state: string; quantity: number; tracking: { fieldName: string }[] }[] };
 }
 
 async function order(orderId: string): Promise<OrderView> {
@@ -109,7 +109,7 @@ describe('console: orders and authorizations', () => {
     await form.getByRole('button', { name: 'Authorize' }).click();
     await page.waitForURL((url) => url.pathname === `/orders/${orderId}`, settle);
     await expect.poll(() => page.getByTestId('remaining-quantity-value').textContent(), settle).toBe('7');
-    const authorization = (await order(orderId)).authorizations[0];
+    const authorization = (await order(orderId)).authorizations.data[0];
     expect(authorization).toMatchObject({ state: 'authorized', quantity: 3, tracking: [{ fieldName: 'lot' }] });
     const id = authorization?.authorizationId ?? '';
     const row = page.locator(`tr[data-authorization-id="${id}"]`);
@@ -118,7 +118,7 @@ describe('console: orders and authorizations', () => {
     // sent
     await row.getByRole('button', { name: `Send authorization ${id.slice(0, 8)}` }).click();
     await row.locator('[data-state="sent"]').waitFor(settle);
-    expect((await order(orderId)).authorizations[0]?.state).toBe('sent');
+    expect((await order(orderId)).authorizations.data[0]?.state).toBe('sent');
 
     // its signed XML saved as a file
     const [download] = await Promise.all([
@@ -144,7 +144,7 @@ describe('console: orders and authorizations', () => {
     await confirm.getByRole('button', { name: 'Revoke' }).click();
     await row.locator('[data-state="revoked"]').waitFor(settle);
     await expect.poll(() => page.getByTestId('remaining-quantity-value').textContent(), settle).toBe('10');
-    expect(await order(orderId)).toMatchObject({ remainingQuantity: 10, authorizations: [{ state: 'revoked' }] });
+    expect(await order(orderId)).toMatchObject({ remainingQuantity: 10, authorizations: { data: [{ state: 'revoked' }] } });
     await page.getByTestId('order-history').locator('[data-event="licenceRevoked"]').waitFor(settle);
 
     // and the order itself revoked, after its confirmation

@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
 import { createDatabase, type Database } from './db/database.js';
+import { jobsModule, type JobsModule } from './jobs/jobs.module.js';
 import { adminModule } from './modules/admin/admin.module.js';
 import { certificateExchangeModule } from './modules/certificate-exchange/certificate-exchange.module.js';
 import { devicesModule } from './modules/devices/devices.module.js';
@@ -34,6 +35,8 @@ export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
   /** Use this database instead of opening the configured one (tests share one per file). */
   database?: Database;
+  /** Start the background job runner (`main.ts`: `JOBS_ENABLED`); tests leave it stopped. */
+  startJobs?: boolean;
 }
 
 /** What every module shares: the database, settings, sealed keys, credentials, file storage. */
@@ -83,11 +86,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   const database = options.database ?? createDatabase(config.database, { sqliteSynchronous: config.sqliteSynchronous });
   let modules: Awaited<ReturnType<typeof createModules>>;
+  let jobs: JobsModule;
   try {
     await database.migrate();
     const log = { info: (m: string) => app.log.info(m), warn: (m: string) => app.log.warn(m) };
     const core = await createCore(config, database, log);
     modules = await createModules(core);
+    jobs = jobsModule(core, app.log);
     const services = Object.assign({}, core, ...modules.map((module) => module.services)) as Services;
     app.decorate('services', services);
   } catch (error) {
@@ -95,6 +100,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     throw error;
   }
   if (!options.database) app.addHook('onClose', () => database.close());
+  app.addHook('onClose', () => jobs.runner.stop()); // onClose hooks run last-added first: before the database closes
 
   registerErrorHandling(app);
   await registerSecurityHeaders(app, config.publicUrl);
@@ -105,9 +111,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerAuth(app);
   await registerOpenApi(app);
   await registerMultipart(app, config.uploadMaxBytes);
-  for (const module of modules) {
+  for (const module of [...modules, jobs]) {
     for (const routes of module.routes) await app.register(routes);
   }
   await registerConsole(app);
+  if (options.startJobs) await jobs.runner.start();
   return app;
 }

@@ -67,4 +67,34 @@ describe('keys and uploads configuration', () => {
       uploadMaxBytes: 4096,
     });
   });
+
+  it('runs background jobs by default and reads their settings', () => {
+    expect(loadConfig({}).jobs).toEqual({
+      enabled: true,
+      concurrency: 4,
+      pollIntervalMs: 2000,
+      leaseSeconds: 60,
+      stopTimeoutMs: 10_000,
+      storageGraceSeconds: 3600,
+    });
+    expect(
+      loadConfig({
+        JOBS_ENABLED: 'false',
+        JOBS_CONCURRENCY: '2',
+        JOBS_POLL_MS: '500',
+        JOBS_LEASE_SECONDS: '120',
+        JOBS_STOP_TIMEOUT_MS: '0',
+        STORAGE_SWEEP_GRACE_SECONDS: '86400',
+      }).jobs,
+    ).toEqual({
+      enabled: false,
+      concurrency: 2,
+      pollIntervalMs: 500,
+      leaseSeconds: 120,
+      stopTimeoutMs: 0,
+      storageGraceSeconds: 86400,
+    });
+    expect(() => loadConfig({ STORAGE_SWEEP_GRACE_SECONDS: '10' })).toThrow(ConfigError);
+    expect(() => loadConfig({ JOBS_CONCURRENCY: '0' })).toThrow(ConfigError);
+  });
 });

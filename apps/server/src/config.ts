@@ -38,6 +38,23 @@ export interface Config {
   timeouts: TimeoutConfig;
   /** SQLite `synchronous`: FULL (default) survives power loss; NORMAL is faster and survives only a process crash. */
   sqliteSynchronous: 'FULL' | 'NORMAL';
+  jobs: JobsConfig;
+}
+
+/** The background job runner (docs/background-jobs.md). */
+export interface JobsConfig {
+  /** `JOBS_ENABLED`: whether `main.ts` starts the runner (tests build the app without it). */
+  enabled: boolean;
+  /** Jobs one process runs at the same time. */
+  concurrency: number;
+  /** How often an idle runner looks for due jobs, ms. */
+  pollIntervalMs: number;
+  /** How long a claimed job stays leased without a renewal, seconds. */
+  leaseSeconds: number;
+  /** How long a stop waits for running jobs before it releases their leases, ms. */
+  stopTimeoutMs: number;
+  /** Stored objects and temporary files younger than this are never swept, seconds. */
+  storageGraceSeconds: number;
 }
 
 /** How long a client may take; a slow or stalled client is cut off (milliseconds, bytes/s). */
@@ -184,5 +201,13 @@ export function loadConfig(env: Env = process.env): Config {
       keepAliveMs: integer(env, 'KEEP_ALIVE_TIMEOUT_SECONDS', 5, 1, 600) * 1000,
     },
     sqliteSynchronous: sqliteSynchronous(env.SQLITE_SYNCHRONOUS),
+    jobs: {
+      enabled: boolean(env, 'JOBS_ENABLED', true),
+      concurrency: integer(env, 'JOBS_CONCURRENCY', 4, 1, 64),
+      pollIntervalMs: integer(env, 'JOBS_POLL_MS', 2000, 10, 3_600_000),
+      leaseSeconds: integer(env, 'JOBS_LEASE_SECONDS', 60, 1, 86400),
+      stopTimeoutMs: integer(env, 'JOBS_STOP_TIMEOUT_MS', 10_000, 0, 600_000),
+      storageGraceSeconds: integer(env, 'STORAGE_SWEEP_GRACE_SECONDS', 3600, 60, 30 * 86400),
+    },
   };
 }

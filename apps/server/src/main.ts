@@ -17,7 +17,7 @@ async function main(): Promise<void> {
 
   let app;
   try {
-    app = await buildApp(config);
+    app = await buildApp(config, { startJobs: config.jobs.enabled });
   } catch (error) {
     const reason = error instanceof Error ? error.message.split('\n', 1)[0] : String(error);
     process.stderr.write(`manifold: cannot start: ${reason}\n`);

@@ -98,7 +98,7 @@ describeEachDatabase('authorizations', (ctx) => {
       const second = await authorize(ctx(), { orderId, deviceId: world.deviceId, quantity: 2 });
       const order = await fetchOrder(orderId);
       expect(order).toMatchObject({ allocatedQuantity: 5, remainingQuantity: 5, serialization: { next: 105 } });
-      const [a, b] = order.authorizations;
+      const [a, b] = order.authorizations.data;
       expect(a).toMatchObject({
         authorizationId: first,
         type: 'device',
@@ -198,7 +198,7 @@ describeEachDatabase('authorizations', (ctx) => {
       );
       const downstream = await manageInstance(ctx(), 'downStreamManage', 'Approved');
       const toPeer = await authorize(ctx(), { ...base, manageId: downstream });
-      expect((await fetchOrder(orderId)).authorizations.find((a) => a.id === toPeer)).toMatchObject({
+      expect((await fetchOrder(orderId)).authorizations.data.find((a) => a.id === toPeer)).toMatchObject({
         type: 'manage',
         manageId: downstream,
       });
@@ -419,7 +419,7 @@ describeEachDatabase('authorizations', (ctx) => {
       }
       const order = await fetchOrder(orderId);
       expect(order).toMatchObject({ allocatedQuantity: 10, remainingQuantity: 0 });
-      const serials = order.authorizations.map((a) => a.serialNumbers!.first).sort((x, y) => Number(x) - Number(y));
+      const serials = order.authorizations.data.map((a) => a.serialNumbers!.first).sort((x, y) => Number(x) - Number(y));
       expect(serials).toEqual(Array.from({ length: 10 }, (_, i) => String(i + 1)));
     });
   });

@@ -49,6 +49,6 @@ describeEachDatabase('authorize across server processes', (ctx) => {
     }
     const order = (await ctx().call('GET', `/ui/order/fetch?orderId=${orderId}`, { token })).json<TOrderDetail>();
     expect(order).toMatchObject({ allocatedQuantity: 10, remainingQuantity: 0 });
-    expect(new Set(order.authorizations.map((a) => a.serialNumbers!.first)).size).toBe(10);
+    expect(new Set(order.authorizations.data.map((a) => a.serialNumbers!.first)).size).toBe(10);
   });
 });

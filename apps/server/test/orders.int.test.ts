@@ -115,7 +115,7 @@ describeEachDatabase('orders', (ctx) => {
         deviceIdentity: { manufacturer: 'Acme' },
         authorizedUserList: ['admin'],
         source: 'ui',
-        authorizations: [],
+        authorizations: { data: [], pageNum: 1, numberOfItems: 10, totalNumOfPages: 0, totalNumOfItems: 0 },
       });
       expect(order.history.map((entry) => entry.eventType)).toEqual(['licenceReceived']);
       const reference = await ctx()
@@ -220,7 +220,7 @@ describeEachDatabase('orders', (ctx) => {
       const replacement = await addOrder(ctx(), { ...policy, quantity: 20, revokes: { orderNumber: policy.orderNumber } });
       const earlier = (await fetchOrder(first)).json<TOrderDetail>();
       expect(earlier).toMatchObject({ revoked: true, allocatedQuantity: 0, remainingQuantity: 10 });
-      expect(earlier.authorizations.map((a) => a.state)).toEqual(['revoked']);
+      expect(earlier.authorizations.data.map((a) => a.state)).toEqual(['revoked']);
       expect((await fetchOrder(replacement)).json<TOrder>()).toMatchObject({
         revoked: false,
         quantity: 20,
@@ -427,20 +427,25 @@ describeEachDatabase('orders', (ctx) => {
       expect(revoked.statusCode, revoked.body).toBe(200);
       const detail = (await fetchOrder(orderId)).json<TOrderDetail>();
       expect(detail).toMatchObject({ revoked: true, allocatedQuantity: 0 });
-      expect(detail.authorizations.map((a) => a.state)).toEqual(['revoked', 'revoked']);
+      expect(detail.authorizations.data.map((a) => a.state)).toEqual(['revoked', 'revoked']);
       expect(detail.history.map((h) => h.eventType)).toEqual([
-        'licenceReceived',
-        'licenceAuthorized',
-        'licenceAuthorized',
-        'licenceRevoked',
-        'licenceRevoked',
         'orderRevoked',
+        'licenceRevoked',
+        'licenceRevoked',
+        'licenceAuthorized',
+        'licenceAuthorized',
+        'licenceReceived',
       ]);
+      const second = (
+        await ctx().call('GET', `/ui/order/fetch?orderId=${orderId}&pageNum=2&numberOfItems=1`, { token })
+      ).json<TOrderDetail>().authorizations;
+      expect(second).toMatchObject({ pageNum: 2, numberOfItems: 1, totalNumOfPages: 2, totalNumOfItems: 2 });
+      expect(second.data.map((a) => a.id)).toEqual([detail.authorizations.data[1]!.id]);
       const live = await ctx()
         .app.services.database.db.selectFrom('entity_references')
         .select('referrer_id')
         .where('released_at', 'is', null)
-        .where('referrer_id', 'in', [orderId, ...detail.authorizations.map((a) => a.id)])
+        .where('referrer_id', 'in', [orderId, ...detail.authorizations.data.map((a) => a.id)])
         .execute();
       expect(live).toEqual([]);
       expectToken(await ctx().call('POST', '/ui/order/revoke', { token, body: { orderId } }), 420, 'orderAlreadyRevoked');
@@ -455,7 +460,7 @@ describeEachDatabase('orders', (ctx) => {
       expect(
         (await ctx().call('POST', '/ui/order/revoke', { token, body: { orderId: other, includeAuthorized: false } })).statusCode,
       ).toBe(200);
-      expect((await fetchOrder(other)).json<TOrderDetail>().authorizations.map((a) => a.state)).toEqual(['authorized']);
+      expect((await fetchOrder(other)).json<TOrderDetail>().authorizations.data.map((a) => a.state)).toEqual(['authorized']);
       expectToken(await ctx().call('POST', '/ui/order/revoke', { token, body: { orderId: uuid } }), 420, 'orderIdNotValid');
     });
   });

@@ -18,3 +18,4 @@ export * from './policy.js';
 export * from './licensing.js';
 export * from './login-throttle.js';
 export * from './identifiers.js';
+export * from './jobs.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ZAuthorizationId, ZDeviceId, ZDsiId, ZId, ZOrderId } from './identifiers.js';
+import { ZPage, ZPageQuery } from './common.js';
 import { ZDeviceParameter } from './device-template.js';
 import { ZBreakagePolicy, ZDeviceIdentityConstraint, ZQualityParameter } from './policy.js';
 
@@ -146,9 +147,13 @@ export const ZAuditEntry = z
   })
   .meta({ id: 'AuditEntry' });
 
+export type TAuditEntry = z.infer<typeof ZAuditEntry>;
+
 export const ZOrderDetail = ZOrder.extend({
   groupIds: z.array(z.number().int()),
-  authorizations: z.array(ZAuthorization),
+  /** One page of the order's authorizations (`pageNum`, `numberOfItems` of `order/fetch`). */
+  authorizations: ZPage(ZAuthorization),
+  /** Newest first. */
   history: z.array(ZAuditEntry),
 }).meta({ id: 'OrderDetail' });
 export type TOrderDetail = z.infer<typeof ZOrderDetail>;
@@ -157,6 +162,9 @@ export const ZOrderAddRequest = z
   .object({ authorizationAuthorizedPolicyList: z.unknown().optional() })
   .meta({ id: 'OrderAddRequest' });
 export const ZOrderIdQuery = z.object({ orderId: ZOrderId });
+/** `order/fetch`: the order, with one page of its authorizations (10 by default). */
+export const ZOrderFetchQuery = ZOrderIdQuery.extend(ZPageQuery.shape);
+export type TOrderFetchQuery = z.infer<typeof ZOrderFetchQuery>;
 export const ZOrderIdResponse = z.object({ orderId: z.string() }).meta({ id: 'OrderIdResponse' });
 
 export const ZOrderArchiveRequest = z

@@ -45,6 +45,7 @@ export const permissions = {
   'GET /ui/admin/database': 'admin',
   'POST /ui/admin/database': 'admin',
   'GET /ui/admin/api-spec': 'admin',
+  'GET /ui/admin/jobs': 'admin',
   // unimplemented in the spec (§7): answer 501 functionNotImplemented
   'POST /ui/admin/sso': 'admin',
   'POST /ui/admin/blockchain/provider': 'admin',

@@ -1,4 +1,12 @@
-import { type CreateTableBuilder, type Insertable, type Kysely, type RawBuilder, sql } from 'kysely';
+import {
+  type CreateTableBuilder,
+  type Insertable,
+  type Kysely,
+  type RawBuilder,
+  type SelectQueryBuilder,
+  type UpdateObject,
+  sql,
+} from 'kysely';
 import type { DatabaseKind } from '../config.js';
 import type { DB } from './schema.js';
 
@@ -10,11 +18,32 @@ export interface Dialect {
   kind: DatabaseKind;
   /** Inserts one row into a table with a generated `id` and answers that id. */
   insertId<T extends TablesWithId>(db: Kysely<DB>, table: T, values: Insertable<DB[T]>): Promise<number>;
+  /**
+   * Inserts one row into a table with a generated `id` and answers that id, or undefined (and
+   * no error, so a surrounding transaction goes on) when the row would break a unique key.
+   */
+  insertIdUnlessDuplicate<T extends TablesWithId>(
+    db: Kysely<DB>,
+    table: T,
+    values: Insertable<DB[T]>,
+  ): Promise<number | undefined>;
   /** Adds `FOR UPDATE` where the database has row locks (SQLite serialises writers instead). */
   forUpdate<QB extends { forUpdate(): QB }>(query: QB): QB;
+  /**
+   * Leases jobs: applies `changes` to the jobs `candidates` picks (ordered and limited by it) and
+   * answers their ids. Callers racing for the same rows never get the same row: PostgreSQL and
+   * MariaDB lock them with `FOR UPDATE SKIP LOCKED` in a transaction (a row another caller holds
+   * is skipped, not waited for), SQLite runs one `UPDATE … WHERE id IN (SELECT …)`, which it
+   * runs alone among writers.
+   */
+  claimJobs(
+    db: Kysely<DB>,
+    candidates: (db: Kysely<DB>) => SelectQueryBuilder<DB, 'jobs', { id: number }>,
+    changes: UpdateObject<DB, 'jobs'>,
+  ): Promise<number[]>;
 }
 
-export type TablesWithId = 'users' | 'user_groups' | 'audit_events';
+export type TablesWithId = 'users' | 'user_groups' | 'audit_events' | 'jobs';
 
 export function createDialect(kind: DatabaseKind): Dialect {
   return {
@@ -34,8 +63,38 @@ export function createDialect(kind: DatabaseKind): Dialect {
         .executeTakeFirstOrThrow();
       return Number(result.insertId);
     },
+    async insertIdUnlessDuplicate(db, table, values) {
+      if (kind === 'mysql') {
+        // A no-op update on a duplicate: no error, and MariaDB reports insert id 0.
+        const result = await db
+          .insertInto(table)
+          .values(values as never)
+          .onDuplicateKeyUpdate({ id: sql.ref('id') } as never)
+          .executeTakeFirstOrThrow();
+        return Number(result.insertId) || undefined;
+      }
+      const row = await db
+        .insertInto(table)
+        .values(values as never)
+        .onConflict((conflict) => conflict.doNothing())
+        .returning(sql<number>`id`.as('id'))
+        .executeTakeFirst();
+      return row ? Number(row.id) : undefined;
+    },
     forUpdate(query) {
       return kind === 'sqlite' ? query : query.forUpdate();
+    },
+    async claimJobs(db, candidates, changes) {
+      if (kind === 'sqlite') {
+        const rows = await db.updateTable('jobs').set(changes).where('id', 'in', candidates(db)).returning('id').execute();
+        return rows.map((row) => Number(row.id));
+      }
+      return db.transaction().execute(async (trx) => {
+        const picked = await candidates(trx).forUpdate().skipLocked().execute();
+        const ids = picked.map((row) => Number(row.id));
+        if (ids.length > 0) await trx.updateTable('jobs').set(changes).where('id', 'in', ids).execute();
+        return ids;
+      });
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { JobTables } from './schema-jobs.js';
 import type { LicensingTables } from './schema-licensing.js';
 import type { PackageTables } from './schema-packages.js';
 
@@ -117,7 +118,7 @@ export interface DevelopmentCaTable {
   created_at: string;
 }
 
-export interface DB extends PackageTables, LicensingTables {
+export interface DB extends PackageTables, LicensingTables, JobTables {
   users: UsersTable;
   sessions: SessionsTable;
   user_groups: UserGroupsTable;

@@ -1,20 +1,41 @@
 import { errorDescriptions, type ErrorToken, type TErrorResponse } from '@manifold/contract';
 
 /**
+ * The HTTP status of every error token that is not a business error (420). The one place a
+ * status is chosen: a token answers the same status wherever it is raised.
+ */
+export const errorStatus: Partial<Record<ErrorToken, number>> = {
+  malformedRequest: 400,
+  orderSenderNotTrusted: 401,
+  stpSignatureInvalid: 401,
+  stpTimestampOutOfWindow: 401,
+  stpNonceReplayed: 401,
+  actionNotAllowed: 403,
+  entityDoesNotExist: 404,
+  payloadTooLarge: 413,
+  functionNotImplemented: 501,
+};
+
+/** The status a token answers: its row in `errorStatus`, else 420 (one business error). */
+export function statusOf(token: ErrorToken): number {
+  return errorStatus[token] ?? 420;
+}
+
+/**
  * The one business-error type. Services throw it with a spec token; the error plugin answers
- * 420 `{errorToken, errorDescription}` (or the status given, e.g. 404, 501).
+ * `{errorToken, errorDescription}` with the token's status from `errorStatus` (420 by default).
  */
 export class AppError extends Error {
   readonly token: ErrorToken;
   readonly field: string | undefined;
   readonly status: number;
 
-  constructor(token: ErrorToken, options: { field?: string; description?: string; status?: number } = {}) {
+  constructor(token: ErrorToken, options: { field?: string | undefined; description?: string | undefined } = {}) {
     super(options.description ?? errorDescriptions[token]);
     this.name = 'AppError';
     this.token = token;
     this.field = options.field;
-    this.status = options.status ?? 420;
+    this.status = statusOf(token);
   }
 
   toResponse(): TErrorResponse {
@@ -43,8 +64,8 @@ export class AppErrors extends Error {
 export class ErrorCollector {
   private readonly errors: AppError[] = [];
 
-  add(token: ErrorToken, field?: string): void {
-    this.errors.push(new AppError(token, field ? { field } : {}));
+  add(token: ErrorToken, field?: string, description?: string): void {
+    this.errors.push(new AppError(token, { field, description }));
   }
 
   get size(): number {
@@ -57,5 +78,5 @@ export class ErrorCollector {
   }
 }
 
-export const notFound = (): AppError => new AppError('entityDoesNotExist', { status: 404 });
-export const notImplemented = (): AppError => new AppError('functionNotImplemented', { status: 501 });
+export const notFound = (): AppError => new AppError('entityDoesNotExist');
+export const notImplemented = (): AppError => new AppError('functionNotImplemented');

@@ -46,16 +46,16 @@ function multipartFailure(error: unknown): AppError {
     code === 'FST_PARTS_LIMIT' ||
     code === 'FST_FIELDS_LIMIT'
   ) {
-    return new AppError('payloadTooLarge', { status: 413, description: `The upload exceeds a limit (${code})` });
+    return new AppError('payloadTooLarge', { description: `The upload exceeds a limit (${code})` });
   }
   const message = error instanceof Error ? error.message : 'unreadable form';
-  return new AppError('malformedRequest', { status: 400, description: `The multipart form cannot be read: ${message}` });
+  return new AppError('malformedRequest', { description: `The multipart form cannot be read: ${message}` });
 }
 
 /** Refuses a request that is not multipart/form-data. */
 export function assertMultipart(request: FastifyRequest): void {
   if (!request.isMultipart()) {
-    throw new AppError('malformedRequest', { status: 400, description: 'Send the upload as multipart/form-data' });
+    throw new AppError('malformedRequest', { description: 'Send the upload as multipart/form-data' });
   }
 }
 
@@ -82,7 +82,7 @@ function byteSize(bytes: number): string {
 }
 
 function tooLarge(maxBytes: number, field: string): AppError {
-  return new AppError('payloadTooLarge', { status: 413, field, description: `The file may have at most ${byteSize(maxBytes)}` });
+  return new AppError('payloadTooLarge', { field, description: `The file may have at most ${byteSize(maxBytes)}` });
 }
 
 /** Reads a small file part into memory, refusing more than `maxBytes` (413 `payloadTooLarge`). */
@@ -109,7 +109,7 @@ export async function readSmallFile(file: BusboyFileStream, maxBytes: number, fi
 export function booleanField(value: string | undefined, field: string): boolean {
   if (value === 'true') return true;
   if (value === 'false') return false;
-  throw new AppError('malformedRequest', { status: 400, field, description: `${field} must be true or false` });
+  throw new AppError('malformedRequest', { field, description: `${field} must be true or false` });
 }
 
 /**
@@ -119,5 +119,5 @@ export function booleanField(value: string | undefined, field: string): boolean 
 export function identifierField(value: string | undefined, field: string, schema: z.ZodType<string>): string {
   const parsed = schema.safeParse(value?.trim().toLowerCase());
   if (parsed.success) return parsed.data;
-  throw identifierErrors(schema, [[]], field) ?? new AppError('malformedRequest', { status: 400, field });
+  throw identifierErrors(schema, [[]], field) ?? new AppError('malformedRequest', { field });
 }

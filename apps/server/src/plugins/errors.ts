@@ -3,7 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { errorDescriptions, type TErrorResponse } from '@manifold/contract';
 import type { z } from 'zod';
-import { AppError, AppErrors } from '../lib/app-error.js';
+import { AppError, AppErrors, statusOf } from '../lib/app-error.js';
 import { identifierErrors } from '../lib/identifier-errors.js';
 
 function describeValidation(error: FastifyError): string {
@@ -36,9 +36,9 @@ function identifierFailure(error: FastifyError, request: FastifyRequest): AppErr
 const malformed = (description: string): TErrorResponse => ({ errorToken: 'malformedRequest', errorDescription: description });
 
 /**
- * Maps every failure to the spec's answers (§8): 420 one business error, 418 several, 400
- * malformed input (but a malformed identifier answers its own token, see `identifierErrors`),
- * 404/501 as thrown. Nothing else leaves the server: no stack, no SQL.
+ * Maps every failure to the spec's answers (§8): one business error with its token's status
+ * (`errorStatus`, 420 by default), 418 several, 400 malformed input (but a malformed identifier
+ * answers its own token, see `identifierErrors`). Nothing else leaves the server: no stack, no SQL.
  */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((caught: FastifyError, request, reply) => {
@@ -47,8 +47,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (error instanceof AppErrors) return reply.status(418).send({ data: error.errors.map((e) => e.toResponse()) });
     if (error.validation) return reply.status(400).send(malformed(describeValidation(error)));
     const status = error.statusCode ?? 500;
-    if (status === 413) {
-      return reply.status(413).send({ errorToken: 'payloadTooLarge', errorDescription: errorDescriptions.payloadTooLarge });
+    if (status === statusOf('payloadTooLarge')) {
+      const tooLarge = new AppError('payloadTooLarge');
+      return reply.status(tooLarge.status).send(tooLarge.toResponse());
     }
     if (status >= 400 && status < 500) {
       // Unparsable JSON, a wrong content type, an empty body where one is needed…

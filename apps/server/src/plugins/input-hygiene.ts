@@ -36,7 +36,7 @@ export function findForbidden(value: unknown, path: string, depth = 0): Forbidde
  */
 export function forbiddenCharacterError(found: Forbidden): AppError {
   return found.nul
-    ? new AppError('malformedRequest', { status: 400, description: `${found.path} contains a NUL character` })
+    ? new AppError('malformedRequest', { description: `${found.path} contains a NUL character` })
     : new AppError('invalidCharacters', { field: found.path });
 }
 

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { describe, expect, it } from 'vitest';
 import { LocalStorage } from './local-storage.js';
@@ -51,5 +51,40 @@ describe('LocalStorage', () => {
     const storage = await LocalStorage.open(await storageDir());
     await expect(storage.get('../../etc/passwd')).rejects.toThrow('invalid storage key');
     await expect(storage.delete('..')).rejects.toThrow('invalid storage key');
+  });
+
+  it('lists its objects with the time each was stored', async () => {
+    const storage = await LocalStorage.open(await storageDir());
+    const first = await storage.put(Readable.from([randomBytes(10)]));
+    const second = await storage.put(Readable.from([randomBytes(10)]));
+    const listed = [];
+    for await (const object of storage.list()) listed.push(object);
+    expect(listed.map((object) => object.key).sort()).toEqual([first.key, second.key].sort());
+    for (const object of listed) expect(Date.now() - object.storedAt.getTime()).toBeLessThan(60_000);
+  });
+
+  it('removes old temporary files of abandoned puts, never a young one or one a put is writing', async () => {
+    const root = await storageDir();
+    const storage = await LocalStorage.open(root);
+    const tmp = path.join(root, 'tmp');
+    const old = new Date(Date.now() - 7200_000);
+    await fs.writeFile(path.join(tmp, 'abandoned.part'), 'x');
+    await fs.utimes(path.join(tmp, 'abandoned.part'), old, old);
+    await fs.writeFile(path.join(tmp, 'young.part'), 'x');
+    const source = new PassThrough();
+    source.write(randomBytes(10));
+    const put = storage.put(source);
+    let writing: string | undefined;
+    while (!writing) {
+      writing = (await fs.readdir(tmp)).find((name) => !['abandoned.part', 'young.part'].includes(name));
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await fs.utimes(path.join(tmp, writing), old, old);
+
+    expect(await storage.removeAbandonedUploads(new Date(Date.now() - 3600_000))).toBe(1);
+    expect((await fs.readdir(tmp)).sort()).toEqual([writing, 'young.part'].sort());
+    source.end(randomBytes(10));
+    expect((await put).size).toBe(20);
+    expect(await fs.readdir(tmp)).toEqual(['young.part']);
   });
 });

@@ -6,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import {
   DigestCounter,
   newStorageKey,
+  type ListedObject,
   type Storage,
   type StoredObject,
   StorageNotFoundError,
@@ -19,6 +20,8 @@ import {
  */
 export class LocalStorage implements Storage {
   private readonly tmpDir: string;
+  /** Temporary files of the puts running in this process: the sweeper leaves them alone. */
+  private readonly writing = new Set<string>();
 
   private constructor(private readonly root: string) {
     this.tmpDir = path.join(root, 'tmp');
@@ -34,6 +37,7 @@ export class LocalStorage implements Storage {
     const key = newStorageKey();
     const temporary = path.join(this.tmpDir, `${newStorageKey()}.part`);
     const counter = new DigestCounter(options.maxBytes);
+    this.writing.add(temporary);
     try {
       await pipeline(source, counter, fs.createWriteStream(temporary, { flags: 'wx', mode: 0o600, flush: true }));
       const target = this.pathOf(key);
@@ -44,6 +48,8 @@ export class LocalStorage implements Storage {
       source.destroy();
       await fsp.rm(temporary, { force: true });
       throw error;
+    } finally {
+      this.writing.delete(temporary);
     }
     return { key, size: counter.size, sha256: counter.sha256() };
   }
@@ -73,10 +79,45 @@ export class LocalStorage implements Storage {
     }
   }
 
+  async *list(): AsyncIterable<ListedObject> {
+    for (const prefix of await fsp.readdir(this.root, { withFileTypes: true })) {
+      if (!prefix.isDirectory() || !/^[a-f0-9]{2}$/.test(prefix.name)) continue;
+      for (const entry of await fsp.readdir(path.join(this.root, prefix.name), { withFileTypes: true })) {
+        if (!entry.isFile() || !storageKeyPattern.test(entry.name) || !entry.name.startsWith(prefix.name)) continue;
+        const storedAt = await modifiedAt(path.join(this.root, prefix.name, entry.name));
+        if (storedAt) yield { key: entry.name, storedAt };
+      }
+    }
+  }
+
+  /** Temporary files are written continuously while a put runs: an old one belongs to no live put. */
+  async removeAbandonedUploads(olderThan: Date): Promise<number> {
+    let removed = 0;
+    for (const name of await fsp.readdir(this.tmpDir)) {
+      const file = path.join(this.tmpDir, name);
+      if (this.writing.has(file)) continue;
+      const changed = await modifiedAt(file);
+      if (!changed || changed >= olderThan) continue;
+      await fsp.rm(file, { force: true, recursive: true });
+      removed += 1;
+    }
+    return removed;
+  }
+
   /** The only place a key becomes a path: anything but 32 hex characters is refused. */
   private pathOf(key: string): string {
     if (!storageKeyPattern.test(key)) throw new Error(`invalid storage key ${JSON.stringify(key)}`);
     return path.join(this.root, key.slice(0, 2), key);
+  }
+}
+
+/** When a file last changed; undefined when it is gone (removed meanwhile). */
+async function modifiedAt(file: string): Promise<Date | undefined> {
+  try {
+    return (await fsp.stat(file)).mtime;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
   }
 }
 

@@ -18,6 +18,18 @@ export interface Storage {
   /** Removes an object; absent objects are not an error. */
   delete(key: string): Promise<void>;
   exists(key: string): Promise<boolean>;
+  /** Every object with the time it was stored, in no particular order (for the storage sweeper). */
+  list(): AsyncIterable<ListedObject>;
+  /**
+   * Removes what puts that never finished (the process died) left behind before `olderThan`;
+   * never the data of a put still running in this process. Answers how many were removed.
+   */
+  removeAbandonedUploads(olderThan: Date): Promise<number>;
+}
+
+export interface ListedObject {
+  key: string;
+  storedAt: Date;
 }
 
 export interface StoredObject {

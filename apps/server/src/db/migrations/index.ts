@@ -4,6 +4,7 @@ import * as accounts from './001-accounts.js';
 import * as serverCredentials from './002-server-credentials.js';
 import * as packagesDevices from './003-packages-devices.js';
 import * as licensing from './010-licensing.js';
+import * as jobs from './011-jobs.js';
 import * as usernameKeys from './012-username-keys.js';
 
 interface DialectMigration {
@@ -17,6 +18,7 @@ const migrations: Record<string, DialectMigration> = {
   '002-server-credentials': serverCredentials,
   '003-packages-devices': packagesDevices,
   '010-licensing': licensing,
+  '011-jobs': jobs,
   '012-username-keys': usernameKeys,
 };
 

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { TAuditEventType } from '@manifold/contract';
+import type { TAuditEntry, TAuditEventType } from '@manifold/contract';
 import type { Dialect } from '../../db/dialect.js';
 import type { DB } from '../../db/schema.js';
 import type { Caller } from '../../lib/caller.js';
@@ -41,5 +41,24 @@ export class AuditRepository {
     details?: Record<string, unknown>,
   ): Promise<void> {
     return this.record({ type, actor: caller.username, subject, sourceIp: caller.sourceIp, ...(details ? { details } : {}) });
+  }
+
+  /** The audit records of these subjects, newest first (at most 1000). */
+  async history(subjects: string[]): Promise<TAuditEntry[]> {
+    const rows = await this.db
+      .selectFrom('audit_events')
+      .select(['event_type', 'actor', 'subject', 'details', 'created_at'])
+      .where('subject', 'in', subjects)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(1000)
+      .execute();
+    return rows.map((row) => ({
+      eventType: row.event_type,
+      actor: row.actor,
+      subject: row.subject,
+      details: row.details ? (JSON.parse(row.details) as unknown) : null,
+      dateCreated: row.created_at,
+    }));
   }
 }

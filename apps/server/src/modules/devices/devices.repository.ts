@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { TDevice, TDeviceDetail, TDeviceParameter, TPage, TPageQuery, TRegistrationState } from '@manifold/contract';
 import { describeCertificate, parseCertificateBundle } from '../../crypto/certificates.js';
-import { containsIgnoringCase } from '../../db/dialect.js';
-import { pageOffset, toPage } from '../../db/paging.js';
+import { containsIgnoringCase, type Dialect } from '../../db/dialect.js';
+import { paginate } from '../../db/paging.js';
+import { nextVersion } from '../../db/version.js';
 import type { DB } from '../../db/schema.js';
 import type { DeviceRow } from '../../db/schema-packages.js';
 import { isoNow } from '../../lib/time.js';
@@ -33,19 +34,28 @@ export class DevicesRepository {
     await this.db.insertInto('devices').values(row).execute();
   }
 
-  /** Changes a device only if its version is still `expectedVersion` (one writer wins). */
+  /** Changes a device only if its version is still `expectedVersion` (one writer wins); answers the changed row. */
   async updateIfVersion(
     id: string,
     expectedVersion: number,
     changes: Partial<Omit<DeviceRow, 'id' | 'version'>>,
-  ): Promise<boolean> {
+  ): Promise<DeviceRow | undefined> {
     const result = await this.db
       .updateTable('devices')
-      .set({ ...changes, version: expectedVersion + 1 })
+      .set({ ...changes, version: nextVersion() })
       .where('id', '=', id)
       .where('version', '=', expectedVersion)
       .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    return Number(result.numUpdatedRows) === 1 ? this.find(id) : undefined;
+  }
+
+  /** The device, locked until the transaction ends (PostgreSQL and MariaDB; SQLite has one writer). */
+  lock(id: string, dialect: Pick<Dialect, 'forUpdate'>): Promise<DeviceRow | undefined> {
+    return dialect.forUpdate(this.db.selectFrom('devices').selectAll().where('id', '=', id)).executeTakeFirst();
+  }
+
+  async imageInUse(name: string): Promise<boolean> {
+    return (await this.db.selectFrom('devices').select('id').where('image', '=', name).executeTakeFirst()) !== undefined;
   }
 
   async delete(id: string): Promise<void> {
@@ -60,11 +70,12 @@ export class DevicesRepository {
     if (term) {
       query = query.where((eb) => eb.or(['name', 'id', 'serial_number'].map((column) => containsIgnoringCase(column, term))));
     }
-    const [total, rows] = await Promise.all([
-      query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
-      query.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(page.numberOfItems).offset(pageOffset(page)).execute(),
-    ]);
-    return toPage(page, total.n, rows.map(toDevice));
+    return paginate(
+      query,
+      page,
+      (base) => base.selectAll().orderBy('created_at', 'desc').orderBy('id'),
+      (rows) => rows.map(toDevice),
+    );
   }
 
   /**

@@ -29,7 +29,8 @@ import { canonicalJson } from '../../lib/canonical-json.js';
 import { isoNow } from '../../lib/time.js';
 import type { Storage } from '../../storage/storage.js';
 import { AuditRepository } from '../audit/audit.repository.js';
-import { decodeImageDataUrl, ImagesRepository, REGISTRATION_IMAGE_MAX_BYTES, storeImage } from '../images/images.js';
+import { decodeImageDataUrl, REGISTRATION_IMAGE_MAX_BYTES, storeImage } from '../images/images.js';
+import { ImagesRepository } from '../images/images.repository.js';
 import { ruleErrors, shapeErrors, throwAll } from '../packages/device-parameters.js';
 import { DevicesRepository, toDevice, toDeviceDetail, type DeviceListFilter } from './devices.repository.js';
 
@@ -197,13 +198,14 @@ export class DevicesService {
         throw new AppError('registrationAlreadyRejected', { field: 'approve' });
       const state: TRegistrationState = input.approve ? 'Approved' : 'Rejected';
       const changed = { registration_state: state, updated_at: isoNow() };
-      if (!(await devices.updateIfVersion(row.id, row.version, changed))) {
+      const updated = await devices.updateIfVersion(row.id, row.version, changed);
+      if (!updated) {
         throw new AppError(input.approve ? 'registrationAlreadyApproved' : 'registrationAlreadyRejected', { field: 'approve' });
       }
       await this.audit(trx).recordBy(caller, input.approve ? 'machineApproved' : 'machineRejected', row.id, {
         from: row.registration_state,
       });
-      return toDevice({ ...row, ...changed, version: row.version + 1 });
+      return toDevice(updated);
     });
   }
 
@@ -215,10 +217,11 @@ export class DevicesService {
       if (!row) throw new AppError('deviceIdNotValid', { field: 'deviceId' });
       if ((row.disabled === 1) === input.disabled) return toDevice(row);
       const changed = { disabled: input.disabled ? 1 : 0, updated_at: isoNow() };
-      if (!(await devices.updateIfVersion(row.id, row.version, changed)))
+      const updated = await devices.updateIfVersion(row.id, row.version, changed);
+      if (!updated)
         throw new AppError('deviceIdNotValid', { field: 'deviceId', description: 'The machine changed meanwhile; reload it' });
       await this.audit(trx).recordBy(caller, input.disabled ? 'machineDisabled' : 'machineEnabled', row.id);
-      return toDevice({ ...row, ...changed, version: row.version + 1 });
+      return toDevice(updated);
     });
   }
 
@@ -230,9 +233,7 @@ export class DevicesService {
   async delete(input: { deviceId: string; forceDelete: boolean }, caller: Caller): Promise<void> {
     const image = await this.database.transaction(async (trx) => {
       const devices = this.devices(trx);
-      const row = await this.database.dialect
-        .forUpdate(trx.selectFrom('devices').selectAll().where('id', '=', input.deviceId))
-        .executeTakeFirst();
+      const row = await devices.lock(input.deviceId, this.database.dialect);
       if (!row) throw new AppError('deviceIdNotValid', { field: 'deviceId' });
       const live = await devices.countLiveAuthorizations(row.id);
       if (live > 0 && !input.forceDelete) throw new AppError('deviceHasLiveAuthorizations', { field: 'forceDelete' });
@@ -261,11 +262,12 @@ export class DevicesService {
         if (!row) throw new AppError('deviceIdNotValid', { field: 'deviceId' });
         await new ImagesRepository(trx).insert(image);
         const changed = { image: image.name, updated_at: isoNow() };
-        if (!(await devices.updateIfVersion(row.id, row.version, changed)))
+        const updated = await devices.updateIfVersion(row.id, row.version, changed);
+        if (!updated)
           throw new AppError('deviceIdNotValid', { field: 'deviceId', description: 'The machine changed meanwhile; try again' });
         await this.audit(trx).recordBy(caller, 'machineImageChanged', row.id, { image: image.name });
         previous = row.image;
-        return toDevice({ ...row, ...changed, version: row.version + 1 });
+        return toDevice(updated);
       });
     } catch (error) {
       await this.storage.delete(image.storage_key);
@@ -325,8 +327,7 @@ export class DevicesService {
     const images = new ImagesRepository(this.database.db);
     const image = await images.find(name);
     if (!image) return;
-    const stillShown = await this.database.db.selectFrom('devices').select('id').where('image', '=', name).executeTakeFirst();
-    if (stillShown) return;
+    if (await this.devices().imageInUse(name)) return;
     await images.delete(name);
     await this.storage.delete(image.storage_key);
   }

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { TGroup, TPage, TPageQuery } from '@manifold/contract';
 import { containsIgnoringCase, type Dialect } from '../../db/dialect.js';
-import { pageOffset, toPage } from '../../db/paging.js';
+import { paginate } from '../../db/paging.js';
 import type { DB, GroupRow } from '../../db/schema.js';
 
 export function groupNameKey(name: string): string {
@@ -26,15 +26,14 @@ export class GroupsRepository {
     let query = this.db.selectFrom('user_groups');
     const term = search?.trim();
     if (term) query = query.where(containsIgnoringCase('name_key', term));
-    const [total, rows] = await Promise.all([
-      query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
-      query.selectAll().orderBy('name_key').limit(page.numberOfItems).offset(pageOffset(page)).execute(),
-    ]);
-    const members = await this.membersOf(rows.map((row) => row.id));
-    return toPage(
+    return paginate(
+      query,
       page,
-      total.n,
-      rows.map((row) => toGroup(row, members.get(row.id) ?? [])),
+      (base) => base.selectAll().orderBy('name_key'),
+      async (rows) => {
+        const members = await this.membersOf(rows.map((row) => row.id));
+        return rows.map((row) => toGroup(row, members.get(row.id) ?? []));
+      },
     );
   }
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError } from '../../lib/app-error.js';
-import { ImagesRepository } from './images.js';
+import { ImagesRepository } from './images.repository.js';
 
 /**
  * Answers a stored image by its generated name (already checked against the name pattern by the
@@ -13,7 +13,7 @@ export async function sendImage(
   kind: 'device' | 'package',
 ): Promise<FastifyReply> {
   const image = await new ImagesRepository(app.services.database.db).find(name);
-  if (!image || image.owner_kind !== kind) throw new AppError('entityDoesNotExist', { status: 404, field: 'image' });
+  if (!image || image.owner_kind !== kind) throw new AppError('entityDoesNotExist', { field: 'image' });
   const stream = await app.services.storage.get(image.storage_key);
   return reply
     .header('content-type', image.content_type)

@@ -1,7 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.js';
 import type { ImageRow } from '../../db/schema-packages.js';
 import { AppError } from '../../lib/app-error.js';
 import { isoNow } from '../../lib/time.js';
@@ -34,26 +32,6 @@ const dataUrlPattern = /^data:image\/(png|jpeg|webp);base64,([A-Za-z0-9+/]+={0,2
 export function decodeImageDataUrl(value: string): Buffer | undefined {
   const match = dataUrlPattern.exec(value);
   return match ? Buffer.from(match[2]!, 'base64') : undefined;
-}
-
-/**
- * Stored pictures of packages and machines. The bytes go to storage under a generated key; the
- * row's generated name is what clients see and ask for.
- */
-export class ImagesRepository {
-  constructor(private readonly db: Kysely<DB>) {}
-
-  find(name: string): Promise<ImageRow | undefined> {
-    return this.db.selectFrom('images').selectAll().where('name', '=', name).executeTakeFirst();
-  }
-
-  async insert(row: ImageRow): Promise<void> {
-    await this.db.insertInto('images').values(row).execute();
-  }
-
-  async delete(name: string): Promise<void> {
-    await this.db.deleteFrom('images').where('name', '=', name).execute();
-  }
 }
 
 /**

@@ -1,8 +1,10 @@
 import { DOMImplementation, XMLSerializer, type Document, type Element } from '@xmldom/xmldom';
 import type { TDeviceParameter, TDeviceParameterValue, TQualityParameter } from '@manifold/contract';
-import type { AuthorizationRow, OrderRow } from '../../db/schema-licensing.js';
-import type { DeviceRow, RevisionFileRow } from '../../db/schema-packages.js';
-import { formatSerial } from './licensing.repository.js';
+import type { RevisionFileRow } from '../../db/schema-packages.js';
+import type { AuthorizationRecord } from './authorizations.repository.js';
+import type { OrderRecord } from './orders.repository.js';
+import type { LicensedDevice } from './recipients.repository.js';
+import { formatSerial } from './serial-numbers.js';
 
 /** Namespace of the authorization document a machine (or downstream Manage) receives. */
 export const AUTHORIZATION_NS = 'urn:manifold:authorization:1';
@@ -14,9 +16,9 @@ export interface DocumentFile {
 }
 
 export interface AuthorizationDocumentInput {
-  authorization: AuthorizationRow;
-  order: OrderRow;
-  device: DeviceRow | undefined;
+  authorization: AuthorizationRecord;
+  order: OrderRecord;
+  device: LicensedDevice | undefined;
   manageId: string | null;
   issuer: { manageUrl: string; keySerialNumber: string };
   recipientThumbprint: string;
@@ -177,11 +179,11 @@ export function authorizationDocument(input: AuthorizationDocumentInput): string
   for (const { id, ...parameter } of input.qualityParameters)
     qualityParameters.appendChild(parameterElement(id, parameter, 'id'));
   const tracking = element('Tracking');
-  for (const field of JSON.parse(authorization.tracking) as { fieldName: string; fieldValue: string }[]) {
+  for (const field of authorization.tracking) {
     tracking.appendChild(element('Field', { name: field.fieldName }, field.fieldValue));
   }
   const users = element('AuthorizedUsers');
-  for (const user of JSON.parse(authorization.authorized_users) as string[]) users.appendChild(element('User', {}, user));
+  for (const user of authorization.authorized_users) users.appendChild(element('User', {}, user));
   append(root, deviceParameters, qualityParameters, tracking, users);
 
   return `<?xml version="1.0" encoding="UTF-8"?>\n${new XMLSerializer().serializeToString(document)}`;

@@ -1,22 +1,31 @@
 import type { Core, ServerModule } from '../module.js';
+import { AuthorizationDeliveryService } from './authorization-delivery.service.js';
+import { authorizationsRoutes } from './authorizations.routes.js';
 import { AuthorizationsService } from './authorizations.service.js';
-import { licensingRoutes } from './licensing.routes.js';
+import { orderSendersRoutes } from './order-senders.routes.js';
+import { OrderSendersService } from './order-senders.service.js';
+import { ordersRoutes } from './orders.routes.js';
 import { OrdersService } from './orders.service.js';
+import { SignedAuthorizations } from './signed-authorization.js';
 import { stpRoutes } from './stp.routes.js';
 import { StpService } from './stp.service.js';
 
 export function licensingModule({ config, database, storage, credentials }: Core): ServerModule<{
   orders: OrdersService;
+  orderSenders: OrderSendersService;
   authorizations: AuthorizationsService;
+  authorizationDelivery: AuthorizationDeliveryService;
   stp: StpService;
 }> {
-  const authorizations = new AuthorizationsService(database, credentials, config.publicUrl);
+  const signed = new SignedAuthorizations(database.db, credentials, config.publicUrl);
   return {
     services: {
       orders: new OrdersService(database, credentials),
-      authorizations,
-      stp: new StpService(database, storage, authorizations),
+      orderSenders: new OrderSendersService(database),
+      authorizations: new AuthorizationsService(database, signed),
+      authorizationDelivery: new AuthorizationDeliveryService(database),
+      stp: new StpService(database, storage, signed),
     },
-    routes: [licensingRoutes, stpRoutes],
+    routes: [ordersRoutes, authorizationsRoutes, orderSendersRoutes, stpRoutes],
   };
 }

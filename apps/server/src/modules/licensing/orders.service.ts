@@ -1,22 +1,27 @@
 import { randomUUID } from 'node:crypto';
 import { decodeProtectedHeader } from 'jose';
 import type { Kysely } from 'kysely';
-import type { TOrder, TOrderDetail, TOrderListQuery, TOrderSender, TPage } from '@manifold/contract';
-import { describeCertificate, parseCertificateBundle, validityAt } from '../../crypto/certificates.js';
+import type { TOrder, TOrderDetail, TOrderFetchQuery, TOrderListQuery, TPage } from '@manifold/contract';
+import { describeCertificate, validityAt } from '../../crypto/certificates.js';
 import { isCryptoError } from '../../crypto/crypto-errors.js';
-import { certificateThumbprint, verifyDetachedJws } from '../../crypto/jws.js';
+import { verifyDetachedJws } from '../../crypto/jws.js';
 import type { Database } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import type { DB } from '../../db/schema.js';
-import type { OrderRow, OrderSenderRow, OrderValues } from '../../db/schema-licensing.js';
+import type { OrderSenderRow } from '../../db/schema-licensing.js';
 import { AppError, ErrorCollector } from '../../lib/app-error.js';
 import type { Caller } from '../../lib/caller.js';
 import { canonicalJson } from '../../lib/canonical-json.js';
 import { isoNow } from '../../lib/time.js';
+import { AuditRepository } from '../audit/audit.repository.js';
 import type { ServerCredentials } from '../provision/server-credentials.service.js';
 import { type Actor, LicensingChanges } from './licensing-changes.js';
-import { LicensingRepository, sortColumns, toOrder, type Viewer } from './licensing.repository.js';
+import { OrderSendersRepository } from './order-senders.repository.js';
+import { type NewOrder, type OrderRecord, sortColumns, toOrder, type Viewer } from './orders.repository.js';
 import { checkPolicy, POLICY_FIELD } from './policy-check.js';
+
+/** How many authorizations an order detail shows when no page is asked for. */
+export const ORDER_DETAIL_PAGE_SIZE = 10;
 
 export type OrderOrigin =
   { source: 'ui' | 'upload'; caller: Caller } | { source: 'partner'; sender: OrderSenderRow; sourceIp: string };
@@ -25,17 +30,6 @@ function actorOf(origin: OrderOrigin): Actor {
   return origin.source === 'partner'
     ? { username: `sender:${origin.sender.name}`, sourceIp: origin.sourceIp }
     : { username: origin.caller.username, sourceIp: origin.caller.sourceIp };
-}
-
-function toSender(row: OrderSenderRow): TOrderSender {
-  return {
-    fingerprint: row.fingerprint,
-    name: row.name,
-    subject: row.subject,
-    keySerialNumber: row.serial_number,
-    notAfter: row.not_after,
-    dateCreated: row.created_at,
-  };
 }
 
 /**
@@ -50,12 +44,8 @@ export class OrdersService {
     private readonly credentials: ServerCredentials,
   ) {}
 
-  private changes(trx: Kysely<DB>): LicensingChanges {
-    return new LicensingChanges(trx, this.database.dialect);
-  }
-
-  private repository(db: Kysely<DB> = this.database.db): LicensingRepository {
-    return new LicensingRepository(db);
+  private changes(db: Kysely<DB> = this.database.db): LicensingChanges {
+    return new LicensingChanges(db, this.database.dialect);
   }
 
   /** Serial numbers of this server's installed certificates: what a licensee key must be. */
@@ -73,12 +63,7 @@ export class OrdersService {
 
   async add(input: unknown, origin: OrderOrigin): Promise<{ orderId: string }> {
     const { policy, licenseeKeySN, issuerKeySN, licensorKeySN } = checkPolicy(input, await this.ownSerials(), new Date());
-    const revision = await this.database.db
-      .selectFrom('package_revisions')
-      .select(['id', 'package_id', 'dsi_version', 'design_name', 'digest'])
-      .where('package_id', '=', policy.design.dsiId)
-      .where('dsi_version', '=', policy.design.dsiVersion)
-      .executeTakeFirst();
+    const revision = await this.changes().orders.findRevision(policy.design.dsiId, policy.design.dsiVersion);
     if (!revision || revision.digest !== policy.design.digestValue.toLowerCase()) {
       throw new AppError('orderNotMappable', {
         field: `${POLICY_FIELD}.design`,
@@ -92,7 +77,7 @@ export class OrdersService {
     const now = isoNow();
     const id = randomUUID();
     const serialization = policy.serialization;
-    const row: OrderValues = {
+    const row: NewOrder = {
       id,
       order_number: policy.orderNumber,
       dedupe_key: `${sourceKey}|${policy.orderNumber}`,
@@ -120,10 +105,10 @@ export class OrdersService {
       licensee_key_sn: licenseeKeySN,
       public_key_sn: issuerKeySN,
       key_role_sn: licensorKeySN,
-      device_identity: policy.deviceIdentity ? JSON.stringify(policy.deviceIdentity) : null,
+      device_identity: policy.deviceIdentity ?? null,
       parameter_version: policy.parameterVersion ?? null,
-      device_parameters: JSON.stringify(policy.deviceParameters),
-      quality_parameters: JSON.stringify(policy.qualityParameters),
+      device_parameters: policy.deviceParameters,
+      quality_parameters: policy.qualityParameters,
       breakage_policy: policy.breakage.policy,
       breakage_value: policy.breakage.value ?? null,
       serial_type: serialization?.type ?? null,
@@ -131,7 +116,7 @@ export class OrdersService {
       serial_start: serialization?.start ?? null,
       serial_end: serialization?.end ?? null,
       serial_next: serialization?.start ?? null,
-      authorized_users: JSON.stringify(policy.authorizedUserList),
+      authorized_users: policy.authorizedUserList,
       downstream_device: policy.downstreamDevice ? 1 : 0,
       archived: 0,
       revoked: 0,
@@ -147,26 +132,16 @@ export class OrdersService {
       await this.database.transaction(async (trx) => {
         const changes = this.changes(trx);
         if (policy.revokes) {
-          const earlier = await this.earlierOrder(trx, sourceKey, policy.revokes.orderNumber);
+          const earlier = await this.earlierOrder(changes, sourceKey, policy.revokes.orderNumber);
           await changes.revokeOrder(earlier, true, actor, `replaced by order ${id}`, now);
           row.replaces_order_id = earlier.id;
           if (policy.revokes.orderNumber === policy.orderNumber) row.dedupe_key = `${row.dedupe_key}|r:${earlier.id}`;
         }
-        if (await changes.repository().findOrderByDedupeKey(row.dedupe_key)) throw duplicate();
-        await changes.repository().insertOrder(row);
-        await changes.reference({ kind: 'package', id: row.dsi_id }, { kind: 'order', id }, null);
+        if (await changes.orders.existsWithDedupeKey(row.dedupe_key)) throw duplicate();
+        await changes.orders.insert(row);
+        await changes.references.insert({ kind: 'package', id: row.dsi_id }, { kind: 'order', id }, null);
         if (origin.source !== 'partner' && origin.caller.role !== 'ADMIN') {
-          const groups = await trx
-            .selectFrom('user_group_members')
-            .select('group_id')
-            .where('user_id', '=', origin.caller.userId)
-            .execute();
-          if (groups.length > 0) {
-            await trx
-              .insertInto('order_groups')
-              .values(groups.map((group) => ({ order_id: id, group_id: group.group_id })))
-              .execute();
-          }
+          await changes.orders.shareWithGroupsOf(id, origin.caller.userId);
         }
         await changes.audit(actor, 'licenceReceived', id, {
           orderNumber: policy.orderNumber,
@@ -185,23 +160,19 @@ export class OrdersService {
   }
 
   /** The live order of `orderNumber` from this source that a new one revokes, locked. */
-  private async earlierOrder(trx: Kysely<DB>, sourceKey: string, orderNumber: string): Promise<OrderRow> {
+  private async earlierOrder(changes: LicensingChanges, sourceKey: string, orderNumber: string): Promise<OrderRecord> {
     const field = `${POLICY_FIELD}.revokes.orderNumber`;
-    const candidates = await trx
-      .selectFrom('orders')
-      .select(['id', 'revoked', 'source_company_name'])
-      .where('order_number', '=', orderNumber)
-      .execute();
+    const candidates = await changes.orders.withOrderNumber(orderNumber);
     const same = candidates.filter((candidate) => candidate.source_company_name.toLowerCase() === sourceKey);
     const live = same.find((candidate) => candidate.revoked === 0);
     if (!live) throw new AppError(same.length > 0 ? 'orderAlreadyRevoked' : 'orderIdNotValid', { field });
-    const locked = await this.changes(trx).lockOrder(live.id);
+    const locked = await changes.orders.lock(live.id);
     if (!locked || locked.revoked === 1) throw new AppError('orderAlreadyRevoked', { field });
     return locked;
   }
 
   list(query: TOrderListQuery, viewer: Viewer): Promise<TPage<TOrder>> {
-    return this.repository().listOrders(
+    return this.changes().orders.list(
       {
         archived: query.filterByArchived,
         dsiId: query.filterByDsiId,
@@ -214,141 +185,64 @@ export class OrdersService {
     );
   }
 
-  async fetch(orderId: string, viewer: Viewer): Promise<TOrderDetail> {
-    const repository = this.repository();
-    const row = await repository.findVisibleOrder(orderId, viewer);
-    if (!row) throw new AppError('orderIdNotValid', { field: 'orderId' });
-    const [groupIds, authorizations, history] = await Promise.all([
-      repository.orderGroupIds(orderId),
-      repository.authorizationsOfOrder(orderId),
-      repository.history([orderId]),
-    ]);
-    return { ...toOrder(row), groupIds, authorizations, history };
+  /** The order with its groups, one page of its authorizations and its history (newest first). */
+  async fetch(query: TOrderFetchQuery, viewer: Viewer): Promise<TOrderDetail> {
+    const changes = this.changes();
+    const order = await changes.orders.findVisible(query.orderId, viewer);
+    if (!order) throw new AppError('orderIdNotValid', { field: 'orderId' });
+    const groupIds = await changes.orders.groupIds(order.id);
+    const authorizations = await changes.authorizations.pageOfOrder(order.id, query);
+    const history = await new AuditRepository(this.database.db, this.database.dialect).history([order.id]);
+    return { ...toOrder(order), groupIds, authorizations, history };
   }
 
   /** Archives (true) or restores (false) orders and their authorizations; every id must be visible. */
   async setArchived(orderIds: string[], archived: boolean, caller: Caller): Promise<{ data: TOrder[] }> {
     const field = archived ? 'archiveOrders' : 'restoreOrders';
     return this.database.transaction(async (trx) => {
-      const repository = this.repository(trx);
+      const changes = this.changes(trx);
       const errors = new ErrorCollector();
-      const rows: OrderRow[] = [];
+      const rows: OrderRecord[] = [];
       for (const [index, orderId] of orderIds.entries()) {
-        const row = await repository.findVisibleOrder(orderId, caller);
+        const row = await changes.orders.findVisible(orderId, caller);
         if (!row) errors.add('orderIdNotValid', `${field}[${index}].orderId`);
         else rows.push(row);
       }
       errors.throwIfAny();
       const ids = [...new Set(rows.map((row) => row.id))];
-      const now = isoNow();
-      await trx
-        .updateTable('orders')
-        .set((eb) => ({ archived: archived ? 1 : 0, updated_at: now, version: eb('version', '+', 1) }))
-        .where('id', 'in', ids)
-        .where('archived', '=', archived ? 0 : 1)
-        .execute();
-      await trx
-        .updateTable('authorizations')
-        .set({ archived: archived ? 1 : 0 })
-        .where('order_id', 'in', ids)
-        .execute();
-      const changes = this.changes(trx);
+      await changes.orders.setArchived(ids, archived, isoNow());
       for (const id of ids) await changes.audit(caller, archived ? 'orderArchived' : 'orderRestored', id);
-      const fresh = await trx.selectFrom('orders').selectAll().where('id', 'in', ids).orderBy('id').execute();
-      return { data: fresh.map(toOrder) };
+      return { data: (await changes.orders.inOrder([...ids].sort())).map(toOrder) };
     });
   }
 
   async revoke(input: { orderId: string; includeAuthorized: boolean }, caller: Caller): Promise<TOrder> {
     return this.database.transaction(async (trx) => {
       const changes = this.changes(trx);
-      if (!(await changes.repository().findVisibleOrder(input.orderId, caller)))
-        throw new AppError('orderIdNotValid', { field: 'orderId' });
-      const order = await changes.lockOrder(input.orderId);
+      if (!(await changes.orders.findVisible(input.orderId, caller))) throw new AppError('orderIdNotValid', { field: 'orderId' });
+      const order = await changes.orders.lock(input.orderId);
       if (!order) throw new AppError('orderIdNotValid', { field: 'orderId' });
       await changes.revokeOrder(order, input.includeAuthorized, caller, 'revoked by a user');
-      return toOrder((await changes.repository().findOrder(order.id))!);
+      return toOrder((await changes.orders.find(order.id))!);
     });
   }
 
   async editGroups(input: { orderId: string; groupIds: number[] }, caller: Caller): Promise<TOrderDetail> {
     await this.database.transaction(async (trx) => {
-      const order = await this.changes(trx).lockOrder(input.orderId);
+      const changes = this.changes(trx);
+      const order = await changes.orders.lock(input.orderId);
       if (!order) throw new AppError('orderIdNotValid', { field: 'orderId' });
       const groupIds = [...new Set(input.groupIds)];
-      const existing =
-        groupIds.length > 0 ? await trx.selectFrom('user_groups').select('id').where('id', 'in', groupIds).execute() : [];
+      const existing = await changes.orders.existingGroupIds(groupIds);
       const errors = new ErrorCollector();
       input.groupIds.forEach((groupId, index) => {
-        if (!existing.some((group) => group.id === groupId)) errors.add('groupNotPresent', `groupIds[${index}]`);
+        if (!existing.has(groupId)) errors.add('groupNotPresent', `groupIds[${index}]`);
       });
       errors.throwIfAny();
-      await trx.deleteFrom('order_groups').where('order_id', '=', order.id).execute();
-      if (groupIds.length > 0) {
-        await trx
-          .insertInto('order_groups')
-          .values(groupIds.map((groupId) => ({ order_id: order.id, group_id: groupId })))
-          .execute();
-      }
-      await this.changes(trx).audit(caller, 'orderGroupsEdited', order.id, { groupIds });
+      await changes.orders.setGroups(order.id, groupIds);
+      await changes.audit(caller, 'orderGroupsEdited', order.id, { groupIds });
     });
-    return this.fetch(input.orderId, caller);
-  }
-
-  // order senders (the partner interface)
-
-  async trustSender(input: { certificate: string; name?: string | undefined }, caller: Caller): Promise<TOrderSender> {
-    let description: ReturnType<typeof describeCertificate>;
-    let pem: string;
-    try {
-      const leaf = parseCertificateBundle(input.certificate)[0]!;
-      pem = leaf.pem;
-      description = describeCertificate(leaf);
-    } catch (error) {
-      if (!isCryptoError(error)) throw error;
-      throw new AppError('orderSenderCertificateInvalid', { field: 'certificate', description: `certificate: ${error.message}` });
-    }
-    if (description.isCa || !description.keyUsage.includes('digitalSignature') || validityAt(pem, new Date()) !== 'valid') {
-      throw new AppError('orderSenderCertificateInvalid', {
-        field: 'certificate',
-        description:
-          'An order sender certificate must be a currently valid end-entity certificate with key usage digitalSignature',
-      });
-    }
-    const row: OrderSenderRow = {
-      fingerprint: certificateThumbprint(pem),
-      name: input.name ?? description.subject,
-      certificate_pem: pem,
-      subject: description.subject,
-      serial_number: description.serialNumber,
-      not_after: description.notAfter.toISOString(),
-      created_by: caller.username,
-      created_at: isoNow(),
-    };
-    await this.database.transaction(async (trx) => {
-      await trx.deleteFrom('order_senders').where('fingerprint', '=', row.fingerprint).execute();
-      await trx.insertInto('order_senders').values(row).execute();
-      await this.changes(trx).audit(caller, 'orderSenderTrusted', row.fingerprint, { name: row.name, subject: row.subject });
-    });
-    return toSender(row);
-  }
-
-  async listSenders(): Promise<{ data: TOrderSender[] }> {
-    const rows = await this.database.db
-      .selectFrom('order_senders')
-      .selectAll()
-      .orderBy('created_at')
-      .orderBy('fingerprint')
-      .execute();
-    return { data: rows.map(toSender) };
-  }
-
-  async removeSender(fingerprint: string, caller: Caller): Promise<void> {
-    await this.database.transaction(async (trx) => {
-      const result = await trx.deleteFrom('order_senders').where('fingerprint', '=', fingerprint).executeTakeFirst();
-      if (Number(result.numDeletedRows) !== 1) throw new AppError('orderSenderNotPresent', { field: 'fingerprint' });
-      await this.changes(trx).audit(caller, 'orderSenderRemoved', fingerprint);
-    });
+    return this.fetch({ orderId: input.orderId, pageNum: 1, numberOfItems: ORDER_DETAIL_PAGE_SIZE }, caller);
   }
 
   /**
@@ -356,7 +250,7 @@ export class OrdersService {
    * `x-manifold-signature`) whose `x5t#S256` names a trusted sender certificate, made with its key.
    */
   async addSigned(body: unknown, signature: string | undefined, sourceIp: string): Promise<{ orderId: string }> {
-    const refused = (description: string) => new AppError('orderSenderNotTrusted', { status: 401, description });
+    const refused = (description: string) => new AppError('orderSenderNotTrusted', { description });
     if (!signature) throw refused('The request carries no x-manifold-signature header');
     let thumbprint: unknown;
     try {
@@ -365,11 +259,7 @@ export class OrdersService {
       throw refused('The signature header is not a JWS');
     }
     if (typeof thumbprint !== 'string') throw refused('The signature names no certificate (x5t#S256)');
-    const sender = await this.database.db
-      .selectFrom('order_senders')
-      .selectAll()
-      .where('fingerprint', '=', thumbprint)
-      .executeTakeFirst();
+    const sender = await new OrderSendersRepository(this.database.db).find(thumbprint);
     if (!sender) throw refused('The signing certificate is not a trusted order sender');
     if (validityAt(sender.certificate_pem, new Date()) !== 'valid') throw refused('The sender certificate is not valid now');
     try {

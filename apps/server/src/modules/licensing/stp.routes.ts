@@ -31,7 +31,7 @@ function bodyOf<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
     if (identifiers) throw identifiers;
     const issue = parsed.error.issues[0]!;
     const field = formatPath(issue.path, 'body');
-    throw new AppError('malformedRequest', { status: 400, field, description: `${field}: ${issue.message}` });
+    throw new AppError('malformedRequest', { field, description: `${field}: ${issue.message}` });
   }
   return parsed.data;
 }

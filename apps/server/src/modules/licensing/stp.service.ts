@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { sql } from 'kysely';
 import {
   STP_WINDOW_MS,
   stpSignedContent,
   type TPage,
+  type TPageQuery,
   type TStpAuthorization,
   type TStpEnvelope,
   type TStpOrder,
@@ -14,20 +14,23 @@ import { isCryptoError } from '../../crypto/crypto-errors.js';
 import { verifyDetachedJws } from '../../crypto/jws.js';
 import type { Database } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/dialect.js';
-import { pageOffset, toPage } from '../../db/paging.js';
-import type { AuthorizationRow, OrderRow } from '../../db/schema-licensing.js';
 import type { DeviceRow } from '../../db/schema-packages.js';
 import { AppError } from '../../lib/app-error.js';
 import { canonicalJson } from '../../lib/canonical-json.js';
 import { isoNow } from '../../lib/time.js';
 import type { Storage } from '../../storage/storage.js';
-import type { Actor } from './licensing-changes.js';
-import type { AuthorizationsService } from './authorizations.service.js';
+import { DevicesRepository } from '../devices/devices.repository.js';
+import type { AuthorizationRecord } from './authorizations.repository.js';
+import { type Actor, LicensingChanges } from './licensing-changes.js';
+import type { OrderRecord } from './orders.repository.js';
+import { RecipientsRepository } from './recipients.repository.js';
+import type { SignedAuthorizations } from './signed-authorization.js';
+import { StpRepository } from './stp.repository.js';
 
 export const UPLOAD_TOKEN_SECONDS = 15 * 60;
 
 const refused = (token: 'stpSignatureInvalid' | 'stpTimestampOutOfWindow' | 'stpNonceReplayed', description?: string) =>
-  new AppError(token, { status: 401, ...(description ? { description } : {}) });
+  new AppError(token, { description });
 
 /** A machine whose signed request passed every check. */
 export interface StpCaller {
@@ -47,15 +50,19 @@ export class StpService {
   constructor(
     private readonly database: Database,
     private readonly storage: Storage,
-    private readonly authorizations: AuthorizationsService,
+    private readonly signed: SignedAuthorizations,
   ) {}
 
+  private changes(): LicensingChanges {
+    return new LicensingChanges(this.database.db, this.database.dialect);
+  }
+
+  private stp(): StpRepository {
+    return new StpRepository(this.database.db);
+  }
+
   async verify(envelope: TStpEnvelope, path: string, sourceIp: string, now = new Date()): Promise<StpCaller> {
-    const device = await this.database.db
-      .selectFrom('devices')
-      .selectAll()
-      .where('id', '=', envelope.deviceId)
-      .executeTakeFirst();
+    const device = await new DevicesRepository(this.database.db).find(envelope.deviceId);
     if (!device) throw refused('stpSignatureInvalid', 'No machine is registered with this deviceId');
     const { signature, ...unsigned } = envelope;
     try {
@@ -69,20 +76,13 @@ export class StpService {
     if (!(skew <= STP_WINDOW_MS)) throw refused('stpTimestampOutOfWindow');
     const nowIso = now.toISOString();
     try {
-      await this.database.db
-        .insertInto('stp_nonces')
-        .values({ device_id: device.id, nonce: envelope.nonce, created_at: nowIso })
-        .execute();
+      await this.stp().spendNonce(device.id, envelope.nonce, nowIso);
     } catch (error) {
       if (isUniqueViolation(error)) throw refused('stpNonceReplayed');
       throw error;
     }
     // nonces older than twice the window can no longer pass the timestamp check
-    await this.database.db
-      .deleteFrom('stp_nonces')
-      .where('device_id', '=', device.id)
-      .where('created_at', '<', new Date(now.getTime() - 2 * STP_WINDOW_MS).toISOString())
-      .execute();
+    await this.stp().purgeNonces(device.id, new Date(now.getTime() - 2 * STP_WINDOW_MS).toISOString());
     if (device.registration_state !== 'Approved' || device.disabled === 1) {
       throw new AppError('deviceNotApproved', { field: 'deviceId' });
     }
@@ -90,79 +90,24 @@ export class StpService {
   }
 
   /** Orders the machine holds a live (sent or received, not expired) authorization of. */
-  async orders(caller: StpCaller, page: { pageNum: number; numberOfItems: number }): Promise<TPage<TStpOrder>> {
-    const now = isoNow();
-    const held = this.database.db
-      .selectFrom('authorizations')
-      .select('order_id')
-      .where('device_id', '=', caller.device.id)
-      .where('state', 'in', ['sent', 'received'])
-      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
-    const base = this.database.db.selectFrom('orders').where('id', 'in', held);
-    const total = await base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
-    const rows = await base.selectAll().orderBy('id').limit(page.numberOfItems).offset(pageOffset(page)).execute();
-    return toPage(
-      page,
-      total.n,
-      rows.map((row) => ({
-        orderId: row.id,
-        orderNumber: row.order_number,
-        dsiId: row.dsi_id,
-        dsiVersion: row.dsi_version,
-        revisionId: row.revision_id,
-        digestMethod: 'SHA-256' as const,
-        digestValue: row.digest_value,
-        expiration: row.expires_at,
-      })),
-    );
+  orders(caller: StpCaller, page: TPageQuery): Promise<TPage<TStpOrder>> {
+    return this.changes().authorizations.ordersHeldBy(caller.device.id, page, isoNow());
   }
 
   /**
    * The machine's authorizations that were sent to it and have not expired — live ones and
    * revoked ones (a revoked entry tells the machine to stop using it and carries nothing else).
    */
-  async authorizationList(
-    caller: StpCaller,
-    page: { pageNum: number; numberOfItems: number },
-  ): Promise<TPage<TStpAuthorization>> {
-    const now = isoNow();
-    const base = this.database.db
-      .selectFrom('authorizations')
-      .where('device_id', '=', caller.device.id)
-      .where('sent_at', 'is not', null)
-      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
-    const total = await base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
-    const rows = await base
-      .selectAll()
-      .orderBy('created_at')
-      .orderBy('id')
-      .limit(page.numberOfItems)
-      .offset(pageOffset(page))
-      .execute();
-    return toPage(
-      page,
-      total.n,
-      rows.map((row) => ({
-        authorizationId: row.id,
-        orderId: row.order_id,
-        state: row.state,
-        quantity: row.state === 'revoked' ? 0 : row.quantity,
-        expiration: row.expires_at,
-        dateRevoked: row.revoked_at,
-      })),
-    );
+  authorizationList(caller: StpCaller, page: TPageQuery): Promise<TPage<TStpAuthorization>> {
+    return this.changes().authorizations.sentTo(caller.device.id, page, isoNow());
   }
 
   private async available(
     caller: StpCaller,
     authorizationId: string,
-  ): Promise<{ authorization: AuthorizationRow; order: OrderRow }> {
-    const authorization = await this.database.db
-      .selectFrom('authorizations')
-      .selectAll()
-      .where('id', '=', authorizationId)
-      .where('device_id', '=', caller.device.id)
-      .executeTakeFirst();
+  ): Promise<{ authorization: AuthorizationRecord; order: OrderRecord }> {
+    const changes = this.changes();
+    const authorization = await changes.authorizations.findOfDevice(authorizationId, caller.device.id);
     const now = isoNow();
     if (
       !authorization ||
@@ -171,31 +116,17 @@ export class StpService {
     ) {
       throw new AppError('authorizationNotAvailable', { field: 'body.authorizationId' });
     }
-    const order = await this.database.db
-      .selectFrom('orders')
-      .selectAll()
-      .where('id', '=', authorization.order_id)
-      .executeTakeFirstOrThrow();
+    const order = (await changes.orders.find(authorization.order_id))!;
     return { authorization, order };
   }
 
   /** The signed authorization; the first download marks it `received` (audit: licence received by machine). */
   async downloadAuthorization(caller: StpCaller, authorizationId: string): Promise<string> {
     const { authorization, order } = await this.available(caller, authorizationId);
-    const xml = await this.authorizations.signedDocument(order, authorization);
-    if (authorization.state === 'sent') {
-      const now = isoNow();
-      const result = await this.database.db
-        .updateTable('authorizations')
-        .set({ state: 'received', received_at: now, updated_at: now, version: sql<number>`version + 1` })
-        .where('id', '=', authorization.id)
-        .where('state', '=', 'sent')
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) === 1) {
-        await this.authorizations.audit(caller.actor, 'licenceReceivedByMachine', order.id, {
-          authorizationId: authorization.id,
-        });
-      }
+    const xml = await this.signed.sign(order, authorization);
+    const changes = this.changes();
+    if (authorization.state === 'sent' && (await changes.authorizations.markReceived(authorization.id, isoNow()))) {
+      await changes.audit(caller.actor, 'licenceReceivedByMachine', order.id, { authorizationId: authorization.id });
     }
     return xml;
   }
@@ -206,15 +137,10 @@ export class StpService {
     input: { authorizationId: string; fileId: string },
   ): Promise<{ stream: Readable; fileName: string; sha256: string; encrypted: boolean }> {
     const { order } = await this.available(caller, input.authorizationId);
-    const file = await this.database.db
-      .selectFrom('revision_files')
-      .selectAll()
-      .where('revision_id', '=', order.revision_id)
-      .where('file_id', '=', input.fileId)
-      .executeTakeFirst();
-    if (!file) throw new AppError('entityDoesNotExist', { status: 404, field: 'body.fileId' });
+    const file = await new RecipientsRepository(this.database.db).revisionFile(order.revision_id, input.fileId);
+    if (!file) throw new AppError('entityDoesNotExist', { field: 'body.fileId' });
     const stream = await this.storage.get(file.storage_key);
-    await this.authorizations.audit(caller.actor, 'designPackageReceivedByMachine', order.id, {
+    await this.changes().audit(caller.actor, 'designPackageReceivedByMachine', order.id, {
       authorizationId: input.authorizationId,
       fileId: file.file_id,
     });
@@ -228,12 +154,7 @@ export class StpService {
   ): Promise<{ token: string; expiresAt: string }> {
     let orderId: string | null = null;
     if (input.authorizationId) {
-      const authorization = await this.database.db
-        .selectFrom('authorizations')
-        .select(['order_id', 'state'])
-        .where('id', '=', input.authorizationId)
-        .where('device_id', '=', caller.device.id)
-        .executeTakeFirst();
+      const authorization = await this.changes().authorizations.findOfDevice(input.authorizationId, caller.device.id);
       if (!authorization || authorization.state === 'revoked' || authorization.state === 'authorized')
         throw new AppError('authorizationNotAvailable', { field: 'body.authorizationId' });
       orderId = authorization.order_id;
@@ -241,19 +162,15 @@ export class StpService {
     const token = randomBytes(32).toString('base64url');
     const now = new Date();
     const expiresAt = new Date(now.getTime() + UPLOAD_TOKEN_SECONDS * 1000).toISOString();
-    await this.database.db
-      .insertInto('upload_tokens')
-      .values({
-        token_hash: createHash('sha256').update(token).digest('hex'),
-        device_id: caller.device.id,
-        authorization_id: input.authorizationId ?? null,
-        purpose: input.purpose,
-        expires_at: expiresAt,
-        used_at: null,
-        created_at: now.toISOString(),
-      })
-      .execute();
-    await this.authorizations.audit(caller.actor, 'uploadTokenIssued', orderId ?? caller.device.id, {
+    await this.stp().insertUploadToken({
+      tokenHash: createHash('sha256').update(token).digest('hex'),
+      deviceId: caller.device.id,
+      authorizationId: input.authorizationId ?? null,
+      purpose: input.purpose,
+      expiresAt,
+      createdAt: now.toISOString(),
+    });
+    await this.changes().audit(caller.actor, 'uploadTokenIssued', orderId ?? caller.device.id, {
       authorizationId: input.authorizationId ?? null,
       purpose: input.purpose,
       expiresAt,

@@ -8,7 +8,7 @@ import type {
   TPageQuery,
 } from '@manifold/contract';
 import { containsIgnoringCase } from '../../db/dialect.js';
-import { pageOffset, toPage } from '../../db/paging.js';
+import { paginate } from '../../db/paging.js';
 import type { DB } from '../../db/schema.js';
 import type { DeviceTemplateRow } from '../../db/schema-packages.js';
 
@@ -35,11 +35,12 @@ export class DeviceTemplatesRepository {
     if (filter.packageId) query = query.where('package_id', '=', filter.packageId);
     const term = filter.name?.trim();
     if (term) query = query.where(containsIgnoringCase('name', term));
-    const [total, rows] = await Promise.all([
-      query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
-      query.selectAll().orderBy('name').orderBy('id').limit(page.numberOfItems).offset(pageOffset(page)).execute(),
-    ]);
-    return toPage(page, total.n, rows.map(toTemplate));
+    return paginate(
+      query,
+      page,
+      (base) => base.selectAll().orderBy('name').orderBy('id'),
+      (rows) => rows.map(toTemplate),
+    );
   }
 
   /** The templates attached to a package (for the editor and the build). */

@@ -20,7 +20,8 @@ import { isoNow } from '../../lib/time.js';
 import { readZipThumbnail } from '../../lib/zip-thumbnail.js';
 import { DigestCounter, type Storage, StorageLimitError, type StoredObject } from '../../storage/storage.js';
 import { AuditRepository } from '../audit/audit.repository.js';
-import { IMAGE_MAX_BYTES, ImagesRepository, sniffImage, storeImage } from '../images/images.js';
+import { IMAGE_MAX_BYTES, sniffImage, storeImage } from '../images/images.js';
+import { ImagesRepository } from '../images/images.repository.js';
 import type { DesignKeys } from './design-keys.port.js';
 import { PackagesRepository, toFile } from './packages.repository.js';
 
@@ -174,7 +175,7 @@ export class PackageFilesService {
     const row = await this.packages().findFile(fileId);
     if (!row) throw new AppError('packageFileNotPresent', { field: 'fileId' });
     const isPublic = row.is_public === 1;
-    if (!isPublic && caller.role !== 'ADMIN') throw new AppError('actionNotAllowed', { status: 403 });
+    if (!isPublic && caller.role !== 'ADMIN') throw new AppError('actionNotAllowed');
     const contentKey = isPublic ? undefined : await this.keys.unwrapContentKey(row.wrapped_key ?? '');
     const source = await this.storage.get(row.storage_key);
     await this.audit().recordBy(caller, isPublic ? 'publicFileAccessed' : 'privateFileDecrypted', row.package_id, {
@@ -276,14 +277,11 @@ function chain(source: Readable, ...stages: Transform[]): Readable {
 function uploadError(error: unknown): Error {
   if (error instanceof AppError) return error;
   if (error instanceof StorageLimitError) {
-    return new AppError('payloadTooLarge', {
-      status: 413,
-      description: `The file exceeds the upload limit of ${error.maxBytes} bytes`,
-    });
+    return new AppError('payloadTooLarge', { description: `The file exceeds the upload limit of ${error.maxBytes} bytes` });
   }
   const reason = error instanceof Error ? error.message : String(error);
   if (typeof error === 'object' && error !== null && 'syscall' in error) {
     return new AppError('storageTypeWriteError', { description: `The file could not be stored: ${reason}` });
   }
-  return new AppError('malformedRequest', { status: 400, field: 'file', description: `The upload was interrupted: ${reason}` });
+  return new AppError('malformedRequest', { field: 'file', description: `The upload was interrupted: ${reason}` });
 }

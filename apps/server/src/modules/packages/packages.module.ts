@@ -1,7 +1,11 @@
 import type { Core, ServerModule } from '../module.js';
 import { DeviceTemplatesService } from './device-templates.service.js';
 import { PackageFilesService } from './package-files.service.js';
+import { buildsRoutes } from './builds.routes.js';
+import { deviceTemplatesRoutes } from './device-templates.routes.js';
+import { packageFilesRoutes } from './package-files.routes.js';
 import { packagesRoutes } from './packages.routes.js';
+import { workflowStepsRoutes } from './workflow-steps.routes.js';
 import { PackagesService } from './packages.service.js';
 
 export function packagesModule({ config, database, storage, credentials }: Core): ServerModule<{
@@ -15,6 +19,6 @@ export function packagesModule({ config, database, storage, credentials }: Core)
       packageFiles: new PackageFilesService(database, storage, credentials, config.uploadMaxBytes),
       deviceTemplates: new DeviceTemplatesService(database),
     },
-    routes: [packagesRoutes],
+    routes: [packagesRoutes, workflowStepsRoutes, packageFilesRoutes, deviceTemplatesRoutes, buildsRoutes],
   };
 }

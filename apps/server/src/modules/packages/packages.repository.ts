@@ -1,7 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { TDsiEntry, TPackage, TPackageFile, TPage, TPageQuery, TWorkflowStep, TWorkflowStepType } from '@manifold/contract';
-import { containsIgnoringCase } from '../../db/dialect.js';
-import { pageOffset, toPage } from '../../db/paging.js';
+import { containsIgnoringCase, type Dialect } from '../../db/dialect.js';
+import { paginate } from '../../db/paging.js';
+import { nextVersion } from '../../db/version.js';
 import type { DB } from '../../db/schema.js';
 import type {
   NewPackageFileRow,
@@ -38,27 +39,22 @@ export class PackagesRepository {
     let query = this.db.selectFrom('packages');
     const term = name?.trim();
     if (term) query = query.where(containsIgnoringCase('design_name', term));
-    const [total, rows] = await Promise.all([
-      query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
-      query
-        .selectAll('packages')
-        .select((eb) =>
-          eb
-            .selectFrom('package_revisions')
-            .select((inner) => inner.fn.max('package_revisions.dsi_version').as('v'))
-            .whereRef('package_revisions.package_id', '=', 'packages.id')
-            .as('latest_dsi_version'),
-        )
-        .orderBy(sql`lower(design_name)`)
-        .orderBy('id')
-        .limit(page.numberOfItems)
-        .offset(pageOffset(page))
-        .execute(),
-    ]);
-    return toPage(
+    return paginate(
+      query,
       page,
-      total.n,
-      rows.map((row) => toPackage(row, row.latest_dsi_version === null ? null : Number(row.latest_dsi_version))),
+      (base) =>
+        base
+          .selectAll('packages')
+          .select((eb) =>
+            eb
+              .selectFrom('package_revisions')
+              .select((inner) => inner.fn.max('package_revisions.dsi_version').as('v'))
+              .whereRef('package_revisions.package_id', '=', 'packages.id')
+              .as('latest_dsi_version'),
+          )
+          .orderBy(sql`lower(design_name)`)
+          .orderBy('id'),
+      (rows) => rows.map((row) => toPackage(row, row.latest_dsi_version === null ? null : Number(row.latest_dsi_version))),
     );
   }
 
@@ -74,7 +70,7 @@ export class PackagesRepository {
   ): Promise<boolean> {
     const result = await this.db
       .updateTable('packages')
-      .set((eb) => ({ ...changes, version: eb('version', '+', 1) }))
+      .set({ ...changes, version: nextVersion() })
       .where('id', '=', id)
       .where('version', '=', expectedVersion)
       .executeTakeFirst();
@@ -103,8 +99,22 @@ export class PackagesRepository {
     return pkg !== undefined || revision !== undefined;
   }
 
+  /** Deletes the package with its workflow steps and its own device templates. */
   async deletePackage(id: string): Promise<void> {
+    await this.db.deleteFrom('workflow_steps').where('package_id', '=', id).execute();
+    await this.db.deleteFrom('device_templates').where('package_id', '=', id).execute();
     await this.db.deleteFrom('packages').where('id', '=', id).execute();
+  }
+
+  /** The display images of the package's revisions. */
+  async revisionImages(packageId: string): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('package_revisions')
+      .select('display_image')
+      .where('package_id', '=', packageId)
+      .where('display_image', 'is not', null)
+      .execute();
+    return rows.map((row) => row.display_image).filter((name): name is string => name !== null);
   }
 
   /** Live references by other features (orders) to the package: see `entity_references`. */
@@ -175,8 +185,9 @@ export class PackagesRepository {
     }
   }
 
-  async lockPackage(id: string, forUpdate: <QB extends { forUpdate(): QB }>(query: QB) => QB): Promise<PackageRow | undefined> {
-    return forUpdate(this.db.selectFrom('packages').selectAll().where('id', '=', id)).executeTakeFirst();
+  /** The package, locked until the transaction ends (PostgreSQL and MariaDB; SQLite has one writer). */
+  async lockPackage(id: string, dialect: Pick<Dialect, 'forUpdate'>): Promise<PackageRow | undefined> {
+    return dialect.forUpdate(this.db.selectFrom('packages').selectAll().where('id', '=', id)).executeTakeFirst();
   }
 
   // files
@@ -285,14 +296,11 @@ export class PackagesRepository {
   async listRevisions(page: TPageQuery, packageId: string | undefined, links: RevisionLinks): Promise<TPage<TDsiEntry>> {
     let query = this.db.selectFrom('package_revisions');
     if (packageId) query = query.where('package_id', '=', packageId);
-    const [total, rows] = await Promise.all([
-      query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
-      query.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(page.numberOfItems).offset(pageOffset(page)).execute(),
-    ]);
-    return toPage(
+    return paginate(
+      query,
       page,
-      total.n,
-      rows.map((row) => toDsiEntry(row, links)),
+      (base) => base.selectAll().orderBy('created_at', 'desc').orderBy('id'),
+      (rows) => rows.map((row) => toDsiEntry(row, links)),
     );
   }
 }

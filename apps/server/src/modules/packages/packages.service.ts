@@ -24,7 +24,8 @@ import { canonicalize, canonicalJson } from '../../lib/canonical-json.js';
 import { isoNow } from '../../lib/time.js';
 import type { Storage } from '../../storage/storage.js';
 import { AuditRepository } from '../audit/audit.repository.js';
-import { decodeImageDataUrl, ImagesRepository, storeImage } from '../images/images.js';
+import { decodeImageDataUrl, storeImage } from '../images/images.js';
+import { ImagesRepository } from '../images/images.repository.js';
 import type { DesignKeys } from './design-keys.port.js';
 import { DeviceTemplatesRepository, toTemplate } from './device-templates.repository.js';
 import { PackagesRepository, toDsiEntry, toPackage, type RevisionLinks } from './packages.repository.js';
@@ -146,26 +147,14 @@ export class PackagesService {
   async delete(input: { dsiId: string }, caller: Caller): Promise<void> {
     const removed = await this.database.transaction(async (trx) => {
       const packages = this.packages(trx);
-      const pkg = await this.database.dialect
-        .forUpdate(trx.selectFrom('packages').selectAll().where('id', '=', input.dsiId))
-        .executeTakeFirst();
-      if (!pkg) throw new AppError('packageNotPresent', { field: 'dsiId' });
+      const pkg = await this.lockedPackage(trx, input.dsiId);
       if ((await packages.countPackageReferences(pkg.id)) > 0)
         throw new AppError('packageReferencedByOrders', { field: 'dsiId' });
       const keys = await packages.storageKeysOfPackage(pkg.id);
-      const images = await trx
-        .selectFrom('package_revisions')
-        .select('display_image')
-        .where('package_id', '=', pkg.id)
-        .where('display_image', 'is not', null)
-        .execute();
-      await trx.deleteFrom('workflow_steps').where('package_id', '=', pkg.id).execute();
-      await trx.deleteFrom('device_templates').where('package_id', '=', pkg.id).execute();
+      const images = await packages.revisionImages(pkg.id);
       await packages.deletePackage(pkg.id);
       await this.audit(trx).recordBy(caller, 'designPackageDeleted', pkg.id, { designName: pkg.design_name });
-      const imageNames = [pkg.display_image, ...images.map((row) => row.display_image)].filter(
-        (name): name is string => name !== null,
-      );
+      const imageNames = [pkg.display_image, ...images].filter((name): name is string => name !== null);
       return { keys, images: [...new Set(imageNames)] };
     });
     for (const key of removed.keys) await this.storage.delete(key);
@@ -372,16 +361,14 @@ export class PackagesService {
 
   async fetchRevision(revisionId: string): Promise<TDsiRevision> {
     const row = await this.packages().findRevision(revisionId);
-    if (!row) throw new AppError('entityDoesNotExist', { status: 404, field: 'revisionId' });
+    if (!row) throw new AppError('entityDoesNotExist', { field: 'revisionId' });
     return { ...toDsiEntry(row, this.links), manifest: row.manifest };
   }
 
   // helpers
 
   private async lockedPackage(trx: Kysely<DB>, dsiId: string): Promise<PackageRow> {
-    const pkg = await this.database.dialect
-      .forUpdate(trx.selectFrom('packages').selectAll().where('id', '=', dsiId))
-      .executeTakeFirst();
+    const pkg = await this.packages(trx).lockPackage(dsiId, this.database.dialect);
     if (!pkg) throw new AppError('packageNotPresent', { field: 'dsiId' });
     return pkg;
   }

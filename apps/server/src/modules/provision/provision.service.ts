@@ -164,7 +164,6 @@ export class ProvisionService {
   async createDevelopmentCa(caller: Caller): Promise<TProvisionCertificates> {
     if (!this.settings.developmentCa) {
       throw new AppError('actionNotAllowed', {
-        status: 403,
         description:
           'The development CA is off. It is for demonstrations and tests only: start the server with DEVELOPMENT_CA=true to enable it, ' +
           'or upload certificates issued by the network CA.',

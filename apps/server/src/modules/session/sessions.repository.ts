@@ -66,11 +66,12 @@ export class SessionsRepository {
     await query.execute();
   }
 
-  /** Forgets sessions that ended long ago; keeps the table small. */
-  async purgeEndedBefore(cutoff: string): Promise<void> {
-    await this.db
+  /** Forgets sessions that ended (expired or were revoked) before `cutoff`; answers how many. */
+  async purgeEndedBefore(cutoff: string): Promise<number> {
+    const result = await this.db
       .deleteFrom('sessions')
       .where((eb) => eb.or([eb('expires_at', '<', cutoff), eb('revoked_at', '<', cutoff)]))
-      .execute();
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 }

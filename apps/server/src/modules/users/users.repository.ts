@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { TPage, TPageQuery, TRole, TUserProfile } from '@manifold/contract';
 import { containsIgnoringCase, type Dialect } from '../../db/dialect.js';
-import { pageOffset, toPage } from '../../db/paging.js';
+import { paginate } from '../../db/paging.js';
 import type { DB, NewUserRow, UserRow, UserRowUpdate } from '../../db/schema.js';
 
 import { usernameKey } from './usernames.js';
@@ -67,11 +67,12 @@ export class UsersRepository {
         eb.or(['username_key', 'first_name', 'last_name', 'email'].map((column) => containsIgnoringCase(column, term))),
       );
     }
-    const [total, rows] = await Promise.all([
-      query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
-      query.selectAll().orderBy('username_key').limit(page.numberOfItems).offset(pageOffset(page)).execute(),
-    ]);
-    return toPage(page, total.n, rows.map(toUserProfile));
+    return paginate(
+      query,
+      page,
+      (base) => base.selectAll().orderBy('username_key'),
+      (rows) => rows.map(toUserProfile),
+    );
   }
 
   insert(row: NewUserRow): Promise<number> {

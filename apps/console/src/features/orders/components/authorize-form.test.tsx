@@ -115,7 +115,7 @@ const order: TOrderDetail = ZOrderDetail.parse({
   qualityParameters: [],
   source: 'ui',
   groupIds: [],
-  authorizations: [],
+  authorizations: { data: [], pageNum: 1, numberOfItems: 10, totalNumOfPages: 0, totalNumOfItems: 0 },
   history: [],
 });
 

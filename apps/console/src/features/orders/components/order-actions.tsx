@@ -24,7 +24,7 @@ export function OrderActions({ order }: { order: TOrderDetail }) {
   const [includeAuthorized, setIncludeAuthorized] = useState(true);
   const [revokeError, setRevokeError] = useState<string | null>(null);
   const number = order.orderNumber;
-  const waiting = order.authorizations.filter((authorization) => authorization.state === 'authorized').length;
+  const waiting = order.authorizations.data.filter((authorization) => authorization.state === 'authorized').length;
 
   const confirm = (title: string, message: string, confirmLabel: string, color: string, action: () => void) =>
     openConfirm({

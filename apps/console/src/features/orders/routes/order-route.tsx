@@ -2,10 +2,12 @@ import { Anchor, Card, Code, Group, SimpleGrid, Stack, Table, Text, Title } from
 import type { TDeviceParameter, TOrderDetail, TQualityParameter } from '@manifold/contract';
 import { IconArrowLeft } from '@tabler/icons-react';
 import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
 import { apiErrorMessage } from '../../../components/api-error-message';
 import { AuthorizationTable } from '../../../components/authorization-table';
+import { ListPagination } from '../../../components/list-pagination';
 import { PageHead } from '../../../components/page-head';
 import { PageLoader } from '../../../components/page-loader';
 import { useDateTimeFormat } from '../../../lib/format';
@@ -114,7 +116,8 @@ export function OrderRoute() {
   const { t } = useTranslation();
   const { orderId = '' } = useParams();
   const format = useDateTimeFormat();
-  const order = useOrder(orderId);
+  const [page, setPage] = useState(1);
+  const order = useOrder(orderId, page);
   const session = useQuery(sessionQueryOptions());
   const canEditGroups = roleCan(session.data?.userProfile.role, 'POST /ui/order/edit-groups');
   const data = order.data;
@@ -156,10 +159,11 @@ export function OrderRoute() {
           <OrderActions order={data} />
           <Section id="order-authorizations" title={t('orders.sections.authorizations')}>
             <AuthorizationTable
-              authorizations={data.authorizations}
+              authorizations={data.authorizations.data}
               busy={order.isFetching}
-              caption={t('authorizations.caption', { total: data.authorizations.length })}
+              caption={t('authorizations.caption', { total: data.authorizations.totalNumOfItems })}
             />
+            <ListPagination total={data.authorizations.totalNumOfPages} value={page} onChange={setPage} />
           </Section>
           <SimpleGrid cols={{ base: 1, lg: 2 }}>
             <Section id="order-licence" title={t('orders.sections.licence')}>

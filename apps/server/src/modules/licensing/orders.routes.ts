@@ -1,35 +1,18 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import {
   ORDER_SIGNATURE_HEADER,
   policyJsonSchema,
-  ZAuthorization,
-  ZAuthorizationListQuery,
-  ZAuthorizationQuery,
-  ZAuthorizationRevokeRequest,
-  ZAuthorizationSendRequest,
-  ZAuthorizationSendResponse,
-  ZAuthorizeRequest,
-  ZAuthorizeResponse,
-  ZDtl,
-  ZDtlListQuery,
-  ZEmpty,
-  ZEnforceOrder,
-  ZEnforceOrderListQuery,
   ZOrder,
   ZOrderAddRequest,
   ZOrderArchiveRequest,
   ZOrderDetail,
   ZOrderEditGroupsRequest,
-  ZOrderIdQuery,
+  ZOrderFetchQuery,
   ZOrderIdResponse,
   ZOrderListQuery,
   ZOrderRestoreRequest,
   ZOrderRevokeRequest,
   ZOrdersChanged,
-  ZOrderSender,
-  ZOrderSenderAddRequest,
-  ZOrderSenderDeleteRequest,
   ZPage,
 } from '@manifold/contract';
 import { AppError } from '../../lib/app-error.js';
@@ -41,8 +24,9 @@ import { POLICY_FIELD } from './policy-check.js';
 /** An uploaded policy list is JSON of at most this many bytes. */
 const POLICY_MAX_BYTES = 2 * 1024 * 1024;
 
-export const licensingRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { orders, authorizations } = app.services;
+/** Orders: added from a policy list (console, upload, signed partner call), listed, archived, grouped, revoked. */
+export const ordersRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { orders } = app.services;
   const tags = ['orders'];
 
   app.get(
@@ -131,12 +115,13 @@ export const licensingRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
-        summary: 'An order with its groups, authorizations, remaining quantity and history',
-        querystring: ZOrderIdQuery,
+        summary:
+          'An order with its groups, a page of its authorizations (pageNum, numberOfItems), remaining quantity and history (newest first)',
+        querystring: ZOrderFetchQuery,
         response: responses(ZOrderDetail),
       },
     },
-    (request) => orders.fetch(request.query.orderId, callerOf(request)),
+    (request) => orders.fetch(request.query, callerOf(request)),
   );
 
   app.post(
@@ -192,147 +177,5 @@ export const licensingRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     (request) => orders.editGroups(request.body, callerOf(request)),
-  );
-
-  // authorizations
-  const authorizationTags = ['authorizations'];
-
-  app.post(
-    '/ui/authorization/authorize',
-    {
-      schema: {
-        tags: authorizationTags,
-        summary:
-          'Hand part of an order to an approved machine or downstream Manage instance (every licence rule checked; all problems answered together)',
-        body: ZAuthorizeRequest,
-        response: responses(ZAuthorizeResponse),
-      },
-    },
-    (request) => authorizations.authorize(request.body, callerOf(request)),
-  );
-
-  app.get(
-    '/ui/authorization/list',
-    {
-      schema: {
-        tags: authorizationTags,
-        summary: 'Authorizations, paged, with the order list\u2019s sorting and filters plus orderId and authorizationId',
-        querystring: ZAuthorizationListQuery,
-        response: responses(ZPage(ZAuthorization)),
-      },
-    },
-    (request) => authorizations.list(request.query, callerOf(request)),
-  );
-
-  app.post(
-    '/ui/authorization/send',
-    {
-      schema: {
-        tags: authorizationTags,
-        summary: 'Send one authorization, or every live one of the order (no authorizationId, or sendAll true)',
-        body: ZAuthorizationSendRequest,
-        response: responses(ZAuthorizationSendResponse),
-      },
-    },
-    (request) => authorizations.send(request.body, callerOf(request)),
-  );
-
-  app.post(
-    '/ui/authorization/revoke',
-    {
-      schema: {
-        tags: authorizationTags,
-        summary: 'Revoke an authorization; its quantity returns to the order',
-        body: ZAuthorizationRevokeRequest,
-        response: responses(ZAuthorization),
-      },
-    },
-    (request) => authorizations.revoke(request.body, callerOf(request)),
-  );
-
-  app.get(
-    '/ui/authorization/download',
-    {
-      schema: {
-        tags: authorizationTags,
-        summary: 'The authorization as signed XML (enveloped XML-DSig), content keys wrapped for its recipient',
-        querystring: ZAuthorizationQuery,
-        produces: ['application/xml'],
-      },
-    },
-    async (request, reply) => {
-      const xml = await authorizations.download(request.query, callerOf(request));
-      return reply
-        .type('application/xml; charset=utf-8')
-        .header('content-disposition', `attachment; filename="authorization-${request.query.authorizationId}.xml"`)
-        .send(xml);
-    },
-  );
-
-  app.get(
-    '/ui/enforce/order/list',
-    {
-      schema: {
-        tags: authorizationTags,
-        summary: 'Authorizations sent to machines (Enforce) with their state, newest first',
-        querystring: ZEnforceOrderListQuery,
-        response: responses(ZPage(ZEnforceOrder)),
-      },
-    },
-    (request) => authorizations.enforceList(request.query, callerOf(request)),
-  );
-
-  app.get(
-    '/ui/dtl/list',
-    {
-      schema: {
-        tags: authorizationTags,
-        summary: 'Machine data licences, newest first',
-        querystring: ZDtlListQuery,
-        response: responses(ZPage(ZDtl)),
-      },
-    },
-    (request) => authorizations.dtlList(request.query, callerOf(request)),
-  );
-
-  // order senders
-  const adminTags = ['admin'];
-  app.get(
-    '/ui/admin/order-senders',
-    {
-      schema: {
-        tags: adminTags,
-        summary: 'Certificates trusted to sign /apl/order/add',
-        response: responses(z.object({ data: z.array(ZOrderSender) })),
-      },
-    },
-    () => orders.listSenders(),
-  );
-  app.post(
-    '/ui/admin/order-senders',
-    {
-      schema: {
-        tags: adminTags,
-        summary: 'Trust a sender certificate (PEM, end-entity, digitalSignature) to sign /apl/order/add',
-        body: ZOrderSenderAddRequest,
-        response: responses(ZOrderSender),
-      },
-    },
-    (request) => orders.trustSender(request.body, callerOf(request)),
-  );
-  app.post(
-    '/ui/admin/order-senders/delete',
-    {
-      schema: {
-        tags: adminTags,
-        summary: 'Stop trusting an order sender',
-        body: ZOrderSenderDeleteRequest,
-        response: responses(ZEmpty),
-      },
-    },
-    async (request) => {
-      await orders.removeSender(request.body.fingerprint, callerOf(request));
-      return {};
-    },
   );
 };

@@ -1,0 +1,33 @@
+import type { Generated, Insertable, Selectable } from 'kysely';
+
+/** `pending` (waiting for its `run_at`), `running` (leased), `done`, `failed` (out of attempts). */
+export type JobState = 'pending' | 'running' | 'done' | 'failed';
+
+/** Background jobs (migration 011, docs/background-jobs.md). */
+export interface JobsTable {
+  id: Generated<number>;
+  kind: string;
+  /** JSON text of the job's input. */
+  payload: string;
+  state: JobState;
+  /** Runs started so far (a claim counts one). */
+  attempts: number;
+  max_attempts: number;
+  /** Not claimed before this time. */
+  run_at: string;
+  /** The runner holding the lease while `running`. */
+  lease_owner: string | null;
+  /** A `running` job whose lease ended (its runner died) is claimed again. */
+  lease_until: string | null;
+  last_error: string | null;
+  dedupe_key: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface JobTables {
+  jobs: JobsTable;
+}
+
+export type JobRow = Selectable<JobsTable>;
+export type NewJobRow = Insertable<JobsTable>;

@@ -1,0 +1,31 @@
+import type { Core, ServerModule } from '../modules/module.js';
+import { JOB_HISTORY_PURGE, jobHistoryPurgeJob } from './job-history-purge.js';
+import { type JobLog, JobRunner } from './job-runner.js';
+import { JobsRepository } from './jobs.repository.js';
+import { jobsRoutes } from './jobs.routes.js';
+import { JobsService } from './jobs.service.js';
+import { SESSION_PURGE, sessionPurgeJob } from './session-purge.js';
+import { STORAGE_SWEEP, storageSweepJob } from './storage-sweep.js';
+
+/** `jobs.enqueue` for other modules, `GET admin/jobs`, and the runner. */
+export interface JobsModule extends ServerModule<{ jobs: JobsService }> {
+  /** Started by `buildApp` only when asked (`startJobs`); stopped when the app closes. */
+  runner: JobRunner;
+}
+
+const HOUR = 3600;
+
+/** The background jobs: the runner with every job kind and schedule, and `GET admin/jobs`. */
+export function jobsModule({ database, storage, config: { jobs: config } }: Core, log: JobLog): JobsModule {
+  const service = new JobsService(database);
+  const runner = new JobRunner(database, service, { ...config, log });
+
+  runner.register(SESSION_PURGE, sessionPurgeJob(database.db, log));
+  runner.schedule({ kind: SESSION_PURGE, everySeconds: HOUR });
+  runner.register(STORAGE_SWEEP, storageSweepJob(database.db, storage, { graceSeconds: config.storageGraceSeconds, log }));
+  runner.schedule({ kind: STORAGE_SWEEP, everySeconds: 6 * HOUR, atStart: true });
+  runner.register(JOB_HISTORY_PURGE, jobHistoryPurgeJob(new JobsRepository(database.db, database.dialect)));
+  runner.schedule({ kind: JOB_HISTORY_PURGE, everySeconds: HOUR });
+
+  return { services: { jobs: service }, runner, routes: [jobsRoutes(service)] };
+}

@@ -1,0 +1,55 @@
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import type { DB } from '../db/schema.js';
+import type { Storage } from '../storage/storage.js';
+import type { JobDefinition, JobLog } from './job-runner.js';
+import { StorageReferencesRepository } from './storage-references.repository.js';
+
+export const STORAGE_SWEEP = 'storage.sweep';
+
+const BATCH = 500;
+
+/**
+ * Removes what no one will read again: temporary files of uploads that never finished, and
+ * stored objects no row refers to (an upload whose row was never written, an object whose row
+ * went while the process died before deleting it). Only things older than `graceSeconds` go: a
+ * put writes its object before the row that refers to it is committed, and another process's
+ * upload keeps writing its temporary file.
+ */
+export function storageSweepJob(
+  db: Kysely<DB>,
+  storage: Storage,
+  options: { graceSeconds: number; log: JobLog; now?: () => Date },
+): JobDefinition<null> {
+  const references = new StorageReferencesRepository(db);
+  return {
+    payload: z.null(),
+    async run(_payload, { signal }) {
+      const cutoff = new Date((options.now?.() ?? new Date()).getTime() - options.graceSeconds * 1000);
+      const uploads = await storage.removeAbandonedUploads(cutoff);
+      let objects = 0;
+      const sweep = async (keys: string[]) => {
+        const kept = await references.referenced(keys);
+        for (const key of keys) {
+          if (kept.has(key)) continue;
+          await storage.delete(key);
+          objects += 1;
+        }
+      };
+      let batch: string[] = [];
+      for await (const object of storage.list()) {
+        if (signal.aborted) break;
+        if (object.storedAt >= cutoff) continue;
+        batch.push(object.key);
+        if (batch.length === BATCH) {
+          await sweep(batch);
+          batch = [];
+        }
+      }
+      if (!signal.aborted) await sweep(batch);
+      if (uploads + objects > 0) {
+        options.log.info(`storage sweep: removed ${uploads} abandoned uploads and ${objects} unreferenced objects`);
+      }
+    },
+  };
+}

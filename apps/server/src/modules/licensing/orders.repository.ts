@@ -1,0 +1,346 @@
+import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
+import type { TDeviceIdentityConstraint, TDeviceParameter, TOrder, TPage, TQualityParameter } from '@manifold/contract';
+import type { Dialect } from '../../db/dialect.js';
+import { countRows, pageOffset, toPage } from '../../db/paging.js';
+import type { DB } from '../../db/schema.js';
+import type { OrderRow, OrderValues } from '../../db/schema-licensing.js';
+import { nextVersion } from '../../db/version.js';
+import type { Caller } from '../../lib/caller.js';
+import { nullableNumber } from './serial-numbers.js';
+
+/** Who may see an order: an ADMIN every one, a USER those shared with one of their groups. */
+export type Viewer = Pick<Caller, 'userId' | 'role'>;
+
+export interface ListFilters {
+  archived: boolean;
+  dsiId?: string | undefined;
+  companyName?: string | undefined;
+  userId?: string | undefined;
+}
+
+export interface ListSort {
+  column: 'id' | 'user_id' | 'company_name' | 'created_at';
+  direction: 'asc' | 'desc';
+}
+
+export const sortColumns = {
+  orderId: 'id',
+  userId: 'user_id',
+  companyName: 'company_name',
+  dateCreated: 'created_at',
+} as const;
+
+/** Ids of the orders shared with one of the viewer's groups (a subquery). */
+export function visibleOrderIds(db: Kysely<DB>, viewer: Viewer) {
+  return db
+    .selectFrom('order_groups')
+    .innerJoin('user_group_members', 'user_group_members.group_id', 'order_groups.group_id')
+    .select('order_groups.order_id')
+    .where('user_group_members.user_id', '=', viewer.userId);
+}
+
+/**
+ * Pages in the database: the ids of one page come from an index (filter columns, sort column,
+ * id) — read from whichever end of the ordering is nearer, so the last page costs what the first
+ * does — and only those rows are then read in full.
+ */
+export async function pageOfIds<T extends 'orders' | 'authorizations'>(
+  base: SelectQueryBuilder<DB, T, object>,
+  table: T,
+  sort: ListSort,
+  page: { pageNum: number; numberOfItems: number },
+  total: number,
+): Promise<string[]> {
+  const offset = pageOffset(page);
+  if (offset >= total) return [];
+  const end = Math.min(offset + page.numberOfItems, total);
+  const fromEnd = total - end < offset;
+  const direction = fromEnd ? (sort.direction === 'asc' ? 'desc' : 'asc') : sort.direction;
+  const column = sql.ref(`${table}.${sort.column}`);
+  const id = sql.ref(`${table}.id`);
+  let query = base.select(sql<string>`${id}`.as('id'));
+  query = sort.column === 'id' ? query.orderBy(id, direction) : query.orderBy(column, direction).orderBy(id, direction);
+  const rows = await query
+    .limit(end - offset)
+    .offset(fromEnd ? total - end : offset)
+    .execute();
+  const ids = rows.map((row) => (row as { id: string }).id);
+  return fromEnd ? ids.reverse() : ids;
+}
+
+/** An order as services see it: its JSON columns parsed (here, once). */
+export type OrderRecord = Omit<OrderRow, 'device_identity' | 'device_parameters' | 'quality_parameters' | 'authorized_users'> & {
+  device_identity: TDeviceIdentityConstraint | null;
+  device_parameters: TDeviceParameter[];
+  quality_parameters: TQualityParameter[];
+  authorized_users: string[];
+};
+
+/** An order to insert: its JSON columns as values, serialized here. */
+export type NewOrder = Omit<OrderValues, 'device_identity' | 'device_parameters' | 'quality_parameters' | 'authorized_users'> &
+  Pick<OrderRecord, 'device_identity' | 'device_parameters' | 'quality_parameters' | 'authorized_users'>;
+
+function toRecord(row: OrderRow): OrderRecord {
+  return {
+    ...row,
+    device_identity: row.device_identity ? (JSON.parse(row.device_identity) as TDeviceIdentityConstraint) : null,
+    device_parameters: JSON.parse(row.device_parameters) as TDeviceParameter[],
+    quality_parameters: JSON.parse(row.quality_parameters) as TQualityParameter[],
+    authorized_users: JSON.parse(row.authorized_users) as string[],
+  };
+}
+
+/** What an order has left to hand out. */
+export function remainingQuantity(order: Pick<OrderRecord, 'quantity' | 'allocated' | 'expired_quantity'>): number {
+  return order.quantity - order.allocated - order.expired_quantity;
+}
+
+export function toOrder(order: OrderRecord): TOrder {
+  const start = nullableNumber(order.serial_start);
+  const end = nullableNumber(order.serial_end);
+  const next = nullableNumber(order.serial_next);
+  return {
+    orderIdentity: { orderId: order.id, authorizationId: order.upstream_authorization_id },
+    orderId: order.id,
+    version: order.version,
+    dateCreated: order.created_at,
+    companyName: order.company_name,
+    manageUserId: order.manage_user_id,
+    dasUrl: order.das_url,
+    dsi: {
+      dsiId: order.dsi_id,
+      dsiVersion: order.dsi_version,
+      revisionId: order.revision_id,
+      designName: order.design_name,
+    },
+    quantity: order.quantity,
+    expiredQuantity: order.expired_quantity,
+    allocatedQuantity: order.allocated,
+    remainingQuantity: remainingQuantity(order),
+    purpose: order.purpose,
+    licenseeKeySN: order.licensee_key_sn,
+    digestMethod: 'SHA-256',
+    digestValue: order.digest_value,
+    sourceDateCreated: order.source_date_created,
+    sourceCompanyName: order.source_company_name,
+    deviceIdentity: order.device_identity,
+    parameterVersion: order.parameter_version,
+    imageUrl: order.image_url,
+    fileInformationBlockElementSize: order.file_information_block_element_size,
+    authorizedUserList: order.authorized_users,
+    archive: order.archived === 1,
+    publicKeySN: order.public_key_sn,
+    keyRoleSN: order.key_role_sn,
+    userID: order.user_id,
+    orderNumber: order.order_number,
+    downstreamDevice: order.downstream_device === 1,
+    revoked: order.revoked === 1,
+    dateRevoked: order.revoked_at,
+    expiration: order.expires_at,
+    breakage: { policy: order.breakage_policy as TOrder['breakage']['policy'], value: order.breakage_value },
+    serialization:
+      order.serial_type !== null && start !== null && end !== null && next !== null
+        ? { type: order.serial_type, prefix: order.serial_prefix ?? '', start, end, next }
+        : null,
+    deviceParameters: order.device_parameters,
+    qualityParameters: order.quality_parameters,
+    source: order.source,
+  };
+}
+
+/** A design revision built here, which an order names by dsiId and dsiVersion. */
+export interface OrderedRevision {
+  id: string;
+  package_id: string;
+  dsi_version: number;
+  design_name: string;
+  digest: string;
+}
+
+/**
+ * Orders, the groups they are shared with, and the quantity they hand out. Built over the
+ * database or over the caller's transaction (`new OrdersRepository(trx, dialect)`).
+ */
+export class OrdersRepository {
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly dialect: Dialect,
+  ) {}
+
+  async find(id: string): Promise<OrderRecord | undefined> {
+    const row = await this.db.selectFrom('orders').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && toRecord(row);
+  }
+
+  async findVisible(id: string, viewer: Viewer): Promise<OrderRecord | undefined> {
+    let query = this.db.selectFrom('orders').selectAll().where('id', '=', id);
+    if (viewer.role !== 'ADMIN') query = query.where('orders.id', 'in', visibleOrderIds(this.db, viewer));
+    const row = await query.executeTakeFirst();
+    return row && toRecord(row);
+  }
+
+  /** The order, locked until the transaction ends (PostgreSQL and MariaDB; SQLite has one writer). */
+  async lock(id: string): Promise<OrderRecord | undefined> {
+    const row = await this.dialect.forUpdate(this.db.selectFrom('orders').selectAll().where('id', '=', id)).executeTakeFirst();
+    return row && toRecord(row);
+  }
+
+  async existsWithDedupeKey(key: string): Promise<boolean> {
+    const row = await this.db.selectFrom('orders').select('id').where('dedupe_key', '=', key).executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** Orders carrying `orderNumber`, from any source (the caller compares the source). */
+  withOrderNumber(orderNumber: string): Promise<{ id: string; revoked: number; source_company_name: string }[]> {
+    return this.db
+      .selectFrom('orders')
+      .select(['id', 'revoked', 'source_company_name'])
+      .where('order_number', '=', orderNumber)
+      .execute();
+  }
+
+  findRevision(dsiId: string, dsiVersion: number): Promise<OrderedRevision | undefined> {
+    return this.db
+      .selectFrom('package_revisions')
+      .select(['id', 'package_id', 'dsi_version', 'design_name', 'digest'])
+      .where('package_id', '=', dsiId)
+      .where('dsi_version', '=', dsiVersion)
+      .executeTakeFirst();
+  }
+
+  async insert(order: NewOrder): Promise<void> {
+    await this.db
+      .insertInto('orders')
+      .values({
+        ...order,
+        device_identity: order.device_identity ? JSON.stringify(order.device_identity) : null,
+        device_parameters: JSON.stringify(order.device_parameters),
+        quality_parameters: JSON.stringify(order.quality_parameters),
+        authorized_users: JSON.stringify(order.authorized_users),
+      })
+      .execute();
+  }
+
+  async list(
+    filters: ListFilters,
+    sort: ListSort,
+    page: { pageNum: number; numberOfItems: number },
+    viewer: Viewer,
+  ): Promise<TPage<TOrder>> {
+    let base = this.db.selectFrom('orders').where('orders.archived', '=', filters.archived ? 1 : 0);
+    if (filters.dsiId !== undefined) base = base.where('orders.dsi_id', '=', filters.dsiId);
+    if (filters.companyName !== undefined) base = base.where('orders.company_name', '=', filters.companyName);
+    if (filters.userId !== undefined) base = base.where('orders.user_id', '=', filters.userId);
+    if (viewer.role !== 'ADMIN') base = base.where('orders.id', 'in', visibleOrderIds(this.db, viewer));
+    const total = await countRows(base);
+    const ids = await pageOfIds(base, 'orders', sort, page, total);
+    return toPage(page, total, (await this.inOrder(ids)).map(toOrder));
+  }
+
+  /** Orders in the order of `ids`. */
+  async inOrder(ids: string[]): Promise<OrderRecord[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db.selectFrom('orders').selectAll().where('id', 'in', ids).execute();
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.map((id) => toRecord(byId.get(id)!));
+  }
+
+  /** Archives (true) or restores (false) orders that are not so yet; their authorizations follow. */
+  async setArchived(ids: string[], archived: boolean, now: string): Promise<void> {
+    await this.db
+      .updateTable('orders')
+      .set({ archived: archived ? 1 : 0, updated_at: now, version: nextVersion() })
+      .where('id', 'in', ids)
+      .where('archived', '=', archived ? 0 : 1)
+      .execute();
+    await this.db
+      .updateTable('authorizations')
+      .set({ archived: archived ? 1 : 0 })
+      .where('order_id', 'in', ids)
+      .execute();
+  }
+
+  async markRevoked(id: string, now: string): Promise<void> {
+    await this.db
+      .updateTable('orders')
+      .set({ revoked: 1, revoked_at: now, updated_at: now, version: nextVersion() })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /**
+   * Takes `quantity` from the order and, when it hands out serial numbers, reserves as many: ONE
+   * conditional statement, so concurrent requests on any number of server instances can never
+   * take more than the order holds. Answers the first reserved serial number (null when the
+   * order has none), or undefined when it did not apply.
+   */
+  async takeQuantity(orderId: string, quantity: number, now: string, serialized: boolean): Promise<number | null | undefined> {
+    let update = this.db
+      .updateTable('orders')
+      .set((eb) => ({
+        allocated: eb('allocated', '+', quantity),
+        version: nextVersion(),
+        updated_at: now,
+        ...(serialized ? { serial_next: sql<number>`serial_next + ${quantity}` } : {}),
+      }))
+      .where('id', '=', orderId)
+      .where('revoked', '=', 0)
+      .where((eb) => eb(eb(eb('allocated', '+', eb.ref('expired_quantity')), '+', quantity), '<=', eb.ref('quantity')))
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
+    if (serialized) update = update.where((eb) => eb(eb('serial_next', '+', quantity - 1), '<=', eb.ref('serial_end')));
+    const result = await update.executeTakeFirst();
+    if (Number(result.numUpdatedRows) !== 1) return undefined;
+    if (!serialized) return null;
+    const next = await this.db.selectFrom('orders').select('serial_next').where('id', '=', orderId).executeTakeFirstOrThrow();
+    return Number(next.serial_next) - quantity;
+  }
+
+  /** Gives unused quantity back to the order (a revoked authorization). */
+  async returnQuantity(orderId: string, quantity: number, now: string): Promise<void> {
+    await this.db
+      .updateTable('orders')
+      .set((eb) => ({ allocated: eb('allocated', '-', quantity), version: nextVersion(), updated_at: now }))
+      .where('id', '=', orderId)
+      .execute();
+  }
+
+  async groupIds(orderId: string): Promise<number[]> {
+    const rows = await this.db
+      .selectFrom('order_groups')
+      .select('group_id')
+      .where('order_id', '=', orderId)
+      .orderBy('group_id')
+      .execute();
+    return rows.map((row) => row.group_id);
+  }
+
+  /** Of `groupIds`, those that exist. */
+  async existingGroupIds(groupIds: number[]): Promise<Set<number>> {
+    if (groupIds.length === 0) return new Set();
+    const rows = await this.db.selectFrom('user_groups').select('id').where('id', 'in', groupIds).execute();
+    return new Set(rows.map((row) => row.id));
+  }
+
+  /** Shares the order with exactly `groupIds`. */
+  async setGroups(orderId: string, groupIds: number[]): Promise<void> {
+    await this.db.deleteFrom('order_groups').where('order_id', '=', orderId).execute();
+    await this.shareWith(orderId, groupIds);
+  }
+
+  /** Shares a new order with every group of the user who added it. */
+  async shareWithGroupsOf(orderId: string, userId: number): Promise<void> {
+    const groups = await this.db.selectFrom('user_group_members').select('group_id').where('user_id', '=', userId).execute();
+    await this.shareWith(
+      orderId,
+      groups.map((group) => group.group_id),
+    );
+  }
+
+  private async shareWith(orderId: string, groupIds: number[]): Promise<void> {
+    if (groupIds.length === 0) return;
+    await this.db
+      .insertInto('order_groups')
+      .values(groupIds.map((groupId) => ({ order_id: orderId, group_id: groupId })))
+      .execute();
+  }
+}

@@ -1,0 +1,98 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  deviceTemplateJsonSchema,
+  ZDeviceTemplate,
+  ZDeviceTemplateDeleteRequest,
+  ZDeviceTemplateDetail,
+  ZDeviceTemplateListQuery,
+  ZEmpty,
+  ZPage,
+  ZDsiId,
+} from '@manifold/contract';
+import { AppError } from '../../lib/app-error.js';
+import { formParts, readSmallFile, identifierField } from '../../lib/multipart-parts.js';
+import { responses } from '../../lib/route-schemas.js';
+import { callerOf } from '../../plugins/auth.js';
+import { TEMPLATE_MAX_BYTES } from './device-templates.service.js';
+
+/** Device templates: the library and those of a package. */
+export const deviceTemplatesRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { deviceTemplates } = app.services;
+  const tags = ['packages'];
+
+  app.get(
+    '/ui/package/device-template/schema',
+    { schema: { tags, summary: 'JSON Schema of the device template file' } },
+    async (_request, reply) => reply.header('content-type', 'application/schema+json').send(deviceTemplateJsonSchema()),
+  );
+
+  app.get(
+    '/ui/package/device-template/list',
+    {
+      schema: {
+        tags,
+        summary: 'Device templates, a page at a time (filters: dsiId, name)',
+        querystring: ZDeviceTemplateListQuery,
+        response: responses(ZPage(ZDeviceTemplate)),
+      },
+    },
+    (request) => {
+      const { dsiId, name, ...page } = request.query;
+      return deviceTemplates.list(page, { dsiId, name });
+    },
+  );
+
+  app.get(
+    '/ui/package/device-template/fetch',
+    {
+      schema: {
+        tags,
+        summary: 'A device template with its parameters',
+        querystring: z.object({ deviceTemplateId: z.uuid() }),
+        response: responses(ZDeviceTemplateDetail),
+      },
+    },
+    (request) => deviceTemplates.fetch(request.query.deviceTemplateId),
+  );
+
+  app.post(
+    '/ui/package/device-template/import',
+    {
+      schema: {
+        tags,
+        summary: 'Import a device template (multipart: file = JSON of the template format; optional dsiId to attach it)',
+        consumes: ['multipart/form-data'],
+        response: responses(ZDeviceTemplate),
+      },
+    },
+    async (request) => {
+      const fields: Record<string, string> = {};
+      let file: Buffer | undefined;
+      for await (const part of formParts(request)) {
+        if (part.type === 'field') fields[part.fieldname] = String(part.value);
+        else if (part.fieldname === 'file' && !file) file = await readSmallFile(part.file, TEMPLATE_MAX_BYTES);
+        else part.file.resume();
+      }
+      if (!file) throw new AppError('uploadFileMissing', { field: 'file' });
+      const dsiId = fields.dsiId ? identifierField(fields.dsiId, 'dsiId', ZDsiId) : undefined;
+      return deviceTemplates.import({ file, dsiId }, callerOf(request));
+    },
+  );
+
+  app.post(
+    '/ui/package/device-template/delete',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a device template (refused while a step applies it)',
+        body: ZDeviceTemplateDeleteRequest,
+        response: responses(ZEmpty),
+      },
+    },
+    async (request) => {
+      await deviceTemplates.delete(request.body, callerOf(request));
+      return {};
+    },
+  );
+};

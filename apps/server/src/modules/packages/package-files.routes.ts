@@ -1,0 +1,114 @@
+import { pipeline } from 'node:stream';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import {
+  ZDsiId,
+  ZEmpty,
+  ZFileIdQuery,
+  ZFileIdRequest,
+  ZFilePrivacyRequest,
+  ZPackageFile,
+  type TPackageFile,
+} from '@manifold/contract';
+import { AppError } from '../../lib/app-error.js';
+import { attachmentDisposition } from '../../lib/file-names.js';
+import { booleanField, failOnTruncation, formParts, identifierField } from '../../lib/multipart-parts.js';
+import { responses } from '../../lib/route-schemas.js';
+import { callerOf } from '../../plugins/auth.js';
+
+/** The files of a design package: uploaded, made public or private, deleted, downloaded. */
+export const packageFilesRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { packageFiles, config } = app.services;
+  const tags = ['packages'];
+
+  app.post(
+    '/ui/package/files/upload',
+    {
+      schema: {
+        tags,
+        summary: 'Upload a file (multipart: dsiId and isPublic first, then file); streamed, private files encrypted at rest',
+        consumes: ['multipart/form-data'],
+        response: responses(ZPackageFile),
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const fields: Record<string, string> = {};
+      let uploaded: TPackageFile | undefined;
+      for await (const part of formParts(request)) {
+        if (part.type === 'field') {
+          fields[part.fieldname] = String(part.value);
+          continue;
+        }
+        if (part.fieldname !== 'file' || uploaded) {
+          part.file.resume();
+          continue;
+        }
+        try {
+          if (fields.dsiId === undefined || fields.isPublic === undefined)
+            throw new AppError('packageFileFieldsFirst', { field: 'file' });
+          uploaded = await packageFiles.upload(
+            {
+              dsiId: identifierField(fields.dsiId, 'dsiId', ZDsiId),
+              isPublic: booleanField(fields.isPublic, 'isPublic'),
+              fileName: part.filename,
+              contentType: part.mimetype,
+              stream: pipeline(part.file, failOnTruncation(part.file, config.uploadMaxBytes), () => undefined),
+            },
+            caller,
+          );
+        } catch (error) {
+          part.file.resume();
+          throw error;
+        }
+      }
+      if (!uploaded) throw new AppError('uploadFileMissing', { field: 'file' });
+      return uploaded;
+    },
+  );
+
+  app.post(
+    '/ui/package/files/privacy',
+    {
+      schema: {
+        tags,
+        summary: 'Make a file public (decrypt) or private (encrypt)',
+        body: ZFilePrivacyRequest,
+        response: responses(ZPackageFile),
+      },
+    },
+    (request) => packageFiles.setPrivacy(request.body, callerOf(request)),
+  );
+
+  app.post(
+    '/ui/package/files/delete',
+    { schema: { tags, summary: 'Delete a file', body: ZFileIdRequest, response: responses(ZEmpty) } },
+    async (request) => {
+      await packageFiles.delete(request.body, callerOf(request));
+      return {};
+    },
+  );
+
+  app.get(
+    '/ui/package/files/download',
+    {
+      schema: {
+        tags,
+        summary: 'Download a file (private files: ADMIN, decrypted on the fly; each access is audited)',
+        querystring: ZFileIdQuery,
+      },
+    },
+    async (request, reply) => {
+      const opened = await packageFiles.open(request.query.fileId, callerOf(request));
+      reply
+        .header('content-type', 'application/octet-stream')
+        .header('content-disposition', attachmentDisposition(opened.file.fileName))
+        .header('x-content-type-options', 'nosniff')
+        .header('cache-control', 'no-store')
+        .header('x-content-sha256', opened.file.sha256);
+      // A private file's length is only known for sure once its tag verified: sent chunked, so a
+      // failed check aborts the response instead of completing it.
+      if (opened.file.isPublic) reply.header('content-length', String(opened.size));
+      return reply.send(opened.stream);
+    },
+  );
+};
