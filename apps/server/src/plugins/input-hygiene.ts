@@ -8,6 +8,7 @@ const MAX_DEPTH = 32;
  * U+FFFF; lone surrogates). Names, notes and tracking values end up in signed XML documents,
  * which standard parsers reject when they hold one of these.
  */
+// eslint-disable-next-line no-control-regex -- the control characters are exactly what this refuses
 const xmlForbidden =
   /[\u0001-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
