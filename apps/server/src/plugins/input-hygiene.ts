@@ -8,9 +8,21 @@ const MAX_DEPTH = 32;
  * U+FFFF; lone surrogates). Names, notes and tracking values end up in signed XML documents,
  * which standard parsers reject when they hold one of these.
  */
-// eslint-disable-next-line no-control-regex -- the control characters are exactly what this refuses
-const xmlForbidden =
-  /[\u0001-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+function hasXmlForbidden(text: string): boolean {
+  for (let i = 0; i < text.length; i += 1) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) return true;
+    if (code === 0xfffe || code === 0xffff) return true;
+    if (code >= 0xd800 && code <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (!(next >= 0xdc00 && next <= 0xdfff)) return true;
+      i += 1;
+    } else if (code >= 0xdc00 && code <= 0xdfff) {
+      return true;
+    }
+  }
+  return false;
+}
 
 export type Forbidden = { path: string; nul: boolean };
 
@@ -18,7 +30,7 @@ export type Forbidden = { path: string; nul: boolean };
 export function findForbidden(value: unknown, path: string, depth = 0): Forbidden | null {
   if (typeof value === 'string') {
     if (value.includes('\u0000')) return { path, nul: true };
-    return xmlForbidden.test(value) ? { path, nul: false } : null;
+    return hasXmlForbidden(value) ? { path, nul: false } : null;
   }
   if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return null;
   for (const [key, item] of Object.entries(value)) {
