@@ -53,8 +53,13 @@ export interface JobsConfig {
   leaseSeconds: number;
   /** How long a stop waits for running jobs before it releases their leases, ms. */
   stopTimeoutMs: number;
-  /** Stored objects and temporary files younger than this are never swept, seconds. */
+  /** Stored objects younger than this are never swept (a put writes its object just before its row commits), seconds. */
   storageGraceSeconds: number;
+  /**
+   * Temporary upload files unchanged for this long are swept, seconds: a live upload writes all
+   * the time (a stalled one is cut off after `BODY_TIMEOUT_SECONDS`).
+   */
+  storageTempGraceSeconds: number;
 }
 
 /** How long a client may take; a slow or stalled client is cut off (milliseconds, bytes/s). */
@@ -207,7 +212,8 @@ export function loadConfig(env: Env = process.env): Config {
       pollIntervalMs: integer(env, 'JOBS_POLL_MS', 2000, 10, 3_600_000),
       leaseSeconds: integer(env, 'JOBS_LEASE_SECONDS', 60, 1, 86400),
       stopTimeoutMs: integer(env, 'JOBS_STOP_TIMEOUT_MS', 10_000, 0, 600_000),
-      storageGraceSeconds: integer(env, 'STORAGE_SWEEP_GRACE_SECONDS', 3600, 60, 30 * 86400),
+      storageGraceSeconds: integer(env, 'STORAGE_SWEEP_GRACE_SECONDS', 3600, 1, 30 * 86400),
+      storageTempGraceSeconds: integer(env, 'STORAGE_TEMP_GRACE_SECONDS', 120, 1, 30 * 86400),
     },
   };
 }

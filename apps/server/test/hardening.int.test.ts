@@ -168,6 +168,90 @@ describe('a server behind a proxy it was not told about', () => {
   }, 60_000);
 });
 
+describe('crash leftovers', () => {
+  it('removes the temporary file of an upload killed with -9 and an object left without a row, at the next start', async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'manifold-crash-'));
+    const env = {
+      DATA_DIR: dataDir,
+      ADMIN_PASSWORD: adminPassword,
+      LOG_LEVEL: 'silent',
+      CONSOLE_DIR: path.join(dataDir, 'none'),
+      STORAGE_SWEEP_GRACE_SECONDS: '1',
+      STORAGE_TEMP_GRACE_SECONDS: '1',
+    };
+    const tmp = path.join(dataDir, 'storage', 'tmp');
+    let server = await startServer(env);
+    try {
+      const login = await fetch(`${server.url}/ui/user/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'admin', password: adminPassword }),
+      });
+      const auth = { authorization: `Bearer ${((await login.json()) as { sessionToken: string }).sessionToken}` };
+      const created = await fetch(`${server.url}/ui/package/info`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ designName: 'Crash test', description: 'x', companyName: 'Acme' }),
+      });
+      const { dsiId } = (await created.json()) as { dsiId: string };
+      const form = new FormData();
+      form.set('dsiId', dsiId);
+      form.set('isPublic', 'true');
+      form.set('file', new Blob([Buffer.from('kept bytes')]), 'kept.stl');
+      const kept = await fetch(`${server.url}/ui/package/files/upload`, { method: 'POST', headers: auth, body: form });
+      expect(kept.status).toBe(200);
+      const { fileId } = (await kept.json()) as { fileId: string };
+
+      // an upload of 64 MiB, killed with -9 after 8 MiB
+      const client = connect(server.url);
+      await client.ready;
+      const boundary = 'crashboundary';
+      const head = `--${boundary}\r\nContent-Disposition: form-data; name="dsiId"\r\n\r\n${dsiId}\r\n--${boundary}\r\nContent-Disposition: form-data; name="isPublic"\r\n\r\ntrue\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.stl"\r\nContent-Type: application/octet-stream\r\n\r\n`;
+      client.socket.write(
+        `POST /ui/package/files/upload HTTP/1.1\r\nHost: x\r\nAuthorization: ${auth.authorization}\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${head.length + 64 * 1024 * 1024}\r\n\r\n${head}`,
+      );
+      for (let i = 0; i < 8; i += 1) client.socket.write(Buffer.alloc(1024 * 1024, 7));
+      const deadline = Date.now() + 20_000;
+      let partial: string | undefined;
+      while (!partial && Date.now() < deadline) {
+        for (const name of await fs.readdir(tmp)) {
+          if ((await fs.stat(path.join(tmp, name))).size > 1024 * 1024) partial = name;
+        }
+        if (!partial) await sleep(100);
+      }
+      expect(partial).toBeDefined();
+      server.child.kill('SIGKILL');
+      await server.exited;
+      client.socket.destroy();
+
+      // what a crash between writing an object and committing its row leaves behind
+      const orphanKey = 'ab' + 'c'.repeat(30);
+      await fs.mkdir(path.join(dataDir, 'storage', 'ab'), { recursive: true });
+      await fs.writeFile(path.join(dataDir, 'storage', 'ab', orphanKey), 'no row refers to me');
+      expect((await fs.readdir(tmp)).length).toBeGreaterThan(0);
+      await sleep(1500);
+
+      server = await startServer(env);
+      const swept = Date.now() + 20_000;
+      while (
+        Date.now() < swept &&
+        ((await fs.readdir(tmp)).length > 0 || (await fs.readdir(path.join(dataDir, 'storage', 'ab'))).length > 0)
+      ) {
+        await sleep(200);
+      }
+      expect(await fs.readdir(tmp)).toEqual([]);
+      expect(await fs.readdir(path.join(dataDir, 'storage', 'ab'))).toEqual([]);
+      const download = await fetch(`${server.url}/ui/package/files/download?fileId=${fileId}`, { headers: auth });
+      expect(download.status).toBe(200);
+      expect(await download.text()).toBe('kept bytes');
+    } finally {
+      server.child.kill('SIGKILL');
+      await server.exited;
+      await fs.rm(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
 describe('start-up refusals on private files', () => {
   it('refuses to start on a database file other users can read, naming the fix', async () => {
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'manifold-modes-'));
