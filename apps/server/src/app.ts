@@ -24,8 +24,9 @@ import { registerAuth } from './plugins/auth.js';
 import { registerConsole } from './plugins/console.js';
 import { answerClientError, registerErrorHandling } from './plugins/errors.js';
 import { registerMultipart } from './plugins/multipart.js';
+import { registerInputHygiene } from './plugins/input-hygiene.js';
 import { registerOpenApi } from './plugins/openapi.js';
-import { registerRequestLimits, serverTimeouts } from './plugins/request-limits.js';
+import { registerRequestLimits, serverTimeouts, warnOnForwardingHeaders } from './plugins/request-limits.js';
 import { registerSecurityHeaders } from './plugins/security-headers.js';
 import type { Services } from './services.js';
 import { LocalStorage } from './storage/local-storage.js';
@@ -76,7 +77,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const app = Fastify({
     logger: options.logger ?? { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
     bodyLimit: 1024 * 1024,
-    trustProxy: process.env.TRUST_PROXY === 'true',
+    trustProxy: config.trustProxy,
     clientErrorHandler: answerClientError,
     ...serverTimeouts(config.timeouts),
   });
@@ -104,7 +105,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerErrorHandling(app);
   await registerSecurityHeaders(app, config.publicUrl);
   registerRequestLimits(app, config.timeouts);
+  if (!config.trustProxy) warnOnForwardingHeaders(app);
   registerApiVersion(app);
+  registerInputHygiene(app);
   registerAuth(app);
   await registerOpenApi(app);
   await registerMultipart(app, config.uploadMaxBytes);

@@ -85,6 +85,7 @@ describe('keys and uploads configuration', () => {
         JOBS_LEASE_SECONDS: '120',
         JOBS_STOP_TIMEOUT_MS: '0',
         STORAGE_SWEEP_GRACE_SECONDS: '86400',
+        STORAGE_TEMP_GRACE_SECONDS: '30',
       }).jobs,
     ).toEqual({
       enabled: false,
@@ -93,8 +94,10 @@ describe('keys and uploads configuration', () => {
       leaseSeconds: 120,
       stopTimeoutMs: 0,
       storageGraceSeconds: 86400,
+      storageTempGraceSeconds: 30,
     });
-    expect(() => loadConfig({ STORAGE_SWEEP_GRACE_SECONDS: '10' })).toThrow(ConfigError);
+    expect(() => loadConfig({ STORAGE_SWEEP_GRACE_SECONDS: '0' })).toThrow(ConfigError);
+    expect(() => loadConfig({ STORAGE_TEMP_GRACE_SECONDS: '0' })).toThrow(ConfigError);
     expect(() => loadConfig({ JOBS_CONCURRENCY: '0' })).toThrow(ConfigError);
   });
 });

@@ -17,6 +17,8 @@ export interface Config {
   adminPassword: string | undefined;
   cookieSecure: boolean;
   cookieDomain: string | null;
+  /** `TRUST_PROXY=true`: client addresses come from `X-Forwarded-For` (behind a reverse proxy). */
+  trustProxy: boolean;
   logLevel: string;
   /** Lifetime of a session token, seconds. */
   sessionTtlSeconds: number;
@@ -51,8 +53,13 @@ export interface JobsConfig {
   leaseSeconds: number;
   /** How long a stop waits for running jobs before it releases their leases, ms. */
   stopTimeoutMs: number;
-  /** Stored objects and temporary files younger than this are never swept, seconds. */
+  /** Stored objects younger than this are never swept (a put writes its object just before its row commits), seconds. */
   storageGraceSeconds: number;
+  /**
+   * Temporary upload files unchanged for this long are swept, seconds: a live upload writes all
+   * the time (a stalled one is cut off after `BODY_TIMEOUT_SECONDS`).
+   */
+  storageTempGraceSeconds: number;
 }
 
 /** How long a client may take; a slow or stalled client is cut off (milliseconds, bytes/s). */
@@ -61,7 +68,7 @@ export interface TimeoutConfig {
   headersMs: number;
   /** A body that is not a multipart upload must arrive whole within this. */
   bodyMs: number;
-  /** After its first `bodyMs`, an upload must keep up at least this average rate. */
+  /** After its first `bodyMs`, an upload must keep up at least this rate over the last `bodyMs`. */
   uploadMinBytesPerSecond: number;
   /** Absolute cap on one request, uploads included. */
   requestMs: number;
@@ -70,13 +77,13 @@ export interface TimeoutConfig {
 }
 
 export interface LoginThrottleConfig {
-  /** Failures (per username, or five times as many per address) after which logins are refused. */
+  /** Failures of one account from all addresses before waits begin (five times as many for one address on any account). */
   maxFailures: number;
-  /** Failures after which each further attempt is slowed down. */
+  /** Failures of one address on one account before waits begin; also the most one address adds to an account's count. */
   slowAfter: number;
-  /** Extra delay per failure beyond `slowAfter`, capped at 5 s. */
+  /** The first wait, ms; each further failure doubles it. */
   slowdownMs: number;
-  /** How long a locked username or address is refused, seconds. */
+  /** The longest wait, seconds. */
   lockSeconds: number;
   /** Failures older than this are forgotten, seconds. */
   windowSeconds: number;
@@ -176,6 +183,7 @@ export function loadConfig(env: Env = process.env): Config {
     adminPassword: env.ADMIN_PASSWORD || undefined,
     cookieSecure: boolean(env, 'COOKIE_SECURE', true),
     cookieDomain: env.COOKIE_DOMAIN || null,
+    trustProxy: env.TRUST_PROXY === 'true',
     logLevel: env.LOG_LEVEL || 'info',
     sessionTtlSeconds: integer(env, 'SESSION_TTL_SECONDS', 8 * 3600, 60, 30 * 24 * 3600),
     loginThrottle: {
@@ -204,7 +212,8 @@ export function loadConfig(env: Env = process.env): Config {
       pollIntervalMs: integer(env, 'JOBS_POLL_MS', 2000, 10, 3_600_000),
       leaseSeconds: integer(env, 'JOBS_LEASE_SECONDS', 60, 1, 86400),
       stopTimeoutMs: integer(env, 'JOBS_STOP_TIMEOUT_MS', 10_000, 0, 600_000),
-      storageGraceSeconds: integer(env, 'STORAGE_SWEEP_GRACE_SECONDS', 3600, 60, 30 * 86400),
+      storageGraceSeconds: integer(env, 'STORAGE_SWEEP_GRACE_SECONDS', 3600, 1, 30 * 86400),
+      storageTempGraceSeconds: integer(env, 'STORAGE_TEMP_GRACE_SECONDS', 120, 1, 30 * 86400),
     },
   };
 }

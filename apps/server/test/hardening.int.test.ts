@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { describeEachDatabase } from './helpers/test-app.js';
+import { addOrder, type LicensingWorld, licensingWorld, policyFor } from './helpers/licensing-fixtures.js';
+import { buildUserInput, describeEachDatabase } from './helpers/test-app.js';
 import { type ServerProcess, spawnServer, startServer } from './helpers/server-process.js';
 
 const adminPassword = 'Admin-password-1';
@@ -151,6 +152,106 @@ describe('a real server process under hostile clients', () => {
   });
 });
 
+describe('a server behind a proxy it was not told about', () => {
+  it('warns once when requests carry forwarding headers but TRUST_PROXY is off', async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'manifold-proxy-'));
+    const server = await startServer({ DATA_DIR: dataDir, LOG_LEVEL: 'warn', CONSOLE_DIR: path.join(dataDir, 'none') });
+    try {
+      await fetch(`${server.url}/healthz`);
+      expect(server.output().stdout).not.toContain('TRUST_PROXY is off');
+      for (let i = 0; i < 3; i++) await fetch(`${server.url}/healthz`, { headers: { 'x-forwarded-for': '203.0.113.7' } });
+      expect(server.output().stdout.split('TRUST_PROXY is off')).toHaveLength(2);
+    } finally {
+      expect(await server.stop()).toBe(0);
+      await fs.rm(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+describe('crash leftovers', () => {
+  it('removes the temporary file of an upload killed with -9 and an object left without a row, at the next start', async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'manifold-crash-'));
+    const env = {
+      DATA_DIR: dataDir,
+      ADMIN_PASSWORD: adminPassword,
+      LOG_LEVEL: 'silent',
+      CONSOLE_DIR: path.join(dataDir, 'none'),
+      STORAGE_SWEEP_GRACE_SECONDS: '1',
+      STORAGE_TEMP_GRACE_SECONDS: '1',
+    };
+    const tmp = path.join(dataDir, 'storage', 'tmp');
+    let server = await startServer(env);
+    try {
+      const login = await fetch(`${server.url}/ui/user/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'admin', password: adminPassword }),
+      });
+      const auth = { authorization: `Bearer ${((await login.json()) as { sessionToken: string }).sessionToken}` };
+      const created = await fetch(`${server.url}/ui/package/info`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ designName: 'Crash test', description: 'x', companyName: 'Acme' }),
+      });
+      const { dsiId } = (await created.json()) as { dsiId: string };
+      const form = new FormData();
+      form.set('dsiId', dsiId);
+      form.set('isPublic', 'true');
+      form.set('file', new Blob([Buffer.from('kept bytes')]), 'kept.stl');
+      const kept = await fetch(`${server.url}/ui/package/files/upload`, { method: 'POST', headers: auth, body: form });
+      expect(kept.status).toBe(200);
+      const { fileId } = (await kept.json()) as { fileId: string };
+
+      // an upload of 64 MiB, killed with -9 after 8 MiB
+      const client = connect(server.url);
+      await client.ready;
+      const boundary = 'crashboundary';
+      const head = `--${boundary}\r\nContent-Disposition: form-data; name="dsiId"\r\n\r\n${dsiId}\r\n--${boundary}\r\nContent-Disposition: form-data; name="isPublic"\r\n\r\ntrue\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.stl"\r\nContent-Type: application/octet-stream\r\n\r\n`;
+      client.socket.write(
+        `POST /ui/package/files/upload HTTP/1.1\r\nHost: x\r\nAuthorization: ${auth.authorization}\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${head.length + 64 * 1024 * 1024}\r\n\r\n${head}`,
+      );
+      for (let i = 0; i < 8; i += 1) client.socket.write(Buffer.alloc(1024 * 1024, 7));
+      const deadline = Date.now() + 20_000;
+      let partial: string | undefined;
+      while (!partial && Date.now() < deadline) {
+        for (const name of await fs.readdir(tmp)) {
+          if ((await fs.stat(path.join(tmp, name))).size > 1024 * 1024) partial = name;
+        }
+        if (!partial) await sleep(100);
+      }
+      expect(partial).toBeDefined();
+      server.child.kill('SIGKILL');
+      await server.exited;
+      client.socket.destroy();
+
+      // what a crash between writing an object and committing its row leaves behind
+      const orphanKey = 'ab' + 'c'.repeat(30);
+      await fs.mkdir(path.join(dataDir, 'storage', 'ab'), { recursive: true });
+      await fs.writeFile(path.join(dataDir, 'storage', 'ab', orphanKey), 'no row refers to me');
+      expect((await fs.readdir(tmp)).length).toBeGreaterThan(0);
+      await sleep(1500);
+
+      server = await startServer(env);
+      const swept = Date.now() + 20_000;
+      while (
+        Date.now() < swept &&
+        ((await fs.readdir(tmp)).length > 0 || (await fs.readdir(path.join(dataDir, 'storage', 'ab'))).length > 0)
+      ) {
+        await sleep(200);
+      }
+      expect(await fs.readdir(tmp)).toEqual([]);
+      expect(await fs.readdir(path.join(dataDir, 'storage', 'ab'))).toEqual([]);
+      const download = await fetch(`${server.url}/ui/package/files/download?fileId=${fileId}`, { headers: auth });
+      expect(download.status).toBe(200);
+      expect(await download.text()).toBe('kept bytes');
+    } finally {
+      server.child.kill('SIGKILL');
+      await server.exited;
+      await fs.rm(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
 describe('start-up refusals on private files', () => {
   it('refuses to start on a database file other users can read, naming the fix', async () => {
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'manifold-modes-'));
@@ -201,3 +302,100 @@ describeEachDatabase(
   },
   { SQLITE_SYNCHRONOUS: 'NORMAL' },
 );
+
+describeEachDatabase('names that cannot impersonate, strings without NUL, passwords nobody guesses', (ctx) => {
+  const add = async (overrides: Record<string, unknown>) =>
+    ctx().call('POST', '/ui/user/add', { token: await ctx().adminToken(), body: { ...buildUserInput(), ...overrides } });
+
+  it.each([
+    ['a zero-width space', 'ad\u200bmin2'],
+    ['a right-to-left override', 'evil\u202eexe.txt'],
+    ['markup', '<b>bold</b>'],
+    ['a space', 'two words'],
+  ])('refuses a username with %s', async (_what, username) => {
+    const response = await add({ username });
+    expect(response.statusCode).toBe(420);
+    expect(response.json()).toMatchObject({ errorToken: 'usernameInvalid', field: 'username' });
+  });
+
+  it('refuses a username with a control character XML cannot carry, naming the field', async () => {
+    const response = await add({ username: 'esc\u001bape' });
+    expect(response.statusCode).toBe(420);
+    expect(response.json()).toMatchObject({ errorToken: 'invalidCharacters', field: 'username' });
+  });
+
+  it('refuses a username whose confusable skeleton matches an existing one', async () => {
+    for (const username of ['\u0430dmin', 'ADMIN', '\uff41\uff44\uff4d\uff49\uff4e']) {
+      const response = await add({ username });
+      expect(response.statusCode, username).toBe(420);
+      expect(response.json()).toMatchObject({ errorToken: 'usernameTaken', field: 'username' });
+    }
+  });
+
+  it('stores the NFKC form of a username typed in full-width letters', async () => {
+    const response = await add({ username: '\uff4e\uff46\uff4b\uff43' });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({ username: 'nfkc' });
+  });
+
+  it('refuses NUL in any string, signed in or not, with a 400 and no change', async () => {
+    const login = await ctx().call('POST', '/ui/user/login', { body: { username: 'admin\u0000', password: 'x' } });
+    expect(login.statusCode).toBe(400);
+    expect(login.json()).toEqual({ errorToken: 'malformedRequest', errorDescription: 'username contains a NUL character' });
+    const token = await ctx().adminToken();
+    const before = (await ctx().call('GET', '/ui/user/list?numberOfItems=100', { token })).json().totalNumOfItems;
+    const added = await add({ firstName: 'Nul\u0000l' });
+    expect(added.statusCode).toBe(400);
+    expect((await ctx().call('GET', '/ui/user/list?numberOfItems=100', { token })).json().totalNumOfItems).toBe(before);
+    const search = await ctx().call('GET', '/ui/user/list?search=%00', { token });
+    expect(search.statusCode).toBe(400);
+    expect(search.json().errorDescription).toBe('querystring.search contains a NUL character');
+  });
+
+  it('refuses common and breached passwords', async () => {
+    for (const password of ['password123', 'Qwerty123', 'iloveyou']) {
+      const response = await add({ password });
+      expect(response.statusCode, password).toBe(420);
+      expect(response.json()).toMatchObject({ errorToken: 'passwordTooCommon', field: 'password' });
+    }
+  });
+});
+
+describeEachDatabase('text that signed documents cannot carry', (ctx) => {
+  let world: LicensingWorld;
+  beforeAll(async () => {
+    world = await licensingWorld(ctx());
+  });
+
+  it.each([
+    ['NUL', 'a\u0000b', 400],
+    ['U+0001', 'a\u0001b', 420],
+    ['ESC', '\u001b[31mred', 420],
+    ['U+FFFE', 'a\uFFFEb', 420],
+    ['a lone surrogate', 'a\uD800b', 420],
+  ])('refuses %s in a tracking value before any quantity is taken', async (_what, fieldValue, status) => {
+    const orderId = await addOrder(ctx(), policyFor(world, { quantity: 5 }));
+    const token = await ctx().adminToken();
+    const response = await ctx().call('POST', '/ui/authorization/authorize', {
+      token,
+      body: { orderId, deviceId: world.deviceId, quantity: 2, tracking: [{ fieldName: 'lot', fieldValue }] },
+    });
+    expect(response.statusCode).toBe(status);
+    if (status === 420)
+      expect(response.json()).toMatchObject({ errorToken: 'invalidCharacters', field: 'tracking[0].fieldValue' });
+    const order = (await ctx().call('GET', `/ui/order/fetch?orderId=${orderId}`, { token })).json();
+    expect(order.remainingQuantity ?? order.order?.remainingQuantity).toBe(5);
+  });
+
+  it('refuses such characters in an order arriving as JSON, naming the field', async () => {
+    const response = await ctx().call('POST', '/ui/order/add', {
+      token: await ctx().adminToken(),
+      body: { authorizationAuthorizedPolicyList: policyFor(world, { purpose: 'bell\u0007' }) },
+    });
+    expect(response.statusCode).toBe(420);
+    expect(response.json()).toMatchObject({
+      errorToken: 'invalidCharacters',
+      field: 'authorizationAuthorizedPolicyList.purpose',
+    });
+  });
+});

@@ -286,6 +286,27 @@ describeEachDatabase('package files', (ctx) => {
       privateFile = response.json<TPackageFile>();
     });
 
+    it('stores the file (public or made public later) and answers 200, never a 500 after the row', async () => {
+      const target = await createPackage(ctx());
+      const token = await ctx().adminToken();
+      const bad = threeMfWithThumbnail(onePixelPng, '/Metadata/thumb%ZZnail.png');
+      const response = await upload(ctx(), target.dsiId, bad, { filename: 'bad-escape.3mf' });
+      expect(response.statusCode, response.body).toBe(200);
+      // the relationship names no part: the conventional thumbnail is used instead
+      const detail = (await ctx().call('GET', `/ui/package/fetch?dsiId=${target.dsiId}`, { token })).json<TPackageDetail>();
+      expect(detail.displayImage).toMatch(/^[a-f0-9]{32}\.png$/);
+
+      const other = await createPackage(ctx());
+      const sealed = await upload(ctx(), other.dsiId, bad, { filename: 'bad-escape.3mf', isPublic: false });
+      expect(sealed.statusCode, sealed.body).toBe(200);
+      const made = await ctx().call('POST', '/ui/package/files/privacy', {
+        token,
+        body: { fileId: sealed.json<TPackageFile>().fileId, isPublic: true },
+      });
+      expect(made.statusCode, made.body).toBe(200);
+      expect(made.json<TPackageFile>().isPublic).toBe(true);
+    });
+
     it('are encrypted at rest and decrypted on download for ADMIN only', async () => {
       expect(privateFile).toMatchObject({ isPublic: false, size: secret.length, sha256: sha256(secret) });
       const onDisk = await storedBytes(ctx(), privateFile.fileId);

@@ -1,6 +1,7 @@
 import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { SettingsRepository } from '../src/modules/settings/settings.repository.js';
+import { usernameKey } from '../src/modules/users/usernames.js';
 import { adminPassword, describeEachDatabase } from './helpers/test-app.js';
 
 describeEachDatabase('session', (ctx) => {
@@ -177,35 +178,109 @@ describeEachDatabase('session', (ctx) => {
 describeEachDatabase(
   'login throttling',
   (ctx) => {
-    it('locks a username after repeated failures, with the same answer whether or not it exists', async () => {
+    const attempt = (username: string, password: string, remoteAddress = '127.0.0.1') =>
+      ctx().app.inject({ method: 'POST', url: '/ui/user/login', payload: { username, password }, remoteAddress });
+
+    it('holds a source back after repeated failures, with the same answer whether or not the account exists', async () => {
       const { profile, password } = await ctx().createUser();
       for (const username of [profile.username, 'ghost-user']) {
         for (let i = 0; i < 3; i += 1) {
-          const response = await ctx().call('POST', '/ui/user/login', { body: { username, password: 'wrong' } });
-          expect(response.json().errorToken).toBe('passwordIncorrect');
+          expect((await attempt(username, 'wrong', '192.0.2.10')).json().errorToken).toBe('passwordIncorrect');
         }
-        const locked = await ctx().call('POST', '/ui/user/login', { body: { username, password: 'wrong' } });
-        expect(locked.statusCode).toBe(420);
-        expect(locked.json().errorToken).toBe('loginTemporarilyLocked');
+        const held = await attempt(username, 'wrong', '192.0.2.10');
+        expect(held.statusCode).toBe(420);
+        expect(held.json().errorToken).toBe('loginTemporarilyLocked');
       }
-      // even the right password is refused while locked
-      const right = await ctx().call('POST', '/ui/user/login', { body: { username: profile.username, password } });
-      expect(right.json().errorToken).toBe('loginTemporarilyLocked');
-      // other users are not affected
-      expect(
-        (await ctx().call('POST', '/ui/user/login', { body: { username: 'admin', password: adminPassword } })).statusCode,
-      ).toBe(200);
+      // the right password is not even checked from the held-back source…
+      expect((await attempt(profile.username, password, '192.0.2.10')).json().errorToken).toBe('loginTemporarilyLocked');
+      // …but the owner elsewhere and other accounts are not affected
+      expect((await attempt(profile.username, password, '198.51.100.20')).statusCode).toBe(200);
+      expect((await attempt('admin', adminPassword, '192.0.2.10')).statusCode).toBe(200);
     });
 
-    it('slows answers down after the configured number of failures', async () => {
+    it('doubles the wait with each further failure and lets the source try again once it has passed', async () => {
       const { profile } = await ctx().createUser();
-      for (let i = 0; i < 2; i += 1) {
-        await ctx().call('POST', '/ui/user/login', { body: { username: profile.username, password: 'wrong' } });
+      for (let i = 0; i < 3; i += 1) await attempt(profile.username, 'wrong', '192.0.2.11');
+      const held = await attempt(profile.username, 'wrong', '192.0.2.11');
+      expect(held.json()).toMatchObject({
+        errorToken: 'loginTemporarilyLocked',
+        errorDescription: 'Too many failed login attempts; try again in 2 seconds',
+      });
+      await new Promise((resolve) => setTimeout(resolve, 2100));
+      const before = Date.now();
+      expect((await attempt(profile.username, 'wrong', '192.0.2.11')).json().errorToken).toBe('passwordIncorrect');
+      const [row] = await ctx()
+        .app.services.database.db.selectFrom('login_failures')
+        .selectAll()
+        .where('key', '=', `pair:${usernameKey(profile.username)}|192.0.2.11`)
+        .execute();
+      expect(Number(row!.failures)).toBe(4);
+      expect(new Date(row!.locked_until!).getTime() - before).toBeGreaterThanOrEqual(4000);
+    });
+
+    it('checks at most slowAfter + 1 passwords of 100 parallel guesses at one account', async () => {
+      const { profile } = await ctx().createUser();
+      const answers = await Promise.all(Array.from({ length: 100 }, () => attempt(profile.username, 'wrong', '192.0.2.12')));
+      const tokens = answers.map((response) => response.json().errorToken as string);
+      const checked = tokens.filter((token) => token === 'passwordIncorrect').length;
+      expect(checked).toBeGreaterThanOrEqual(1);
+      expect(checked).toBeLessThanOrEqual(3);
+      expect(tokens.filter((token) => token === 'loginTemporarilyLocked')).toHaveLength(100 - checked);
+      const failed = await ctx()
+        .app.services.database.db.selectFrom('audit_events')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('event_type', '=', 'loginFailed')
+        .where('actor', '=', profile.username)
+        .executeTakeFirstOrThrow();
+      expect(Number(failed.n)).toBe(checked);
+    });
+
+    it('does not let a flood from one address hold back the owner logging in from another', async () => {
+      const { profile, password } = await ctx().createUser();
+      for (let i = 0; i < 40; i += 1) await attempt(profile.username, 'wrong', '203.0.113.9');
+      expect((await attempt(profile.username, password, '198.51.100.2')).statusCode).toBe(200);
+    });
+
+    it('holds an account back when many sources guess it, until an administrator clears it', async () => {
+      const { profile, password } = await ctx().createUser();
+      for (const source of ['203.0.113.21', '203.0.113.22']) {
+        for (let i = 0; i < 2; i += 1) await attempt(profile.username, 'wrong', source);
       }
-      const started = Date.now();
-      await ctx().call('POST', '/ui/user/login', { body: { username: profile.username, password: 'wrong' } });
-      expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+      expect((await attempt(profile.username, password, '198.51.100.3')).json().errorToken).toBe('loginTemporarilyLocked');
+
+      const token = await ctx().adminToken();
+      const list = await ctx().call('GET', '/ui/admin/login-throttle?numberOfItems=100', { token });
+      expect(list.statusCode).toBe(200);
+      const entry = list.json().data.find((row: { key: string }) => row.key === `user:${usernameKey(profile.username)}`);
+      expect(entry).toMatchObject({ kind: 'user', username: profile.username, sourceIp: null, failures: 4 });
+      const pair = list
+        .json()
+        .data.find((row: { key: string }) => row.key === `pair:${usernameKey(profile.username)}|203.0.113.21`);
+      expect(pair).toMatchObject({ kind: 'pair', username: profile.username, sourceIp: '203.0.113.21', failures: 2 });
+
+      const cleared = await ctx().call('POST', '/ui/admin/login-throttle/clear', { token, body: { key: entry.key } });
+      expect(cleared.statusCode).toBe(200);
+      expect((await attempt(profile.username, password, '198.51.100.3')).statusCode).toBe(200);
+      const audit = await ctx()
+        .app.services.database.db.selectFrom('audit_events')
+        .selectAll()
+        .where('event_type', '=', 'loginThrottleCleared')
+        .where('subject', '=', entry.key)
+        .execute();
+      expect(audit).toHaveLength(1);
+
+      const again = await ctx().call('POST', '/ui/admin/login-throttle/clear', { token, body: { key: 'user:nobody-ever' } });
+      expect(again.statusCode).toBe(420);
+      expect(again.json()).toMatchObject({ errorToken: 'loginThrottleKeyNotPresent', field: 'key' });
+    });
+
+    it('lets only administrators see and clear the counters', async () => {
+      const { token } = await ctx().createUser();
+      expect((await ctx().call('GET', '/ui/admin/login-throttle')).statusCode).toBe(401);
+      expect((await ctx().call('POST', '/ui/admin/login-throttle/clear', { body: { key: 'x' } })).statusCode).toBe(401);
+      expect((await ctx().call('GET', '/ui/admin/login-throttle', { token })).statusCode).toBe(403);
+      expect((await ctx().call('POST', '/ui/admin/login-throttle/clear', { token, body: { key: 'x' } })).statusCode).toBe(403);
     });
   },
-  { LOGIN_MAX_FAILURES: '3', LOGIN_SLOW_AFTER: '2', LOGIN_SLOWDOWN_MS: '300' },
+  { LOGIN_MAX_FAILURES: '3', LOGIN_SLOW_AFTER: '2', LOGIN_SLOWDOWN_MS: '2000' },
 );

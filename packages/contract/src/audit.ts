@@ -10,6 +10,7 @@ export const auditEventTypes = [
   ...licensingAuditEventTypes,
   'loginSucceeded',
   'loginFailed',
+  'loginThrottleCleared',
   'logout',
   'userAdded',
   'userEdited',

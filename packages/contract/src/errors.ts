@@ -155,7 +155,12 @@ export const manifoldErrorTokens = {
   unsupportedApiVersion: 'Unsupported API version',
   payloadTooLarge: 'The request is too large',
   loginTemporarilyLocked: 'Too many failed login attempts; try again later',
+  loginThrottleKeyNotPresent: 'No failed-login counter has this key',
   passwordTooShort: 'The password must have at least 8 characters',
+  passwordTooCommon: 'This password is among the most common ones; choose another',
+  usernameInvalid: 'A username has at most 64 letters, digits or . _ - @ + (no spaces, control characters or markup)',
+  invalidCharacters:
+    'The text contains characters that cannot be carried (control characters, NUL, U+FFFE/U+FFFF, lone surrogates)',
   currentPasswordRequired: 'Enter your current password to set a new one',
   groupNameEmpty: 'Group name is required',
   groupNameTaken: 'A group with this name already exists',

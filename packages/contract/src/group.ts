@@ -21,7 +21,10 @@ export const ZGroupAddRequest = z
   .meta({ id: 'GroupAddRequest' });
 export type TGroupAddRequest = z.infer<typeof ZGroupAddRequest>;
 
-export const ZGroupEditRequest = ZGroupAddRequest.extend({ userGroupId: z.number().int() }).meta({
+/** A group's row id: a positive 32-bit integer on every database. */
+const ZUserGroupId = z.number().int().min(1).max(2_147_483_647);
+
+export const ZGroupEditRequest = ZGroupAddRequest.extend({ userGroupId: ZUserGroupId }).meta({
   id: 'GroupEditRequest',
 });
 export type TGroupEditRequest = z.infer<typeof ZGroupEditRequest>;
@@ -31,4 +34,4 @@ export const ZGroupListQuery = ZPageQuery.extend({
   search: z.string().max(128).optional(),
 });
 
-export const ZGroupDeleteRequest = z.object({ userGroupId: z.number().int() }).meta({ id: 'GroupDeleteRequest' });
+export const ZGroupDeleteRequest = z.object({ userGroupId: ZUserGroupId }).meta({ id: 'GroupDeleteRequest' });

@@ -16,5 +16,6 @@ export * from './parameter-narrowing.js';
 export * from './licensing-tokens.js';
 export * from './policy.js';
 export * from './licensing.js';
+export * from './login-throttle.js';
 export * from './identifiers.js';
 export * from './jobs.js';

@@ -27,6 +27,8 @@ export const permissions = {
   'GET /ui/user/login': 'anyRole',
   'POST /ui/user/refresh': 'anyRole',
   'POST /ui/user/logout': 'anyRole',
+  'GET /ui/admin/login-throttle': 'admin',
+  'POST /ui/admin/login-throttle/clear': 'admin',
   // users and groups
   'GET /ui/user/list': 'anyRole',
   'GET /ui/user/roles': 'anyRole',

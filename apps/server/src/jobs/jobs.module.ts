@@ -22,8 +22,15 @@ export function jobsModule({ database, storage, config: { jobs: config } }: Core
 
   runner.register(SESSION_PURGE, sessionPurgeJob(database.db, log));
   runner.schedule({ kind: SESSION_PURGE, everySeconds: HOUR });
-  runner.register(STORAGE_SWEEP, storageSweepJob(database.db, storage, { graceSeconds: config.storageGraceSeconds, log }));
-  runner.schedule({ kind: STORAGE_SWEEP, everySeconds: 6 * HOUR, atStart: true });
+  runner.register(
+    STORAGE_SWEEP,
+    storageSweepJob(database.db, storage, {
+      graceSeconds: config.storageGraceSeconds,
+      tempGraceSeconds: config.storageTempGraceSeconds,
+      log,
+    }),
+  );
+  runner.schedule({ kind: STORAGE_SWEEP, everySeconds: HOUR, atStart: true });
   runner.register(JOB_HISTORY_PURGE, jobHistoryPurgeJob(new JobsRepository(database.db, database.dialect)));
   runner.schedule({ kind: JOB_HISTORY_PURGE, everySeconds: HOUR });
 

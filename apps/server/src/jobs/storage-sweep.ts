@@ -12,21 +12,23 @@ const BATCH = 500;
 /**
  * Removes what no one will read again: temporary files of uploads that never finished, and
  * stored objects no row refers to (an upload whose row was never written, an object whose row
- * went while the process died before deleting it). Only things older than `graceSeconds` go: a
- * put writes its object before the row that refers to it is committed, and another process's
- * upload keeps writing its temporary file.
+ * went while the process died before deleting it). Objects go only when older than
+ * `graceSeconds` (a put writes its object before the row that refers to it is committed);
+ * temporary files when unchanged for `tempGraceSeconds` (a live upload, in any process, keeps
+ * writing its temporary file).
  */
 export function storageSweepJob(
   db: Kysely<DB>,
   storage: Storage,
-  options: { graceSeconds: number; log: JobLog; now?: () => Date },
+  options: { graceSeconds: number; tempGraceSeconds: number; log: JobLog; now?: () => Date },
 ): JobDefinition<null> {
   const references = new StorageReferencesRepository(db);
   return {
     payload: z.null(),
     async run(_payload, { signal }) {
-      const cutoff = new Date((options.now?.() ?? new Date()).getTime() - options.graceSeconds * 1000);
-      const uploads = await storage.removeAbandonedUploads(cutoff);
+      const now = (options.now?.() ?? new Date()).getTime();
+      const cutoff = new Date(now - options.graceSeconds * 1000);
+      const uploads = await storage.removeAbandonedUploads(new Date(now - options.tempGraceSeconds * 1000));
       let objects = 0;
       const sweep = async (keys: string[]) => {
         const kept = await references.referenced(keys);

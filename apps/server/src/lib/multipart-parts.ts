@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { Transform, type TransformCallback } from 'node:stream';
 import { StorageLimitError } from '../storage/storage.js';
 import type { z } from 'zod';
+import { assertCarryableText } from '../plugins/input-hygiene.js';
 import { AppError } from './app-error.js';
 import { identifierErrors } from './identifier-errors.js';
 
@@ -30,7 +31,9 @@ export async function* formParts(request: FastifyRequest, limits?: PartsOptions[
       throw multipartFailure(error);
     }
     if (result.done) return;
-    yield result.value;
+    const part = result.value;
+    if (part.type === 'field') assertCarryableText(part.value, part.fieldname);
+    yield part;
   }
 }
 

@@ -48,9 +48,18 @@ function thumbnailTarget(xml: string): string | undefined {
     const attributes = match[1] ?? '';
     const type = /\bType\s*=\s*"([^"]*)"/.exec(attributes)?.[1];
     const target = /\bTarget\s*=\s*"([^"]*)"/.exec(attributes)?.[1];
-    if (type === THUMBNAIL_RELATIONSHIP && target) return decodeURIComponent(target);
+    if (type === THUMBNAIL_RELATIONSHIP && target) return decodedPartName(target);
   }
   return undefined;
+}
+
+/** A relationship target as a part name; a malformed %-escape names no part (the thumbnail is skipped). */
+function decodedPartName(target: string): string | undefined {
+  try {
+    return decodeURIComponent(target);
+  } catch {
+    return undefined;
+  }
 }
 
 async function centralDirectory(source: RandomAccessSource): Promise<CentralEntry[] | undefined> {

@@ -61,3 +61,21 @@ export function registerRequestLimits(app: FastifyInstance, timeouts: TimeoutCon
     return payload;
   });
 }
+
+/**
+ * Behind a reverse proxy without `TRUST_PROXY=true` every request seems to come from the proxy,
+ * so per-address login throttling would count everyone together: say so once, loudly.
+ */
+export function warnOnForwardingHeaders(app: FastifyInstance): void {
+  let warned = false;
+  app.addHook('onRequest', async (request) => {
+    if (warned) return;
+    const headers = request.headers;
+    if (headers['x-forwarded-for'] === undefined && headers.forwarded === undefined) return;
+    warned = true;
+    request.log.warn(
+      "requests arrive with X-Forwarded-For/Forwarded headers but TRUST_PROXY is off: client addresses are the proxy's; " +
+        'set TRUST_PROXY=true if a reverse proxy you control sets them',
+    );
+  });
+}

@@ -195,11 +195,11 @@ export const onePixelPng = Buffer.from(
 );
 
 /** A 3MF whose thumbnail relationship points at `Metadata/thumbnail.png`. */
-export function threeMfWithThumbnail(thumbnail: Buffer = onePixelPng): Buffer {
+export function threeMfWithThumbnail(thumbnail: Buffer = onePixelPng, target = '/Metadata/thumbnail.png'): Buffer {
   const rels =
     '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">' +
     '<Relationship Target="/3D/3dmodel.model" Id="rel0" Type="http://schemas.microsoft.com/3dmanufacturing/2013/01/3dmodel"/>' +
-    '<Relationship Target="/Metadata/thumbnail.png" Id="rel1" Type="http://schemas.openxmlformats.org/package/2006/relationships/metadata/thumbnail"/>' +
+    `<Relationship Target="${target}" Id="rel1" Type="http://schemas.openxmlformats.org/package/2006/relationships/metadata/thumbnail"/>` +
     '</Relationships>';
   return zipArchive([
     { name: '[Content_Types].xml', data: Buffer.from('<Types/>'), deflate: true },

@@ -5,6 +5,7 @@ import * as serverCredentials from './002-server-credentials.js';
 import * as packagesDevices from './003-packages-devices.js';
 import * as licensing from './010-licensing.js';
 import * as jobs from './011-jobs.js';
+import * as usernameKeys from './012-username-keys.js';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -18,6 +19,7 @@ const migrations: Record<string, DialectMigration> = {
   '003-packages-devices': packagesDevices,
   '010-licensing': licensing,
   '011-jobs': jobs,
+  '012-username-keys': usernameKeys,
 };
 
 export function migrationProvider(kind: DatabaseKind): MigrationProvider {

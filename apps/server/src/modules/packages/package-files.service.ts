@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { pipeline, type Readable, type Transform } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { TPackageFile } from '@manifold/contract';
 import {
   CONTENT_OVERHEAD_BYTES,
@@ -12,7 +12,7 @@ import {
 } from '../../crypto/design-keys.js';
 import type { Database } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
-import type { PackageFileRow, PackageFileValues } from '../../db/schema-packages.js';
+import type { ImageRow, PackageFileRow, PackageFileValues } from '../../db/schema-packages.js';
 import { AppError } from '../../lib/app-error.js';
 import type { Caller } from '../../lib/caller.js';
 import { sanitizeContentType, sanitizeFileName } from '../../lib/file-names.js';
@@ -81,7 +81,8 @@ export class PackageFilesService {
       created_at: now,
       updated_at: now,
     };
-    await this.orRemove(stored.key, () =>
+    const thumbnail = input.isPublic ? await this.orRemove([stored.key], () => this.thumbnailImage(row)) : undefined;
+    await this.orRemove([stored.key, thumbnail?.storage_key], () =>
       this.database.transaction(async (trx) => {
         if (!(await this.packages(trx).findPackage(input.dsiId))) throw new AppError('packageNotPresent', { field: 'dsiId' });
         await this.packages(trx).insertFile(row);
@@ -92,9 +93,9 @@ export class PackageFilesService {
           sha256: row.sha256,
           isPublic: input.isPublic,
         });
+        if (thumbnail) await this.adoptThumbnail(trx, row.package_id, thumbnail);
       }),
     );
-    if (input.isPublic) await this.adoptThumbnail(row);
     return toFile(row);
   }
 
@@ -126,7 +127,8 @@ export class PackageFilesService {
       wrapped_key: sealing?.wrappedKey ?? null,
       updated_at: isoNow(),
     };
-    await this.orRemove(stored.key, () =>
+    const thumbnail = input.isPublic ? await this.orRemove([stored.key], () => this.thumbnailImage(updated)) : undefined;
+    await this.orRemove([stored.key, thumbnail?.storage_key], () =>
       this.database.transaction(async (trx) => {
         const swapped = await this.packages(trx).replaceFileObject(row.id, row.storage_key, {
           is_public: updated.is_public,
@@ -144,10 +146,10 @@ export class PackageFilesService {
           fileId: row.id,
           isPublic: input.isPublic,
         });
+        if (thumbnail) await this.adoptThumbnail(trx, row.package_id, thumbnail);
       }),
     );
     await this.removeIfUnused(row.storage_key);
-    if (input.isPublic) await this.adoptThumbnail(updated);
     return toFile(updated);
   }
 
@@ -217,11 +219,12 @@ export class PackageFilesService {
     }
   }
 
-  private async orRemove<T>(key: string, work: () => Promise<T>): Promise<T> {
+  /** Runs `work`; when it fails, the stored objects it was to refer to are removed (nothing half done stays). */
+  private async orRemove<T>(keys: (string | undefined)[], work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (error) {
-      await this.storage.delete(key);
+      for (const key of keys) if (key) await this.storage.delete(key);
       throw error;
     }
   }
@@ -231,31 +234,30 @@ export class PackageFilesService {
   }
 
   /**
-   * A public 3MF's thumbnail becomes the package's display image when it has none. Private files
-   * are left alone: their content is readable only through a recorded decryption, and a display
-   * image is shown to every user.
+   * A public 3MF's thumbnail, stored as an image ready to become the package's display image when
+   * the package has none (undefined otherwise, and for anything that is not a 3MF with a usable
+   * thumbnail). Private files are left alone: their content is readable only through a recorded
+   * decryption, and a display image is shown to every user.
    */
-  private async adoptThumbnail(row: PackageFileRow): Promise<void> {
+  private async thumbnailImage(row: PackageFileValues): Promise<ImageRow | undefined> {
     const pkg = await this.packages().findPackage(row.package_id);
-    if (!pkg || pkg.display_image !== null || !looksLike3mf(row)) return;
-    const size = Number(row.stored_size);
+    if (!pkg || pkg.display_image !== null || !looksLike3mf(row)) return undefined;
     const thumbnail = await readZipThumbnail(
       {
-        size,
+        size: Number(row.stored_size),
         read: async (start, length) => buffer(await this.storage.get(row.storage_key, { start, end: start + length - 1 })),
       },
       IMAGE_MAX_BYTES,
     );
-    if (!thumbnail || !sniffImage(thumbnail)) return;
-    const image = await storeImage(this.storage, thumbnail, 'package');
-    const adopted = await this.orRemove(image.storage_key, () =>
-      this.database.transaction(async (trx) => {
-        await new ImagesRepository(trx).insert(image);
-        return this.packages(trx).setDisplayImageIfNone(row.package_id, image.name);
-      }),
-    );
-    if (!adopted) {
-      await new ImagesRepository(this.database.db).delete(image.name);
+    if (!thumbnail || !sniffImage(thumbnail)) return undefined;
+    return storeImage(this.storage, thumbnail, 'package');
+  }
+
+  /** In the file's own transaction: the thumbnail becomes the display image, unless another got there first. */
+  private async adoptThumbnail(trx: Transaction<DB>, packageId: string, image: ImageRow): Promise<void> {
+    await new ImagesRepository(trx).insert(image);
+    if (!(await this.packages(trx).setDisplayImageIfNone(packageId, image.name))) {
+      await new ImagesRepository(trx).delete(image.name);
       await this.storage.delete(image.storage_key);
     }
   }

@@ -1,102 +1,50 @@
-import type { Kysely } from 'kysely';
 import type { LoginThrottleConfig } from '../../config.js';
-import { type Dialect, isUniqueViolation } from '../../db/dialect.js';
-import type { DB } from '../../db/schema.js';
-import { LoginFailuresRepository } from './login-failures.repository.js';
-
-export interface ThrottleKey {
-  key: string;
-  maxFailures: number;
-}
-
-export interface ThrottleState {
-  /** Set while logins for this username or address are refused. */
-  lockedUntil: Date | undefined;
-  /** Recent failures of the busiest key: decides the slowdown. */
-  failures: number;
-}
 
 /**
- * Counts failed logins per username and per address in the database, so every instance sees
- * the same counts. The username need not exist: answers never tell whether it does.
+ * Failed-login throttling (docs/api.md#failed-logins). Three counters, each with a growing delay:
+ *
+ * - `pair:<username>|<address>` — one source guessing one account: free for `slowAfter`
+ *   failures, then each further failure doubles the wait (from `slowdownMs`, capped at
+ *   `lockSeconds`).
+ * - `ip:<address>` — one source spraying many accounts: the same curve after `5 × maxFailures`.
+ * - `user:<username>` — many sources guessing one account: the same curve after `maxFailures`;
+ *   each source adds at most `slowAfter` failures to it, so a flood from one address never
+ *   holds back the owner logging in from elsewhere.
+ *
+ * An attempt is counted before its password is checked, in one transaction that locks the
+ * counters, and refused unchecked while any of them says "not before": 100 parallel guesses
+ * check at most `slowAfter + 1` passwords. A successful login clears its source's and its
+ * account's counters. Failures older than `windowSeconds` are forgotten.
  */
-export class LoginThrottle {
-  constructor(
-    private readonly config: LoginThrottleConfig,
-    private readonly dialect: Dialect,
-  ) {}
+export class LoginThrottlePolicy {
+  constructor(private readonly config: LoginThrottleConfig) {}
 
-  keysFor(usernameKey: string, sourceIp: string): ThrottleKey[] {
-    return [
-      { key: `user:${usernameKey}`.slice(0, 200), maxFailures: this.config.maxFailures },
-      { key: `ip:${sourceIp}`.slice(0, 200), maxFailures: this.config.maxFailures * 5 },
-    ];
+  keys(usernameKey: string, sourceIp: string): { pair: string; ip: string; user: string } {
+    const user = usernameKey.slice(0, 150);
+    const ip = sourceIp.slice(0, 45);
+    return { pair: `pair:${user}|${ip}`, ip: `ip:${ip}`, user: `user:${user}` };
   }
 
-  private failures(db: Kysely<DB>): LoginFailuresRepository {
-    return new LoginFailuresRepository(db, this.dialect);
+  /** Failures a key may have before waits begin. */
+  freeFailures(kind: 'pair' | 'ip' | 'user'): number {
+    if (kind === 'pair') return this.config.slowAfter;
+    return kind === 'ip' ? this.config.maxFailures * 5 : this.config.maxFailures;
   }
 
-  async state(db: Kysely<DB>, keys: ThrottleKey[], now: Date): Promise<ThrottleState> {
-    const rows = await this.failures(db).ofKeys(keys.map((k) => k.key));
-    const windowStart = new Date(now.getTime() - this.config.windowSeconds * 1000).toISOString();
-    let lockedUntil: Date | undefined;
-    let failures = 0;
-    for (const row of rows) {
-      if (row.locked_until && row.locked_until > now.toISOString()) {
-        const until = new Date(row.locked_until);
-        if (!lockedUntil || until > lockedUntil) lockedUntil = until;
-      }
-      if (row.window_start >= windowStart && row.key.startsWith('user:')) failures = Math.max(failures, row.failures);
-    }
-    return { lockedUntil, failures };
+  /** How long a key with `failures` recent failures must wait before its next check, ms. */
+  waitMs(kind: 'pair' | 'ip' | 'user', failures: number): number {
+    const over = failures - this.freeFailures(kind);
+    if (over <= 0) return 0;
+    return Math.min(this.config.slowdownMs * 2 ** Math.min(over - 1, 30), this.config.lockSeconds * 1000);
   }
 
-  /** How long to hold back the answer after this many recent failures. */
-  delayMs(failures: number): number {
-    if (failures < this.config.slowAfter) return 0;
-    return Math.min((failures - this.config.slowAfter + 1) * this.config.slowdownMs, 5000);
+  /** Whether failures counted since `windowStart` are too old to count at `now`. */
+  expired(windowStart: string, now: Date): boolean {
+    return new Date(windowStart).getTime() < now.getTime() - this.config.windowSeconds * 1000;
   }
 
-  async recordFailure(trx: Kysely<DB>, keys: ThrottleKey[], now: Date): Promise<void> {
-    for (const key of keys) {
-      try {
-        await this.bump(trx, key, now);
-      } catch (error) {
-        if (!isUniqueViolation(error)) throw error;
-        await this.bump(trx, key, now);
-      }
-    }
-  }
-
-  async clear(trx: Kysely<DB>, key: ThrottleKey): Promise<void> {
-    await this.failures(trx).delete(key.key);
-  }
-
-  private async bump(trx: Kysely<DB>, { key, maxFailures }: ThrottleKey, now: Date): Promise<void> {
-    const nowIso = now.toISOString();
-    const windowStart = new Date(now.getTime() - this.config.windowSeconds * 1000).toISOString();
-    const failures = this.failures(trx);
-    const row = await failures.lock(key);
-    if (!row) {
-      await failures.insert({
-        key,
-        failures: 1,
-        window_start: nowIso,
-        locked_until: maxFailures <= 1 ? this.lockEnd(now) : null,
-      });
-      return;
-    }
-    const stale = row.window_start < windowStart || (row.locked_until !== null && row.locked_until <= nowIso);
-    const count = stale ? 1 : row.failures + 1;
-    await failures.update(key, {
-      failures: count,
-      window_start: stale ? nowIso : row.window_start,
-      locked_until: count >= maxFailures ? this.lockEnd(now) : stale ? null : row.locked_until,
-    });
-  }
-
-  private lockEnd(now: Date): string {
-    return new Date(now.getTime() + this.config.lockSeconds * 1000).toISOString();
+  /** Whether a source that has failed `pairFailures` times on an account still adds to the account's count. */
+  countsForAccount(pairFailures: number): boolean {
+    return pairFailures <= this.config.slowAfter;
   }
 }

@@ -1,5 +1,15 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { ZEmpty, ZLoginRequest, ZLoginResponse, ZRefreshResponse, ZSessionResponse } from '@manifold/contract';
+import {
+  ZEmpty,
+  ZLoginRequest,
+  ZLoginResponse,
+  ZLoginThrottleClearRequest,
+  ZLoginThrottleEntry,
+  ZPage,
+  ZPageQuery,
+  ZRefreshResponse,
+  ZSessionResponse,
+} from '@manifold/contract';
 import { callerOf } from '../../plugins/auth.js';
 import { responses } from '../../lib/route-schemas.js';
 
@@ -33,6 +43,35 @@ export const sessionRoutes: FastifyPluginAsyncZod = async (app) => {
     { schema: { tags: ['session'], summary: 'End the session on the server', response: responses(ZEmpty) } },
     async (request) => {
       await sessions.logout(callerOf(request));
+      return {};
+    },
+  );
+
+  app.get(
+    '/ui/admin/login-throttle',
+    {
+      schema: {
+        tags: ['session'],
+        summary: 'Failed-login counters that hold accounts or addresses back, busiest first',
+        querystring: ZPageQuery,
+        response: responses(ZPage(ZLoginThrottleEntry)),
+      },
+    },
+    (request) => sessions.throttleList(request.query),
+  );
+
+  app.post(
+    '/ui/admin/login-throttle/clear',
+    {
+      schema: {
+        tags: ['session'],
+        summary: 'Clear one failed-login counter (audited)',
+        body: ZLoginThrottleClearRequest,
+        response: responses(ZEmpty),
+      },
+    },
+    async (request) => {
+      await sessions.throttleClear(request.body, callerOf(request));
       return {};
     },
   );

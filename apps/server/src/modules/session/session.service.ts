@@ -1,6 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
-import type { TLoginRequest, TLoginResponse, TRole, TSessionResponse } from '@manifold/contract';
+import type {
+  TLoginRequest,
+  TLoginResponse,
+  TLoginThrottleClearRequest,
+  TLoginThrottleEntry,
+  TPage,
+  TPageQuery,
+  TRole,
+  TSessionResponse,
+} from '@manifold/contract';
+import type { Transaction } from 'kysely';
+import type { DB } from '../../db/schema.js';
 import type { Config } from '../../config.js';
 import type { Database } from '../../db/database.js';
 import { AppError, ErrorCollector } from '../../lib/app-error.js';
@@ -9,9 +19,27 @@ import { spendDecoyVerification, verifyPassword } from '../../lib/passwords.js';
 import { isoNow } from '../../lib/time.js';
 import { AuditRepository } from '../audit/audit.repository.js';
 import { UsersRepository, toUserProfile, usernameKey } from '../users/users.repository.js';
-import type { LoginThrottle } from './login-throttle.js';
+import type { LoginThrottlePolicy } from './login-throttle.js';
+import { LoginThrottleRepository, type ThrottleRow } from './login-throttle.repository.js';
 import type { SessionTokens } from './session-tokens.js';
 import { SessionsRepository } from './sessions.repository.js';
+
+type ThrottleKeys = ReturnType<LoginThrottlePolicy['keys']>;
+
+function describeThrottleRow(row: ThrottleRow): TLoginThrottleEntry {
+  const [kind, rest] = row.key.split(/:(.*)/s) as ['pair' | 'ip' | 'user', string];
+  const [username, sourceIp] =
+    kind === 'pair' ? (rest.split(/\|(?=[^|]*$)/) as [string, string]) : kind === 'user' ? [rest, null] : [null, rest];
+  return {
+    key: row.key,
+    kind,
+    username,
+    sourceIp,
+    failures: row.failures,
+    windowStart: row.windowStart,
+    notBefore: row.notBefore,
+  };
+}
 
 export interface RequestMeta {
   sourceIp: string;
@@ -23,7 +51,7 @@ export class SessionService {
     private readonly database: Database,
     private readonly config: Config,
     private readonly tokens: SessionTokens,
-    private readonly throttle: LoginThrottle,
+    private readonly throttle: LoginThrottlePolicy,
   ) {}
 
   async login(input: TLoginRequest, meta: RequestMeta): Promise<TLoginResponse> {
@@ -35,16 +63,8 @@ export class SessionService {
     problems.throwIfAny();
 
     const { db, dialect } = this.database;
-    const keys = this.throttle.keysFor(usernameKey(username), meta.sourceIp);
-    const now = new Date();
-    const state = await this.throttle.state(db, keys, now);
-    if (state.lockedUntil) {
-      const minutes = Math.max(1, Math.ceil((state.lockedUntil.getTime() - now.getTime()) / 60_000));
-      throw new AppError('loginTemporarilyLocked', {
-        description: `Too many failed login attempts; try again in ${minutes} minute${minutes === 1 ? '' : 's'}`,
-      });
-    }
-    await sleep(this.throttle.delayMs(state.failures));
+    const keys = this.throttle.keys(usernameKey(username), meta.sourceIp);
+    await this.admit(keys, new Date());
 
     const user = await new UsersRepository(db, dialect).findByUsername(username);
     const passwordMatches = user?.password_hash
@@ -52,13 +72,10 @@ export class SessionService {
       : (await spendDecoyVerification(password), false);
 
     if (!user || !passwordMatches) {
-      await this.database.transaction(async (trx) => {
-        await this.throttle.recordFailure(trx, keys, new Date());
-        await new AuditRepository(trx, dialect).record({
-          type: 'loginFailed',
-          actor: username.slice(0, 128),
-          sourceIp: meta.sourceIp,
-        });
+      await new AuditRepository(db, dialect).record({
+        type: 'loginFailed',
+        actor: username.slice(0, 128),
+        sourceIp: meta.sourceIp,
       });
       throw new AppError('passwordIncorrect', { field: 'password' });
     }
@@ -66,7 +83,7 @@ export class SessionService {
     const sessionId = randomBytes(24).toString('base64url');
     const expiresAt = new Date(Date.now() + this.config.sessionTtlSeconds * 1000);
     await this.database.transaction(async (trx) => {
-      await this.throttle.clear(trx, keys[0]!);
+      await this.forgive(trx, keys, new Date());
       await new SessionsRepository(trx).create({
         id: sessionId,
         user_id: user.id,
@@ -85,6 +102,92 @@ export class SessionService {
     });
     const sessionToken = await this.tokens.sign({ sessionId, userId: user.id }, expiresAt);
     return { sessionToken, userProfile: toUserProfile(user) };
+  }
+
+  /**
+   * Counts this attempt before any password is checked, under row locks on its three counters,
+   * and refuses it unchecked while any counter holds its source or account back.
+   */
+  private async admit(keys: ThrottleKeys, now: Date): Promise<void> {
+    const nowIso = now.toISOString();
+    const { dialect } = this.database;
+    await new LoginThrottleRepository(this.database.db, dialect).ensure(Object.values(keys), nowIso);
+    const notBefore = await this.database.transaction(async (trx) => {
+      const counters = new LoginThrottleRepository(trx, dialect);
+      // always pair → ip → user: concurrent attempts lock in one order and never deadlock
+      const rows = {
+        pair: await counters.lock(keys.pair, nowIso),
+        ip: await counters.lock(keys.ip, nowIso),
+        user: await counters.lock(keys.user, nowIso),
+      };
+      const held = Object.values(rows)
+        .filter((row) => !this.throttle.expired(row.windowStart, now) && row.notBefore && row.notBefore > nowIso)
+        .map((row) => row.notBefore!)
+        .sort()
+        .at(-1);
+      if (held) return new Date(held);
+      const kinds = this.throttle.countsForAccount(this.counted(rows.pair, now) + 1)
+        ? (['pair', 'ip', 'user'] as const)
+        : (['pair', 'ip'] as const);
+      for (const kind of kinds) {
+        const row = rows[kind];
+        const failures = this.counted(row, now) + 1;
+        const wait = this.throttle.waitMs(kind, failures);
+        await counters.save({
+          key: row.key,
+          failures,
+          windowStart: this.throttle.expired(row.windowStart, now) ? nowIso : row.windowStart,
+          notBefore: wait > 0 ? new Date(now.getTime() + wait).toISOString() : null,
+        });
+      }
+      return null;
+    });
+    if (notBefore) {
+      const seconds = Math.max(1, Math.ceil((notBefore.getTime() - now.getTime()) / 1000));
+      throw new AppError('loginTemporarilyLocked', {
+        description: `Too many failed login attempts; try again in ${seconds} second${seconds === 1 ? '' : 's'}`,
+      });
+    }
+  }
+
+  private counted(row: ThrottleRow, now: Date): number {
+    return this.throttle.expired(row.windowStart, now) ? 0 : row.failures;
+  }
+
+  /** A successful login clears its source's and its account's counters and takes its attempt back from the address. */
+  private async forgive(trx: Transaction<DB>, keys: ThrottleKeys, now: Date): Promise<void> {
+    const counters = new LoginThrottleRepository(trx, this.database.dialect);
+    const nowIso = now.toISOString();
+    await counters.save({ key: keys.pair, failures: 0, windowStart: nowIso, notBefore: null });
+    const ip = await counters.lock(keys.ip, nowIso);
+    const failures = Math.max(0, this.counted(ip, now) - 1);
+    await counters.save({ ...ip, failures, notBefore: this.throttle.waitMs('ip', failures) > 0 ? ip.notBefore : null });
+    await counters.save({ key: keys.user, failures: 0, windowStart: nowIso, notBefore: null });
+  }
+
+  /** Failed-login counters with failures, busiest first (administrators). */
+  async throttleList(page: TPageQuery): Promise<TPage<TLoginThrottleEntry>> {
+    const { db, dialect } = this.database;
+    const rows = await new LoginThrottleRepository(db, dialect).list(page);
+    const entries = rows.data.map(describeThrottleRow);
+    const keys = entries.flatMap((entry) => (entry.username === null ? [] : [entry.username]));
+    const names = await new UsersRepository(db, dialect).usernamesByKeys(keys);
+    return {
+      ...rows,
+      data: entries.map((entry) =>
+        entry.username === null ? entry : { ...entry, username: names.get(entry.username) ?? entry.username },
+      ),
+    };
+  }
+
+  /** Clears one counter (an administrator lets a held-back account or address try again at once). */
+  async throttleClear(input: TLoginThrottleClearRequest, caller: Caller): Promise<void> {
+    await this.database.transaction(async (trx) => {
+      if (!(await new LoginThrottleRepository(trx, this.database.dialect).remove(input.key))) {
+        throw new AppError('loginThrottleKeyNotPresent', { field: 'key' });
+      }
+      await new AuditRepository(trx, this.database.dialect).recordBy(caller, 'loginThrottleCleared', input.key);
+    });
   }
 
   /** The caller behind a bearer token, or undefined when the token or its session is not live. */

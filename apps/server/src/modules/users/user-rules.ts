@@ -1,5 +1,6 @@
 import { type ErrorToken, isKnownTimeZone, profileLanguages, roles, type TRole } from '@manifold/contract';
 import type { ErrorCollector } from '../../lib/app-error.js';
+import { isCommonPassword } from './common-passwords.js';
 
 export const minimumPasswordLength = 8;
 
@@ -44,4 +45,5 @@ export function checkProfileFields(fields: ProfileFields, presence: Presence, pr
 
 export function checkNewPassword(password: string, problems: ErrorCollector): void {
   if ([...password].length < minimumPasswordLength) problems.add('passwordTooShort', 'password');
+  else if (isCommonPassword(password)) problems.add('passwordTooCommon', 'password');
 }

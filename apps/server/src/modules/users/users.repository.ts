@@ -4,9 +4,9 @@ import { containsIgnoringCase, type Dialect } from '../../db/dialect.js';
 import { paginate } from '../../db/paging.js';
 import type { DB, NewUserRow, UserRow, UserRowUpdate } from '../../db/schema.js';
 
-export function usernameKey(username: string): string {
-  return username.trim().toLowerCase();
-}
+import { usernameKey } from './usernames.js';
+
+export { usernameKey };
 
 export function toUserProfile(row: UserRow): TUserProfile {
   return {
@@ -31,6 +31,17 @@ export class UsersRepository {
 
   findByUsername(username: string): Promise<UserRow | undefined> {
     return this.db.selectFrom('users').selectAll().where('username_key', '=', usernameKey(username)).executeTakeFirst();
+  }
+
+  /** The usernames behind identity keys (`usernameKey`), for showing keys to people. */
+  async usernamesByKeys(keys: string[]): Promise<Map<string, string>> {
+    if (keys.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom('users')
+      .select(['username', 'username_key'])
+      .where('username_key', 'in', keys)
+      .execute();
+    return new Map(rows.map((row) => [row.username_key, row.username]));
   }
 
   async findIdsByUsernames(usernames: string[]): Promise<Map<string, number>> {

@@ -12,6 +12,7 @@ import { isoNow } from '../../lib/time.js';
 import { AuditRepository } from '../audit/audit.repository.js';
 import { SessionsRepository } from '../session/sessions.repository.js';
 import { checkNewPassword, checkProfileFields } from './user-rules.js';
+import { normalizeUsername, usernameProblem } from './usernames.js';
 import { UsersRepository, toUserProfile, usernameKey } from './users.repository.js';
 
 export interface InitialAdmin {
@@ -38,8 +39,9 @@ export class UsersService {
 
   async add(input: TUserAddRequest, caller: Caller): Promise<TUserProfile> {
     const problems = new ErrorCollector();
-    const username = input.username?.trim() ?? '';
-    if (!username) problems.add('usernameEmpty', 'username');
+    const username = normalizeUsername(input.username ?? '');
+    const usernameToken = usernameProblem(username);
+    if (usernameToken) problems.add(usernameToken, 'username');
     checkProfileFields(input, 'required', problems);
     const useSso = input.useSso ?? false;
     if (!input.password && !useSso) problems.add('userHasNoPassword', 'password');

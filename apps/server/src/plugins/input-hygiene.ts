@@ -1,0 +1,73 @@
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '../lib/app-error.js';
+
+const MAX_DEPTH = 32;
+
+/**
+ * Characters XML 1.0 cannot carry (C0 controls but tab, line feed and carriage return; U+FFFE,
+ * U+FFFF; lone surrogates). Names, notes and tracking values end up in signed XML documents,
+ * which standard parsers reject when they hold one of these.
+ */
+function hasXmlForbidden(text: string): boolean {
+  for (let i = 0; i < text.length; i += 1) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) return true;
+    if (code === 0xfffe || code === 0xffff) return true;
+    if (code >= 0xd800 && code <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (!(next >= 0xdc00 && next <= 0xdfff)) return true;
+      i += 1;
+    } else if (code >= 0xdc00 && code <= 0xdfff) {
+      return true;
+    }
+  }
+  return false;
+}
+
+export type Forbidden = { path: string; nul: boolean };
+
+/** The first string (or key) holding NUL or another character XML cannot carry, with its path. */
+export function findForbidden(value: unknown, path: string, depth = 0): Forbidden | null {
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) return { path, nul: true };
+    return hasXmlForbidden(value) ? { path, nul: false } : null;
+  }
+  if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return null;
+  for (const [key, item] of Object.entries(value)) {
+    const where = Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key;
+    const inKey = findForbidden(key, where, MAX_DEPTH);
+    if (inKey) return inKey;
+    const found = findForbidden(item, where, depth + 1);
+    if (found) return found;
+  }
+  return null;
+}
+
+/**
+ * NUL is malformed input (400; databases refuse or cut it); other characters XML cannot carry
+ * answer 420 `invalidCharacters` naming the field, before anything changes.
+ */
+export function forbiddenCharacterError(found: Forbidden): AppError {
+  return found.nul
+    ? new AppError('malformedRequest', { description: `${found.path} contains a NUL character` })
+    : new AppError('invalidCharacters', { field: found.path });
+}
+
+/** Throws when `value` holds a forbidden character (for content read by a route itself, e.g. an uploaded JSON file). */
+export function assertCarryableText(value: unknown, path = ''): void {
+  const found = findForbidden(value, path);
+  if (found) throw forbiddenCharacterError(found);
+}
+
+/**
+ * No string anywhere accepts NUL or characters XML cannot carry: bodies, query strings and path
+ * parameters are checked before validation; multipart fields where the form is read
+ * (`formParts`); uploaded documents by the code that parses them (`assertCarryableText`).
+ */
+export function registerInputHygiene(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    const found =
+      findForbidden(request.params, 'params') ?? findForbidden(request.query, 'querystring') ?? findForbidden(request.body, '');
+    if (found) throw forbiddenCharacterError(found.path ? found : { ...found, path: 'body' });
+  });
+}
