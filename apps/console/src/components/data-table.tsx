@@ -3,7 +3,7 @@ import { Fragment, type ReactNode } from 'react';
 
 export interface DataTableProps {
   /** The table's `data-testid`. */
-  testId: string;
+  testId?: string;
   /** Caption read by screen readers and shown under the table. */
   caption: string;
   /** Below this width the table scrolls sideways. */
@@ -24,14 +24,23 @@ export interface DataTableProps {
    * empty text is small. Otherwise a screen's main list.
    */
   compact?: boolean;
+  /** A bordered reference table (not striped) inside a section; implies `compact`. */
+  bordered?: boolean;
 }
 
 /** A table of rows with its caption, column headers and the row saying there is nothing to list. */
-export function DataTable({ testId, caption, minWidth, columns, children, empty, busy, compact = false }: DataTableProps) {
+export function DataTable({ testId, caption, minWidth, columns, children, empty, busy, compact, bordered }: DataTableProps) {
+  const inSection = compact === true || bordered === true;
   const shown = columns.filter((column) => column !== null && column !== false && column !== undefined);
   return (
     <Table.ScrollContainer minWidth={minWidth}>
-      <Table striped highlightOnHover={!compact} aria-busy={busy} data-testid={testId}>
+      <Table
+        striped={bordered !== true}
+        withTableBorder={bordered}
+        highlightOnHover={!inSection}
+        aria-busy={busy}
+        data-testid={testId}
+      >
         <Table.Caption>{caption}</Table.Caption>
         <Table.Thead>
           <Table.Tr>
@@ -49,7 +58,7 @@ export function DataTable({ testId, caption, minWidth, columns, children, empty,
         <Table.Tbody>
           {children}
           {empty !== null && empty !== false && empty !== undefined ? (
-            <EmptyTableRow colSpan={shown.length} size={compact ? 'sm' : undefined}>
+            <EmptyTableRow colSpan={shown.length} size={inSection ? 'sm' : undefined}>
               {empty}
             </EmptyTableRow>
           ) : null}

@@ -1,4 +1,4 @@
-import { Alert, Button, Code, FileButton, Group, List, Stack, Table, Text, Tooltip } from '@mantine/core';
+import { Button, Code, FileButton, Group, List, Stack, Table, Text, Tooltip } from '@mantine/core';
 import type { TDeviceTemplate } from '@manifold/contract';
 import { IconDownload, IconTrash, IconUpload } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
@@ -16,7 +16,7 @@ import { importDeviceTemplate } from '../api/import-device-template';
 import { useConfirm } from '../../../components/confirm-modal';
 import { DataTable } from '../../../components/data-table';
 import { IconAction } from '../../../components/icon-action';
-import { ErrorAlert } from '../../../components/error-alert';
+import { ErrorAlert, TitledErrorAlert } from '../../../components/error-alert';
 
 interface ImportProblem {
   path: string | undefined;
@@ -125,17 +125,7 @@ export function DeviceTemplates({ dsiId, templates, canEdit }: DeviceTemplatesPr
         </Button>
       </Group>
       {failure ? (
-        <Alert
-          color="red"
-          variant="light"
-          role="alert"
-          title={
-            <Text span fw={700} size="sm" c="red.9">
-              {t('packages.templates.invalid', { name: failure.fileName })}
-            </Text>
-          }
-          data-testid="template-errors"
-        >
+        <TitledErrorAlert title={t('packages.templates.invalid', { name: failure.fileName })} data-testid="template-errors">
           <List size="sm" spacing={4}>
             {failure.problems.map((problem, index) => (
               <List.Item key={`${problem.path ?? ''}-${index}`}>
@@ -143,7 +133,7 @@ export function DeviceTemplates({ dsiId, templates, canEdit }: DeviceTemplatesPr
               </List.Item>
             ))}
           </List>
-        </Alert>
+        </TitledErrorAlert>
       ) : null}
       {error ? <ErrorAlert>{error}</ErrorAlert> : null}
       <DataTable
