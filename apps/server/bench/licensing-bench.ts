@@ -26,7 +26,8 @@ import { parseDatabaseUrl } from '../src/config.js';
 import { canonicalJson } from '../src/lib/canonical-json.js';
 import { createScratchDatabase } from '../test/helpers/database-servers.js';
 import { multipartForm } from '../test/helpers/multipart.js';
-import { startServer, type ServerProcess } from '../test/helpers/server-process.js';
+import type { ServerProcess } from '../test/helpers/server-process.js';
+import { startBenchServer } from './bench-server.js';
 import { issue, testRoot } from '../test/helpers/test-pki.js';
 
 const { values } = parseArgs({
@@ -40,7 +41,6 @@ const { values } = parseArgs({
 });
 const duration = Number(values.duration);
 const connections = Number(values.connections);
-const password = 'Bench-password-1';
 
 interface Target {
   kind: 'sqlite' | 'postgres';
@@ -64,23 +64,7 @@ async function start(t: Target): Promise<{
   call: (method: string, url: string, body?: unknown, headers?: Record<string, string>) => Promise<unknown>;
   auth: Record<string, string>;
 }> {
-  const server = await startServer(
-    {
-      DATA_DIR: t.dataDir,
-      DATABASE_URL: t.databaseUrl,
-      ADMIN_PASSWORD: password,
-      CONSOLE_DIR: path.join(t.dataDir, 'none'),
-      LOG_LEVEL: 'warn',
-    },
-    { inheritEnv: true },
-  );
-  const login = await fetch(`${server.url}/ui/user/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: 'admin', password }),
-  });
-  const { sessionToken } = (await login.json()) as { sessionToken: string };
-  const auth = { authorization: `Bearer ${sessionToken}` };
+  const { server, auth } = await startBenchServer(t.dataDir, { DATABASE_URL: t.databaseUrl });
   const call = async (method: string, url: string, body?: unknown, headers: Record<string, string> = {}) => {
     const isBuffer = Buffer.isBuffer(body);
     const response = await fetch(`${server.url}${url}`, {

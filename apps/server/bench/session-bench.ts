@@ -7,6 +7,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { startServer } from '../test/helpers/server-process.js';
+import { benchPassword, startBenchServer } from './bench-server.js';
 
 const { values } = parseArgs({
   options: {
@@ -32,27 +33,16 @@ async function measure(title: string, url: string, headers: Record<string, strin
 }
 
 const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'manifold-bench-'));
-const password = 'Bench-password-1';
-const server = await startServer(
-  { DATA_DIR: dataDir, ADMIN_PASSWORD: password, CONSOLE_DIR: path.join(dataDir, 'none'), LOG_LEVEL: 'warn' },
-  { inheritEnv: true },
-);
+const { server, auth } = await startBenchServer(dataDir);
 const bare = await startServer({}, { file: path.resolve(here, 'bare-server.ts'), inheritEnv: true });
 try {
-  const login = await fetch(`${server.url}/ui/user/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: 'admin', password }),
-  });
-  const { sessionToken } = (await login.json()) as { sessionToken: string };
-  const auth = { authorization: `Bearer ${sessionToken}` };
   for (let i = 0; i < Number(values.users); i += 1) {
     await fetch(`${server.url}/ui/user/add`, {
       method: 'POST',
       headers: { ...auth, 'content-type': 'application/json' },
       body: JSON.stringify({
         username: `bench${i}`,
-        password,
+        password: benchPassword,
         firstName: 'Bench',
         lastName: `User ${i}`,
         email: `bench${i}@example.com`,

@@ -1,0 +1,42 @@
+import path from 'node:path';
+import { startServer, type ServerProcess } from '../test/helpers/server-process.js';
+
+/** The first administrator's password on every benchmark server. */
+export const benchPassword = 'Bench-password-1';
+
+export interface BenchServer {
+  server: ServerProcess;
+  sessionToken: string;
+  /** The `authorization` header of the administrator's session. */
+  auth: Record<string, string>;
+}
+
+/**
+ * A server started for a benchmark with its data in `dataDir` (no console, warnings only) and the
+ * first administrator logged in; `env` adds or changes settings.
+ */
+export async function startBenchServer(dataDir: string, env: Record<string, string> = {}): Promise<BenchServer> {
+  const server = await startServer(
+    {
+      DATA_DIR: dataDir,
+      ADMIN_PASSWORD: benchPassword,
+      CONSOLE_DIR: path.join(dataDir, 'none'),
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+    { inheritEnv: true },
+  );
+  try {
+    const login = await fetch(`${server.url}/ui/user/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'admin', password: benchPassword }),
+    });
+    if (!login.ok) throw new Error(`login: ${login.status} ${await login.text()}`);
+    const { sessionToken } = (await login.json()) as { sessionToken: string };
+    return { server, sessionToken, auth: { authorization: `Bearer ${sessionToken}` } };
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+}
