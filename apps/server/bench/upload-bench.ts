@@ -10,7 +10,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { startBenchServer } from './bench-server.js';
+import { startBenchServer } from './bench-support.js';
 
 const { values } = parseArgs({ options: { mib: { type: 'string', default: '1024' } } });
 const mib = Number(values.mib);

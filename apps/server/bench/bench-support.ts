@@ -1,3 +1,4 @@
+import autocannon from 'autocannon';
 import path from 'node:path';
 import { startServer, type ServerProcess } from '../test/helpers/server-process.js';
 
@@ -39,4 +40,27 @@ export async function startBenchServer(dataDir: string, env: Record<string, stri
     await server.stop();
     throw error;
   }
+}
+
+export interface Load {
+  url: string;
+  connections: number;
+  /** Seconds. */
+  duration: number;
+  headers?: Record<string, string>;
+  method?: 'GET' | 'POST';
+  body?: string;
+}
+
+/** Requests/s, p99 and mean latency of `load`; any answer other than 2xx or any error fails the run. */
+export async function measure(title: string, { url, connections, duration, headers = {}, method = 'GET', body }: Load) {
+  const result = await autocannon({ url, connections, duration, headers, method, ...(body ? { body } : {}) });
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${title}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  return {
+    title,
+    'requests/s': Math.round(result.requests.average),
+    'p99 ms': result.latency.p99,
+    'mean ms': Number(result.latency.average.toFixed(2)),
+  };
 }
