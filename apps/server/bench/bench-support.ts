@@ -12,12 +12,9 @@ export interface BenchServer {
   auth: Record<string, string>;
 }
 
-/**
- * A server started for a benchmark with its data in `dataDir` (no console, warnings only) and the
- * first administrator logged in; `env` adds or changes settings.
- */
-export async function startBenchServer(dataDir: string, env: Record<string, string> = {}): Promise<BenchServer> {
-  const server = await startServer(
+/** A server started for a benchmark with its data in `dataDir` (no console, warnings only); `env` adds or changes settings. */
+export function startBenchProcess(dataDir: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+  return startServer(
     {
       DATA_DIR: dataDir,
       ADMIN_PASSWORD: benchPassword,
@@ -27,6 +24,11 @@ export async function startBenchServer(dataDir: string, env: Record<string, stri
     },
     { inheritEnv: true },
   );
+}
+
+/** `startBenchProcess` with the first administrator logged in. */
+export async function startBenchServer(dataDir: string, env: Record<string, string> = {}): Promise<BenchServer> {
+  const server = await startBenchProcess(dataDir, env);
   try {
     const login = await fetch(`${server.url}/ui/user/login`, {
       method: 'POST',
