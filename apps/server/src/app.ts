@@ -7,6 +7,7 @@ import { jobsModule, type JobsModule } from './jobs/jobs.module.js';
 import { adminModule } from './modules/admin/admin.module.js';
 import { certificateExchangeModule } from './modules/certificate-exchange/certificate-exchange.module.js';
 import { devicesModule } from './modules/devices/devices.module.js';
+import { eventsModule } from './modules/events/events.module.js';
 import { groupsModule } from './modules/groups/groups.module.js';
 import { licensingModule } from './modules/licensing/licensing.module.js';
 import type { Core } from './modules/module.js';
@@ -55,6 +56,7 @@ async function createCore(config: Config, database: Database, log: Core['log']):
  * `modules/<area>/<area>.module.ts` and one line here (and its rows in the permission table).
  */
 export async function createModules(core: Core) {
+  const licensing = licensingModule(core);
   return [
     adminModule(),
     await sessionModule(core),
@@ -64,7 +66,8 @@ export async function createModules(core: Core) {
     certificateExchangeModule(core),
     packagesModule(core),
     devicesModule(core),
-    licensingModule(core),
+    licensing,
+    eventsModule(core, licensing.services.stp),
     unimplementedModule(),
   ] as const;
 }

@@ -1,0 +1,11 @@
+import type { StpService } from '../licensing/stp.service.js';
+import type { Core, ServerModule } from '../module.js';
+import { eventsRoutes } from './events.routes.js';
+import { EventsService } from './events.service.js';
+
+export function eventsModule({ database }: Core, stp: StpService): ServerModule<{ events: EventsService }> {
+  return {
+    services: { events: new EventsService(database, stp) },
+    routes: [eventsRoutes],
+  };
+}
