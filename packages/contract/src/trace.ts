@@ -81,7 +81,7 @@ export const ZTraceEventBody = z
       .regex(/^[A-Za-z0-9._:-]{1,128}$/, '1-128 letters, digits or . _ : -')
       .nullable()
       .default(null),
-    quantity: z.number().int().min(0).max(1_000_000).nullable().default(null),
+    quantity: z.number().int().min(0).max(10_000).nullable().default(null),
     previousHash: ZEventHash.nullable().default(null),
     data: z
       .record(z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, 'a name of letters, digits and _'), z.string().max(1024))

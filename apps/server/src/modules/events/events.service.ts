@@ -24,7 +24,9 @@ import { AuditRepository } from '../audit/audit.repository.js';
 import { DevicesRepository } from '../devices/devices.repository.js';
 import { formatPath } from '../packages/device-parameters.js';
 import type { StpService } from '../licensing/stp.service.js';
+import { BuildsRepository } from './builds.repository.js';
 import { type EventAuthorization, EventsRepository } from './events.repository.js';
+import { applyJobEvent, jobEventKinds } from './job-effects.js';
 import {
   canonicalEvent,
   deviceOfEventXml,
@@ -69,8 +71,9 @@ function parseBody(body: unknown, at: string): TTraceEventBody {
 /**
  * Events machines report (docs/traceability.md): signed by the machine's registered signing key
  * (an STP envelope, an enveloped XML-DSig, or either in an uploaded file), stored once by
- * `eventId`, chained per machine. Each event is stored, chained and audited in one transaction;
- * the answer is sent after its commit.
+ * `eventId`, chained per machine. Each event is stored, chained, audited and has its effects on
+ * builds, parts and the order (job-effects.ts) in one transaction; the answer is sent after its
+ * commit.
  */
 export class EventsService {
   constructor(
@@ -232,6 +235,9 @@ export class EventsService {
         description: `A ${body.kind} event names the authorization it belongs to`,
       });
     }
+    if (jobEventKinds.includes(body.kind) && body.jobId === null) {
+      throw new AppError('malformedRequest', { field: `${at}.jobId`, description: `A ${body.kind} event names its jobId` });
+    }
     return { device, body, authorization, proof, source, sourceIp };
   }
 
@@ -289,6 +295,15 @@ export class EventsService {
           };
           await repository.insert(row);
           await repository.advanceChain(event.device.id, row.sequence, hash, now);
+          if (event.authorization && jobEventKinds.includes(event.body.kind)) {
+            const job = {
+              eventId: row.event_id,
+              deviceId: event.device.id,
+              body: event.body,
+              authorization: event.authorization,
+            };
+            await applyJobEvent(new BuildsRepository(trx, this.database.dialect), job, now);
+          }
           const audit = new AuditRepository(trx, this.database.dialect);
           const actor = `device:${event.device.id}`;
           const subject = row.order_id ?? event.device.id;
