@@ -245,10 +245,10 @@ describeEachDatabase('trace events in', (ctx) => {
     it('exports a history the offline verifier accepts, and catches a changed one', async () => {
       const chain = await ownMachine();
       const { authorizationId } = await sentAuthorization(chain.world.deviceId);
-      expect((await chain.sendStp(ctx(), chain.next('jobStarted', { authorizationId }))).statusCode).toBe(200);
-      expect((await chain.sendXml(ctx(), chain.xml(chain.next('jobEnded', { authorizationId, quantity: 2 })))).statusCode).toBe(
-        200,
-      );
+      expect((await chain.sendStp(ctx(), chain.next('jobStarted', { authorizationId, jobId: 'a' }))).statusCode).toBe(200);
+      expect(
+        (await chain.sendXml(ctx(), chain.xml(chain.next('jobEnded', { authorizationId, jobId: 'a', quantity: 2 })))).statusCode,
+      ).toBe(200);
       const history = await exportOf(chain.world.deviceId);
       expect(history.events).toHaveLength(2);
       const sound = await verifyHistory(history);
@@ -293,7 +293,10 @@ describeEachDatabase('trace events in', (ctx) => {
     it('stores the signed events of a registered machine in order, repeats once, as a USER too', async () => {
       const chain = await ownMachine();
       const { authorizationId } = await sentAuthorization(chain.world.deviceId);
-      const events = [chain.next('jobStarted', { authorizationId }), chain.next('jobEnded', { authorizationId, quantity: 2 })];
+      const events = [
+        chain.next('jobStarted', { authorizationId, jobId: 'a' }),
+        chain.next('jobEnded', { authorizationId, jobId: 'a', quantity: 2 }),
+      ];
       const file = {
         events: [
           { proof: { format: 'stp', envelope: await chain.envelope(events[0]!) } },
