@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import { createDatabase, type Database } from './db/database.js';
 import { jobsModule, type JobsModule } from './jobs/jobs.module.js';
 import { adminModule } from './modules/admin/admin.module.js';
+import { auditModule } from './modules/audit/audit.module.js';
 import { certificateExchangeModule } from './modules/certificate-exchange/certificate-exchange.module.js';
 import { devicesModule } from './modules/devices/devices.module.js';
 import { eventsModule } from './modules/events/events.module.js';
@@ -68,6 +69,7 @@ export async function createModules(core: Core) {
     devicesModule(core),
     licensing,
     eventsModule(core, licensing.services.stp),
+    auditModule(core),
     unimplementedModule(),
   ] as const;
 }

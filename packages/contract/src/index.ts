@@ -20,3 +20,4 @@ export * from './login-throttle.js';
 export * from './identifiers.js';
 export * from './jobs.js';
 export * from './trace.js';
+export * from './audit-text.js';

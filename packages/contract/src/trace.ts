@@ -4,7 +4,8 @@
  * (docs/traceability.md). Merged into `manifoldErrorTokens`, `auditEventTypes` and `permissions`.
  */
 import { z } from 'zod';
-import { ZId } from './identifiers.js';
+import { ZPageQuery } from './common.js';
+import { ZDsiId, ZId } from './identifiers.js';
 
 /**
  * Every audit event kind of spec §4 a machine or its job can cause. Four of them are also
@@ -187,12 +188,96 @@ export const traceAuditEventTypes = [
 ] as const;
 
 /**
- * Spec §6: event list and upload for both roles. Machines report events as signed requests
- * (`partner`: each checks its own signature).
+ * Spec §6: event list and upload for both roles, part list ADMIN only. The spec gives builds no
+ * row: like events, both roles. The audit trail is administration (ADMIN). Machines report events
+ * as signed requests (`partner`: each checks its own signature).
  */
 export const tracePermissions = {
   'POST /apl/event': 'partner',
   'POST /stp/event': 'partner',
   'POST /ui/event/upload': 'anyRole',
   'GET /ui/event/export': 'anyRole',
+  'GET /ui/event/list': 'anyRole',
+  'GET /ui/build/list': 'anyRole',
+  'GET /ui/part/list': 'admin',
+  'GET /ui/audit/list': 'admin',
 } as const;
+
+/** `GET /ui/event/list` (spec §7: filter dsiId; §9: 10 a page), newest first. */
+export const ZEventListQuery = ZPageQuery.extend({ dsiId: ZDsiId.optional() });
+/** A trace event as listed (spec §3 Trace event: id, eventId, version, event, status). */
+export const ZTraceEventEntry = z
+  .object({
+    id: z.string(),
+    eventId: z.string(),
+    version: z.number().int(),
+    event: z.object({
+      kind: ZTraceEventKind,
+      deviceId: z.string(),
+      occurredAt: z.string(),
+      authorizationId: z.string().nullable(),
+      orderId: z.string().nullable(),
+      dsiId: z.string().nullable(),
+      jobId: z.string().nullable(),
+      quantity: z.number().int().nullable(),
+      data: z.record(z.string(), z.string()),
+    }),
+    /** `verified` (signature checked, chain continued) or `chainBroken` (see chainFinding). */
+    status: z.enum(['verified', 'chainBroken']),
+    chainFinding: ZChainFinding.nullable(),
+    sequence: z.number().int(),
+    eventHash: ZEventHash,
+    previousHash: ZEventHash.nullable(),
+    source: z.enum(['stp', 'xml', 'upload']),
+    dateCreated: z.string(),
+  })
+  .meta({ id: 'TraceEventEntry' });
+export type TTraceEventEntry = z.infer<typeof ZTraceEventEntry>;
+
+export const partQmsStates = ['NO_QMS_STEP', 'MANUFACTURED', 'CANCELED', 'FAILURE'] as const;
+/** `GET /ui/part/list` (spec §7: dsiId, serialNumber; §6 ADMIN), newest first. */
+export const ZPartListQuery = ZPageQuery.extend({
+  dsiId: ZDsiId.optional(),
+  serialNumber: z.string().min(1).max(200).optional(),
+});
+/** A part (spec §3: id, dsiId, serialNumber, revoked, imageUrl, partQmsState, traceEvents). */
+export const ZPart = z
+  .object({
+    id: z.string(),
+    dsiId: z.string(),
+    serialNumber: z.string().nullable(),
+    revoked: z.boolean(),
+    imageUrl: z.string().nullable(),
+    partQmsState: z.enum(partQmsStates),
+    /** The eventIds of the part's job, oldest first. */
+    traceEvents: z.array(z.string()),
+    buildId: z.string(),
+    jobId: z.string(),
+    deviceId: z.string(),
+    authorizationId: z.string(),
+    orderId: z.string(),
+    /** A failed or cancelled part that counted against the licence (docs/breakage-policy.md). */
+    counted: z.boolean(),
+    dateCreated: z.string(),
+  })
+  .meta({ id: 'Part' });
+export type TPart = z.infer<typeof ZPart>;
+
+/** `GET /ui/build/list`: builds (the parts of one job), newest first. */
+export const ZBuildListQuery = ZPageQuery.extend({ dsiId: ZDsiId.optional() });
+export const ZBuild = z
+  .object({
+    buildId: z.string(),
+    jobId: z.string(),
+    deviceId: z.string(),
+    authorizationId: z.string(),
+    orderId: z.string(),
+    dsiId: z.string(),
+    state: z.enum(['started', 'paused', 'ended', 'failed', 'cancelled']),
+    quantity: z.number().int(),
+    startedAt: z.string().nullable(),
+    finishedAt: z.string().nullable(),
+    dateCreated: z.string(),
+  })
+  .meta({ id: 'Build' });
+export type TBuild = z.infer<typeof ZBuild>;

@@ -92,6 +92,7 @@ export async function up(db: Kysely<unknown>, _kind: DatabaseKind): Promise<void
     .unique()
     .execute();
   await db.schema.createIndex('builds_created_idx').on('builds').columns(['created_at', 'id']).execute();
+  await db.schema.createIndex('builds_dsi_created_idx').on('builds').columns(['dsi_id', 'created_at', 'id']).execute();
 
   /** Parts (spec §3 Part): made, failed or cancelled in a build. */
   await db.schema
@@ -117,9 +118,13 @@ export async function up(db: Kysely<unknown>, _kind: DatabaseKind): Promise<void
   await db.schema.createIndex('parts_created_idx').on('parts').columns(['created_at', 'id']).execute();
   await db.schema.createIndex('parts_dsi_created_idx').on('parts').columns(['dsi_id', 'created_at', 'id']).execute();
   await db.schema.createIndex('parts_serial_idx').on('parts').columns(['serial_number']).execute();
+
+  // audit/list pages newest first: overall, by kind and by subject have their indexes (001, 010)
+  await db.schema.createIndex('audit_events_actor_idx').on('audit_events').columns(['actor', 'created_at', 'id']).execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropIndex('audit_events_actor_idx').on('audit_events').ifExists().execute();
   await db.schema.dropTable('parts').ifExists().execute();
   await db.schema.dropTable('builds').ifExists().execute();
   await db.schema.dropTable('order_breakage').ifExists().execute();

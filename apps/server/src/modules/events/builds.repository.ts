@@ -1,7 +1,9 @@
 import type { Insertable, Kysely, Updateable } from 'kysely';
+import type { TPage, TPageQuery } from '@manifold/contract';
 import type { Dialect } from '../../db/dialect.js';
+import { paginate } from '../../db/paging.js';
 import type { DB } from '../../db/schema.js';
-import type { BuildRow, BuildsTable, PartsTable } from '../../db/schema-trace.js';
+import type { BuildRow, BuildsTable, PartRow, PartsTable } from '../../db/schema-trace.js';
 import { nextVersion } from '../../db/version.js';
 
 /** What a job event needs of its licence: the authorization and its order (the order locked). */
@@ -130,5 +132,39 @@ export class BuildsRepository {
       .set((eb) => ({ quantity: eb('quantity', '-', count), version: nextVersion(), updated_at: now }))
       .where('id', '=', authorizationId)
       .execute();
+  }
+
+  /** Builds newest first, optionally of one design. */
+  listBuilds(page: TPageQuery, filter: { dsiId?: string | undefined }): Promise<TPage<BuildRow>> {
+    let base = this.db.selectFrom('builds');
+    if (filter.dsiId) base = base.where('dsi_id', '=', filter.dsiId);
+    return paginate(
+      base,
+      page,
+      (query) => query.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc'),
+      (rows) => rows,
+    );
+  }
+
+  /** Parts newest first with their job's id, optionally of one design and one serial number. */
+  listParts(
+    page: TPageQuery,
+    filter: { dsiId?: string | undefined; serialNumber?: string | undefined },
+  ): Promise<TPage<PartRow & { job_id: string }>> {
+    let base = this.db.selectFrom('parts');
+    if (filter.dsiId) base = base.where('parts.dsi_id', '=', filter.dsiId);
+    if (filter.serialNumber) base = base.where('parts.serial_number', '=', filter.serialNumber);
+    return paginate(
+      base,
+      page,
+      (query) =>
+        query
+          .innerJoin('builds', 'builds.id', 'parts.build_id')
+          .selectAll('parts')
+          .select('builds.job_id')
+          .orderBy('parts.created_at', 'desc')
+          .orderBy('parts.id', 'desc'),
+      (rows) => rows,
+    );
   }
 }

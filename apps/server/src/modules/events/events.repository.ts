@@ -1,6 +1,8 @@
 import type { Insertable, Kysely } from 'kysely';
+import type { TPage, TPageQuery } from '@manifold/contract';
 import type { Dialect } from '../../db/dialect.js';
 import { isUniqueViolation } from '../../db/dialect.js';
+import { paginate } from '../../db/paging.js';
 import type { DB } from '../../db/schema.js';
 import type { TraceChainRow, TraceEventRow, TraceEventsTable } from '../../db/schema-trace.js';
 
@@ -89,5 +91,35 @@ export class EventsRepository {
       .orderBy('sequence')
       .limit(limit)
       .execute();
+  }
+
+  /** Events newest first (by arrival), optionally of one design. */
+  list(page: TPageQuery, filter: { dsiId?: string | undefined }): Promise<TPage<TraceEventRow>> {
+    let base = this.db.selectFrom('trace_events');
+    if (filter.dsiId) base = base.where('dsi_id', '=', filter.dsiId);
+    return paginate(
+      base,
+      page,
+      (query) => query.selectAll().orderBy('received_at', 'desc').orderBy('event_id', 'desc'),
+      (rows) => rows,
+    );
+  }
+
+  /** The eventIds of these jobs (authorization and jobId), oldest first, by job. */
+  async eventsOfJobs(jobs: { authorizationId: string; jobId: string }[]): Promise<Map<string, string[]>> {
+    const byJob = new Map<string, string[]>();
+    if (jobs.length === 0) return byJob;
+    const rows = await this.db
+      .selectFrom('trace_events')
+      .select(['event_id', 'authorization_id', 'job_id'])
+      .where('authorization_id', 'in', [...new Set(jobs.map((job) => job.authorizationId))])
+      .where('job_id', 'in', [...new Set(jobs.map((job) => job.jobId))])
+      .orderBy('sequence')
+      .execute();
+    for (const row of rows) {
+      const key = `${row.authorization_id}|${row.job_id}`;
+      byJob.set(key, [...(byJob.get(key) ?? []), row.event_id]);
+    }
+    return byJob;
   }
 }

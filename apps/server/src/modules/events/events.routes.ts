@@ -1,6 +1,19 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ZStpEnvelope, ZTraceEventReceipt, ZTraceEventUploadResult, ZTraceHistory, ZTraceHistoryQuery } from '@manifold/contract';
+import {
+  ZBuild,
+  ZBuildListQuery,
+  ZEventListQuery,
+  ZPage,
+  ZPart,
+  ZPartListQuery,
+  ZStpEnvelope,
+  ZTraceEventEntry,
+  ZTraceEventReceipt,
+  ZTraceEventUploadResult,
+  ZTraceHistory,
+  ZTraceHistoryQuery,
+} from '@manifold/contract';
 import { readSmallForm, requiredFile } from '../../lib/multipart-parts.js';
 import { responses } from '../../lib/route-schemas.js';
 import { callerOf } from '../../plugins/auth.js';
@@ -9,9 +22,9 @@ import { callerOf } from '../../plugins/auth.js';
 const EVENT_XML_MAX_BYTES = 256 * 1024;
 const EVENT_FILE_MAX_BYTES = 16 * 1024 * 1024;
 
-/** Events in (docs/traceability.md): machines report signed events; users upload files of them. */
+/** Events in (docs/traceability.md): machines report signed events, users upload files of them; events, builds and parts listed. */
 export const eventsRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { events } = app.services;
+  const { events, parts } = app.services;
   const tags = ['events'];
 
   // `POST /apl/event` carries XML; the parser is this plugin's only (encapsulated)
@@ -72,5 +85,53 @@ export const eventsRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     (request) => events.history(request.query.deviceId),
+  );
+
+  app.get(
+    '/ui/event/list',
+    {
+      schema: {
+        tags,
+        summary: 'Trace events, newest first (filter: dsiId)',
+        querystring: ZEventListQuery,
+        response: responses(ZPage(ZTraceEventEntry)),
+      },
+    },
+    (request) => {
+      const { dsiId, ...page } = request.query;
+      return events.list(page, { dsiId });
+    },
+  );
+
+  app.get(
+    '/ui/build/list',
+    {
+      schema: {
+        tags,
+        summary: 'Builds (the parts of one job), newest first (filter: dsiId)',
+        querystring: ZBuildListQuery,
+        response: responses(ZPage(ZBuild)),
+      },
+    },
+    (request) => {
+      const { dsiId, ...page } = request.query;
+      return parts.buildList(page, { dsiId });
+    },
+  );
+
+  app.get(
+    '/ui/part/list',
+    {
+      schema: {
+        tags,
+        summary: 'Parts, newest first, each with the events of its job (filters: dsiId, serialNumber)',
+        querystring: ZPartListQuery,
+        response: responses(ZPage(ZPart)),
+      },
+    },
+    (request) => {
+      const { dsiId, serialNumber, ...page } = request.query;
+      return parts.partList(page, { dsiId, serialNumber });
+    },
   );
 };

@@ -4,8 +4,12 @@ import {
   ZTraceEventBody,
   ZTraceEventFile,
   type TChainFinding,
+  type TPage,
+  type TPageQuery,
   type TStpEnvelope,
   type TTraceEventBody,
+  type TTraceEventEntry,
+  type TTraceEventKind,
   type TTraceEventProof,
   type TTraceEventReceipt,
   type TTraceEventUploadResult,
@@ -136,6 +140,37 @@ export class EventsService {
       ...result,
     });
     return result;
+  }
+
+  /** `GET /ui/event/list`: newest first, optionally of one design. */
+  async list(page: TPageQuery, filter: { dsiId?: string | undefined }): Promise<TPage<TTraceEventEntry>> {
+    const found = await this.repository().list(page, filter);
+    return {
+      ...found,
+      data: found.data.map((row) => ({
+        id: row.event_id,
+        eventId: row.event_id,
+        version: 1,
+        event: {
+          kind: row.kind as TTraceEventKind,
+          deviceId: row.device_id,
+          occurredAt: row.occurred_at,
+          authorizationId: row.authorization_id,
+          orderId: row.order_id,
+          dsiId: row.dsi_id,
+          jobId: row.job_id,
+          quantity: row.quantity,
+          data: JSON.parse(row.data) as Record<string, string>,
+        },
+        status: row.chain_finding ? 'chainBroken' : 'verified',
+        chainFinding: row.chain_finding,
+        sequence: row.sequence,
+        eventHash: row.event_hash,
+        previousHash: row.previous_hash,
+        source: row.source,
+        dateCreated: row.received_at,
+      })),
+    };
   }
 
   /** `GET /ui/event/export`: the machine's whole history with its proofs, in chain order. */
