@@ -324,6 +324,24 @@ describeEachDatabase('trace events in', (ctx) => {
       });
       expectToken(response, 401, 'traceEventSignatureInvalid');
       expect(await storedEvents(good.eventId)).toHaveLength(0);
+      // an eventId taken by another event, in the file or stored, refuses the file before storing
+      const stored = chain.next('machineIdle');
+      expect((await chain.sendStp(ctx(), stored)).statusCode).toBe(200);
+      const reused = chain.event('machineOffline', { eventId: stored.eventId });
+      const taken = await upload(ctx(), {
+        events: [{ proof: { format: 'xml', xml: chain.xml(good) } }, { proof: { format: 'xml', xml: chain.xml(reused) } }],
+      });
+      expect(expectToken(taken, 420, 'traceEventIdNotValid').field).toBe('file.events[1].eventId');
+      const twice = chain.event('machineOffline');
+      const inFile = await upload(ctx(), {
+        events: [
+          { proof: { format: 'xml', xml: chain.xml(twice) } },
+          { proof: { format: 'xml', xml: chain.xml({ ...twice, kind: 'machineIdle' }) } },
+        ],
+      });
+      expect(expectToken(inFile, 420, 'traceEventIdNotValid').field).toBe('file.events[1].eventId');
+      expect(await storedEvents(good.eventId)).toHaveLength(0);
+      expect(await storedEvents(twice.eventId)).toHaveLength(0);
       expectToken(await upload(ctx(), { events: [] }), 400, 'traceEventMalformed');
       const notJson = await uploadForm(ctx(), '/ui/event/upload', await ctx().adminToken(), {
         file: { filename: 'events.json', content: Buffer.from('<xml/>'), contentType: 'application/json' },

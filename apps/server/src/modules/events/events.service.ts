@@ -60,6 +60,9 @@ function receiptOf(row: Pick<TraceEventRow, 'event_id' | 'event_hash' | 'chain_f
   return { eventId: row.event_id, eventHash: row.event_hash, chainFinding: row.chain_finding };
 }
 
+const eventIdTaken = (field: string) =>
+  new AppError('traceEventIdNotValid', { field, description: 'This eventId was already reported for a different event' });
+
 /** The body against the contract: a malformed identifier answers its token, anything else 400. */
 function parseBody(body: unknown, at: string): TTraceEventBody {
   const parsed = ZTraceEventBody.safeParse(body);
@@ -122,12 +125,18 @@ export class EventsService {
       throw new AppError('traceEventMalformed', { field, description: `${field}: ${parsed.error.issues[0]!.message}` });
     }
     const checked: CheckedEvent[] = [];
+    const hashes = new Map<string, string>();
     for (const [index, { proof }] of parsed.data.events.entries()) {
       const at = `file.events[${index}]`;
       const deviceId = proof.format === 'stp' ? proof.envelope.deviceId : this.readXmlDevice(proof.xml, at);
       const device = await this.machineOf(deviceId, { approved: false }, at);
       const body = await this.verified(proof, device, at);
       checked.push(await this.checked(device, body, proof, 'upload', caller.sourceIp, at));
+      // an eventId used for another event, stored or earlier in the file, refuses the file before anything is stored
+      const hash = eventHash(canonicalEvent(body, device.id));
+      const known = hashes.get(body.eventId) ?? (await this.repository().find(body.eventId))?.event_hash;
+      if (known !== undefined && known !== hash) throw eventIdTaken(`${at}.eventId`);
+      hashes.set(body.eventId, hash);
     }
     const result: TTraceEventUploadResult = { received: checked.length, stored: 0, repeated: 0, findings: 0 };
     for (const event of checked) {
@@ -296,12 +305,7 @@ export class EventsService {
           const chain = (await repository.lockChain(event.device.id))!;
           const existing = await repository.find(event.body.eventId);
           if (existing) {
-            if (existing.event_hash !== hash) {
-              throw new AppError('traceEventIdNotValid', {
-                field: 'body.eventId',
-                description: 'This eventId was already reported for a different event',
-              });
-            }
+            if (existing.event_hash !== hash) throw eventIdTaken('body.eventId');
             return { receipt: receiptOf(existing), repeated: true };
           }
           const previous = event.body.previousHash;
