@@ -10,14 +10,13 @@ import { eventHash, traceEventXml } from '../src/modules/events/trace-event-form
 import { verifyHistory } from '../src/modules/events/verify-history.js';
 import {
   addOrder,
-  authorize,
   licensingWorld,
   type LicensingWorld,
   policyFor,
   registerApprovedMachine,
 } from './helpers/licensing-fixtures.js';
 import { uploadForm } from './helpers/packages-fixtures.js';
-import { MachineChain } from './helpers/trace-fixtures.js';
+import { grantAuthorization, MachineChain } from './helpers/trace-fixtures.js';
 import { describeEachDatabase, expectToken, type TestApp } from './helpers/test-app.js';
 
 describeEachDatabase('trace events in', (ctx) => {
@@ -30,14 +29,7 @@ describeEachDatabase('trace events in', (ctx) => {
   /** An order with an authorization of `deviceId` sent to it. */
   const sentAuthorization = async (deviceId = world.deviceId, send = true) => {
     const orderId = await addOrder(ctx(), policyFor(world));
-    const authorizationId = await authorize(ctx(), { orderId, deviceId, quantity: 2 });
-    if (send) {
-      const sent = await ctx().call('POST', '/ui/authorization/send', {
-        token: await ctx().adminToken(),
-        body: { orderId, authorizationId },
-      });
-      expect(sent.statusCode, sent.body).toBe(200);
-    }
+    const authorizationId = await grantAuthorization(ctx(), orderId, deviceId, 2, { send });
     return { orderId, authorizationId };
   };
 

@@ -2,13 +2,12 @@ import { beforeAll, expect, it } from 'vitest';
 import type { TAuthorizedPolicyListInput, TOrderDetail } from '@manifold/contract';
 import {
   addOrder,
-  authorize,
   licensingWorld,
   type LicensingWorld,
   policyFor,
   registerApprovedMachine,
 } from './helpers/licensing-fixtures.js';
-import { MachineChain } from './helpers/trace-fixtures.js';
+import { grantAuthorization, MachineChain } from './helpers/trace-fixtures.js';
 import { describeEachDatabase } from './helpers/test-app.js';
 
 describeEachDatabase('job events: builds, parts and the breakage policy', (ctx) => {
@@ -28,15 +27,8 @@ describeEachDatabase('job events: builds, parts and the breakage policy', (ctx) 
     return { chain, orderId, authorizationId };
   };
 
-  const grant = async (chain: MachineChain, orderId: string, quantity: number, extra = {}) => {
-    const authorizationId = await authorize(ctx(), { orderId, deviceId: chain.world.deviceId, quantity, ...extra });
-    const sent = await ctx().call('POST', '/ui/authorization/send', {
-      token: await ctx().adminToken(),
-      body: { orderId, authorizationId },
-    });
-    expect(sent.statusCode, sent.body).toBe(200);
-    return authorizationId;
-  };
+  const grant = (chain: MachineChain, orderId: string, quantity: number, extra = {}) =>
+    grantAuthorization(ctx(), orderId, chain.world.deviceId, quantity, { extra });
 
   const report = async (chain: MachineChain, ...events: ReturnType<MachineChain['next']>[]) => {
     for (const event of events) {

@@ -9,8 +9,8 @@ import {
   type TPart,
   type TTraceEventEntry,
 } from '@manifold/contract';
-import { addOrder, authorize, licensingWorld, type LicensingWorld, policyFor } from './helpers/licensing-fixtures.js';
-import { MachineChain } from './helpers/trace-fixtures.js';
+import { addOrder, licensingWorld, type LicensingWorld, policyFor } from './helpers/licensing-fixtures.js';
+import { grantAuthorization, MachineChain } from './helpers/trace-fixtures.js';
 import { describeEachDatabase, expectToken } from './helpers/test-app.js';
 
 describeEachDatabase('trace lists and the audit trail', (ctx) => {
@@ -25,12 +25,7 @@ describeEachDatabase('trace lists and the audit trail', (ctx) => {
     world = await licensingWorld(ctx());
     chain = new MachineChain(world);
     orderId = await addOrder(ctx(), policyFor(world, { serialization: { type: 'Hex', prefix: 'S', start: 255, end: 999 } }));
-    const authorizationId = await authorize(ctx(), { orderId, deviceId: world.deviceId, quantity: 3 });
-    const sent = await ctx().call('POST', '/ui/authorization/send', {
-      token: await ctx().adminToken(),
-      body: { orderId, authorizationId },
-    });
-    expect(sent.statusCode, sent.body).toBe(200);
+    const authorizationId = await grantAuthorization(ctx(), orderId, world.deviceId, 3);
     const job = [
       chain.next('jobStarted', { authorizationId, jobId: 'j1', quantity: 2 }),
       chain.next('jobEnded', { authorizationId, jobId: 'j1' }),

@@ -7,23 +7,14 @@ import { z } from 'zod';
 import { ZPageQuery } from './common.js';
 import { ZDsiId, ZId } from './identifiers.js';
 
-/**
- * Every audit event kind of spec §4 a machine or its job can cause. Four of them are also
- * written by the server itself when it serves the machine (`licenceReceivedByMachine`,
- * `designPackageReceivedByMachine`, `privateFileDecrypted`, `publicFileAccessed`); a machine
- * reports them from its side.
- */
-export const traceEventKinds = [
-  'licenceReceivedByMachine',
-  'designPackageReceivedByMachine',
+/** The kinds that move a job (a build); each names its `jobId` (docs/breakage-policy.md). */
+export const jobEventKinds = ['jobStarted', 'jobPaused', 'jobResumed', 'jobEnded', 'jobFailed', 'jobCancelled'] as const;
+
+/** Kinds of spec §4 only machines cause (the server has no record of its own for them). */
+const machineOnlyKinds = [
   'machineIdle',
   'machineOffline',
-  'jobStarted',
-  'jobPaused',
-  'jobResumed',
-  'jobEnded',
-  'jobFailed',
-  'jobCancelled',
+  ...jobEventKinds,
   'prebuild',
   'prebuildCancelled',
   'quantityConsumed',
@@ -33,31 +24,40 @@ export const traceEventKinds = [
   'scanningFailed',
   'machineDataStored',
   'machineDataReceived',
+] as const;
+
+/**
+ * Every audit event kind of spec §4 a machine or its job can cause. Four of them are also
+ * written by the server itself when it serves the machine (`licenceReceivedByMachine`,
+ * `designPackageReceivedByMachine`, `privateFileDecrypted`, `publicFileAccessed`); a machine
+ * reports them from its side.
+ */
+export const traceEventKinds = [
+  'licenceReceivedByMachine',
+  'designPackageReceivedByMachine',
+  ...machineOnlyKinds,
   'privateFileDecrypted',
   'publicFileAccessed',
 ] as const;
 export const ZTraceEventKind = z.enum(traceEventKinds);
 export type TTraceEventKind = z.infer<typeof ZTraceEventKind>;
 
-/** Kinds that belong to a licence: the event must name an authorization of the reporting machine. */
-export const authorizationEventKinds: readonly TTraceEventKind[] = [
-  'licenceReceivedByMachine',
-  'designPackageReceivedByMachine',
-  'jobStarted',
-  'jobPaused',
-  'jobResumed',
-  'jobEnded',
-  'jobFailed',
-  'jobCancelled',
-  'prebuild',
-  'prebuildCancelled',
-  'quantityConsumed',
-  'qualityCheckPassed',
-  'qualityCheckFailed',
-  'scanningPassed',
-  'scanningFailed',
-  'privateFileDecrypted',
+export function isJobEventKind(kind: TTraceEventKind): kind is (typeof jobEventKinds)[number] {
+  return (jobEventKinds as readonly string[]).includes(kind);
+}
+
+/** Kinds that need no licence: a machine's own state and data, files anyone may read. */
+const machineStateKinds: readonly TTraceEventKind[] = [
+  'machineIdle',
+  'machineOffline',
+  'machineDataStored',
+  'machineDataReceived',
+  'publicFileAccessed',
 ];
+/** Kinds that belong to a licence: the event must name an authorization of the reporting machine. */
+export const authorizationEventKinds: readonly TTraceEventKind[] = traceEventKinds.filter(
+  (kind) => !machineStateKinds.includes(kind),
+);
 
 /** `gap`: the event's previousHash names no event of the machine; `fork`: it names one that is not the last. */
 export const chainFindings = ['gap', 'fork'] as const;
@@ -165,23 +165,7 @@ export const traceErrorTokens = {
 
 export const traceAuditEventTypes = [
   // spec §4, reported by machines (the four the server also writes live in the package and licensing lists)
-  'machineIdle',
-  'machineOffline',
-  'jobStarted',
-  'jobPaused',
-  'jobResumed',
-  'jobEnded',
-  'jobFailed',
-  'jobCancelled',
-  'prebuild',
-  'prebuildCancelled',
-  'quantityConsumed',
-  'qualityCheckPassed',
-  'qualityCheckFailed',
-  'scanningPassed',
-  'scanningFailed',
-  'machineDataStored',
-  'machineDataReceived',
+  ...machineOnlyKinds,
   // Manifold's: a break in a machine's hash chain, an uploaded file of events
   'traceChainBroken',
   'traceEventsUploaded',

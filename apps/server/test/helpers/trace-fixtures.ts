@@ -1,11 +1,31 @@
 import { randomUUID } from 'node:crypto';
+import { expect } from 'vitest';
 import type { TCanonicalTraceEvent, TTraceEventKind } from '@manifold/contract';
 import { signXml } from '../../src/crypto/xml-signature.js';
 import { canonicalEvent, eventHash, STP_EVENT_PATH, traceEventXml } from '../../src/modules/events/trace-event-format.js';
-import { type LicensingWorld, stpCall, stpEnvelope } from './licensing-fixtures.js';
+import { authorize, type LicensingWorld, stpCall, stpEnvelope } from './licensing-fixtures.js';
 import type { TestApp } from './test-app.js';
 
 type Machine = Pick<LicensingWorld, 'machine' | 'deviceId'>;
+
+/** Authorizes `quantity` of the order to the machine and (unless `send` is false) sends it. */
+export async function grantAuthorization(
+  ctx: TestApp,
+  orderId: string,
+  deviceId: string,
+  quantity: number,
+  options: { send?: boolean; extra?: Record<string, unknown> } = {},
+): Promise<string> {
+  const authorizationId = await authorize(ctx, { orderId, deviceId, quantity, ...options.extra });
+  if (options.send !== false) {
+    const sent = await ctx.call('POST', '/ui/authorization/send', {
+      token: await ctx.adminToken(),
+      body: { orderId, authorizationId },
+    });
+    expect(sent.statusCode, sent.body).toBe(200);
+  }
+  return authorizationId;
+}
 
 /** A machine's side of the chain: each new event names the hash of the one before. */
 export class MachineChain {

@@ -1,5 +1,6 @@
 import {
   authorizationEventKinds,
+  isJobEventKind,
   TRACE_HISTORY_FORMAT,
   ZTraceEventBody,
   ZTraceEventFile,
@@ -30,7 +31,7 @@ import { formatPath } from '../packages/device-parameters.js';
 import type { StpService } from '../licensing/stp.service.js';
 import { BuildsRepository } from './builds.repository.js';
 import { type EventAuthorization, EventsRepository } from './events.repository.js';
-import { applyJobEvent, jobEventKinds } from './job-effects.js';
+import { applyJobEvent } from './job-effects.js';
 import {
   canonicalEvent,
   deviceOfEventXml,
@@ -279,7 +280,7 @@ export class EventsService {
         description: `A ${body.kind} event names the authorization it belongs to`,
       });
     }
-    if (jobEventKinds.includes(body.kind) && body.jobId === null) {
+    if (isJobEventKind(body.kind) && body.jobId === null) {
       throw new AppError('malformedRequest', { field: `${at}.jobId`, description: `A ${body.kind} event names its jobId` });
     }
     return { device, body, authorization, proof, source, sourceIp };
@@ -334,7 +335,7 @@ export class EventsService {
           };
           await repository.insert(row);
           await repository.advanceChain(event.device.id, row.sequence, hash, now);
-          if (event.authorization && jobEventKinds.includes(event.body.kind)) {
+          if (event.authorization && isJobEventKind(event.body.kind)) {
             const job = {
               eventId: row.event_id,
               deviceId: event.device.id,

@@ -1,20 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Insertable } from 'kysely';
-import type { TTraceEventBody, TTraceEventKind } from '@manifold/contract';
+import type { TTraceEventBody } from '@manifold/contract';
 import type { BuildRow, BuildState, PartsTable } from '../../db/schema-trace.js';
 import { formatSerial } from '../licensing/serial-numbers.js';
 import type { BuildsRepository, JobLicence } from './builds.repository.js';
 import type { EventAuthorization } from './events.repository.js';
-
-/** The kinds that move a job; each names its `jobId` (docs/breakage-policy.md). */
-export const jobEventKinds: readonly TTraceEventKind[] = [
-  'jobStarted',
-  'jobPaused',
-  'jobResumed',
-  'jobEnded',
-  'jobFailed',
-  'jobCancelled',
-];
 
 const FINISHED: Record<string, { state: BuildState; part: PartsTable['qms_state'] } | undefined> = {
   jobEnded: { state: 'ended', part: 'MANUFACTURED' },
