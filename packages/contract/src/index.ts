@@ -19,3 +19,5 @@ export * from './licensing.js';
 export * from './login-throttle.js';
 export * from './identifiers.js';
 export * from './jobs.js';
+export * from './trace.js';
+export * from './audit-text.js';
