@@ -109,6 +109,24 @@ describeEachDatabase('job events: builds, parts and the breakage policy', (ctx) 
     expect((await partsOf(authorizationId)).map((part) => part.serial_number)).toContain('P-102');
   });
 
+  it('revoking an authorization gives back only what it has not used', async () => {
+    const { chain, orderId, authorizationId } = await licensed({ breakage: { policy: 'Strict' } }, 5);
+    await report(
+      chain,
+      chain.next('jobEnded', { authorizationId, jobId: 'made', quantity: 2 }),
+      chain.next('jobStarted', { authorizationId, jobId: 'broken', quantity: 1 }),
+      chain.next('jobFailed', { authorizationId, jobId: 'broken' }),
+    );
+    expect(await figures(orderId)).toEqual({ allocated: 4, expired: 1, remaining: 5 });
+    const revoked = await ctx().call('POST', '/ui/authorization/revoke', {
+      token: await ctx().adminToken(),
+      body: { orderId, authorizationId },
+    });
+    expect(revoked.statusCode, revoked.body).toBe(200);
+    // 5 authorized: 2 made stay used, 1 broken stays expired, 2 unused come back
+    expect(await figures(orderId)).toEqual({ allocated: 2, expired: 1, remaining: 7 });
+  });
+
   it('Trusted: failed and cancelled parts are given back', async () => {
     const { chain, orderId, authorizationId } = await licensed({ breakage: { policy: 'Trusted' } }, 3);
     await report(
