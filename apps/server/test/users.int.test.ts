@@ -40,6 +40,14 @@ describeEachDatabase('users', (ctx) => {
     });
   });
 
+  describe('the first administrator', () => {
+    it('is created with the address <username>@localhost as typed, not its identity key', async () => {
+      const token = await ctx().adminToken();
+      const profile = (await ctx().call('GET', '/ui/user/login', { token })).json().userProfile;
+      expect(profile).toMatchObject({ username: 'admin', email: 'admin@localhost', role: 'ADMIN' });
+    });
+  });
+
   describe('GET /ui/user/roles', () => {
     it('should require authentication', async () => {
       expect((await ctx().call('GET', '/ui/user/roles')).statusCode).toBe(401);

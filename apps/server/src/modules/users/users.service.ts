@@ -157,7 +157,7 @@ export class UsersService {
           password_hash: await hashPassword(password),
           first_name: 'Site',
           last_name: 'Administrator',
-          email: `${usernameKey(initial.username)}@localhost`,
+          email: `${normalizeUsername(initial.username).toLowerCase()}@localhost`,
           company: null,
           role: 'ADMIN',
           time_zone: 'UTC',
