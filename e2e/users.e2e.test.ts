@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkScreen, freshPage, launchBrowser, logInAsAdmin } from './support/browser';
+import { api, checkScreen, freshPage, launchBrowser, logInAsAdmin } from './support/browser';
 
 function field(page: Page, label: string) {
   return page.getByRole('dialog').getByLabel(label, { exact: false }).first();
@@ -88,6 +88,25 @@ describe('console: users and groups (ADMIN)', () => {
     const username = field(page, 'Username');
     await expect.poll(() => username.getAttribute('aria-invalid')).toBe('true');
     await page.getByRole('dialog').getByText('A user with this username already exists').waitFor();
+    await context.close();
+  });
+
+  it('shows the logins held back after failures and lets the admin clear one', async () => {
+    // a name whose confusable skeleton is itself, so its counter key reads as typed
+    const ghost = 'e2e-ghost-abcdef';
+    for (let i = 0; i < 4; i += 1) await api('POST /ui/user/login', { body: { username: ghost, password: 'wrong-password' } });
+    const { context, page } = await freshPage(browser);
+    await logInAsAdmin(page);
+    await page.goto('/users');
+    const row = page.getByTestId('login-throttle-table').getByRole('row', { name: new RegExp(`${ghost} · 127\\.0\\.0\\.1`) });
+    await row.waitFor();
+    expect(await row.getByRole('cell').nth(0).textContent()).toBe('Account from one address');
+    expect(await row.getByRole('cell').nth(2).textContent()).toBe('4');
+    await checkScreen(page, 'users-held-back-logins');
+    await row.getByRole('button', { name: `Clear the counter of ${ghost} · 127.0.0.1` }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Clear' }).click();
+    await page.getByText(`Counter of ${ghost} · 127.0.0.1 cleared`).waitFor();
+    await expect.poll(() => row.count()).toBe(0);
     await context.close();
   });
 

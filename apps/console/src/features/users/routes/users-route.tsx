@@ -18,6 +18,7 @@ import { pageCount } from '../../../lib/paging';
 import { sessionQueryOptions } from '../../../lib/session';
 import { useDeleteUser } from '../api/delete-user';
 import { useUsers } from '../api/get-users';
+import { HeldBackLogins } from '../components/held-back-logins';
 import { UserForm } from '../components/user-form';
 
 const pageSize = 10;
@@ -105,6 +106,7 @@ export function UsersRoute() {
         ))}
       </DataTable>
       <ListPagination total={pageCount(users.data)} value={page} onChange={setPage} />
+      <HeldBackLogins />
       <FormModal
         opened={editing !== null}
         onClose={() => setEditing(null)}
