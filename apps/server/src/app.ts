@@ -7,6 +7,7 @@ import { jobsModule, type JobsModule } from './jobs/jobs.module.js';
 import { adminModule } from './modules/admin/admin.module.js';
 import { certificateExchangeModule } from './modules/certificate-exchange/certificate-exchange.module.js';
 import { devicesModule } from './modules/devices/devices.module.js';
+import { registrationsModule } from './modules/registrations/registrations.module.js';
 import { groupsModule } from './modules/groups/groups.module.js';
 import { licensingModule } from './modules/licensing/licensing.module.js';
 import type { Core } from './modules/module.js';
@@ -65,6 +66,7 @@ export async function createModules(core: Core) {
     packagesModule(core),
     devicesModule(core),
     licensingModule(core),
+    registrationsModule(core),
     unimplementedModule(),
   ] as const;
 }

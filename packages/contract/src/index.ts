@@ -19,3 +19,4 @@ export * from './licensing.js';
 export * from './login-throttle.js';
 export * from './identifiers.js';
 export * from './jobs.js';
+export * from './registrations.js';

@@ -61,8 +61,15 @@ export const permissions = {
   'POST /ui/admin/upload/provision': 'admin',
   'GET /ui/admin/provision/certificates': 'admin',
   'POST /ui/admin/provision/development-ca': 'admin',
+  // peer registrations (spec §6: manage list for both roles; add, delete, approve ADMIN)
+  'GET /ui/manage/list': 'anyRole',
+  'POST /ui/manage/add': 'admin',
+  'POST /ui/manage/delete': 'admin',
+  'POST /ui/manage/approve': 'admin',
   // partner interfaces
   'POST /certificate/certificateChain': 'partner',
+  'POST /apl/registration/update': 'partner',
+  'POST /apl/registration/delete': 'partner',
 } as const satisfies Record<string, Access>;
 
 export type RouteKey = keyof typeof permissions;

@@ -214,6 +214,11 @@ function notAllowed(host: string, policy: PeerHostPolicy): AppError {
   );
 }
 
+/** A peer's base address as stored and shown: no trailing slash. */
+export function peerBaseText(url: URL): string {
+  return url.href.replace(/\/+$/, '');
+}
+
 /** `base` + `path` (the peer's base address may carry a path prefix). */
 export function peerEndpoint(base: URL, path: string): URL {
   const url = new URL(base.href);

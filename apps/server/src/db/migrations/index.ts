@@ -6,6 +6,7 @@ import * as packagesDevices from './003-packages-devices.js';
 import * as licensing from './010-licensing.js';
 import * as jobs from './011-jobs.js';
 import * as usernameKeys from './012-username-keys.js';
+import * as peers from './014-peers.js';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -20,6 +21,7 @@ const migrations: Record<string, DialectMigration> = {
   '010-licensing': licensing,
   '011-jobs': jobs,
   '012-username-keys': usernameKeys,
+  '014-peers': peers,
 };
 
 export function migrationProvider(kind: DatabaseKind): MigrationProvider {

@@ -1,0 +1,77 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  aplTypes,
+  ZAplPeerRegistrationResponse,
+  ZAplRegistrationRequest,
+  ZAplRegistrationResponse,
+  type TAplRegistrationRequest,
+} from '@manifold/contract';
+import { AppError } from '../../lib/app-error.js';
+import { responses } from '../../lib/route-schemas.js';
+import type { AplPath } from '../../peers/registration.client.js';
+import { manageAplTypes, type ManageAplType } from './manage-registrations.service.js';
+
+const isManageApl = (input: TAplRegistrationRequest): input is TAplRegistrationRequest & { aplType: ManageAplType } =>
+  (manageAplTypes as readonly string[]).includes(input.aplType);
+
+/** The APL type a known but not yet served registration kind names, or an unknown one. */
+function unserved(aplType: string): AppError {
+  const known = (aplTypes as readonly string[]).includes(aplType);
+  return new AppError('registrationExchangeInvalidApl', {
+    field: 'aplType',
+    description: known
+      ? `Registrations of type ${aplType} are not served yet (served: enforce, ${manageAplTypes.join(', ')})`
+      : `Unknown aplType "${aplType}"; expected one of ${aplTypes.join(', ')}`,
+  });
+}
+
+/**
+ * The partner entry points of registrations (spec §7 APL): machines (`enforce`) and Manage peers
+ * (`upstreamManage`, `downstreamManage`) register through one `/apl/registration/add`; peers
+ * tell each other of approvals and cancellations through `/update` and `/delete`.
+ */
+export const aplRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { devices, manageRegistrations } = app.services;
+
+  app.post(
+    '/apl/registration/add',
+    {
+      schema: {
+        tags: ['partner'],
+        summary:
+          'A machine (aplType enforce) or a Manage peer (upstreamManage, downstreamManage) registers with a signed apl; the registration is Pending',
+        body: ZAplRegistrationRequest,
+        response: responses(z.union([ZAplRegistrationResponse, ZAplPeerRegistrationResponse])),
+      },
+    },
+    (request) => {
+      const input = request.body;
+      if (isManageApl(input)) return manageRegistrations.receive(input);
+      if (input.aplType === 'enforce') return devices.register(input, request.ip);
+      throw unserved(input.aplType);
+    },
+  );
+
+  for (const path of ['/apl/registration/update', '/apl/registration/delete'] as const satisfies AplPath[]) {
+    app.post(
+      path,
+      {
+        schema: {
+          tags: ['partner'],
+          summary:
+            path === '/apl/registration/update'
+              ? 'A registered Manage peer tells of its approval or rejection (signed apl {registrationNonce, registrationState, timestamp})'
+              : 'A registered Manage peer cancels the registration (signed apl {registrationNonce, registrationState: Cancelled, timestamp})',
+          body: ZAplRegistrationRequest,
+          response: responses(ZAplPeerRegistrationResponse),
+        },
+      },
+      (request) => {
+        const input = request.body;
+        if (!isManageApl(input)) throw unserved(input.aplType);
+        return manageRegistrations.receiveNotice(input, path);
+      },
+    );
+  }
+};

@@ -1,0 +1,77 @@
+import type { Kysely } from 'kysely';
+import type { TManageInstance, TManageType, TPage, TPageQuery, TRegistrationState } from '@manifold/contract';
+import { paginate } from '../../db/paging.js';
+import type { DB } from '../../db/schema.js';
+import type { ManageInstanceRow } from '../../db/schema-licensing.js';
+import { toManageInstance } from './registration-views.js';
+
+export type NewManageInstance = ManageInstanceRow;
+
+/** Manage registrations (`manage_instances`). */
+export class ManageInstancesRepository {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  find(id: string): Promise<ManageInstanceRow | undefined> {
+    return this.db.selectFrom('manage_instances').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  findByNonce(registrationNonce: string): Promise<ManageInstanceRow | undefined> {
+    return this.db
+      .selectFrom('manage_instances')
+      .selectAll()
+      .where('registration_nonce', '=', registrationNonce)
+      .executeTakeFirst();
+  }
+
+  findPeer(signingFingerprint: string, manageType: TManageType): Promise<ManageInstanceRow | undefined> {
+    return this.db
+      .selectFrom('manage_instances')
+      .selectAll()
+      .where('signing_fingerprint', '=', signingFingerprint)
+      .where('manage_type', '=', manageType)
+      .executeTakeFirst();
+  }
+
+  async insert(row: NewManageInstance): Promise<void> {
+    await this.db.insertInto('manage_instances').values(row).execute();
+  }
+
+  /** Moves a registration from `from` to `to`; false when another change came first. */
+  async changeState(id: string, from: string, to: TRegistrationState, now: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('manage_instances')
+      .set((eb) => ({ registration_state: to, updated_at: now, version: eb('version', '+', 1) }))
+      .where('id', '=', id)
+      .where('registration_state', '=', from)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** Whether an authorization or a machine data licence names this instance (its row must stay). */
+  async referenced(id: string): Promise<boolean> {
+    const authorization = await this.db
+      .selectFrom('authorizations')
+      .select('id')
+      .where('manage_id', '=', id)
+      .limit(1)
+      .executeTakeFirst();
+    if (authorization) return true;
+    const dtl = await this.db.selectFrom('dtls').select('id').where('manage_id', '=', id).limit(1).executeTakeFirst();
+    return dtl !== undefined;
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.db.deleteFrom('manage_instances').where('id', '=', id).execute();
+  }
+
+  list(page: TPageQuery, type: TManageType | 'all'): Promise<TPage<TManageInstance>> {
+    let query = this.db.selectFrom('manage_instances');
+    if (type !== 'all') query = query.where('manage_type', '=', type);
+    return paginate(
+      query,
+      page,
+      (base) => base.selectAll().orderBy('created_at', 'desc').orderBy('id'),
+      (rows) => rows.map(toManageInstance),
+    );
+  }
+}

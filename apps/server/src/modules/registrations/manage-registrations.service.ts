@@ -1,0 +1,321 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import {
+  ZManageApl,
+  ZRegistrationNoticeApl,
+  type TAplPeerRegistrationResponse,
+  type TAplRegistrationRequest,
+  type TManageAddRequest,
+  type TManageInstance,
+  type TManageType,
+  type TPage,
+  type TPageQuery,
+  type TRegistrationApproveRequest,
+  type TRegistrationNoticeApl,
+  type TRegistrationState,
+} from '@manifold/contract';
+import type { Config } from '../../config.js';
+import { parseCertificate, parseCertificateBundle } from '../../crypto/certificates.js';
+import { isCryptoError } from '../../crypto/crypto-errors.js';
+import { signDetachedJws, verifyDetachedJws } from '../../crypto/jws.js';
+import type { Database } from '../../db/database.js';
+import { isUniqueViolation } from '../../db/dialect.js';
+import type { DB } from '../../db/schema.js';
+import type { ManageInstanceRow } from '../../db/schema-licensing.js';
+import { AppError } from '../../lib/app-error.js';
+import { canonicalJson } from '../../lib/canonical-json.js';
+import { isoNow } from '../../lib/time.js';
+import { requestPeerCertificates } from '../../peers/certificate-exchange.client.js';
+import { parsePeerUrl, peerBaseText } from '../../peers/http-client.js';
+import { postApl, postRegistration, type AplPath, type SignedApl } from '../../peers/registration.client.js';
+import type { ServerCredentials } from '../provision/server-credentials.service.js';
+import { ManageInstancesRepository } from './manage-instances.repository.js';
+import { organizationOf, toManageInstance } from './registration-views.js';
+
+/** APL types of Manage peers: the sender's place relative to the receiver. */
+export const manageAplTypes = ['upstreamManage', 'downstreamManage'] as const;
+export type ManageAplType = (typeof manageAplTypes)[number];
+
+/** How far a notice's timestamp may be from our clock. */
+const NOTICE_WINDOW_MS = 5 * 60 * 1000;
+
+/** The APL type we send to a peer we hold as `manageType` (it is our downstream: we are its upstream). */
+const ourAplType = (manageType: TManageType): ManageAplType =>
+  manageType === 'downStreamManage' ? 'upstreamManage' : 'downstreamManage';
+
+/** How we hold a peer that sent `aplType` (it says it is our upstream: we hold it as upStreamManage). */
+const peerManageType = (aplType: ManageAplType): TManageType =>
+  aplType === 'upstreamManage' ? 'upStreamManage' : 'downStreamManage';
+
+const invalidApl = (field: string, description: string) => new AppError('registrationExchangeInvalidApl', { field, description });
+
+/**
+ * Registrations between Manage instances (docs/peer-network.md#registrations). The side that
+ * adds a peer (`initiator`) exchanges certificates with it and posts a signed registration to its
+ * `/apl/registration/add`; the other side's admin approves or rejects, which is sent back signed
+ * to `/apl/registration/update` before it is stored. Either side may delete its record; the
+ * peer is told through `/apl/registration/delete` and holds its record as Cancelled.
+ */
+export class ManageRegistrationsService {
+  constructor(
+    private readonly database: Database,
+    private readonly credentials: ServerCredentials,
+    private readonly config: Config,
+  ) {}
+
+  private instances(db: Kysely<DB> = this.database.db): ManageInstancesRepository {
+    return new ManageInstancesRepository(db);
+  }
+
+  list(page: TPageQuery, registrationType: TManageType | 'all'): Promise<TPage<TManageInstance>> {
+    return this.instances().list(page, registrationType);
+  }
+
+  /** `POST /ui/manage/add`. */
+  async add(input: TManageAddRequest): Promise<TManageInstance> {
+    const peerUrl = parsePeerUrl(input.manageUrl, this.config.peers.allowedHosts);
+    const signing = await this.credentials.signingIdentity();
+    const encryption = await this.credentials.encryptionIdentity();
+    const peer = await requestPeerCertificates({
+      peerUrl: peerBaseText(peerUrl),
+      replyRequest: 'both',
+      certificateType: 'manage',
+      certificate: parseCertificateBundle(signing.chainPem).map((certificate) => certificate.pem),
+      trustAnchors: await this.credentials.trustAnchors(),
+      http: this.config.peers,
+    });
+    const [peerSigning] = parseCertificateBundle(peer.signingCertificate!);
+    const fingerprint = peerSigning!.node.fingerprint256;
+    if (fingerprint === parseCertificate(signing.certificatePem).node.fingerprint256) {
+      throw new AppError('registrationExchangeInvalidTarget', {
+        field: 'manageUrl',
+        description: 'This address is this instance itself',
+      });
+    }
+    if (await this.instances().findPeer(fingerprint, input.registrationType)) {
+      throw new AppError('registrationExchangeAlreadyRegistered', { field: 'manageUrl' });
+    }
+
+    const now = isoNow();
+    const apl = {
+      registrationNonce: randomUUID(),
+      manageSiteName: this.config.siteName,
+      manageUrl: this.config.publicUrl,
+      signingCertificate: signing.chainPem,
+      encryptionCertificate: encryption.chainPem,
+      dateCreated: now,
+    };
+    await postRegistration(this.config.peers, peerUrl, await this.signed(ourAplType(input.registrationType), apl));
+
+    const row: ManageInstanceRow = {
+      id: randomUUID(),
+      manage_site_name: organizationOf(peerSigning!.x509.subject) ?? peerUrl.host,
+      manage_url: peerBaseText(peerUrl),
+      manage_type: input.registrationType,
+      registration_state: 'Pending',
+      initiator: 1,
+      signing_certificate: peer.signingCertificate,
+      encryption_certificate: peer.encryptionCertificate,
+      version: 1,
+      created_at: now,
+      updated_at: now,
+      registration_nonce: apl.registrationNonce,
+      signing_fingerprint: fingerprint,
+    };
+    await this.insert(row, 'manageUrl');
+    return toManageInstance(row);
+  }
+
+  /** `POST /apl/registration/add` from a Manage peer: stored Pending, not the initiator. */
+  async receive(input: TAplRegistrationRequest & { aplType: ManageAplType }): Promise<TAplPeerRegistrationResponse> {
+    const parsed = ZManageApl.safeParse(input.apl);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw invalidApl(['apl', ...issue.path].join('.'), issue.message);
+    }
+    const apl = parsed.data;
+    const signing = await this.verifiedChain(apl.signingCertificate, 'apl.signingCertificate');
+    await this.verifiedChain(apl.encryptionCertificate, 'apl.encryptionCertificate');
+    await verifySignature(input, signing);
+    const peerUrl = parsePeerUrl(apl.manageUrl, this.config.peers.allowedHosts);
+    const fingerprint = parseCertificate(signing).node.fingerprint256;
+    const ours = await this.credentials.signingIdentity();
+    if (fingerprint === parseCertificate(ours.certificatePem).node.fingerprint256) {
+      throw new AppError('registrationExchangeInvalidTarget', { description: 'A registration from this instance itself' });
+    }
+    const manageType = peerManageType(input.aplType);
+    if (await this.instances().findByNonce(apl.registrationNonce)) throw new AppError('duplicateAplReceived', { field: 'apl' });
+    if (await this.instances().findPeer(fingerprint, manageType)) {
+      throw new AppError('registrationExchangeAlreadyRegistered', { field: 'apl.signingCertificate' });
+    }
+    const now = isoNow();
+    const row: ManageInstanceRow = {
+      id: randomUUID(),
+      manage_site_name: apl.manageSiteName,
+      manage_url: peerBaseText(peerUrl),
+      manage_type: manageType,
+      registration_state: 'Pending',
+      initiator: 0,
+      signing_certificate: apl.signingCertificate.trim(),
+      encryption_certificate: apl.encryptionCertificate.trim(),
+      version: 1,
+      created_at: now,
+      updated_at: now,
+      registration_nonce: apl.registrationNonce,
+      signing_fingerprint: fingerprint,
+    };
+    await this.insert(row, 'apl');
+    return { registrationId: row.id, registrationState: 'Pending' };
+  }
+
+  /** `POST /ui/manage/approve`: the peer is told first; if it cannot be, nothing changes. */
+  async approve(input: TRegistrationApproveRequest): Promise<TManageInstance> {
+    const row = await this.instances().find(input.id);
+    if (!row) throw new AppError('registrationNotPresent', { field: 'id' });
+    if (row.registration_state === 'Cancelled') throw new AppError('registrationHasBeenCanceled', { field: 'id' });
+    if (row.initiator === 1) throw new AppError('registrationInitiatorCantApprove', { field: 'id' });
+    const state: TRegistrationState = input.approve ? 'Approved' : 'Rejected';
+    if (row.registration_state === state) {
+      throw new AppError(input.approve ? 'registrationAlreadyApproved' : 'registrationAlreadyRejected', { field: 'approve' });
+    }
+    try {
+      await this.notify(row, '/apl/registration/update', state);
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      throw new AppError(input.approve ? 'registrationRemoteApprovalFailed' : 'registrationRemoteRejectFailed', {
+        description: `${row.manage_url} was not told (${error.token}): ${error.message}`,
+      });
+    }
+    await this.transition(row, state);
+    return toManageInstance((await this.instances().find(row.id))!);
+  }
+
+  /** `POST /ui/manage/delete`: the peer is told (when it answers); a row an authorization names stays, Cancelled. */
+  async delete(id: string, log: (message: string) => void): Promise<void> {
+    const row = await this.instances().find(id);
+    if (!row) throw new AppError('registrationNotPresent', { field: 'id' });
+    if (row.registration_nonce && row.registration_state !== 'Cancelled') {
+      try {
+        await this.notify(row, '/apl/registration/delete', 'Cancelled');
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        log(`manage/delete: ${row.manage_url} was not told of the cancellation (${error.token}): ${error.message}`);
+      }
+    }
+    await this.database.transaction(async (trx) => {
+      const instances = this.instances(trx);
+      if (await instances.referenced(id)) await instances.changeState(id, row.registration_state, 'Cancelled', isoNow());
+      else await instances.delete(id);
+    });
+  }
+
+  /**
+   * `POST /apl/registration/update` (Approved or Rejected by the side that did not ask) and
+   * `/apl/registration/delete` (Cancelled by either side), signed by the peer's registered key.
+   */
+  async receiveNotice(
+    input: TAplRegistrationRequest & { aplType: ManageAplType },
+    path: AplPath,
+  ): Promise<TAplPeerRegistrationResponse> {
+    const parsed = ZRegistrationNoticeApl.safeParse(input.apl);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw invalidApl(['apl', ...issue.path].join('.'), issue.message);
+    }
+    const notice = parsed.data;
+    const row = await this.instances().findByNonce(notice.registrationNonce);
+    if (!row?.signing_certificate || row.manage_type !== peerManageType(input.aplType)) {
+      throw new AppError('registrationNotPresent', { field: 'apl.registrationNonce' });
+    }
+    await verifySignature(input, parseCertificateBundle(row.signing_certificate)[0]!.pem);
+    const signedAt = Date.parse(notice.timestamp);
+    if (!Number.isFinite(signedAt) || Math.abs(Date.now() - signedAt) > NOTICE_WINDOW_MS) {
+      throw invalidApl('apl.timestamp', 'The notice is not from the last five minutes');
+    }
+    if (row.registration_state === 'Cancelled') throw new AppError('registrationHasBeenCanceled', { field: 'apl' });
+    const expected: TRegistrationState[] = path === '/apl/registration/delete' ? ['Cancelled'] : ['Approved', 'Rejected'];
+    if (!expected.includes(notice.registrationState)) {
+      throw new AppError('registrationExchangeInvalidRegistration', {
+        field: 'apl.registrationState',
+        description: `${path} carries ${expected.join(' or ')}, not ${notice.registrationState}`,
+      });
+    }
+    if (path === '/apl/registration/update') {
+      if (row.initiator === 0) throw new AppError('registrationInitiatorCantApprove', { field: 'apl.registrationState' });
+      if (row.registration_state === notice.registrationState) {
+        throw new AppError(
+          notice.registrationState === 'Approved' ? 'registrationAlreadyApproved' : 'registrationAlreadyRejected',
+          {
+            field: 'apl.registrationState',
+          },
+        );
+      }
+    }
+    await this.transition(row, notice.registrationState);
+    return { registrationId: row.id, registrationState: notice.registrationState };
+  }
+
+  private async transition(row: ManageInstanceRow, to: TRegistrationState): Promise<void> {
+    if (!(await this.instances().changeState(row.id, row.registration_state, to, isoNow()))) {
+      throw new AppError('registrationExchangeInvalidRegistration', {
+        description: 'The registration changed at the same time; try again',
+      });
+    }
+  }
+
+  private async notify(row: ManageInstanceRow, path: AplPath, registrationState: TRegistrationState): Promise<void> {
+    const notice: TRegistrationNoticeApl = {
+      registrationNonce: row.registration_nonce!,
+      registrationState,
+      timestamp: isoNow(),
+    };
+    const peerUrl = parsePeerUrl(row.manage_url, this.config.peers.allowedHosts);
+    await postApl(this.config.peers, peerUrl, path, await this.signed(ourAplType(row.manage_type as TManageType), notice));
+  }
+
+  private async signed(aplType: ManageAplType, apl: object): Promise<SignedApl> {
+    const { privateKeyPem, certificatePem } = await this.credentials.signingIdentity();
+    return { aplType, apl, signature: await signDetachedJws(canonicalJson(apl), privateKeyPem, { certificatePem }) };
+  }
+
+  private async verifiedChain(pem: string, field: string): Promise<string> {
+    let chain: string[];
+    try {
+      chain = parseCertificateBundle(pem).map((certificate) => certificate.pem);
+    } catch {
+      throw invalidApl(field, `${field} holds no PEM certificate`);
+    }
+    const verification = await this.credentials.verifyWithTrustAnchors(chain);
+    if (!verification.valid) {
+      throw new AppError('certificateExchangeChainVerifyFail', {
+        field,
+        description: `${field} does not verify (${verification.failure}): ${verification.description}`,
+      });
+    }
+    return chain[0]!;
+  }
+
+  private async insert(row: ManageInstanceRow, field: string): Promise<void> {
+    try {
+      await this.instances().insert(row);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new AppError('registrationExchangeAlreadyRegistered', { field });
+      throw error;
+    }
+  }
+}
+
+async function verifySignature(input: TAplRegistrationRequest, certificatePem: string): Promise<void> {
+  if (!input.signature) {
+    throw new AppError('registrationSignatureInvalid', { field: 'signature', description: 'The message carries no signature' });
+  }
+  try {
+    await verifyDetachedJws(input.signature, canonicalJson(input.apl), certificatePem);
+  } catch (error) {
+    if (!isCryptoError(error)) throw error;
+    throw new AppError('registrationSignatureInvalid', {
+      field: 'signature',
+      description: `The signature does not verify: ${error.message}`,
+    });
+  }
+}

@@ -1,0 +1,283 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TManageInstance } from '@manifold/contract';
+import { signDetachedJws } from '../src/crypto/jws.js';
+import type { DevelopmentCa } from '../src/crypto/development-ca.js';
+import { canonicalJson } from '../src/lib/canonical-json.js';
+import { joinNetwork, LOOPBACK_PEERS, startPeer, type PeerProcess } from './helpers/peer-network.js';
+import { freePort } from './helpers/server-process.js';
+import { describeEachDatabase, expectToken } from './helpers/test-app.js';
+import { peerIdentity, testRoot } from './helpers/test-pki.js';
+
+/** This suite's app listens here (one database at a time), so the peer process can call it back. */
+const localPort = await freePort();
+const localUrl = `http://127.0.0.1:${localPort}`;
+
+let root: DevelopmentCa;
+let peer: PeerProcess;
+
+beforeAll(async () => {
+  root = await testRoot('Registrations Network Root');
+  peer = await startPeer('Peer Site');
+  await joinNetwork(peer.call, root);
+}, 120_000);
+
+afterAll(async () => {
+  await peer?.stop();
+});
+
+/** A Manage instance that exists only as keys: it signs registrations and notices itself. */
+async function handMadePeer(manageUrl: string, ca: DevelopmentCa = root) {
+  const signing = await peerIdentity(ca, { purpose: 'signing' });
+  const encryption = await peerIdentity(ca, { purpose: 'encryption' });
+  const sign = async (aplType: string, apl: object) => ({
+    aplType,
+    apl,
+    signature: await signDetachedJws(canonicalJson(apl), signing.privateKeyPem),
+  });
+  const registration = (registrationNonce = randomUUID()) => ({
+    registrationNonce,
+    manageSiteName: 'Hand Made',
+    manageUrl,
+    signingCertificate: signing.certificatePem,
+    encryptionCertificate: encryption.certificatePem,
+    dateCreated: new Date().toISOString(),
+  });
+  return { sign, registration };
+}
+
+async function closedPortUrl(): Promise<string> {
+  return `http://127.0.0.1:${await freePort()}`;
+}
+
+describeEachDatabase(
+  'manage registrations',
+  (ctx) => {
+    let admin: string;
+    let user: string;
+    const call = (method: 'GET' | 'POST', url: string, body?: unknown, token = admin) =>
+      ctx().call(method, url, { token, ...(body !== undefined ? { body } : {}) });
+    const peerList = async (registrationType: string) =>
+      ((await peer.call('GET', `/ui/manage/list?registrationType=${registrationType}`)).json() as { data: TManageInstance[] })
+        .data;
+
+    beforeAll(async () => {
+      admin = await ctx().adminToken();
+      user = (await ctx().createUser()).token;
+      await joinNetwork((method, url, options = {}) => ctx().call(method, url, { token: admin, ...options }), root);
+      await ctx().app.listen({ port: localPort, host: '127.0.0.1' });
+    }, 60_000);
+
+    describe('access', () => {
+      it('should require authentication, and ADMIN for add, delete and approve', async () => {
+        const id = randomUUID();
+        const calls: ['GET' | 'POST', string, unknown][] = [
+          ['GET', '/ui/manage/list', undefined],
+          ['POST', '/ui/manage/add', { manageUrl: peer.url }],
+          ['POST', '/ui/manage/delete', { id }],
+          ['POST', '/ui/manage/approve', { id, approve: true }],
+        ];
+        for (const [method, url, body] of calls) {
+          expect((await ctx().call(method, url, body !== undefined ? { body } : {})).statusCode, url).toBe(401);
+        }
+        for (const [method, url, body] of calls.slice(1)) {
+          expectToken(await call(method, url, body, user), 403, 'actionNotAllowed');
+        }
+        expect((await call('GET', '/ui/manage/list?registrationType=all', undefined, user)).statusCode).toBe(200);
+      });
+    });
+
+    describe('POST /ui/manage/add', () => {
+      it('refuses addresses outside PEER_ALLOWED_HOSTS and other schemes with httpClientBadUrl', async () => {
+        for (const manageUrl of ['http://169.254.169.254/', 'http://10.0.0.1:8080', 'ftp://127.0.0.1/', 'nonsense']) {
+          expectToken(await call('POST', '/ui/manage/add', { manageUrl }), 420, 'httpClientBadUrl');
+        }
+      });
+
+      it('answers certificateExchangeCommunicationFailed when nothing answers at the address', async () => {
+        expectToken(
+          await call('POST', '/ui/manage/add', { manageUrl: await closedPortUrl() }),
+          420,
+          'certificateExchangeCommunicationFailed',
+        );
+      });
+
+      it('answers registrationExchangeInvalidTarget for this instance itself', async () => {
+        expectToken(await call('POST', '/ui/manage/add', { manageUrl: localUrl }), 420, 'registrationExchangeInvalidTarget');
+      });
+
+      it('registers with the peer (downStreamManage by default); the peer approves; both sides hold it', async () => {
+        const added = await call('POST', '/ui/manage/add', { manageUrl: `${peer.url}/` });
+        expect(added.statusCode, added.body).toBe(200);
+        const ours = added.json() as TManageInstance;
+        expect(ours).toMatchObject({
+          manageType: 'downStreamManage',
+          upstream: false,
+          initiator: true,
+          registrationState: 'Pending',
+          manageSiteName: 'Peer Site',
+          manageURL: peer.url,
+        });
+        expect(ours.cryptoCertsForSigning).toEqual([expect.objectContaining({ keyUse: 'signing', companyName: 'Peer Site' })]);
+        const theirs = (await peerList('upStreamManage')).find((entry) => entry.registrationNonce === ours.registrationNonce)!;
+        expect(theirs).toMatchObject({
+          manageType: 'upStreamManage',
+          upstream: true,
+          initiator: false,
+          registrationState: 'Pending',
+          manageURL: localUrl,
+        });
+
+        expectToken(
+          await call('POST', '/ui/manage/approve', { id: ours.manageId, approve: true }),
+          420,
+          'registrationInitiatorCantApprove',
+        );
+        expectToken(await call('POST', '/ui/manage/add', { manageUrl: peer.url }), 420, 'registrationExchangeAlreadyRegistered');
+
+        const approved = await peer.call('POST', '/ui/manage/approve', { body: { id: theirs.manageId, approve: true } });
+        expect(approved.statusCode, approved.body).toBe(200);
+        expect(approved.json()).toMatchObject({ registrationState: 'Approved' });
+        const list = (await call('GET', '/ui/manage/list')).json() as { data: TManageInstance[] };
+        expect(list.data.find((entry) => entry.manageId === ours.manageId)).toMatchObject({
+          registrationState: 'Approved',
+          version: 2,
+        });
+        expect(
+          ((await call('GET', '/ui/manage/list?registrationType=upStreamManage')).json() as { data: TManageInstance[] }).data,
+        ).not.toContainEqual(expect.objectContaining({ manageId: ours.manageId }));
+        expectToken(
+          await peer.call('POST', '/ui/manage/approve', { body: { id: theirs.manageId, approve: true } }),
+          420,
+          'registrationAlreadyApproved',
+        );
+
+        // Deleting here cancels there.
+        expect((await call('POST', '/ui/manage/delete', { id: ours.manageId })).statusCode).toBe(200);
+        expectToken(await call('POST', '/ui/manage/delete', { id: ours.manageId }), 420, 'registrationNotPresent');
+        expect((await peerList('upStreamManage')).find((entry) => entry.manageId === theirs.manageId)).toMatchObject({
+          registrationState: 'Cancelled',
+        });
+        expectToken(
+          await peer.call('POST', '/ui/manage/approve', { body: { id: theirs.manageId, approve: false } }),
+          420,
+          'registrationHasBeenCanceled',
+        );
+      });
+    });
+
+    describe('POST /apl/registration/add from a Manage peer', () => {
+      const register = (body: unknown) => ctx().call('POST', '/apl/registration/add', { body });
+
+      it('stores a signed registration Pending; the same record twice is duplicateAplReceived', async () => {
+        const made = await handMadePeer(await closedPortUrl());
+        const message = await made.sign('upstreamManage', made.registration());
+        const stored = register(message);
+        expect((await stored).statusCode, (await stored).body).toBe(200);
+        expect((await stored).json()).toMatchObject({ registrationState: 'Pending' });
+        expectToken(await register(message), 420, 'duplicateAplReceived');
+        expectToken(
+          await register(await made.sign('upstreamManage', made.registration())),
+          420,
+          'registrationExchangeAlreadyRegistered',
+        );
+      });
+
+      it('refuses a bad record, a forged signature, a chain from another network and an address outside the allow-list', async () => {
+        const made = await handMadePeer(await closedPortUrl());
+        expectToken(
+          await register({ aplType: 'downstreamManage', apl: { registrationNonce: 'x' }, signature: 'a..b' }),
+          420,
+          'registrationExchangeInvalidApl',
+        );
+        const forged = await made.sign('downstreamManage', made.registration());
+        expectToken(
+          await register({ ...forged, apl: { ...(forged.apl as object), manageSiteName: 'Someone Else' } }),
+          420,
+          'registrationSignatureInvalid',
+        );
+        expectToken(await register({ ...forged, signature: undefined }), 420, 'registrationSignatureInvalid');
+        const stranger = await handMadePeer(await closedPortUrl(), await testRoot('Stranger Root'));
+        expectToken(
+          await register(await stranger.sign('downstreamManage', stranger.registration())),
+          420,
+          'certificateExchangeChainVerifyFail',
+        );
+        const outside = await handMadePeer('http://192.168.1.10/');
+        expectToken(await register(await outside.sign('downstreamManage', outside.registration())), 420, 'httpClientBadUrl');
+        expectToken(await register({ ...forged, aplType: 'sipc' }), 420, 'registrationExchangeInvalidApl');
+      });
+    });
+
+    describe('POST /ui/manage/approve', () => {
+      it('leaves the state unchanged when the peer cannot be told (registrationRemoteApprovalFailed / …RejectFailed)', async () => {
+        const made = await handMadePeer(await closedPortUrl());
+        const { registrationId } = (
+          await ctx().call('POST', '/apl/registration/add', { body: await made.sign('downstreamManage', made.registration()) })
+        ).json() as {
+          registrationId: string;
+        };
+        expectToken(
+          await call('POST', '/ui/manage/approve', { id: registrationId, approve: true }),
+          420,
+          'registrationRemoteApprovalFailed',
+        );
+        expectToken(
+          await call('POST', '/ui/manage/approve', { id: registrationId, approve: false }),
+          420,
+          'registrationRemoteRejectFailed',
+        );
+        const list = (await call('GET', '/ui/manage/list?registrationType=upStreamManage')).json() as { data: TManageInstance[] };
+        expect(list.data.find((entry) => entry.manageId === registrationId)).toBeUndefined();
+        const all = (await call('GET', '/ui/manage/list?registrationType=all&numberOfItems=100')).json() as {
+          data: TManageInstance[];
+        };
+        expect(all.data.find((entry) => entry.manageId === registrationId)).toMatchObject({
+          registrationState: 'Pending',
+          manageType: 'downStreamManage',
+        });
+      });
+
+      it('answers registrationNotPresent for an unknown id', async () => {
+        expectToken(await call('POST', '/ui/manage/approve', { id: randomUUID(), approve: true }), 420, 'registrationNotPresent');
+      });
+    });
+
+    describe('POST /apl/registration/update and /delete', () => {
+      it('needs the registered key, a known nonce, a fresh timestamp and the right state', async () => {
+        const made = await handMadePeer(await closedPortUrl());
+        const registration = made.registration();
+        expect(
+          (await ctx().call('POST', '/apl/registration/add', { body: await made.sign('upstreamManage', registration) }))
+            .statusCode,
+        ).toBe(200);
+        const notice = (
+          registrationState: string,
+          timestamp = new Date().toISOString(),
+          registrationNonce = registration.registrationNonce,
+        ) => ({
+          registrationNonce,
+          registrationState,
+          timestamp,
+        });
+        const update = async (apl: object, path = '/apl/registration/update') =>
+          ctx().call('POST', path, { body: await made.sign('upstreamManage', apl) });
+        expectToken(await update(notice('Approved', undefined, randomUUID())), 420, 'registrationNotPresent');
+        expectToken(
+          await update(notice('Approved', new Date(Date.now() - 3_600_000).toISOString())),
+          420,
+          'registrationExchangeInvalidApl',
+        );
+        // It asked: it cannot approve its own registration.
+        expectToken(await update(notice('Approved')), 420, 'registrationInitiatorCantApprove');
+        expectToken(await update(notice('Pending')), 420, 'registrationExchangeInvalidRegistration');
+        const other = await handMadePeer(await closedPortUrl());
+        const forged = await other.sign('upstreamManage', notice('Cancelled'));
+        expectToken(await ctx().call('POST', '/apl/registration/delete', { body: forged }), 420, 'registrationSignatureInvalid');
+        expect((await update(notice('Cancelled'), '/apl/registration/delete')).statusCode).toBe(200);
+        expectToken(await update(notice('Cancelled'), '/apl/registration/delete'), 420, 'registrationHasBeenCanceled');
+      });
+    });
+  },
+  { PEER_ALLOWED_HOSTS: LOOPBACK_PEERS, PUBLIC_URL: localUrl },
+);

@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import { ZPageQuery } from './common.js';
+import { ZRegistrationState } from './enums.js';
+import { ZRegistrationId } from './identifiers.js';
+
+/** Spec §3 Manage instance types, as this instance sees the peer. */
+export const manageTypes = ['upStreamManage', 'downStreamManage'] as const;
+export const ZManageType = z.enum(manageTypes);
+export type TManageType = z.infer<typeof ZManageType>;
+
+/** `POST /ui/manage/add`: registrationType defaults to downStreamManage (spec §5). */
+export const ZManageAddRequest = z
+  .object({
+    registrationType: ZManageType.nullish().transform((value) => value ?? 'downStreamManage'),
+    manageUrl: z.string().max(2048),
+  })
+  .meta({ id: 'ManageAddRequest' });
+export type TManageAddRequest = z.infer<typeof ZManageAddRequest>;
+
+export const ZManageListQuery = ZPageQuery.extend({
+  registrationType: z.enum([...manageTypes, 'all']).default('downStreamManage'),
+});
+
+export const ZRegistrationApproveRequest = z
+  .object({ id: ZRegistrationId, approve: z.boolean() })
+  .meta({ id: 'RegistrationApproveRequest' });
+export type TRegistrationApproveRequest = z.infer<typeof ZRegistrationApproveRequest>;
+
+export const ZRegistrationDeleteRequest = z.object({ id: ZRegistrationId }).meta({ id: 'RegistrationDeleteRequest' });
+
+/** Spec §3 Crypto cert. */
+export const ZCryptoCert = z
+  .object({ keyUse: z.string(), companyName: z.string(), keySerialNumber: z.string(), revoked: z.boolean() })
+  .meta({ id: 'CryptoCert' });
+
+/** Spec §3 Manage registration entry. */
+export const ZManageInstance = z
+  .object({
+    manageId: z.string(),
+    version: z.number().int(),
+    dateCreated: z.string(),
+    manageSiteName: z.string(),
+    manageURL: z.string(),
+    manageType: ZManageType,
+    registrationNonce: z.string().nullable(),
+    upstream: z.boolean(),
+    registrationState: ZRegistrationState,
+    initiator: z.boolean(),
+    cryptoCertsForSigning: z.array(ZCryptoCert),
+    cryptoCertsForEncryption: z.array(ZCryptoCert),
+  })
+  .meta({ id: 'ManageInstance' });
+export type TManageInstance = z.infer<typeof ZManageInstance>;
+
+/**
+ * The `apl` a Manage instance posts to a peer's `/apl/registration/add` (aplType
+ * `upstreamManage` or `downstreamManage`: the sender's place relative to the receiver), signed
+ * as a detached JWS over its canonical JSON.
+ */
+export const ZManageApl = z.object({
+  registrationNonce: z.uuid(),
+  manageSiteName: z.string().min(1).max(256),
+  manageUrl: z.string().min(1).max(2048),
+  signingCertificate: z.string().min(1).max(65_536),
+  encryptionCertificate: z.string().min(1).max(65_536),
+  dateCreated: z.string().max(40),
+});
+export type TManageApl = z.infer<typeof ZManageApl>;
+
+/** The `apl` of `/apl/registration/update` and `/apl/registration/delete` between registered peers. */
+export const ZRegistrationNoticeApl = z.object({
+  registrationNonce: z.uuid(),
+  registrationState: ZRegistrationState,
+  /** When the notice was signed (ISO-8601); notices older than a few minutes are refused. */
+  timestamp: z.string().max(40),
+});
+export type TRegistrationNoticeApl = z.infer<typeof ZRegistrationNoticeApl>;
+
+export const ZAplPeerRegistrationResponse = z
+  .object({ registrationId: z.string(), registrationState: ZRegistrationState })
+  .meta({ id: 'AplPeerRegistrationResponse' });
+export type TAplPeerRegistrationResponse = z.infer<typeof ZAplPeerRegistrationResponse>;
