@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TManageInstance } from '@manifold/contract';
+import type { TManageInstance, TTraceInstance } from '@manifold/contract';
 import { signDetachedJws } from '../src/crypto/jws.js';
 import type { DevelopmentCa } from '../src/crypto/development-ca.js';
 import { canonicalJson } from '../src/lib/canonical-json.js';
@@ -163,6 +163,79 @@ describeEachDatabase(
           420,
           'registrationHasBeenCanceled',
         );
+      });
+    });
+
+    describe('Trace registrations', () => {
+      const peerTraces = async () =>
+        ((await peer.call('GET', '/ui/trace/list?numberOfItems=100')).json() as { data: TTraceInstance[] }).data;
+
+      it('should require authentication; every role may list, add, approve and delete', async () => {
+        const id = randomUUID();
+        const calls: ['GET' | 'POST', string, unknown][] = [
+          ['GET', '/ui/trace/list', undefined],
+          ['POST', '/ui/trace/add', { traceUrl: peer.url }],
+          ['POST', '/ui/trace/delete', { id }],
+          ['POST', '/ui/trace/approve', { id, approve: true }],
+        ];
+        for (const [method, url, body] of calls) {
+          expect((await ctx().call(method, url, body !== undefined ? { body } : {})).statusCode, url).toBe(401);
+        }
+        expect((await call('GET', '/ui/trace/list', undefined, user)).statusCode).toBe(200);
+        expectToken(await call('POST', '/ui/trace/delete', { id }, user), 420, 'registrationNotPresent');
+        expectToken(await call('POST', '/ui/trace/approve', { id, approve: true }, user), 420, 'registrationNotPresent');
+        expectToken(await call('POST', '/ui/trace/add', { traceUrl: 'http://169.254.169.254/' }, user), 420, 'httpClientBadUrl');
+      });
+
+      it('a user registers with a Trace instance, which approves; deleting cancels there', async () => {
+        const added = await call('POST', '/ui/trace/add', { traceUrl: peer.url }, user);
+        expect(added.statusCode, added.body).toBe(200);
+        const ours = added.json() as TTraceInstance;
+        expect(ours).toMatchObject({
+          traceSiteName: 'Peer Site',
+          traceURL: peer.url,
+          initiator: true,
+          registrationState: 'Pending',
+        });
+        const theirs = (await peerTraces()).find((entry) => entry.traceURL === localUrl && !entry.initiator)!;
+        expect(theirs).toMatchObject({ registrationState: 'Pending' });
+        expectToken(
+          await call('POST', '/ui/trace/add', { traceUrl: peer.url }, user),
+          420,
+          'registrationExchangeAlreadyRegistered',
+        );
+        // A Trace registration is not a Manage instance.
+        expectToken(await call('POST', '/ui/manage/approve', { id: ours.id, approve: true }), 420, 'registrationNotPresent');
+        const manageAll = (await call('GET', '/ui/manage/list?registrationType=all&numberOfItems=100')).json() as {
+          data: TManageInstance[];
+        };
+        expect(manageAll.data.map((entry) => entry.manageId)).not.toContain(ours.id);
+        expectToken(
+          await call('POST', '/ui/trace/approve', { id: ours.id, approve: true }, user),
+          420,
+          'registrationInitiatorCantApprove',
+        );
+
+        const rejected = await peer.call('POST', '/ui/trace/approve', { body: { id: theirs.id, approve: false } });
+        expect(rejected.statusCode, rejected.body).toBe(200);
+        const list = (await call('GET', '/ui/trace/list', undefined, user)).json() as { data: TTraceInstance[] };
+        expect(list.data.find((entry) => entry.id === ours.id)).toMatchObject({ registrationState: 'Rejected' });
+        expectToken(
+          await peer.call('POST', '/ui/trace/approve', { body: { id: theirs.id, approve: false } }),
+          420,
+          'registrationAlreadyRejected',
+        );
+        expect((await peer.call('POST', '/ui/trace/approve', { body: { id: theirs.id, approve: true } })).statusCode).toBe(200);
+        expect(
+          ((await call('GET', '/ui/trace/list', undefined, user)).json() as { data: TTraceInstance[] }).data.find(
+            (entry) => entry.id === ours.id,
+          ),
+        ).toMatchObject({
+          registrationState: 'Approved',
+        });
+
+        expect((await call('POST', '/ui/trace/delete', { id: ours.id }, user)).statusCode).toBe(200);
+        expect((await peerTraces()).find((entry) => entry.id === theirs.id)).toMatchObject({ registrationState: 'Cancelled' });
       });
     });
 

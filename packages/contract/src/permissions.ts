@@ -66,6 +66,11 @@ export const permissions = {
   'POST /ui/manage/add': 'admin',
   'POST /ui/manage/delete': 'admin',
   'POST /ui/manage/approve': 'admin',
+  // trace list, add, approve, delete: both roles (spec §6)
+  'GET /ui/trace/list': 'anyRole',
+  'POST /ui/trace/add': 'anyRole',
+  'POST /ui/trace/delete': 'anyRole',
+  'POST /ui/trace/approve': 'anyRole',
   // partner interfaces
   'POST /certificate/certificateChain': 'partner',
   'POST /apl/registration/update': 'partner',

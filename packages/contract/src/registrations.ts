@@ -80,3 +80,22 @@ export const ZAplPeerRegistrationResponse = z
   .object({ registrationId: z.string(), registrationState: ZRegistrationState })
   .meta({ id: 'AplPeerRegistrationResponse' });
 export type TAplPeerRegistrationResponse = z.infer<typeof ZAplPeerRegistrationResponse>;
+
+/** `POST /ui/trace/add`. */
+export const ZTraceAddRequest = z.object({ traceUrl: z.string().max(2048) }).meta({ id: 'TraceAddRequest' });
+
+/** Spec §3 Trace registration (plus `initiator`, as a Manage entry has). */
+export const ZTraceInstance = z
+  .object({
+    id: z.string(),
+    version: z.number().int(),
+    dateCreated: z.string(),
+    traceSiteName: z.string(),
+    traceURL: z.string(),
+    registrationState: ZRegistrationState,
+    initiator: z.boolean(),
+    cryptoCertsForSigning: z.array(ZCryptoCert),
+    cryptoCertsForEncryption: z.array(ZCryptoCert),
+  })
+  .meta({ id: 'TraceInstance' });
+export type TTraceInstance = z.infer<typeof ZTraceInstance>;

@@ -10,10 +10,10 @@ import {
 import { AppError } from '../../lib/app-error.js';
 import { responses } from '../../lib/route-schemas.js';
 import type { AplPath } from '../../peers/registration.client.js';
-import { manageAplTypes, type ManageAplType } from './manage-registrations.service.js';
+import { peerAplTypes, type PeerAplType } from './peer-registrations.service.js';
 
-const isManageApl = (input: TAplRegistrationRequest): input is TAplRegistrationRequest & { aplType: ManageAplType } =>
-  (manageAplTypes as readonly string[]).includes(input.aplType);
+const isPeerApl = (input: TAplRegistrationRequest): input is TAplRegistrationRequest & { aplType: PeerAplType } =>
+  (peerAplTypes as readonly string[]).includes(input.aplType);
 
 /** The APL type a known but not yet served registration kind names, or an unknown one. */
 function unserved(aplType: string): AppError {
@@ -21,18 +21,19 @@ function unserved(aplType: string): AppError {
   return new AppError('registrationExchangeInvalidApl', {
     field: 'aplType',
     description: known
-      ? `Registrations of type ${aplType} are not served yet (served: enforce, ${manageAplTypes.join(', ')})`
+      ? `Registrations of type ${aplType} are not served yet (served: enforce, ${peerAplTypes.join(', ')})`
       : `Unknown aplType "${aplType}"; expected one of ${aplTypes.join(', ')}`,
   });
 }
 
 /**
- * The partner entry points of registrations (spec §7 APL): machines (`enforce`) and Manage peers
- * (`upstreamManage`, `downstreamManage`) register through one `/apl/registration/add`; peers
+ * The partner entry points of registrations (spec §7 APL): machines (`enforce`), Manage peers
+ * (`upstreamManage`, `downstreamManage`) and Trace registrations (`trace`) come through one
+ * `/apl/registration/add`; peers
  * tell each other of approvals and cancellations through `/update` and `/delete`.
  */
 export const aplRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { devices, manageRegistrations } = app.services;
+  const { devices, peerRegistrations } = app.services;
 
   app.post(
     '/apl/registration/add',
@@ -40,14 +41,14 @@ export const aplRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['partner'],
         summary:
-          'A machine (aplType enforce) or a Manage peer (upstreamManage, downstreamManage) registers with a signed apl; the registration is Pending',
+          'A machine (aplType enforce), a Manage peer (upstreamManage, downstreamManage) or an instance reporting to this Trace (trace) registers with a signed apl; the registration is Pending',
         body: ZAplRegistrationRequest,
         response: responses(z.union([ZAplRegistrationResponse, ZAplPeerRegistrationResponse])),
       },
     },
     (request) => {
       const input = request.body;
-      if (isManageApl(input)) return manageRegistrations.receive(input);
+      if (isPeerApl(input)) return peerRegistrations.receive(input);
       if (input.aplType === 'enforce') return devices.register(input, request.ip);
       throw unserved(input.aplType);
     },
@@ -61,16 +62,16 @@ export const aplRoutes: FastifyPluginAsyncZod = async (app) => {
           tags: ['partner'],
           summary:
             path === '/apl/registration/update'
-              ? 'A registered Manage peer tells of its approval or rejection (signed apl {registrationNonce, registrationState, timestamp})'
-              : 'A registered Manage peer cancels the registration (signed apl {registrationNonce, registrationState: Cancelled, timestamp})',
+              ? 'A registered peer tells of its approval or rejection (signed apl {registrationNonce, registrationState, timestamp})'
+              : 'A registered peer cancels the registration (signed apl {registrationNonce, registrationState: Cancelled, timestamp})',
           body: ZAplRegistrationRequest,
           response: responses(ZAplPeerRegistrationResponse),
         },
       },
       (request) => {
         const input = request.body;
-        if (!isManageApl(input)) throw unserved(input.aplType);
-        return manageRegistrations.receiveNotice(input, path);
+        if (!isPeerApl(input)) throw unserved(input.aplType);
+        return peerRegistrations.receiveNotice(input, path);
       },
     );
   }

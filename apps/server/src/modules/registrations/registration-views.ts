@@ -1,4 +1,4 @@
-import type { TManageInstance, TManageType, TRegistrationState } from '@manifold/contract';
+import type { TManageInstance, TManageType, TRegistrationState, TTraceInstance } from '@manifold/contract';
 import { describeCertificate, parseCertificateBundle } from '../../crypto/certificates.js';
 import type { ManageInstanceRow } from '../../db/schema-licensing.js';
 
@@ -29,6 +29,20 @@ export function toManageInstance(row: ManageInstanceRow): TManageInstance {
     manageType: row.manage_type as TManageType,
     registrationNonce: row.registration_nonce,
     upstream: row.manage_type === 'upStreamManage',
+    registrationState: row.registration_state as TRegistrationState,
+    initiator: row.initiator === 1,
+    cryptoCertsForSigning: cryptoCerts(row.signing_certificate, 'signing'),
+    cryptoCertsForEncryption: cryptoCerts(row.encryption_certificate, 'encryption'),
+  };
+}
+
+export function toTraceInstance(row: ManageInstanceRow): TTraceInstance {
+  return {
+    id: row.id,
+    version: row.version,
+    dateCreated: row.created_at,
+    traceSiteName: row.manage_site_name,
+    traceURL: row.manage_url,
     registrationState: row.registration_state as TRegistrationState,
     initiator: row.initiator === 1,
     cryptoCertsForSigning: cryptoCerts(row.signing_certificate, 'signing'),

@@ -5,8 +5,6 @@ import {
   ZRegistrationNoticeApl,
   type TAplPeerRegistrationResponse,
   type TAplRegistrationRequest,
-  type TManageAddRequest,
-  type TManageInstance,
   type TManageType,
   type TPage,
   type TPageQuery,
@@ -29,51 +27,61 @@ import { requestPeerCertificates } from '../../peers/certificate-exchange.client
 import { parsePeerUrl, peerBaseText } from '../../peers/http-client.js';
 import { postApl, postRegistration, type AplPath, type SignedApl } from '../../peers/registration.client.js';
 import type { ServerCredentials } from '../provision/server-credentials.service.js';
-import { ManageInstancesRepository } from './manage-instances.repository.js';
-import { organizationOf, toManageInstance } from './registration-views.js';
+import { PeerRegistrationsRepository } from './peer-registrations.repository.js';
+import { organizationOf } from './registration-views.js';
 
-/** APL types of Manage peers: the sender's place relative to the receiver. */
-export const manageAplTypes = ['upstreamManage', 'downstreamManage'] as const;
-export type ManageAplType = (typeof manageAplTypes)[number];
+/** How this instance holds a peer (`manage_type`). */
+export type PeerRelation = TManageType | 'trace';
+
+/** APL types of peers: what the sender is to the receiver (a Manage instance's upstream or downstream, or its Trace). */
+export const peerAplTypes = ['upstreamManage', 'downstreamManage', 'trace'] as const;
+export type PeerAplType = (typeof peerAplTypes)[number];
 
 /** How far a notice's timestamp may be from our clock. */
 const NOTICE_WINDOW_MS = 5 * 60 * 1000;
 
-/** The APL type we send to a peer we hold as `manageType` (it is our downstream: we are its upstream). */
-const ourAplType = (manageType: TManageType): ManageAplType =>
-  manageType === 'downStreamManage' ? 'upstreamManage' : 'downstreamManage';
+/** The APL type we send to a peer we hold as `relation` (it is our downstream: we are its upstream). */
+const sentAplType: Record<PeerRelation, PeerAplType> = {
+  downStreamManage: 'upstreamManage',
+  upStreamManage: 'downstreamManage',
+  trace: 'trace',
+};
 
 /** How we hold a peer that sent `aplType` (it says it is our upstream: we hold it as upStreamManage). */
-const peerManageType = (aplType: ManageAplType): TManageType =>
-  aplType === 'upstreamManage' ? 'upStreamManage' : 'downStreamManage';
+const heldAs: Record<PeerAplType, PeerRelation> = {
+  upstreamManage: 'upStreamManage',
+  downstreamManage: 'downStreamManage',
+  trace: 'trace',
+};
 
 const invalidApl = (field: string, description: string) => new AppError('registrationExchangeInvalidApl', { field, description });
 
 /**
- * Registrations between Manage instances (docs/peer-network.md#registrations). The side that
+ * Registrations between instances: Manage upstream and downstream, and Trace
+ * (docs/peer-network.md#registrations). The side that
  * adds a peer (`initiator`) exchanges certificates with it and posts a signed registration to its
  * `/apl/registration/add`; the other side's admin approves or rejects, which is sent back signed
  * to `/apl/registration/update` before it is stored. Either side may delete its record; the
  * peer is told through `/apl/registration/delete` and holds its record as Cancelled.
  */
-export class ManageRegistrationsService {
+export class PeerRegistrationsService {
   constructor(
     private readonly database: Database,
     private readonly credentials: ServerCredentials,
     private readonly config: Config,
   ) {}
 
-  private instances(db: Kysely<DB> = this.database.db): ManageInstancesRepository {
-    return new ManageInstancesRepository(db);
+  private instances(db: Kysely<DB> = this.database.db): PeerRegistrationsRepository {
+    return new PeerRegistrationsRepository(db);
   }
 
-  list(page: TPageQuery, registrationType: TManageType | 'all'): Promise<TPage<TManageInstance>> {
-    return this.instances().list(page, registrationType);
+  list<T>(page: TPageQuery, relations: readonly PeerRelation[], view: (row: ManageInstanceRow) => T): Promise<TPage<T>> {
+    return this.instances().list(page, relations, view);
   }
 
-  /** `POST /ui/manage/add`. */
-  async add(input: TManageAddRequest): Promise<TManageInstance> {
-    const peerUrl = parsePeerUrl(input.manageUrl, this.config.peers.allowedHosts);
+  /** `POST /ui/manage/add`, `/ui/trace/add`; `field` names the address in errors. */
+  async add(relation: PeerRelation, address: string, field: string): Promise<ManageInstanceRow> {
+    const peerUrl = parsePeerUrl(address, this.config.peers.allowedHosts);
     const signing = await this.credentials.signingIdentity();
     const encryption = await this.credentials.encryptionIdentity();
     const peer = await requestPeerCertificates({
@@ -87,13 +95,10 @@ export class ManageRegistrationsService {
     const [peerSigning] = parseCertificateBundle(peer.signingCertificate!);
     const fingerprint = peerSigning!.node.fingerprint256;
     if (fingerprint === parseCertificate(signing.certificatePem).node.fingerprint256) {
-      throw new AppError('registrationExchangeInvalidTarget', {
-        field: 'manageUrl',
-        description: 'This address is this instance itself',
-      });
+      throw new AppError('registrationExchangeInvalidTarget', { field, description: 'This address is this instance itself' });
     }
-    if (await this.instances().findPeer(fingerprint, input.registrationType)) {
-      throw new AppError('registrationExchangeAlreadyRegistered', { field: 'manageUrl' });
+    if (await this.instances().findPeer(fingerprint, relation)) {
+      throw new AppError('registrationExchangeAlreadyRegistered', { field });
     }
 
     const now = isoNow();
@@ -105,13 +110,13 @@ export class ManageRegistrationsService {
       encryptionCertificate: encryption.chainPem,
       dateCreated: now,
     };
-    await postRegistration(this.config.peers, peerUrl, await this.signed(ourAplType(input.registrationType), apl));
+    await postRegistration(this.config.peers, peerUrl, await this.signed(sentAplType[relation], apl));
 
     const row: ManageInstanceRow = {
       id: randomUUID(),
       manage_site_name: organizationOf(peerSigning!.x509.subject) ?? peerUrl.host,
       manage_url: peerBaseText(peerUrl),
-      manage_type: input.registrationType,
+      manage_type: relation,
       registration_state: 'Pending',
       initiator: 1,
       signing_certificate: peer.signingCertificate,
@@ -122,12 +127,12 @@ export class ManageRegistrationsService {
       registration_nonce: apl.registrationNonce,
       signing_fingerprint: fingerprint,
     };
-    await this.insert(row, 'manageUrl');
-    return toManageInstance(row);
+    await this.insert(row, field);
+    return row;
   }
 
-  /** `POST /apl/registration/add` from a Manage peer: stored Pending, not the initiator. */
-  async receive(input: TAplRegistrationRequest & { aplType: ManageAplType }): Promise<TAplPeerRegistrationResponse> {
+  /** `POST /apl/registration/add` from a peer: stored Pending, not the initiator. */
+  async receive(input: TAplRegistrationRequest & { aplType: PeerAplType }): Promise<TAplPeerRegistrationResponse> {
     const parsed = ZManageApl.safeParse(input.apl);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
@@ -143,7 +148,7 @@ export class ManageRegistrationsService {
     if (fingerprint === parseCertificate(ours.certificatePem).node.fingerprint256) {
       throw new AppError('registrationExchangeInvalidTarget', { description: 'A registration from this instance itself' });
     }
-    const manageType = peerManageType(input.aplType);
+    const manageType = heldAs[input.aplType];
     if (await this.instances().findByNonce(apl.registrationNonce)) throw new AppError('duplicateAplReceived', { field: 'apl' });
     if (await this.instances().findPeer(fingerprint, manageType)) {
       throw new AppError('registrationExchangeAlreadyRegistered', { field: 'apl.signingCertificate' });
@@ -168,9 +173,9 @@ export class ManageRegistrationsService {
     return { registrationId: row.id, registrationState: 'Pending' };
   }
 
-  /** `POST /ui/manage/approve`: the peer is told first; if it cannot be, nothing changes. */
-  async approve(input: TRegistrationApproveRequest): Promise<TManageInstance> {
-    const row = await this.instances().find(input.id);
+  /** `POST /ui/manage/approve`, `/ui/trace/approve`: the peer is told first; if it cannot be, nothing changes. */
+  async approve(relations: readonly PeerRelation[], input: TRegistrationApproveRequest): Promise<ManageInstanceRow> {
+    const row = await this.instances().find(input.id, relations);
     if (!row) throw new AppError('registrationNotPresent', { field: 'id' });
     if (row.registration_state === 'Cancelled') throw new AppError('registrationHasBeenCanceled', { field: 'id' });
     if (row.initiator === 1) throw new AppError('registrationInitiatorCantApprove', { field: 'id' });
@@ -187,12 +192,12 @@ export class ManageRegistrationsService {
       });
     }
     await this.transition(row, state);
-    return toManageInstance((await this.instances().find(row.id))!);
+    return (await this.instances().find(row.id, relations))!;
   }
 
-  /** `POST /ui/manage/delete`: the peer is told (when it answers); a row an authorization names stays, Cancelled. */
-  async delete(id: string, log: (message: string) => void): Promise<void> {
-    const row = await this.instances().find(id);
+  /** `POST /ui/manage/delete`, `/ui/trace/delete`: the peer is told (when it answers); a row an authorization names stays, Cancelled. */
+  async delete(relations: readonly PeerRelation[], id: string, log: (message: string) => void): Promise<void> {
+    const row = await this.instances().find(id, relations);
     if (!row) throw new AppError('registrationNotPresent', { field: 'id' });
     if (row.registration_nonce && row.registration_state !== 'Cancelled') {
       try {
@@ -214,7 +219,7 @@ export class ManageRegistrationsService {
    * `/apl/registration/delete` (Cancelled by either side), signed by the peer's registered key.
    */
   async receiveNotice(
-    input: TAplRegistrationRequest & { aplType: ManageAplType },
+    input: TAplRegistrationRequest & { aplType: PeerAplType },
     path: AplPath,
   ): Promise<TAplPeerRegistrationResponse> {
     const parsed = ZRegistrationNoticeApl.safeParse(input.apl);
@@ -224,7 +229,7 @@ export class ManageRegistrationsService {
     }
     const notice = parsed.data;
     const row = await this.instances().findByNonce(notice.registrationNonce);
-    if (!row?.signing_certificate || row.manage_type !== peerManageType(input.aplType)) {
+    if (!row?.signing_certificate || row.manage_type !== heldAs[input.aplType]) {
       throw new AppError('registrationNotPresent', { field: 'apl.registrationNonce' });
     }
     await verifySignature(input, parseCertificateBundle(row.signing_certificate)[0]!.pem);
@@ -270,10 +275,10 @@ export class ManageRegistrationsService {
       timestamp: isoNow(),
     };
     const peerUrl = parsePeerUrl(row.manage_url, this.config.peers.allowedHosts);
-    await postApl(this.config.peers, peerUrl, path, await this.signed(ourAplType(row.manage_type as TManageType), notice));
+    await postApl(this.config.peers, peerUrl, path, await this.signed(sentAplType[row.manage_type as PeerRelation], notice));
   }
 
-  private async signed(aplType: ManageAplType, apl: object): Promise<SignedApl> {
+  private async signed(aplType: PeerAplType, apl: object): Promise<SignedApl> {
     const { privateKeyPem, certificatePem } = await this.credentials.signingIdentity();
     return { aplType, apl, signature: await signDetachedJws(canonicalJson(apl), privateKeyPem, { certificatePem }) };
   }

@@ -1,18 +1,25 @@
 import type { Kysely } from 'kysely';
-import type { TManageInstance, TManageType, TPage, TPageQuery, TRegistrationState } from '@manifold/contract';
+import type { TPage, TPageQuery, TRegistrationState } from '@manifold/contract';
 import { paginate } from '../../db/paging.js';
 import type { DB } from '../../db/schema.js';
 import type { ManageInstanceRow } from '../../db/schema-licensing.js';
-import { toManageInstance } from './registration-views.js';
 
-export type NewManageInstance = ManageInstanceRow;
-
-/** Manage registrations (`manage_instances`). */
-export class ManageInstancesRepository {
+/**
+ * Peer registrations: rows of `manage_instances`, whose `manage_type` is how this instance holds
+ * the peer — `upStreamManage`, `downStreamManage` or `trace` (spec §3 lists the peer kinds as
+ * Manage instance types).
+ */
+export class PeerRegistrationsRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
-  find(id: string): Promise<ManageInstanceRow | undefined> {
-    return this.db.selectFrom('manage_instances').selectAll().where('id', '=', id).executeTakeFirst();
+  /** A registration of one of these types. */
+  find(id: string, types: readonly string[]): Promise<ManageInstanceRow | undefined> {
+    return this.db
+      .selectFrom('manage_instances')
+      .selectAll()
+      .where('id', '=', id)
+      .where('manage_type', 'in', types)
+      .executeTakeFirst();
   }
 
   findByNonce(registrationNonce: string): Promise<ManageInstanceRow | undefined> {
@@ -23,7 +30,7 @@ export class ManageInstancesRepository {
       .executeTakeFirst();
   }
 
-  findPeer(signingFingerprint: string, manageType: TManageType): Promise<ManageInstanceRow | undefined> {
+  findPeer(signingFingerprint: string, manageType: string): Promise<ManageInstanceRow | undefined> {
     return this.db
       .selectFrom('manage_instances')
       .selectAll()
@@ -32,7 +39,7 @@ export class ManageInstancesRepository {
       .executeTakeFirst();
   }
 
-  async insert(row: NewManageInstance): Promise<void> {
+  async insert(row: ManageInstanceRow): Promise<void> {
     await this.db.insertInto('manage_instances').values(row).execute();
   }
 
@@ -64,14 +71,12 @@ export class ManageInstancesRepository {
     await this.db.deleteFrom('manage_instances').where('id', '=', id).execute();
   }
 
-  list(page: TPageQuery, type: TManageType | 'all'): Promise<TPage<TManageInstance>> {
-    let query = this.db.selectFrom('manage_instances');
-    if (type !== 'all') query = query.where('manage_type', '=', type);
+  list<T>(page: TPageQuery, types: readonly string[], view: (row: ManageInstanceRow) => T): Promise<TPage<T>> {
     return paginate(
-      query,
+      this.db.selectFrom('manage_instances').where('manage_type', 'in', types),
       page,
       (base) => base.selectAll().orderBy('created_at', 'desc').orderBy('id'),
-      (rows) => rows.map(toManageInstance),
+      (rows) => rows.map(view),
     );
   }
 }
