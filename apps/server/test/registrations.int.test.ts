@@ -332,6 +332,7 @@ describeEachDatabase(
           registrationNonce,
           registrationState,
           timestamp,
+          nonce: randomUUID(),
         });
         const update = async (apl: object, path = '/apl/registration/update') =>
           ctx().call('POST', path, { body: await made.sign('upstreamManage', apl) });
@@ -349,6 +350,37 @@ describeEachDatabase(
         expectToken(await ctx().call('POST', '/apl/registration/delete', { body: forged }), 420, 'registrationSignatureInvalid');
         expect((await update(notice('Cancelled'), '/apl/registration/delete')).statusCode).toBe(200);
         expectToken(await update(notice('Cancelled'), '/apl/registration/delete'), 420, 'registrationHasBeenCanceled');
+      });
+
+      it('refuses a replayed notice with duplicateAplReceived, before anything else', async () => {
+        const made = await handMadePeer(await closedPortUrl());
+        const registration = made.registration();
+        expect(
+          (await ctx().call('POST', '/apl/registration/add', { body: await made.sign('downstreamManage', registration) }))
+            .statusCode,
+        ).toBe(200);
+        const signed = await made.sign('downstreamManage', {
+          registrationNonce: registration.registrationNonce,
+          registrationState: 'Cancelled',
+          timestamp: new Date().toISOString(),
+          nonce: randomUUID(),
+        });
+        const first = await ctx().call('POST', '/apl/registration/delete', { body: signed });
+        expect(first.statusCode, first.body).toBe(200);
+        expectToken(
+          await ctx().call('POST', '/apl/registration/delete', { body: signed }),
+          420,
+          'duplicateAplReceived',
+          'apl.nonce',
+        );
+        expectToken(
+          await ctx().call('POST', '/apl/registration/update', { body: signed }),
+          420,
+          'duplicateAplReceived',
+          'apl.nonce',
+        );
+        const fresh = await made.sign('downstreamManage', { ...(signed.apl as object), nonce: randomUUID() });
+        expectToken(await ctx().call('POST', '/apl/registration/delete', { body: fresh }), 420, 'registrationHasBeenCanceled');
       });
     });
   },

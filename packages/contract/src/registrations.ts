@@ -73,6 +73,8 @@ export const ZRegistrationNoticeApl = z.object({
   registrationState: ZRegistrationState,
   /** When the notice was signed (ISO-8601); notices older than a few minutes are refused. */
   timestamp: z.string().max(40),
+  /** Unique per message: a notice received twice is refused as a replay. */
+  nonce: z.uuid(),
 });
 export type TRegistrationNoticeApl = z.infer<typeof ZRegistrationNoticeApl>;
 

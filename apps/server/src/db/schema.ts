@@ -2,6 +2,7 @@ import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 import type { JobTables } from './schema-jobs.js';
 import type { LicensingTables } from './schema-licensing.js';
 import type { PackageTables } from './schema-packages.js';
+import type { PeerTables } from './schema-peers.js';
 
 /**
  * Database vocabulary: tables plural snake_case, columns snake_case. Times are ISO-8601 UTC
@@ -118,7 +119,7 @@ export interface DevelopmentCaTable {
   created_at: string;
 }
 
-export interface DB extends PackageTables, LicensingTables, JobTables {
+export interface DB extends PackageTables, LicensingTables, JobTables, PeerTables {
   users: UsersTable;
   sessions: SessionsTable;
   user_groups: UserGroupsTable;

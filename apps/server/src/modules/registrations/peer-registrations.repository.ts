@@ -67,7 +67,28 @@ export class PeerRegistrationsRepository {
     return dtl !== undefined;
   }
 
+  async nonceSeen(registrationId: string, nonce: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('peer_nonces')
+      .select('nonce')
+      .where('registration_id', '=', registrationId)
+      .where('nonce', '=', nonce)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** Records a message nonce of a registration's peer; a unique violation means a replay. */
+  async rememberNonce(registrationId: string, nonce: string, now: string): Promise<void> {
+    await this.db.insertInto('peer_nonces').values({ registration_id: registrationId, nonce, created_at: now }).execute();
+  }
+
+  /** Forgets nonces older than `before` (their messages' timestamps are refused anyway). */
+  async forgetNonces(before: string): Promise<void> {
+    await this.db.deleteFrom('peer_nonces').where('created_at', '<', before).execute();
+  }
+
   async delete(id: string): Promise<void> {
+    await this.db.deleteFrom('peer_nonces').where('registration_id', '=', id).execute();
     await this.db.deleteFrom('manage_instances').where('id', '=', id).execute();
   }
 

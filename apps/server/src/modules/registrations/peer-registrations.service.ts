@@ -237,6 +237,12 @@ export class PeerRegistrationsService {
     if (!Number.isFinite(signedAt) || Math.abs(Date.now() - signedAt) > NOTICE_WINDOW_MS) {
       throw invalidApl('apl.timestamp', 'The notice is not from the last five minutes');
     }
+    if (await this.instances().nonceSeen(row.id, notice.nonce)) {
+      throw new AppError('duplicateAplReceived', {
+        field: 'apl.nonce',
+        description: 'This notice was received before (a replay)',
+      });
+    }
     if (row.registration_state === 'Cancelled') throw new AppError('registrationHasBeenCanceled', { field: 'apl' });
     const expected: TRegistrationState[] = path === '/apl/registration/delete' ? ['Cancelled'] : ['Approved', 'Rejected'];
     if (!expected.includes(notice.registrationState)) {
@@ -256,12 +262,27 @@ export class PeerRegistrationsService {
         );
       }
     }
-    await this.transition(row, notice.registrationState);
+    await this.database.transaction(async (trx) => {
+      const instances = this.instances(trx);
+      await instances.forgetNonces(isoNow(new Date(Date.now() - 2 * NOTICE_WINDOW_MS)));
+      try {
+        await instances.rememberNonce(row.id, notice.nonce, isoNow());
+      } catch (error) {
+        if (isUniqueViolation(error)) {
+          throw new AppError('duplicateAplReceived', {
+            field: 'apl.nonce',
+            description: 'This notice was received before (a replay)',
+          });
+        }
+        throw error;
+      }
+      await this.transition(row, notice.registrationState, instances);
+    });
     return { registrationId: row.id, registrationState: notice.registrationState };
   }
 
-  private async transition(row: ManageInstanceRow, to: TRegistrationState): Promise<void> {
-    if (!(await this.instances().changeState(row.id, row.registration_state, to, isoNow()))) {
+  private async transition(row: ManageInstanceRow, to: TRegistrationState, instances = this.instances()): Promise<void> {
+    if (!(await instances.changeState(row.id, row.registration_state, to, isoNow()))) {
       throw new AppError('registrationExchangeInvalidRegistration', {
         description: 'The registration changed at the same time; try again',
       });
@@ -273,6 +294,7 @@ export class PeerRegistrationsService {
       registrationNonce: row.registration_nonce!,
       registrationState,
       timestamp: isoNow(),
+      nonce: randomUUID(),
     };
     const peerUrl = parsePeerUrl(row.manage_url, this.config.peers.allowedHosts);
     await postApl(this.config.peers, peerUrl, path, await this.signed(sentAplType[row.manage_type as PeerRelation], notice));
