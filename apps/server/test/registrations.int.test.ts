@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TManageInstance, TTraceInstance } from '@manifold/contract';
+import type { TManageInstance, TProtectInstance, TTraceInstance } from '@manifold/contract';
 import { signDetachedJws } from '../src/crypto/jws.js';
 import type { DevelopmentCa } from '../src/crypto/development-ca.js';
 import { canonicalJson } from '../src/lib/canonical-json.js';
@@ -239,6 +239,65 @@ describeEachDatabase(
       });
     });
 
+    describe('Protect registrations', () => {
+      const protects = async () =>
+        ((await call('GET', '/ui/protect/list?numberOfItems=100')).json() as { data: TProtectInstance[] }).data;
+
+      it('should require authentication and ADMIN', async () => {
+        const id = randomUUID();
+        const calls: ['GET' | 'POST', string, unknown][] = [
+          ['POST', '/ui/protect/tokens', undefined],
+          ['GET', '/ui/protect/list', undefined],
+          ['POST', '/ui/protect/delete', { id }],
+          ['POST', '/ui/protect/approve', { id, approve: true }],
+        ];
+        for (const [method, url, body] of calls) {
+          expect((await ctx().call(method, url, body !== undefined ? { body } : {})).statusCode, url).toBe(401);
+          expectToken(await call(method, url, body, user), 403, 'actionNotAllowed');
+        }
+      });
+
+      it('a Protect registers with the token pair; an admin approves, rejects and deletes it', async () => {
+        const tokens = (await call('POST', '/ui/protect/tokens')).json() as { token1: string; token2: string };
+        expect(tokens.token1).not.toBe(tokens.token2);
+        const entry = () => protects().then((list) => list.find((item) => item.protectId === tokens.token1)!);
+        expect(await entry()).toMatchObject({ name: '', fss: false, registrationState: 'Pending', userId: 'admin' });
+        const { id } = await entry();
+        expectToken(await call('POST', '/ui/protect/approve', { id, approve: true }), 420, 'registrationNotPresent');
+
+        const made = await handMadePeer(await closedPortUrl());
+        const { signingCertificate, encryptionCertificate } = made.registration();
+        const apl = { ...tokens, name: 'Design Owner', signingCertificate, encryptionCertificate };
+        const register = async (body: object) =>
+          ctx().call('POST', '/apl/registration/add', { body: await made.sign('protect', body) });
+        expectToken(await register({ ...apl, token2: 'wrong' }), 420, 'fssTokenNotFound', 'apl.token1');
+        expectToken(await register({ ...apl, token1: 'unknown' }), 420, 'fssTokenNotFound', 'apl.token1');
+        const forged = await made.sign('protect', apl);
+        expectToken(
+          await ctx().call('POST', '/apl/registration/add', { body: { ...forged, apl: { ...apl, name: 'Someone Else' } } }),
+          420,
+          'registrationSignatureInvalid',
+        );
+        const registered = await register(apl);
+        expect(registered.statusCode, registered.body).toBe(200);
+        expect(registered.json()).toEqual({ registrationId: id, registrationState: 'Pending' });
+        expectToken(await register(apl), 420, 'registrationExchangeAlreadyRegistered');
+        expect(await entry()).toMatchObject({ name: 'Design Owner', fss: true, registrationState: 'Pending' });
+
+        expect((await call('POST', '/ui/protect/approve', { id, approve: true })).json()).toMatchObject({
+          registrationState: 'Approved',
+        });
+        expectToken(await call('POST', '/ui/protect/approve', { id, approve: true }), 420, 'registrationAlreadyApproved');
+        expect((await call('POST', '/ui/protect/approve', { id, approve: false })).json()).toMatchObject({
+          registrationState: 'Rejected',
+        });
+        expectToken(await call('POST', '/ui/protect/approve', { id, approve: false }), 420, 'registrationAlreadyRejected');
+        expect((await call('POST', '/ui/protect/delete', { id })).statusCode).toBe(200);
+        expectToken(await call('POST', '/ui/protect/delete', { id }), 420, 'registrationNotPresent');
+        expect(await entry()).toBeUndefined();
+      });
+    });
+
     describe('POST /apl/registration/add from a Manage peer', () => {
       const register = (body: unknown) => ctx().call('POST', '/apl/registration/add', { body });
 
@@ -279,6 +338,7 @@ describeEachDatabase(
         const outside = await handMadePeer('http://192.168.1.10/');
         expectToken(await register(await outside.sign('downstreamManage', outside.registration())), 420, 'httpClientBadUrl');
         expectToken(await register({ ...forged, aplType: 'sipc' }), 420, 'registrationExchangeInvalidApl');
+        expectToken(await register({ ...forged, aplType: 'protect' }), 420, 'registrationExchangeInvalidApl');
       });
     });
 

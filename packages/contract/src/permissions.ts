@@ -71,6 +71,11 @@ export const permissions = {
   'POST /ui/trace/add': 'anyRole',
   'POST /ui/trace/delete': 'anyRole',
   'POST /ui/trace/approve': 'anyRole',
+  // protect: admin (spec §6 "protect-related admin calls")
+  'POST /ui/protect/tokens': 'admin',
+  'GET /ui/protect/list': 'admin',
+  'POST /ui/protect/delete': 'admin',
+  'POST /ui/protect/approve': 'admin',
   // partner interfaces
   'POST /certificate/certificateChain': 'partner',
   'POST /apl/registration/update': 'partner',

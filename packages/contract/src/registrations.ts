@@ -101,3 +101,33 @@ export const ZTraceInstance = z
   })
   .meta({ id: 'TraceInstance' });
 export type TTraceInstance = z.infer<typeof ZTraceInstance>;
+
+/** `POST /ui/protect/tokens`: the pair a design owner's Protect registers with, shown once. */
+export const ZProtectTokens = z.object({ token1: z.string(), token2: z.string() }).meta({ id: 'ProtectTokens' });
+
+/** Spec §3 Protect registration. `protectId` is token1; `name` empty until the Protect has registered. */
+export const ZProtectInstance = z
+  .object({
+    id: z.string(),
+    version: z.number().int(),
+    protectId: z.string(),
+    name: z.string(),
+    userId: z.string(),
+    fss: z.boolean(),
+    registrationState: ZRegistrationState,
+    dateCreated: z.string(),
+  })
+  .meta({ id: 'ProtectInstance' });
+export type TProtectInstance = z.infer<typeof ZProtectInstance>;
+
+/**
+ * The `apl` a Protect instance posts to `/apl/registration/add` (aplType `protect`) with the token
+ * pair an admin handed it, signed by its signing key.
+ */
+export const ZProtectApl = z.object({
+  token1: z.string().min(1).max(128),
+  token2: z.string().min(1).max(128),
+  name: z.string().min(1).max(256),
+  signingCertificate: z.string().min(1).max(65_536),
+  encryptionCertificate: z.string().min(1).max(65_536),
+});

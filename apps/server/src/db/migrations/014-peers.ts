@@ -5,7 +5,8 @@ import type { Kysely } from 'kysely';
  * (licensing sends authorizations to its rows); they gain the registration nonce both sides
  * share and the fingerprint of the peer's signing certificate, each unique (one registration of
  * a kind per peer key). `peer_nonces` holds the nonces of signed messages received from
- * registered peers for as long as their timestamps are acceptable, so a replay is refused.
+ * registered peers for as long as their timestamps are acceptable, so a replay is refused. `protect_registrations` holds the token pairs
+ * admins hand to design owners' Protect instances and the registrations made with them.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('manage_instances').addColumn('registration_nonce', 'varchar(64)').execute();
@@ -30,4 +31,23 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addPrimaryKeyConstraint('peer_nonces_pk', ['registration_id', 'nonce'])
     .execute();
   await db.schema.createIndex('peer_nonces_created_idx').on('peer_nonces').column('created_at').execute();
+  await db.schema
+    .createTable('protect_registrations')
+    .addColumn('id', 'varchar(36)', (c) => c.primaryKey())
+    .addColumn('token1', 'varchar(64)', (c) => c.notNull().unique())
+    .addColumn('token2_sha256', 'varchar(64)', (c) => c.notNull())
+    .addColumn('user_id', 'varchar(160)', (c) => c.notNull())
+    .addColumn('name', 'varchar(256)', (c) => c.notNull())
+    .addColumn('registration_state', 'varchar(16)', (c) => c.notNull())
+    .addColumn('signing_certificate', 'text')
+    .addColumn('encryption_certificate', 'text')
+    .addColumn('version', 'integer', (c) => c.notNull())
+    .addColumn('created_at', 'varchar(32)', (c) => c.notNull())
+    .addColumn('updated_at', 'varchar(32)', (c) => c.notNull())
+    .execute();
+  await db.schema
+    .createIndex('protect_registrations_created_idx')
+    .on('protect_registrations')
+    .columns(['created_at', 'id'])
+    .execute();
 }

@@ -21,19 +21,20 @@ function unserved(aplType: string): AppError {
   return new AppError('registrationExchangeInvalidApl', {
     field: 'aplType',
     description: known
-      ? `Registrations of type ${aplType} are not served yet (served: enforce, ${peerAplTypes.join(', ')})`
+      ? `Registrations of type ${aplType} are not served yet (served: enforce, protect, ${peerAplTypes.join(', ')})`
       : `Unknown aplType "${aplType}"; expected one of ${aplTypes.join(', ')}`,
   });
 }
 
 /**
  * The partner entry points of registrations (spec §7 APL): machines (`enforce`), Manage peers
- * (`upstreamManage`, `downstreamManage`) and Trace registrations (`trace`) come through one
+ * (`upstreamManage`, `downstreamManage`), Trace registrations (`trace`) and Protect instances
+ * with their token pair (`protect`) come through one
  * `/apl/registration/add`; peers
  * tell each other of approvals and cancellations through `/update` and `/delete`.
  */
 export const aplRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { devices, peerRegistrations } = app.services;
+  const { devices, peerRegistrations, protectRegistrations } = app.services;
 
   app.post(
     '/apl/registration/add',
@@ -41,7 +42,7 @@ export const aplRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['partner'],
         summary:
-          'A machine (aplType enforce), a Manage peer (upstreamManage, downstreamManage) or an instance reporting to this Trace (trace) registers with a signed apl; the registration is Pending',
+          'A machine (aplType enforce), a Manage peer (upstreamManage, downstreamManage) an instance reporting to this Trace (trace) or a Protect with its token pair (protect) registers with a signed apl; the registration is Pending',
         body: ZAplRegistrationRequest,
         response: responses(z.union([ZAplRegistrationResponse, ZAplPeerRegistrationResponse])),
       },
@@ -50,6 +51,7 @@ export const aplRoutes: FastifyPluginAsyncZod = async (app) => {
       const input = request.body;
       if (isPeerApl(input)) return peerRegistrations.receive(input);
       if (input.aplType === 'enforce') return devices.register(input, request.ip);
+      if (input.aplType === 'protect') return protectRegistrations.receive(input);
       throw unserved(input.aplType);
     },
   );

@@ -14,8 +14,7 @@ import {
 } from '@manifold/contract';
 import type { Config } from '../../config.js';
 import { parseCertificate, parseCertificateBundle } from '../../crypto/certificates.js';
-import { isCryptoError } from '../../crypto/crypto-errors.js';
-import { signDetachedJws, verifyDetachedJws } from '../../crypto/jws.js';
+import { signDetachedJws } from '../../crypto/jws.js';
 import type { Database } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import type { DB } from '../../db/schema.js';
@@ -27,6 +26,7 @@ import { requestPeerCertificates } from '../../peers/certificate-exchange.client
 import { parsePeerUrl, peerBaseText } from '../../peers/http-client.js';
 import { postApl, postRegistration, type AplPath, type SignedApl } from '../../peers/registration.client.js';
 import type { ServerCredentials } from '../provision/server-credentials.service.js';
+import { checkPeerChain, verifyAplSignature } from './apl-checks.js';
 import { PeerRegistrationsRepository } from './peer-registrations.repository.js';
 import { organizationOf } from './registration-views.js';
 
@@ -139,9 +139,9 @@ export class PeerRegistrationsService {
       throw invalidApl(['apl', ...issue.path].join('.'), issue.message);
     }
     const apl = parsed.data;
-    const signing = await this.verifiedChain(apl.signingCertificate, 'apl.signingCertificate');
-    await this.verifiedChain(apl.encryptionCertificate, 'apl.encryptionCertificate');
-    await verifySignature(input, signing);
+    const signing = await checkPeerChain(this.credentials, apl.signingCertificate, 'apl.signingCertificate');
+    await checkPeerChain(this.credentials, apl.encryptionCertificate, 'apl.encryptionCertificate');
+    await verifyAplSignature(input, signing);
     const peerUrl = parsePeerUrl(apl.manageUrl, this.config.peers.allowedHosts);
     const fingerprint = parseCertificate(signing).node.fingerprint256;
     const ours = await this.credentials.signingIdentity();
@@ -232,7 +232,7 @@ export class PeerRegistrationsService {
     if (!row?.signing_certificate || row.manage_type !== heldAs[input.aplType]) {
       throw new AppError('registrationNotPresent', { field: 'apl.registrationNonce' });
     }
-    await verifySignature(input, parseCertificateBundle(row.signing_certificate)[0]!.pem);
+    await verifyAplSignature(input, parseCertificateBundle(row.signing_certificate)[0]!.pem);
     const signedAt = Date.parse(notice.timestamp);
     if (!Number.isFinite(signedAt) || Math.abs(Date.now() - signedAt) > NOTICE_WINDOW_MS) {
       throw invalidApl('apl.timestamp', 'The notice is not from the last five minutes');
@@ -305,23 +305,6 @@ export class PeerRegistrationsService {
     return { aplType, apl, signature: await signDetachedJws(canonicalJson(apl), privateKeyPem, { certificatePem }) };
   }
 
-  private async verifiedChain(pem: string, field: string): Promise<string> {
-    let chain: string[];
-    try {
-      chain = parseCertificateBundle(pem).map((certificate) => certificate.pem);
-    } catch {
-      throw invalidApl(field, `${field} holds no PEM certificate`);
-    }
-    const verification = await this.credentials.verifyWithTrustAnchors(chain);
-    if (!verification.valid) {
-      throw new AppError('certificateExchangeChainVerifyFail', {
-        field,
-        description: `${field} does not verify (${verification.failure}): ${verification.description}`,
-      });
-    }
-    return chain[0]!;
-  }
-
   private async insert(row: ManageInstanceRow, field: string): Promise<void> {
     try {
       await this.instances().insert(row);
@@ -329,20 +312,5 @@ export class PeerRegistrationsService {
       if (isUniqueViolation(error)) throw new AppError('registrationExchangeAlreadyRegistered', { field });
       throw error;
     }
-  }
-}
-
-async function verifySignature(input: TAplRegistrationRequest, certificatePem: string): Promise<void> {
-  if (!input.signature) {
-    throw new AppError('registrationSignatureInvalid', { field: 'signature', description: 'The message carries no signature' });
-  }
-  try {
-    await verifyDetachedJws(input.signature, canonicalJson(input.apl), certificatePem);
-  } catch (error) {
-    if (!isCryptoError(error)) throw error;
-    throw new AppError('registrationSignatureInvalid', {
-      field: 'signature',
-      description: `The signature does not verify: ${error.message}`,
-    });
   }
 }
