@@ -51,6 +51,26 @@ describe('console: login and session', () => {
     await context.close();
   });
 
+  it('loads no more script for a logged-out deep link than for /login itself', async () => {
+    const scriptsOf = async (path: string) => {
+      const { context, page } = await freshPage(browser);
+      const scripts = new Set<string>();
+      page.on('request', (request) => {
+        if (request.resourceType() === 'script') scripts.add(new URL(request.url()).pathname);
+      });
+      await page.goto(path);
+      await page.waitForURL((url) => url.pathname === '/login');
+      await page.getByLabel('Username').waitFor();
+      await page.waitForLoadState('networkidle');
+      await context.close();
+      return [...scripts].sort();
+    };
+    const login = await scriptsOf('/login');
+    for (const deepLink of ['/orders', '/users', '/packages/00000000-0000-4000-8000-000000000000']) {
+      expect(await scriptsOf(deepLink), deepLink).toEqual(login);
+    }
+  });
+
   it('sends an anonymous visitor to /login with the message and returns them after login', async () => {
     const { context, page } = await freshPage(browser);
     await page.goto('/users?search=adm');

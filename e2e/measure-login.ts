@@ -1,11 +1,13 @@
-// Figures for /login: the JavaScript it loads (kB, gzip) and the time from navigation to a usable
-// login form, on a cold cache. Run: node --import tsx e2e/measure-login.ts [runs]
+// Figures for arriving logged out (at /login, or at a deep link that sends you there): the
+// JavaScript loaded before the login form (kB, gzip) and the time from navigation to a usable
+// login form, on a cold cache. Run: node --import tsx e2e/measure-login.ts [runs] [path]
 import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
 import { chromiumArgs } from './support/chromium';
 import { buildConsoleIfStale, startServer } from './support/server';
 
 const runs = Number(process.argv[2] ?? 5);
+const arrival = process.argv[3] ?? '/login';
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -33,7 +35,7 @@ try {
         })),
       );
     });
-    await page.goto('/login');
+    await page.goto(arrival);
     // usable: the fields and the button are rendered, enabled and accept input
     await page.waitForFunction(() => {
       const username = document.querySelector<HTMLInputElement>('input[name="username"]');
@@ -49,7 +51,7 @@ try {
   const totalRaw = scripts.reduce((sum, script) => sum + script.raw, 0);
   for (const script of scripts) console.log(`${(script.gzip / 1024).toFixed(1).padStart(7)} kB gzip  ${script.url}`);
   console.log(
-    `initial JS of /login: ${(totalGzip / 1024).toFixed(1)} kB gzip (${(totalRaw / 1024).toFixed(1)} kB raw) in ${scripts.length} files`,
+    `initial JS arriving at ${arrival}: ${(totalGzip / 1024).toFixed(1)} kB gzip (${(totalRaw / 1024).toFixed(1)} kB raw) in ${scripts.length} files`,
   );
   console.log(
     `navigation to usable login form: median ${median(timings).toFixed(0)} ms over ${runs} cold runs (${timings.map((t) => t.toFixed(0)).join(', ')})`,

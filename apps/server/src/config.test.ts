@@ -76,6 +76,7 @@ describe('keys and uploads configuration', () => {
       leaseSeconds: 60,
       stopTimeoutMs: 10_000,
       storageGraceSeconds: 3600,
+      storageTempGraceSeconds: 120,
     });
     expect(
       loadConfig({

@@ -559,7 +559,11 @@ describeEachDatabase('authorizations', (ctx) => {
         orderId,
         deviceId: world.deviceId,
         quantity: 2,
-        tracking: [{ fieldName: 'lot', fieldValue: 'a<b&c' }],
+        // every kind of character XML can carry, up to the edges: the strict parser of xmlsec1 reads them all
+        tracking: [
+          { fieldName: 'lot', fieldValue: 'a<b&c' },
+          { fieldName: 'edges', fieldValue: '\t\n\u00a0\ud7ff\ue000\ufffd\u{10000}😀\u{10ffff}' },
+        ],
       });
       const response = await ctx().call(
         'GET',
@@ -579,6 +583,9 @@ describeEachDatabase('authorizations', (ctx) => {
       expect(text('Purpose')).toBe('Parts <&> "fun"');
       expect(text('DigestValue')).toBe(world.revision.digestValue);
       expect(element.getElementsByTagName('Field').item(0)?.textContent).toBe('a<b&c');
+      expect(element.getElementsByTagName('Field').item(1)?.textContent).toBe(
+        '\t\n\u00a0\ud7ff\ue000\ufffd\u{10000}😀\u{10ffff}',
+      );
       expect(element.getElementsByTagName('SerialNumbers').item(0)?.getAttribute('first')).toBe('1');
       expect(element.getElementsByTagName('DeviceIdentity').item(0)?.getAttribute('serialNumber')).toBe(
         world.machine.apl.deviceIdentity.serialNumber,

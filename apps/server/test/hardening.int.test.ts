@@ -46,6 +46,7 @@ describe('a real server process under hostile clients', () => {
       LOG_LEVEL: 'silent',
       HEADERS_TIMEOUT_SECONDS: '2',
       BODY_TIMEOUT_SECONDS: '2',
+      KEEP_ALIVE_TIMEOUT_SECONDS: '1',
       UPLOAD_MAX_BYTES: '4096',
     });
     const login = await fetch(`${server.url}/ui/user/login`, {
@@ -90,6 +91,17 @@ describe('a real server process under hostile clients', () => {
       client.socket.destroy();
     }
     expect(client.received()).toMatch(/^HTTP\/1\.1 408 /);
+  });
+
+  it('closes an idle kept-alive connection after the keep-alive timeout', async () => {
+    const client = connect(server.url);
+    await client.ready;
+    client.socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n');
+    const closedAfter = await closedWithin(client.closed, 5_000);
+    client.socket.destroy();
+    expect(client.received()).toMatch(/^HTTP\/1\.1 200 /);
+    expect(closedAfter).not.toBeNull();
+    expect(closedAfter!).toBeGreaterThanOrEqual(900);
   });
 
   it('cuts off a JSON body dribbled in one byte at a time', async () => {

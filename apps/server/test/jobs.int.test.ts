@@ -444,7 +444,7 @@ describeEachDatabase('background jobs in the server', (ctx) => {
 
   it('purges sessions that ended more than a day ago, on its schedule', async () => {
     const { db } = database();
-    const admin = await db.selectFrom('users').select('id').where('username_key', '=', 'admin').executeTakeFirstOrThrow();
+    const admin = await db.selectFrom('users').select('id').where('username', '=', 'admin').executeTakeFirstOrThrow();
     const ago = (hours: number) => new Date(Date.now() - hours * 3600_000).toISOString();
     const session = (id: string, expiresAt: string, revokedAt: string | null) => ({
       id: `purge-${id}`,

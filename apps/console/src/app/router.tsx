@@ -1,4 +1,5 @@
 import type { QueryClient } from '@tanstack/react-query';
+import { type ComponentType, lazy, Suspense } from 'react';
 import { createBrowserRouter, type LoaderFunctionArgs } from 'react-router';
 import { RouteErrorView } from '../components/error-view';
 import { PageLoader } from '../components/page-loader';
@@ -6,12 +7,34 @@ import { requireAccess, requireSession } from '../lib/session';
 import { screenRequirement } from './shell/navigation';
 import { RootShell } from './shell/root-shell';
 
-function guard(queryClient: QueryClient, to: string) {
-  const route = screenRequirement(to);
-  return async ({ request }: LoaderFunctionArgs) => {
-    await requireAccess(queryClient, request, route);
-    return null;
+type Screen = ComponentType;
+
+/**
+ * A screen whose code is fetched only once its loader let the navigation through: a route's
+ * `lazy` would be fetched alongside its loaders, so a logged-out visitor of a deep link would
+ * download the screen before being sent to /login. The loader starts the fetch after its check;
+ * rendering waits for it (React.lazy over the same cached import).
+ */
+function gated(check: (args: LoaderFunctionArgs) => Promise<unknown>, load: () => Promise<Screen>) {
+  const Lazy = lazy(async () => ({ default: await load() }));
+  return {
+    loader: async (args: LoaderFunctionArgs) => {
+      await check(args);
+      // the render awaits the same import; a failed fetch surfaces there, in the error view
+      load().catch(() => undefined);
+      return null;
+    },
+    Component: () => (
+      <Suspense fallback={<PageLoader />}>
+        <Lazy />
+      </Suspense>
+    ),
   };
+}
+
+function screen(queryClient: QueryClient, to: string, load: () => Promise<Screen>) {
+  const route = screenRequirement(to);
+  return gated(({ request }) => requireAccess(queryClient, request, route), load);
 }
 
 /** Routes of the console; every screen is loaded on demand so /login stays small. */
@@ -29,81 +52,105 @@ export function createAppRouter(queryClient: QueryClient) {
         },
         {
           id: 'app',
-          lazy: async () => ({ Component: (await import('./shell/app-layout')).AppLayout }),
-          loader: async ({ request }: LoaderFunctionArgs) => {
-            await requireSession(queryClient, request);
-            return null;
-          },
+          ...gated(
+            ({ request }) => requireSession(queryClient, request),
+            async () => (await import('./shell/app-layout')).AppLayout,
+          ),
           children: [
             {
               errorElement: <RouteErrorView />,
               children: [
                 {
                   index: true,
-                  loader: guard(queryClient, '/'),
-                  lazy: async () => ({ Component: (await import('../features/home/routes/home-route')).HomeRoute }),
+                  ...screen(queryClient, '/', async () => (await import('../features/home/routes/home-route')).HomeRoute),
                 },
                 {
                   path: 'profile',
-                  loader: guard(queryClient, '/profile'),
-                  lazy: async () => ({ Component: (await import('../features/profile/routes/profile-route')).ProfileRoute }),
+                  ...screen(
+                    queryClient,
+                    '/profile',
+                    async () => (await import('../features/profile/routes/profile-route')).ProfileRoute,
+                  ),
                 },
                 {
                   path: 'users',
-                  loader: guard(queryClient, '/users'),
-                  lazy: async () => ({ Component: (await import('../features/users/routes/users-route')).UsersRoute }),
+                  ...screen(queryClient, '/users', async () => (await import('../features/users/routes/users-route')).UsersRoute),
                 },
                 {
                   path: 'groups',
-                  loader: guard(queryClient, '/groups'),
-                  lazy: async () => ({ Component: (await import('../features/groups/routes/groups-route')).GroupsRoute }),
+                  ...screen(
+                    queryClient,
+                    '/groups',
+                    async () => (await import('../features/groups/routes/groups-route')).GroupsRoute,
+                  ),
                 },
                 {
                   path: 'packages',
-                  loader: guard(queryClient, '/packages'),
-                  lazy: async () => ({ Component: (await import('../features/packages/routes/packages-route')).PackagesRoute }),
+                  ...screen(
+                    queryClient,
+                    '/packages',
+                    async () => (await import('../features/packages/routes/packages-route')).PackagesRoute,
+                  ),
                 },
                 {
                   path: 'packages/:dsiId',
-                  loader: guard(queryClient, '/packages'),
-                  lazy: async () => ({ Component: (await import('../features/packages/routes/package-route')).PackageRoute }),
+                  ...screen(
+                    queryClient,
+                    '/packages',
+                    async () => (await import('../features/packages/routes/package-route')).PackageRoute,
+                  ),
                 },
                 {
                   path: 'devices',
-                  loader: guard(queryClient, '/devices'),
-                  lazy: async () => ({ Component: (await import('../features/devices/routes/devices-route')).DevicesRoute }),
+                  ...screen(
+                    queryClient,
+                    '/devices',
+                    async () => (await import('../features/devices/routes/devices-route')).DevicesRoute,
+                  ),
                 },
                 {
                   path: 'devices/:deviceId',
-                  loader: guard(queryClient, '/devices'),
-                  lazy: async () => ({ Component: (await import('../features/devices/routes/device-route')).DeviceRoute }),
+                  ...screen(
+                    queryClient,
+                    '/devices',
+                    async () => (await import('../features/devices/routes/device-route')).DeviceRoute,
+                  ),
                 },
                 {
                   path: 'orders',
-                  loader: guard(queryClient, '/orders'),
-                  lazy: async () => ({ Component: (await import('../features/orders/routes/orders-route')).OrdersRoute }),
+                  ...screen(
+                    queryClient,
+                    '/orders',
+                    async () => (await import('../features/orders/routes/orders-route')).OrdersRoute,
+                  ),
                 },
                 {
                   path: 'orders/:orderId',
-                  loader: guard(queryClient, '/orders'),
-                  lazy: async () => ({ Component: (await import('../features/orders/routes/order-route')).OrderRoute }),
+                  ...screen(
+                    queryClient,
+                    '/orders',
+                    async () => (await import('../features/orders/routes/order-route')).OrderRoute,
+                  ),
                 },
                 {
                   path: 'orders/:orderId/authorize',
-                  loader: guard(queryClient, '/orders'),
-                  lazy: async () => ({ Component: (await import('../features/orders/routes/authorize-route')).AuthorizeRoute }),
+                  ...screen(
+                    queryClient,
+                    '/orders',
+                    async () => (await import('../features/orders/routes/authorize-route')).AuthorizeRoute,
+                  ),
                 },
                 {
                   path: 'authorizations',
-                  loader: guard(queryClient, '/authorizations'),
-                  lazy: async () => ({
-                    Component: (await import('../features/authorizations/routes/authorizations-route')).AuthorizationsRoute,
-                  }),
+                  ...screen(
+                    queryClient,
+                    '/authorizations',
+                    async () => (await import('../features/authorizations/routes/authorizations-route')).AuthorizationsRoute,
+                  ),
                 },
                 {
                   path: 'setup',
-                  loader: guard(queryClient, '/setup'),
-                  lazy: async () => ({ Component: (await import('../features/setup/routes/setup-route')).SetupRoute }),
+                  ...screen(queryClient, '/setup', async () => (await import('../features/setup/routes/setup-route')).SetupRoute),
                 },
               ],
             },

@@ -68,6 +68,21 @@ describe('XML signatures', () => {
     stranger = other;
   });
 
+  it('refuses to sign a document holding characters XML cannot carry', () => {
+    for (const text of ['\u0001', '\u001b[0m', '\uffff', '\ud800']) {
+      expect(() => signXml(`<Authorization><Field>${text}</Field></Authorization>`, fixture('EC').signer)).toThrow(
+        'The document holds characters XML cannot carry',
+      );
+    }
+  });
+
+  it('signs and verifies text with the replacement character and characters beyond the BMP', () => {
+    const { signer } = fixture('EC');
+    const signed = signXml('<Authorization><Field>a\ufffdb😀\u{10ffff}</Field></Authorization>', signer);
+    const { element } = verifyXmlSignature(signed, signer.certificatePem);
+    expect(element.getElementsByTagName('Field').item(0)?.textContent).toBe('a\ufffdb😀\u{10ffff}');
+  });
+
   for (const keyType of ['RSA', 'EC'] as const) {
     describe(`${keyType}`, () => {
       it('signs so that xmlsec1 verifies against the signer certificate', () => {

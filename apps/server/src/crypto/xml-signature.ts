@@ -4,6 +4,7 @@ import { ExclusiveCanonicalization } from 'xml-crypto';
 import { certificateMatchesPublicKey, parseCertificate } from './certificates.js';
 import { CryptoError } from './crypto-errors.js';
 import { importPrivateKey, keyTypeOf, type KeyType } from './key-pairs.js';
+import { hasXmlForbidden } from '../lib/xml-text.js';
 
 /**
  * Enveloped XML-DSig in one strict profile, the only one this server produces or accepts:
@@ -66,6 +67,8 @@ export interface VerifiedXml {
 
 /** Signs the document element with an enveloped signature (Reference URI `""`). */
 export function signXml(xml: string, signer: XmlSigner): string {
+  // input is refused at the edge; this keeps any path that forgot from signing a document parsers reject
+  if (hasXmlForbidden(xml)) throw new CryptoError('signatureStructure', 'The document holds characters XML cannot carry');
   const document = parseXmlSafely(xml);
   const root = documentElementOf(document);
   if (root.getElementsByTagNameNS(XMLDSIG_NS, 'Signature').length > 0) {
@@ -170,7 +173,11 @@ export function verifyXmlSignature(xml: string, trustedCertificatePem: string): 
   return { document: signedDocument, element: documentElementOf(signedDocument), canonicalXml, signatureMethod: method };
 }
 
-/** Parses XML with no DTD and no entities; any parser warning or error is `malformed`. */
+/**
+ * Parses XML with no DTD and no entities; any parser warning or error is `malformed`, except
+ * xmldom's notice of U+FFFD: the replacement character is legal XML text (people type it, and
+ * it must survive a signed round trip).
+ */
 export function parseXmlSafely(xml: string): Document {
   if (/<!DOCTYPE|<!ENTITY/i.test(xml)) {
     throw new CryptoError('forbiddenXmlConstruct', 'DOCTYPE and ENTITY declarations are not allowed');
@@ -179,6 +186,7 @@ export function parseXmlSafely(xml: string): Document {
   try {
     document = new DOMParser({
       onError: (level, message) => {
+        if (level === 'warning' && message.startsWith('Unicode replacement character detected')) return;
         throw new Error(`${level}: ${message}`);
       },
     }).parseFromString(xml, 'text/xml');

@@ -12,6 +12,7 @@ import { ErrorCollector } from '../../lib/app-error.js';
 import { type OrderRecord, remainingQuantity } from './orders.repository.js';
 import { qualityAsDeviceParameter } from './policy-check.js';
 import type { LicensedDevice } from './recipients.repository.js';
+import { usernameKey } from '../users/usernames.js';
 
 /**
  * The rules of `authorization/authorize` (DOMAIN.md, the licence chain) as pure functions over
@@ -230,9 +231,9 @@ export function checkAuthorizedUsers(
   order: OrderRecord | undefined,
   problems: ErrorCollector,
 ): void {
-  const allowed = order ? order.authorized_users.map((name) => name.toLowerCase()) : [];
+  const allowed = order ? order.authorized_users.map(usernameKey) : [];
   usernames.forEach((name, index) => {
-    const key = name.toLowerCase();
+    const key = usernameKey(name);
     if (!knownUsers.has(key)) problems.add('userNotPresent', `authorizedUserList[${index}]`);
     else if (allowed.length > 0 && !allowed.includes(key))
       problems.add('authorizedUserNotInOrder', `authorizedUserList[${index}]`);
