@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { TAplRegistrationRequest } from '@manifold/contract';
 import { parseCertificateBundle } from '../../crypto/certificates.js';
 import { isCryptoError } from '../../crypto/crypto-errors.js';
@@ -42,4 +43,12 @@ export async function verifyAplSignature(input: TAplRegistrationRequest, certifi
       description: `The signature does not verify: ${error.message}`,
     });
   }
+}
+
+/** The `apl` of a message parsed with its schema; the first problem is `registrationExchangeInvalidApl` naming its field. */
+export function parseApl<T extends z.ZodType>(schema: T, apl: unknown): z.infer<T> {
+  const parsed = schema.safeParse(apl);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new AppError('registrationExchangeInvalidApl', { field: ['apl', ...issue.path].join('.'), description: issue.message });
 }

@@ -26,7 +26,7 @@ import { requestPeerCertificates } from '../../peers/certificate-exchange.client
 import { parsePeerUrl, peerBaseText } from '../../peers/http-client.js';
 import { postApl, postRegistration, type AplPath, type SignedApl } from '../../peers/registration.client.js';
 import type { ServerCredentials } from '../provision/server-credentials.service.js';
-import { checkPeerChain, verifyAplSignature } from './apl-checks.js';
+import { checkPeerChain, parseApl, verifyAplSignature } from './apl-checks.js';
 import { PeerRegistrationsRepository } from './peer-registrations.repository.js';
 import { organizationOf } from './registration-views.js';
 
@@ -133,12 +133,7 @@ export class PeerRegistrationsService {
 
   /** `POST /apl/registration/add` from a peer: stored Pending, not the initiator. */
   async receive(input: TAplRegistrationRequest & { aplType: PeerAplType }): Promise<TAplPeerRegistrationResponse> {
-    const parsed = ZManageApl.safeParse(input.apl);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw invalidApl(['apl', ...issue.path].join('.'), issue.message);
-    }
-    const apl = parsed.data;
+    const apl = parseApl(ZManageApl, input.apl);
     const signing = await checkPeerChain(this.credentials, apl.signingCertificate, 'apl.signingCertificate');
     await checkPeerChain(this.credentials, apl.encryptionCertificate, 'apl.encryptionCertificate');
     await verifyAplSignature(input, signing);
@@ -222,12 +217,7 @@ export class PeerRegistrationsService {
     input: TAplRegistrationRequest & { aplType: PeerAplType },
     path: AplPath,
   ): Promise<TAplPeerRegistrationResponse> {
-    const parsed = ZRegistrationNoticeApl.safeParse(input.apl);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw invalidApl(['apl', ...issue.path].join('.'), issue.message);
-    }
-    const notice = parsed.data;
+    const notice = parseApl(ZRegistrationNoticeApl, input.apl);
     const row = await this.instances().findByNonce(notice.registrationNonce);
     if (!row?.signing_certificate || row.manage_type !== heldAs[input.aplType]) {
       throw new AppError('registrationNotPresent', { field: 'apl.registrationNonce' });

@@ -13,7 +13,7 @@ import type { Database } from '../../db/database.js';
 import { AppError } from '../../lib/app-error.js';
 import { isoNow } from '../../lib/time.js';
 import type { ServerCredentials } from '../provision/server-credentials.service.js';
-import { checkPeerChain, verifyAplSignature } from './apl-checks.js';
+import { checkPeerChain, parseApl, verifyAplSignature } from './apl-checks.js';
 import { ProtectRegistrationsRepository, type ProtectRegistrationRow } from './protect-registrations.repository.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -72,15 +72,7 @@ export class ProtectRegistrationsService {
 
   /** `POST /apl/registration/add` with aplType protect. */
   async receive(input: TAplRegistrationRequest): Promise<TAplPeerRegistrationResponse> {
-    const parsed = ZProtectApl.safeParse(input.apl);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw new AppError('registrationExchangeInvalidApl', {
-        field: ['apl', ...issue.path].join('.'),
-        description: issue.message,
-      });
-    }
-    const apl = parsed.data;
+    const apl = parseApl(ZProtectApl, input.apl);
     const row = await this.registrations().findByToken1(apl.token1);
     const given = Buffer.from(sha256(apl.token2), 'hex');
     if (!row || !timingSafeEqual(given, Buffer.from(row.token2_sha256, 'hex'))) {
