@@ -1,4 +1,6 @@
-import { randomUUID } from 'node:crypto';
+import { randomUUID, X509Certificate } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TManageInstance, TProtectInstance, TTraceInstance } from '@manifold/contract';
 import { signDetachedJws } from '../src/crypto/jws.js';
@@ -441,6 +443,59 @@ describeEachDatabase(
         );
         const fresh = await made.sign('downstreamManage', { ...(signed.apl as object), nonce: randomUUID() });
         expectToken(await ctx().call('POST', '/apl/registration/delete', { body: fresh }), 420, 'registrationHasBeenCanceled');
+      });
+
+      it('/status: the peer suspends an approved registration and lifts it; this side cannot lift it', async () => {
+        const received: string[] = [];
+        const sink = http.createServer((request, response) => {
+          received.push(request.url ?? '');
+          request.resume();
+          request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+        });
+        await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
+        try {
+          const made = await handMadePeer(`http://127.0.0.1:${(sink.address() as AddressInfo).port}`);
+          const registration = made.registration();
+          const added = await ctx().call('POST', '/apl/registration/add', {
+            body: await made.sign('downstreamManage', registration),
+          });
+          const { registrationId: id } = added.json() as { registrationId: string };
+          expect((await call('POST', '/ui/manage/approve', { id, approve: true })).json()).toMatchObject({
+            registrationState: 'Approved',
+          });
+          expect(received).toEqual(['/apl/registration/update']);
+
+          const serial = new X509Certificate(registration.signingCertificate).serialNumber;
+          const status = () => ctx().call('GET', `/apl/registration/status?keySerialNumber=${serial.toLowerCase()}`);
+          expect((await status()).json()).toEqual({ keySerialNumber: serial.toLowerCase(), registrationState: 'Approved' });
+          expectToken(
+            await ctx().call('GET', '/apl/registration/status?keySerialNumber=ABCDEF'),
+            420,
+            'registrationNotPresent',
+            'keySerialNumber',
+          );
+
+          const notice = async (registrationState: string) =>
+            made.sign('downstreamManage', {
+              registrationNonce: registration.registrationNonce,
+              registrationState,
+              timestamp: new Date().toISOString(),
+              nonce: randomUUID(),
+            });
+          const post = (body: object) => ctx().call('POST', '/apl/registration/status', { body });
+          expectToken(await post(await notice('Approved')), 420, 'registrationAlreadyApproved');
+          expectToken(await post(await notice('Rejected')), 420, 'registrationExchangeInvalidRegistration');
+          const suspend = await notice('Suspended');
+          expect((await post(suspend)).json()).toEqual({ registrationId: id, registrationState: 'Suspended' });
+          expectToken(await post(suspend), 420, 'duplicateAplReceived');
+          expect((await status()).json()).toMatchObject({ registrationState: 'Suspended' });
+          expectToken(await post(await notice('Suspended')), 420, 'registrationNotApproved');
+          expectToken(await call('POST', '/ui/manage/approve', { id, approve: true }), 420, 'registrationTargetCannotUnsuspend');
+          expect((await post(await notice('Approved'))).json()).toMatchObject({ registrationState: 'Approved' });
+          expect((await status()).json()).toMatchObject({ registrationState: 'Approved' });
+        } finally {
+          await new Promise((resolve) => sink.close(resolve));
+        }
       });
     });
   },

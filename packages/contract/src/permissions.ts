@@ -80,6 +80,8 @@ export const permissions = {
   'POST /certificate/certificateChain': 'partner',
   'POST /apl/registration/update': 'partner',
   'POST /apl/registration/delete': 'partner',
+  'POST /apl/registration/status': 'partner',
+  'GET /apl/registration/status': 'partner',
 } as const satisfies Record<string, Access>;
 
 export type RouteKey = keyof typeof permissions;

@@ -131,3 +131,10 @@ export const ZProtectApl = z.object({
   signingCertificate: z.string().min(1).max(65_536),
   encryptionCertificate: z.string().min(1).max(65_536),
 });
+
+/** `GET /apl/registration/status`: the state held for the peer whose signing certificate has this serial number. */
+export const ZRegistrationStatusQuery = z.object({ keySerialNumber: z.string().min(1).max(128) });
+export const ZRegistrationStatus = z
+  .object({ keySerialNumber: z.string(), registrationState: ZRegistrationState })
+  .meta({ id: 'RegistrationStatus' });
+export type TRegistrationStatus = z.infer<typeof ZRegistrationStatus>;

@@ -7,7 +7,11 @@ import {
 import { AppError } from '../lib/app-error.js';
 import { peerEndpoint, peerRequest, PeerHttpError, type PeerHttpConfig } from './http-client.js';
 
-export type AplPath = '/apl/registration/add' | '/apl/registration/update' | '/apl/registration/delete';
+export type AplPath =
+  '/apl/registration/add' | '/apl/registration/update' | '/apl/registration/delete' | '/apl/registration/status';
+
+/** The paths of notices about an existing registration. */
+export type NoticePath = Exclude<AplPath, '/apl/registration/add'>;
 
 /** A signed APL message: `signature` is a detached JWS over the canonical JSON of `apl`. */
 export interface SignedApl {

@@ -5,11 +5,13 @@ import {
   ZAplPeerRegistrationResponse,
   ZAplRegistrationRequest,
   ZAplRegistrationResponse,
+  ZRegistrationStatus,
+  ZRegistrationStatusQuery,
   type TAplRegistrationRequest,
 } from '@manifold/contract';
 import { AppError } from '../../lib/app-error.js';
 import { responses } from '../../lib/route-schemas.js';
-import type { AplPath } from '../../peers/registration.client.js';
+import type { NoticePath } from '../../peers/registration.client.js';
 import { peerAplTypes, type PeerAplType } from './peer-registrations.service.js';
 
 const isPeerApl = (input: TAplRegistrationRequest): input is TAplRegistrationRequest & { aplType: PeerAplType } =>
@@ -25,6 +27,15 @@ function unserved(aplType: string): AppError {
       : `Unknown aplType "${aplType}"; expected one of ${aplTypes.join(', ')}`,
   });
 }
+
+const noticeSummaries = {
+  '/apl/registration/update':
+    'A registered peer tells of its approval or rejection (signed apl {registrationNonce, registrationState, timestamp, nonce})',
+  '/apl/registration/delete':
+    'A registered peer cancels the registration (signed apl {registrationNonce, registrationState: Cancelled, timestamp, nonce})',
+  '/apl/registration/status':
+    'A registered peer suspends the registration or lifts its suspension (signed apl {registrationNonce, registrationState: Suspended or Approved, timestamp, nonce})',
+} as const;
 
 /**
  * The partner entry points of registrations (spec §7 APL): machines (`enforce`), Manage peers
@@ -56,16 +67,17 @@ export const aplRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
-  for (const path of ['/apl/registration/update', '/apl/registration/delete'] as const satisfies AplPath[]) {
+  for (const path of [
+    '/apl/registration/update',
+    '/apl/registration/delete',
+    '/apl/registration/status',
+  ] as const satisfies NoticePath[]) {
     app.post(
       path,
       {
         schema: {
           tags: ['partner'],
-          summary:
-            path === '/apl/registration/update'
-              ? 'A registered peer tells of its approval or rejection (signed apl {registrationNonce, registrationState, timestamp})'
-              : 'A registered peer cancels the registration (signed apl {registrationNonce, registrationState: Cancelled, timestamp})',
+          summary: noticeSummaries[path],
           body: ZAplRegistrationRequest,
           response: responses(ZAplPeerRegistrationResponse),
         },
@@ -77,4 +89,22 @@ export const aplRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     );
   }
+
+  app.get(
+    '/apl/registration/status',
+    {
+      schema: {
+        tags: ['partner'],
+        summary: 'The state this instance holds for the peer whose signing certificate has this serial number',
+        querystring: ZRegistrationStatusQuery,
+        response: responses(ZRegistrationStatus),
+      },
+    },
+    async (request) => {
+      const { keySerialNumber } = request.query;
+      const registrationState = await peerRegistrations.stateOfKey(keySerialNumber);
+      if (!registrationState) throw new AppError('registrationNotPresent', { field: 'keySerialNumber' });
+      return { keySerialNumber, registrationState };
+    },
+  );
 };

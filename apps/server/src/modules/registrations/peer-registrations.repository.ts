@@ -77,6 +77,17 @@ export class PeerRegistrationsRepository {
     return row !== undefined;
   }
 
+  /** Every registration that holds the peer's signing certificate (a network has few peers). */
+  async withSigningCertificates(): Promise<{ registration_state: string; signing_certificate: string }[]> {
+    const rows = await this.db
+      .selectFrom('manage_instances')
+      .select(['registration_state', 'signing_certificate'])
+      .where('signing_certificate', 'is not', null)
+      .orderBy('created_at', 'desc')
+      .execute();
+    return rows.map((row) => ({ registration_state: row.registration_state, signing_certificate: row.signing_certificate! }));
+  }
+
   /** Records a message nonce of a registration's peer; a unique violation means a replay. */
   async rememberNonce(registrationId: string, nonce: string, now: string): Promise<void> {
     await this.db.insertInto('peer_nonces').values({ registration_id: registrationId, nonce, created_at: now }).execute();

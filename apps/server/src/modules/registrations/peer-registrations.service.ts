@@ -24,7 +24,7 @@ import { canonicalJson } from '../../lib/canonical-json.js';
 import { isoNow } from '../../lib/time.js';
 import { requestPeerCertificates } from '../../peers/certificate-exchange.client.js';
 import { parsePeerUrl, peerBaseText } from '../../peers/http-client.js';
-import { postApl, postRegistration, type AplPath, type SignedApl } from '../../peers/registration.client.js';
+import { postApl, postRegistration, type NoticePath, type SignedApl } from '../../peers/registration.client.js';
 import type { ServerCredentials } from '../provision/server-credentials.service.js';
 import { checkPeerChain, parseApl, verifyAplSignature } from './apl-checks.js';
 import { PeerRegistrationsRepository } from './peer-registrations.repository.js';
@@ -53,6 +53,31 @@ const heldAs: Record<PeerAplType, PeerRelation> = {
   downstreamManage: 'downStreamManage',
   trace: 'trace',
 };
+
+/** The states each notice path carries. */
+const expectedStates: Record<NoticePath, TRegistrationState[]> = {
+  '/apl/registration/update': ['Approved', 'Rejected'],
+  '/apl/registration/delete': ['Cancelled'],
+  '/apl/registration/status': ['Suspended', 'Approved'],
+};
+
+/** A peer suspends an approved registration, or lifts its suspension. */
+function checkStatusChange(current: string, wanted: TRegistrationState): void {
+  if (wanted === 'Suspended' && current !== 'Approved') {
+    throw new AppError('registrationNotApproved', {
+      field: 'apl.registrationState',
+      description: `The registration is ${current}`,
+    });
+  }
+  if (wanted === 'Approved' && current === 'Approved')
+    throw new AppError('registrationAlreadyApproved', { field: 'apl.registrationState' });
+  if (wanted === 'Approved' && current !== 'Suspended') {
+    throw new AppError('registrationNotApproved', {
+      field: 'apl.registrationState',
+      description: `Only a suspended registration can be approved again this way; it is ${current}`,
+    });
+  }
+}
 
 const invalidApl = (field: string, description: string) => new AppError('registrationExchangeInvalidApl', { field, description });
 
@@ -168,11 +193,28 @@ export class PeerRegistrationsService {
     return { registrationId: row.id, registrationState: 'Pending' };
   }
 
+  /** The registration held for the peer whose signing certificate has this serial number (hex, any case). */
+  async stateOfKey(keySerialNumber: string): Promise<TRegistrationState | undefined> {
+    const wanted = keySerialNumber.trim().toUpperCase().replace(/^0+/, '');
+    for (const row of await this.instances().withSigningCertificates()) {
+      const [leaf] = parseCertificateBundle(row.signing_certificate);
+      if (leaf!.node.serialNumber.toUpperCase().replace(/^0+/, '') === wanted)
+        return row.registration_state as TRegistrationState;
+    }
+    return undefined;
+  }
+
   /** `POST /ui/manage/approve`, `/ui/trace/approve`: the peer is told first; if it cannot be, nothing changes. */
   async approve(relations: readonly PeerRelation[], input: TRegistrationApproveRequest): Promise<ManageInstanceRow> {
     const row = await this.instances().find(input.id, relations);
     if (!row) throw new AppError('registrationNotPresent', { field: 'id' });
     if (row.registration_state === 'Cancelled') throw new AppError('registrationHasBeenCanceled', { field: 'id' });
+    if (row.registration_state === 'Suspended') {
+      throw new AppError('registrationTargetCannotUnsuspend', {
+        field: 'id',
+        description: 'The peer suspended this registration; only the peer can lift it',
+      });
+    }
     if (row.initiator === 1) throw new AppError('registrationInitiatorCantApprove', { field: 'id' });
     const state: TRegistrationState = input.approve ? 'Approved' : 'Rejected';
     if (row.registration_state === state) {
@@ -210,12 +252,13 @@ export class PeerRegistrationsService {
   }
 
   /**
-   * `POST /apl/registration/update` (Approved or Rejected by the side that did not ask) and
-   * `/apl/registration/delete` (Cancelled by either side), signed by the peer's registered key.
+   * `POST /apl/registration/update` (Approved or Rejected by the side that did not ask),
+   * `/apl/registration/delete` (Cancelled by either side) and `/apl/registration/status`
+   * (Suspended, or Approved again to lift it, by either side), signed by the peer's registered key.
    */
   async receiveNotice(
     input: TAplRegistrationRequest & { aplType: PeerAplType },
-    path: AplPath,
+    path: NoticePath,
   ): Promise<TAplPeerRegistrationResponse> {
     const notice = parseApl(ZRegistrationNoticeApl, input.apl);
     const row = await this.instances().findByNonce(notice.registrationNonce);
@@ -234,13 +277,14 @@ export class PeerRegistrationsService {
       });
     }
     if (row.registration_state === 'Cancelled') throw new AppError('registrationHasBeenCanceled', { field: 'apl' });
-    const expected: TRegistrationState[] = path === '/apl/registration/delete' ? ['Cancelled'] : ['Approved', 'Rejected'];
+    const expected = expectedStates[path];
     if (!expected.includes(notice.registrationState)) {
       throw new AppError('registrationExchangeInvalidRegistration', {
         field: 'apl.registrationState',
         description: `${path} carries ${expected.join(' or ')}, not ${notice.registrationState}`,
       });
     }
+    if (path === '/apl/registration/status') checkStatusChange(row.registration_state, notice.registrationState);
     if (path === '/apl/registration/update') {
       if (row.initiator === 0) throw new AppError('registrationInitiatorCantApprove', { field: 'apl.registrationState' });
       if (row.registration_state === notice.registrationState) {
@@ -279,7 +323,7 @@ export class PeerRegistrationsService {
     }
   }
 
-  private async notify(row: ManageInstanceRow, path: AplPath, registrationState: TRegistrationState): Promise<void> {
+  private async notify(row: ManageInstanceRow, path: NoticePath, registrationState: TRegistrationState): Promise<void> {
     const notice: TRegistrationNoticeApl = {
       registrationNonce: row.registration_nonce!,
       registrationState,
