@@ -10,7 +10,10 @@ describe('two Manage instances register with each other', () => {
 
   beforeAll(async () => {
     const root = await testRoot('Two Instances Root');
-    [upstream, downstream] = await Promise.all([startPeer('Upstream Site'), startPeer('Downstream Site')]);
+    [upstream, downstream] = await Promise.all([
+      startPeer('Upstream Site', { JOBS_POLL_MS: '200' }),
+      startPeer('Downstream Site', { JOBS_POLL_MS: '200' }),
+    ]);
     await Promise.all([joinNetwork(upstream.call, root), joinNetwork(downstream.call, root)]);
   }, 120_000);
 
@@ -65,6 +68,21 @@ describe('two Manage instances register with each other', () => {
       ['upStreamManage', false, 'Approved'],
     ]);
   });
+
+  it('a deletion reaches the other side through the background job runner', async () => {
+    const [ours] = (await list(upstream, 'upStreamManage')).filter((entry) => !entry.initiator);
+    const theirs = (await list(downstream, 'downStreamManage')).find(
+      (entry) => entry.registrationNonce === ours!.registrationNonce,
+    )!;
+    expect((await upstream.call('POST', '/ui/manage/delete', { body: { id: ours!.manageId } })).statusCode).toBe(200);
+    const deadline = Date.now() + 20_000;
+    let state = theirs.registrationState;
+    while (state !== 'Cancelled' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      state = (await list(downstream, 'downStreamManage')).find((entry) => entry.manageId === theirs.manageId)!.registrationState;
+    }
+    expect(state).toBe('Cancelled');
+  }, 30_000);
 
   it('an instance of another network is refused at the certificate exchange', async () => {
     const extra = await startPeer('Third Site');

@@ -4,6 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TManageInstance, TProtectInstance, TTraceInstance } from '@manifold/contract';
 import { signDetachedJws } from '../src/crypto/jws.js';
+import { JobRunner } from '../src/jobs/job-runner.js';
+import { JobsService } from '../src/jobs/jobs.service.js';
+import { REGISTRATION_CANCEL, registrationCancelJob } from '../src/modules/registrations/registration-cancel.job.js';
 import type { DevelopmentCa } from '../src/crypto/development-ca.js';
 import { canonicalJson } from '../src/lib/canonical-json.js';
 import { joinNetwork, LOOPBACK_PEERS, startPeer, type PeerProcess } from './helpers/peer-network.js';
@@ -62,6 +65,15 @@ describeEachDatabase(
     const peerList = async (registrationType: string) =>
       ((await peer.call('GET', `/ui/manage/list?registrationType=${registrationType}`)).json() as { data: TManageInstance[] })
         .data;
+
+    /** Runs the due cancellation jobs of this app (the test app's own runner is not started). */
+    const deliverCancellations = async () => {
+      const { database, credentials } = ctx().app.services;
+      const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+      const runner = new JobRunner(database, new JobsService(database), { ...ctx().config.jobs, log: quiet });
+      runner.register(REGISTRATION_CANCEL, registrationCancelJob(credentials, ctx().config.peers));
+      return runner.runDue();
+    };
 
     beforeAll(async () => {
       admin = await ctx().adminToken();
@@ -154,9 +166,13 @@ describeEachDatabase(
           'registrationAlreadyApproved',
         );
 
-        // Deleting here cancels there.
+        // Deleting here cancels there, through a job.
         expect((await call('POST', '/ui/manage/delete', { id: ours.manageId })).statusCode).toBe(200);
         expectToken(await call('POST', '/ui/manage/delete', { id: ours.manageId }), 420, 'registrationNotPresent');
+        expect((await peerList('upStreamManage')).find((entry) => entry.manageId === theirs.manageId)).toMatchObject({
+          registrationState: 'Approved',
+        });
+        expect(await deliverCancellations()).toBe(1);
         expect((await peerList('upStreamManage')).find((entry) => entry.manageId === theirs.manageId)).toMatchObject({
           registrationState: 'Cancelled',
         });
@@ -237,6 +253,7 @@ describeEachDatabase(
         });
 
         expect((await call('POST', '/ui/trace/delete', { id: ours.id }, user)).statusCode).toBe(200);
+        expect(await deliverCancellations()).toBe(1);
         expect((await peerTraces()).find((entry) => entry.id === theirs.id)).toMatchObject({ registrationState: 'Cancelled' });
       });
     });
@@ -371,6 +388,22 @@ describeEachDatabase(
           registrationState: 'Pending',
           manageType: 'downStreamManage',
         });
+      });
+
+      it('a cancellation the peer cannot take is retried by the job runner, its error visible to an admin', async () => {
+        const made = await handMadePeer(await closedPortUrl());
+        const added = await ctx().call('POST', '/apl/registration/add', {
+          body: await made.sign('downstreamManage', made.registration()),
+        });
+        const { registrationId } = added.json() as { registrationId: string };
+        expect((await call('POST', '/ui/manage/delete', { id: registrationId })).statusCode).toBe(200);
+        expect(await deliverCancellations()).toBe(1);
+        const jobs = (await call('GET', '/ui/admin/jobs?state=pending&numberOfItems=100')).json() as {
+          data: { kind: string; attempts: number; lastError: string | null; payload: unknown }[];
+        };
+        const job = jobs.data.find((entry) => entry.kind === 'registrations.cancel');
+        expect(job).toMatchObject({ attempts: 1, lastError: expect.stringMatching(/could not be reached/) });
+        expect(await deliverCancellations()).toBe(0); // waiting for its back-off
       });
 
       it('answers registrationNotPresent for an unknown id', async () => {

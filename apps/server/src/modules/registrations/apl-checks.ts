@@ -2,9 +2,10 @@ import type { z } from 'zod';
 import type { TAplRegistrationRequest } from '@manifold/contract';
 import { parseCertificateBundle } from '../../crypto/certificates.js';
 import { isCryptoError } from '../../crypto/crypto-errors.js';
-import { verifyDetachedJws } from '../../crypto/jws.js';
+import { signDetachedJws, verifyDetachedJws } from '../../crypto/jws.js';
 import { AppError } from '../../lib/app-error.js';
 import { canonicalJson } from '../../lib/canonical-json.js';
+import type { SignedApl } from '../../peers/registration.client.js';
 import type { ServerCredentials } from '../provision/server-credentials.service.js';
 
 /**
@@ -51,4 +52,10 @@ export function parseApl<T extends z.ZodType>(schema: T, apl: unknown): z.infer<
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
   throw new AppError('registrationExchangeInvalidApl', { field: ['apl', ...issue.path].join('.'), description: issue.message });
+}
+
+/** `{aplType, apl, signature}`: a detached JWS over the canonical JSON of `apl` by our signing key. */
+export async function signApl(credentials: ServerCredentials, aplType: string, apl: object): Promise<SignedApl> {
+  const { privateKeyPem, certificatePem } = await credentials.signingIdentity();
+  return { aplType, apl, signature: await signDetachedJws(canonicalJson(apl), privateKeyPem, { certificatePem }) };
 }

@@ -78,7 +78,7 @@ export const peerRegistrationsRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      await peerRegistrations.delete(manageTypes, request.body.id, (message) => request.log.warn(message));
+      await peerRegistrations.delete(manageTypes, request.body.id);
       return {};
     },
   );
@@ -134,7 +134,7 @@ export const peerRegistrationsRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      await peerRegistrations.delete(traceOnly, request.body.id, (message) => request.log.warn(message));
+      await peerRegistrations.delete(traceOnly, request.body.id);
       return {};
     },
   );

@@ -14,19 +14,19 @@ import {
 } from '@manifold/contract';
 import type { Config } from '../../config.js';
 import { parseCertificate, parseCertificateBundle } from '../../crypto/certificates.js';
-import { signDetachedJws } from '../../crypto/jws.js';
 import type { Database } from '../../db/database.js';
+import type { JobsService } from '../../jobs/jobs.service.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import type { DB } from '../../db/schema.js';
 import type { ManageInstanceRow } from '../../db/schema-licensing.js';
 import { AppError } from '../../lib/app-error.js';
-import { canonicalJson } from '../../lib/canonical-json.js';
 import { isoNow } from '../../lib/time.js';
 import { requestPeerCertificates } from '../../peers/certificate-exchange.client.js';
 import { parsePeerUrl, peerBaseText } from '../../peers/http-client.js';
-import { postApl, postRegistration, type NoticePath, type SignedApl } from '../../peers/registration.client.js';
+import { postApl, postRegistration, type NoticePath } from '../../peers/registration.client.js';
 import type { ServerCredentials } from '../provision/server-credentials.service.js';
-import { checkPeerChain, parseApl, verifyAplSignature } from './apl-checks.js';
+import { REGISTRATION_CANCEL, REGISTRATION_CANCEL_ATTEMPTS, type RegistrationCancelPayload } from './registration-cancel.job.js';
+import { checkPeerChain, parseApl, signApl, verifyAplSignature } from './apl-checks.js';
 import { PeerRegistrationsRepository } from './peer-registrations.repository.js';
 import { organizationOf } from './registration-views.js';
 
@@ -94,6 +94,7 @@ export class PeerRegistrationsService {
     private readonly database: Database,
     private readonly credentials: ServerCredentials,
     private readonly config: Config,
+    private readonly jobs: JobsService,
   ) {}
 
   private instances(db: Kysely<DB> = this.database.db): PeerRegistrationsRepository {
@@ -135,7 +136,7 @@ export class PeerRegistrationsService {
       encryptionCertificate: encryption.chainPem,
       dateCreated: now,
     };
-    await postRegistration(this.config.peers, peerUrl, await this.signed(sentAplType[relation], apl));
+    await postRegistration(this.config.peers, peerUrl, await signApl(this.credentials, sentAplType[relation], apl));
 
     const row: ManageInstanceRow = {
       id: randomUUID(),
@@ -232,22 +233,29 @@ export class PeerRegistrationsService {
     return (await this.instances().find(row.id, relations))!;
   }
 
-  /** `POST /ui/manage/delete`, `/ui/trace/delete`: the peer is told (when it answers); a row an authorization names stays, Cancelled. */
-  async delete(relations: readonly PeerRelation[], id: string, log: (message: string) => void): Promise<void> {
+  /**
+   * `POST /ui/manage/delete`, `/ui/trace/delete`: a row an authorization names stays, Cancelled;
+   * the peer is told by a job (`registrations.cancel`) enqueued with the change, retried until it
+   * answers.
+   */
+  async delete(relations: readonly PeerRelation[], id: string): Promise<void> {
     const row = await this.instances().find(id, relations);
     if (!row) throw new AppError('registrationNotPresent', { field: 'id' });
-    if (row.registration_nonce && row.registration_state !== 'Cancelled') {
-      try {
-        await this.notify(row, '/apl/registration/delete', 'Cancelled');
-      } catch (error) {
-        if (!(error instanceof AppError)) throw error;
-        log(`manage/delete: ${row.manage_url} was not told of the cancellation (${error.token}): ${error.message}`);
-      }
-    }
     await this.database.transaction(async (trx) => {
       const instances = this.instances(trx);
       if (await instances.referenced(id)) await instances.changeState(id, row.registration_state, 'Cancelled', isoNow());
       else await instances.delete(id);
+      if (row.registration_nonce && row.registration_state !== 'Cancelled') {
+        const payload: RegistrationCancelPayload = {
+          peerUrl: row.manage_url,
+          aplType: sentAplType[row.manage_type as PeerRelation],
+          registrationNonce: row.registration_nonce,
+        };
+        await this.jobs.enqueue(trx, REGISTRATION_CANCEL, payload, {
+          maxAttempts: REGISTRATION_CANCEL_ATTEMPTS,
+          dedupeKey: `${REGISTRATION_CANCEL}:${row.registration_nonce}`,
+        });
+      }
     });
   }
 
@@ -331,12 +339,12 @@ export class PeerRegistrationsService {
       nonce: randomUUID(),
     };
     const peerUrl = parsePeerUrl(row.manage_url, this.config.peers.allowedHosts);
-    await postApl(this.config.peers, peerUrl, path, await this.signed(sentAplType[row.manage_type as PeerRelation], notice));
-  }
-
-  private async signed(aplType: PeerAplType, apl: object): Promise<SignedApl> {
-    const { privateKeyPem, certificatePem } = await this.credentials.signingIdentity();
-    return { aplType, apl, signature: await signDetachedJws(canonicalJson(apl), privateKeyPem, { certificatePem }) };
+    await postApl(
+      this.config.peers,
+      peerUrl,
+      path,
+      await signApl(this.credentials, sentAplType[row.manage_type as PeerRelation], notice),
+    );
   }
 
   private async insert(row: ManageInstanceRow, field: string): Promise<void> {

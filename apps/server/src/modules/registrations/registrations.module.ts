@@ -1,3 +1,4 @@
+import { JobsService } from '../../jobs/jobs.service.js';
 import type { Core, ServerModule } from '../module.js';
 import { aplRoutes } from './apl.routes.js';
 import { peerRegistrationsRoutes } from './peer-registrations.routes.js';
@@ -13,7 +14,7 @@ export function registrationsModule({
 }: Core): ServerModule<{ peerRegistrations: PeerRegistrationsService; protectRegistrations: ProtectRegistrationsService }> {
   return {
     services: {
-      peerRegistrations: new PeerRegistrationsService(database, credentials, config),
+      peerRegistrations: new PeerRegistrationsService(database, credentials, config, new JobsService(database)),
       protectRegistrations: new ProtectRegistrationsService(database, credentials),
     },
     routes: [aplRoutes, peerRegistrationsRoutes, protectRegistrationsRoutes],
