@@ -9,6 +9,8 @@ import { JobsService } from '../src/jobs/jobs.service.js';
 import { REGISTRATION_CANCEL, registrationCancelJob } from '../src/modules/registrations/registration-cancel.job.js';
 import type { DevelopmentCa } from '../src/crypto/development-ca.js';
 import { canonicalJson } from '../src/lib/canonical-json.js';
+import { multipartForm } from './helpers/multipart.js';
+import { testMachine } from './helpers/packages-fixtures.js';
 import { joinNetwork, LOOPBACK_PEERS, startPeer, type PeerProcess } from './helpers/peer-network.js';
 import { freePort } from './helpers/server-process.js';
 import { describeEachDatabase, expectToken } from './helpers/test-app.js';
@@ -314,6 +316,44 @@ describeEachDatabase(
         expect((await call('POST', '/ui/protect/delete', { id })).statusCode).toBe(200);
         expectToken(await call('POST', '/ui/protect/delete', { id }), 420, 'registrationNotPresent');
         expect(await entry()).toBeUndefined();
+      });
+    });
+
+    describe('POST /ui/enforce/apl/upload', () => {
+      const upload = (content: string, token: string | undefined = admin) => {
+        const { body, headers } = multipartForm({ file: { filename: 'machine.apl.json', content } });
+        return ctx().call('POST', '/ui/enforce/apl/upload', { ...(token ? { token } : {}), body, headers });
+      };
+
+      it('registers a machine from its signed APL file with the checks of /apl/registration/add', async () => {
+        const machine = await testMachine(root);
+        const file = JSON.stringify(await machine.request());
+        expect((await upload(file, '')).statusCode).toBe(401);
+        expectToken(await upload(file, user), 403, 'actionNotAllowed');
+        const registered = await upload(file);
+        expect(registered.statusCode, registered.body).toBe(200);
+        const { deviceId } = registered.json() as { deviceId: string };
+        expect(registered.json()).toMatchObject({ registrationState: 'Pending' });
+        const device = await call('GET', `/ui/device/fetch?deviceId=${deviceId}`);
+        expect(device.json()).toMatchObject({ registrationState: 'Pending' });
+        expectToken(await upload(file), 420, 'registrationExchangeAlreadyRegistered');
+
+        const other = await testMachine(root);
+        const request = await other.request();
+        expectToken(await upload(JSON.stringify({ ...request, signature: undefined })), 420, 'registrationSignatureInvalid');
+        expectToken(
+          await upload(JSON.stringify({ ...request, aplType: 'upstreamManage' })),
+          420,
+          'registrationExchangeInvalidApl',
+          'aplType',
+        );
+        expectToken(await upload('not json'), 420, 'registrationExchangeInvalidApl', 'file');
+        const { body, headers } = multipartForm({ note: 'no file' });
+        expectToken(
+          await ctx().call('POST', '/ui/enforce/apl/upload', { token: admin, body, headers }),
+          420,
+          'uploadFileMissing',
+        );
       });
     });
 

@@ -71,6 +71,8 @@ export const permissions = {
   'POST /ui/trace/add': 'anyRole',
   'POST /ui/trace/delete': 'anyRole',
   'POST /ui/trace/approve': 'anyRole',
+  // a machine that cannot reach the server registers from its APL file (ADMIN, like device approval)
+  'POST /ui/enforce/apl/upload': 'admin',
   // protect: admin (spec §6 "protect-related admin calls")
   'POST /ui/protect/tokens': 'admin',
   'GET /ui/protect/list': 'admin',

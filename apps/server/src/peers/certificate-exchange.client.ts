@@ -8,7 +8,7 @@ import {
 } from '@manifold/contract';
 import { verifyCertificateChain, type CertificateDescription } from '../crypto/certificates.js';
 import { AppError } from '../lib/app-error.js';
-import { parsePeerUrl, peerEndpoint, peerRequest, PeerHttpError, type PeerHttpConfig } from './http-client.js';
+import { parsePeerUrl, peerEndpoint, peerRequest, PeerHttpError, type PeerHttpConfig, parseJsonText } from './http-client.js';
 
 export const CERTIFICATE_CHAIN_PATH = '/certificate/certificateChain';
 
@@ -72,7 +72,7 @@ export async function requestPeerCertificates(request: CertificateExchangeReques
     },
   }).catch(failure);
   if (status < 200 || status > 299) throw peerRefusal(status, text);
-  const answer = ZCertificateChainResponse.safeParse(parseJson(text));
+  const answer = ZCertificateChainResponse.safeParse(parseJsonText(text));
   if (!answer.success) {
     throw new AppError('certificateExchangeInvalidResponse', {
       description: `The peer's answer is not a certificate chain response: ${answer.error.issues[0]?.message ?? 'wrong shape'}`,
@@ -119,7 +119,7 @@ function failure(error: unknown): never {
 }
 
 function peerRefusal(status: number, text: string): AppError {
-  const error = ZErrorResponse.safeParse(parseJson(text));
+  const error = ZErrorResponse.safeParse(parseJsonText(text));
   if (error.success && (relayedPeerTokens as string[]).includes(error.data.errorToken)) {
     return new AppError(error.data.errorToken as ErrorToken, {
       description: `The peer answered: ${error.data.errorDescription}`,
@@ -127,12 +127,4 @@ function peerRefusal(status: number, text: string): AppError {
   }
   const detail = error.success ? ` ${error.data.errorToken}: ${error.data.errorDescription}` : '';
   return new AppError('certificateExchangeCommunicationFailed', { description: `The peer answered HTTP ${status}${detail}` });
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

@@ -214,6 +214,15 @@ function notAllowed(host: string, policy: PeerHostPolicy): AppError {
   );
 }
 
+/** JSON text parsed, or undefined when it is not JSON (a peer's answer, an uploaded record). */
+export function parseJsonText(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /** A peer's base address as stored and shown: no trailing slash. */
 export function peerBaseText(url: URL): string {
   return url.href.replace(/\/+$/, '');

@@ -5,7 +5,7 @@ import {
   type TAplPeerRegistrationResponse,
 } from '@manifold/contract';
 import { AppError } from '../lib/app-error.js';
-import { peerEndpoint, peerRequest, PeerHttpError, type PeerHttpConfig } from './http-client.js';
+import { peerEndpoint, peerRequest, PeerHttpError, type PeerHttpConfig, parseJsonText } from './http-client.js';
 
 export type AplPath =
   '/apl/registration/add' | '/apl/registration/update' | '/apl/registration/delete' | '/apl/registration/status';
@@ -58,7 +58,7 @@ export async function postApl(http: PeerHttpConfig, peerUrl: URL, path: AplPath,
       },
     );
   }
-  const body = parseJson(text);
+  const body = parseJsonText(text);
   if (status >= 200 && status <= 299) return body;
   const refusal = ZErrorResponse.safeParse(body);
   if (refusal.success && relayedPeerTokens.has(refusal.data.errorToken)) {
@@ -83,12 +83,4 @@ export async function postRegistration(
     });
   }
   return answer.data;
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

@@ -10,7 +10,9 @@ import {
   type TAplRegistrationRequest,
 } from '@manifold/contract';
 import { AppError } from '../../lib/app-error.js';
+import { readSmallForm, requiredFile } from '../../lib/multipart-parts.js';
 import { responses } from '../../lib/route-schemas.js';
+import { parseJsonText } from '../../peers/http-client.js';
 import type { NoticePath } from '../../peers/registration.client.js';
 import { peerAplTypes, type PeerAplType } from './peer-registrations.service.js';
 
@@ -107,4 +109,37 @@ export const aplRoutes: FastifyPluginAsyncZod = async (app) => {
       return { keySerialNumber, registrationState };
     },
   );
+
+  app.post(
+    '/ui/enforce/apl/upload',
+    {
+      schema: {
+        tags: ['devices'],
+        summary:
+          'Registers a machine that cannot reach this server from its APL file (multipart file: the JSON it would post to /apl/registration/add); Pending',
+        consumes: ['multipart/form-data'],
+        response: responses(ZAplRegistrationResponse),
+      },
+    },
+    async (request) => {
+      const file = requiredFile(await readSmallForm(request, APL_FILE_MAX_BYTES));
+      const input = ZAplRegistrationRequest.safeParse(parseJsonText(file.toString('utf8')));
+      if (!input.success) {
+        throw new AppError('registrationExchangeInvalidApl', {
+          field: 'file',
+          description: 'The file is not an APL registration record ({aplType, apl, signature} as JSON)',
+        });
+      }
+      if (input.data.aplType !== 'enforce') {
+        throw new AppError('registrationExchangeInvalidApl', {
+          field: 'aplType',
+          description: 'An APL file registers a machine: aplType enforce',
+        });
+      }
+      return devices.register(input.data, request.ip);
+    },
+  );
 };
+
+/** A machine's registration record: its certificates and a small picture (256 KiB) as a data URL, with room to spare. */
+const APL_FILE_MAX_BYTES = 1024 * 1024;
