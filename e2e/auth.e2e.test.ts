@@ -8,6 +8,7 @@ import {
   freshPage,
   launchBrowser,
   logIn,
+  logInAs,
   logInAsAdmin,
   sessionCookie,
 } from './support/browser';
@@ -155,9 +156,7 @@ describe('console: login and session', () => {
   it('revokes the token on the server at logout', async () => {
     const { context, page } = await freshPage(browser);
     const user = await createUser();
-    await page.goto('/login');
-    await logIn(page, user.username, user.password);
-    await page.waitForURL((url) => url.pathname === '/');
+    await logInAs(page, user);
     const token = await sessionCookie(context);
     await page.getByTestId('user-menu').click();
     await page.getByRole('menuitem', { name: 'Log out' }).click();

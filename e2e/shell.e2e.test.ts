@@ -1,6 +1,9 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkScreen, createUser, freshPage, launchBrowser, logIn, logInAsAdmin } from './support/browser';
+import { checkScreen, createUser, freshPage, launchBrowser, logInAs, logInAsAdmin } from './support/browser';
+
+/** The navigation a USER sees. */
+const userNavigation = ['Home', 'Profile', 'Packages', 'Devices', 'Orders', 'Authorizations'];
 
 describe('console: shell, languages, roles', () => {
   let browser: Browser;
@@ -78,33 +81,17 @@ describe('console: shell, languages, roles', () => {
   it('never shows admin navigation to a USER and refuses admin screens opened directly', async () => {
     const user = await createUser('USER');
     const { context, page } = await freshPage(browser);
-    await page.goto('/login');
-    await logIn(page, user.username, user.password);
-    await page.waitForURL((url) => url.pathname === '/');
+    await logInAs(page, user);
     const navigation = page.getByRole('navigation', { name: 'Main navigation' });
     await navigation.getByRole('link', { name: 'Home' }).waitFor();
-    expect(await navigation.getByRole('link').allTextContents()).toEqual([
-      'Home',
-      'Profile',
-      'Packages',
-      'Devices',
-      'Orders',
-      'Authorizations',
-    ]);
+    expect(await navigation.getByRole('link').allTextContents()).toEqual(userNavigation);
     await checkScreen(page, 'home-user');
 
     for (const path of ['/users', '/groups', '/setup']) {
       await page.goto(path);
       await expect.poll(() => page.getByTestId('error-view-text').textContent()).toBe('403 - Action not allowed');
       await expect.poll(() => page.title()).toBe('403 — Manifold');
-      expect(await navigation.getByRole('link').allTextContents()).toEqual([
-        'Home',
-        'Profile',
-        'Packages',
-        'Devices',
-        'Orders',
-        'Authorizations',
-      ]);
+      expect(await navigation.getByRole('link').allTextContents()).toEqual(userNavigation);
     }
     await checkScreen(page, 'error-403-user');
     await context.close();
@@ -113,9 +100,7 @@ describe('console: shell, languages, roles', () => {
   it('shows the profile with the time zone grouped by offset and region and saves changes', async () => {
     const user = await createUser('USER');
     const { context, page } = await freshPage(browser);
-    await page.goto('/login');
-    await logIn(page, user.username, user.password);
-    await page.waitForURL((url) => url.pathname === '/');
+    await logInAs(page, user);
     await page.getByRole('link', { name: 'Profile' }).first().click();
     await page.getByRole('heading', { name: 'Profile of Eve Tester' }).waitFor();
     await checkScreen(page, 'profile');

@@ -38,11 +38,15 @@ export async function logIn(page: Page, username: string, password: string): Pro
   await page.getByRole('button', { name: 'Log in' }).click();
 }
 
-export async function logInAsAdmin(page: Page): Promise<void> {
-  const { username, password } = adminCredentials();
+/** Opens /login, logs in and waits for the home screen. */
+export async function logInAs(page: Page, credentials: { username: string; password: string }): Promise<void> {
   await page.goto('/login');
-  await logIn(page, username, password);
+  await logIn(page, credentials.username, credentials.password);
   await page.waitForURL((url) => url.pathname === '/');
+}
+
+export async function logInAsAdmin(page: Page): Promise<void> {
+  await logInAs(page, adminCredentials());
 }
 
 const screenshotDir = path.resolve(import.meta.dirname, '../../test-results/screenshots');

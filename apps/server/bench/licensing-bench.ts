@@ -14,7 +14,6 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import { createCsr } from '../src/crypto/csr.js';
 import { signDetachedJws } from '../src/crypto/jws.js';
@@ -26,7 +25,8 @@ import { parseDatabaseUrl } from '../src/config.js';
 import { canonicalJson } from '../src/lib/canonical-json.js';
 import { createScratchDatabase } from '../test/helpers/database-servers.js';
 import { multipartForm } from '../test/helpers/multipart.js';
-import { startServer, type ServerProcess } from '../test/helpers/server-process.js';
+import type { ServerProcess } from '../test/helpers/server-process.js';
+import { measure, startBenchServer } from './bench-support.js';
 import { issue, testRoot } from '../test/helpers/test-pki.js';
 
 const { values } = parseArgs({
@@ -40,7 +40,6 @@ const { values } = parseArgs({
 });
 const duration = Number(values.duration);
 const connections = Number(values.connections);
-const password = 'Bench-password-1';
 
 interface Target {
   kind: 'sqlite' | 'postgres';
@@ -64,23 +63,7 @@ async function start(t: Target): Promise<{
   call: (method: string, url: string, body?: unknown, headers?: Record<string, string>) => Promise<unknown>;
   auth: Record<string, string>;
 }> {
-  const server = await startServer(
-    {
-      DATA_DIR: t.dataDir,
-      DATABASE_URL: t.databaseUrl,
-      ADMIN_PASSWORD: password,
-      CONSOLE_DIR: path.join(t.dataDir, 'none'),
-      LOG_LEVEL: 'warn',
-    },
-    { inheritEnv: true },
-  );
-  const login = await fetch(`${server.url}/ui/user/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: 'admin', password }),
-  });
-  const { sessionToken } = (await login.json()) as { sessionToken: string };
-  const auth = { authorization: `Bearer ${sessionToken}` };
+  const { server, auth } = await startBenchServer(t.dataDir, { DATABASE_URL: t.databaseUrl });
   const call = async (method: string, url: string, body?: unknown, headers: Record<string, string> = {}) => {
     const isBuffer = Buffer.isBuffer(body);
     const response = await fetch(`${server.url}${url}`, {
@@ -93,30 +76,6 @@ async function start(t: Target): Promise<{
     return text.startsWith('{') ? (JSON.parse(text) as unknown) : text;
   };
   return { server, call, auth };
-}
-
-async function measure(
-  title: string,
-  url: string,
-  headers: Record<string, string>,
-  options: { method?: 'GET' | 'POST'; body?: string } = {},
-) {
-  const result = await autocannon({
-    url,
-    connections,
-    duration,
-    headers,
-    method: options.method ?? 'GET',
-    ...(options.body ? { body: options.body } : {}),
-  });
-  if (result.non2xx > 0 || result.errors > 0)
-    throw new Error(`${title}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-  return {
-    title,
-    'requests/s': Math.round(result.requests.average),
-    'p99 ms': result.latency.p99,
-    'mean ms': Number(result.latency.average.toFixed(2)),
-  };
 }
 
 /** Provisions the server, builds a design revision, registers and approves a machine, adds an order. */
@@ -198,12 +157,14 @@ async function benchAuthorize(kind: string) {
   const { server, call, auth } = await start(t);
   try {
     const { orderId, deviceId } = await licensingWorld(call);
-    const row = await measure(
-      `${kind}: POST /ui/authorization/authorize (quantity 1)`,
-      `${server.url}/ui/authorization/authorize`,
-      { ...auth, 'content-type': 'application/json' },
-      { method: 'POST', body: JSON.stringify({ orderId, deviceId, quantity: 1 }) },
-    );
+    const row = await measure(`${kind}: POST /ui/authorization/authorize (quantity 1)`, {
+      url: `${server.url}/ui/authorization/authorize`,
+      connections,
+      duration,
+      headers: { ...auth, 'content-type': 'application/json' },
+      method: 'POST',
+      body: JSON.stringify({ orderId, deviceId, quantity: 1 }),
+    });
     const detail = (await call('GET', `/ui/order/fetch?orderId=${orderId}`)) as {
       allocatedQuantity: number;
       authorizations: unknown[];
@@ -327,8 +288,7 @@ async function benchOrders(kind: string) {
       ] as const) {
         const result = await measure(
           `${kind}: ${scenario.name}, ${label} page (${page} of ${totalNumOfPages}, ${totalNumOfItems} orders)`,
-          `${server.url}/ui/order/list?${scenario.query}&pageNum=${page}`,
-          auth,
+          { url: `${server.url}/ui/order/list?${scenario.query}&pageNum=${page}`, connections, duration, headers: auth },
         );
         rows.push(result);
       }

@@ -6,23 +6,13 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { startServer } from '../test/helpers/server-process.js';
+import { benchPassword, startBenchProcess } from './bench-support.js';
 
 const { values } = parseArgs({ options: { attempts: { type: 'string', default: '100' } } });
 const attempts = Number(values.attempts);
 const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'manifold-throttle-'));
-const password = 'Bench-password-1';
 // TRUST_PROXY lets one process play several source addresses through X-Forwarded-For
-const server = await startServer(
-  {
-    DATA_DIR: dataDir,
-    ADMIN_PASSWORD: password,
-    CONSOLE_DIR: path.join(dataDir, 'none'),
-    LOG_LEVEL: 'warn',
-    TRUST_PROXY: 'true',
-  },
-  { inheritEnv: true },
-);
+const server = await startBenchProcess(dataDir, { TRUST_PROXY: 'true' });
 const login = (pass: string, from: string) =>
   fetch(`${server.url}/ui/user/login`, {
     method: 'POST',
@@ -38,7 +28,7 @@ try {
   const burstMs = performance.now() - started;
   const count = (token: string) => answers.filter((answer) => answer.token === token).length;
   const owner = performance.now();
-  const elsewhere = await login(password, '198.51.100.7');
+  const elsewhere = await login(benchPassword, '198.51.100.7');
   const ownerMs = performance.now() - owner;
   console.table([
     {

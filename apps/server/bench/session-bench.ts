@@ -5,8 +5,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import { startServer } from '../test/helpers/server-process.js';
+import { benchPassword, measure, startBenchServer } from './bench-support.js';
 
 const { values } = parseArgs({
   options: {
@@ -19,40 +19,17 @@ const duration = Number(values.duration);
 const connections = Number(values.connections);
 const here = import.meta.dirname;
 
-async function measure(title: string, url: string, headers: Record<string, string> = {}) {
-  const result = await autocannon({ url, connections, duration, headers });
-  if (result.non2xx > 0 || result.errors > 0)
-    throw new Error(`${title}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-  return {
-    title,
-    'requests/s': Math.round(result.requests.average),
-    'p99 ms': result.latency.p99,
-    'mean ms': result.latency.average,
-  };
-}
-
 const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'manifold-bench-'));
-const password = 'Bench-password-1';
-const server = await startServer(
-  { DATA_DIR: dataDir, ADMIN_PASSWORD: password, CONSOLE_DIR: path.join(dataDir, 'none'), LOG_LEVEL: 'warn' },
-  { inheritEnv: true },
-);
+const { server, auth } = await startBenchServer(dataDir);
 const bare = await startServer({}, { file: path.resolve(here, 'bare-server.ts'), inheritEnv: true });
 try {
-  const login = await fetch(`${server.url}/ui/user/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: 'admin', password }),
-  });
-  const { sessionToken } = (await login.json()) as { sessionToken: string };
-  const auth = { authorization: `Bearer ${sessionToken}` };
   for (let i = 0; i < Number(values.users); i += 1) {
     await fetch(`${server.url}/ui/user/add`, {
       method: 'POST',
       headers: { ...auth, 'content-type': 'application/json' },
       body: JSON.stringify({
         username: `bench${i}`,
-        password,
+        password: benchPassword,
         firstName: 'Bench',
         lastName: `User ${i}`,
         email: `bench${i}@example.com`,
@@ -66,10 +43,25 @@ try {
     `SQLite, ${Number(values.users) + 1} users, ${connections} connections, ${duration} s each, ${os.cpus().length} cores`,
   );
   const rows = [
-    await measure('bare Fastify route', `${bare.url}/bare`),
-    await measure('GET /ui/user/login (session check)', `${server.url}/ui/user/login`, auth),
-    await measure('GET /ui/user/list (page 1 of 10)', `${server.url}/ui/user/list`, auth),
-    await measure('GET /ui/user/list (page 15 of 10)', `${server.url}/ui/user/list?pageNum=15`, auth),
+    await measure('bare Fastify route', { url: `${bare.url}/bare`, connections, duration }),
+    await measure('GET /ui/user/login (session check)', {
+      url: `${server.url}/ui/user/login`,
+      connections,
+      duration,
+      headers: auth,
+    }),
+    await measure('GET /ui/user/list (page 1 of 10)', {
+      url: `${server.url}/ui/user/list`,
+      connections,
+      duration,
+      headers: auth,
+    }),
+    await measure('GET /ui/user/list (page 15 of 10)', {
+      url: `${server.url}/ui/user/list?pageNum=15`,
+      connections,
+      duration,
+      headers: auth,
+    }),
   ];
   console.table(rows);
 } finally {

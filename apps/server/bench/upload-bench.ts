@@ -10,7 +10,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { startServer } from '../test/helpers/server-process.js';
+import { startBenchServer } from './bench-support.js';
 
 const { values } = parseArgs({ options: { mib: { type: 'string', default: '1024' } } });
 const mib = Number(values.mib);
@@ -22,19 +22,6 @@ function rssMiB(pid: number): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
   return Math.round((kb / 1024) * 10) / 10;
-}
-
-function start(dataDir: string, password: string) {
-  return startServer(
-    {
-      LOG_LEVEL: 'warn',
-      DATA_DIR: dataDir,
-      ADMIN_PASSWORD: password,
-      CONSOLE_DIR: path.join(dataDir, 'none'),
-      UPLOAD_MAX_BYTES: String(size + 1024 * 1024),
-    },
-    { inheritEnv: true },
-  );
 }
 
 async function json<T>(response: Response): Promise<T> {
@@ -91,17 +78,10 @@ async function writeFile(file: string): Promise<void> {
 }
 
 const dataDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'manifold-upload-bench-'));
-const password = 'Bench-password-1';
-const { child, url } = await start(dataDir, password);
+const { server, sessionToken } = await startBenchServer(dataDir, { UPLOAD_MAX_BYTES: String(size + 1024 * 1024) });
+const { child, url } = server;
 const pid = child.pid!;
 try {
-  const { sessionToken } = await json<{ sessionToken: string }>(
-    await fetch(`${url}/ui/user/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: 'admin', password }),
-    }),
-  );
   const pkg = await json<{ dsiId: string }>(
     await fetch(`${url}/ui/package/info`, {
       method: 'POST',

@@ -5,8 +5,10 @@ import type { Config } from './config.js';
 import { createDatabase, type Database } from './db/database.js';
 import { jobsModule, type JobsModule } from './jobs/jobs.module.js';
 import { adminModule } from './modules/admin/admin.module.js';
+import { auditModule } from './modules/audit/audit.module.js';
 import { certificateExchangeModule } from './modules/certificate-exchange/certificate-exchange.module.js';
 import { devicesModule } from './modules/devices/devices.module.js';
+import { eventsModule } from './modules/events/events.module.js';
 import { registrationsModule } from './modules/registrations/registrations.module.js';
 import { groupsModule } from './modules/groups/groups.module.js';
 import { licensingModule } from './modules/licensing/licensing.module.js';
@@ -56,6 +58,7 @@ async function createCore(config: Config, database: Database, log: Core['log']):
  * `modules/<area>/<area>.module.ts` and one line here (and its rows in the permission table).
  */
 export async function createModules(core: Core) {
+  const licensing = licensingModule(core);
   return [
     adminModule(),
     await sessionModule(core),
@@ -65,7 +68,9 @@ export async function createModules(core: Core) {
     certificateExchangeModule(core),
     packagesModule(core),
     devicesModule(core),
-    licensingModule(core),
+    licensing,
+    eventsModule(core, licensing.services.stp),
+    auditModule(core),
     registrationsModule(core),
     unimplementedModule(),
   ] as const;

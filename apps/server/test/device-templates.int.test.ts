@@ -190,34 +190,15 @@ describeEachDatabase('device templates', (ctx) => {
       const pkg = await createPackage(ctx());
       const used = (await importTemplate(ctx(), templateDocument(), pkg.dsiId)).json<TDeviceTemplate>();
       const unused = (await importTemplate(ctx(), templateDocument())).json<TDeviceTemplate>();
+      const deleteTemplate = (deviceTemplateId: string) =>
+        ctx().call('POST', '/ui/package/device-template/delete', { token, body: { deviceTemplateId } });
       await ctx().call('POST', '/ui/package/workflow/add', {
         token,
         body: { dsiId: pkg.dsiId, type: 'device', deviceTemplateId: used.deviceTemplateId },
       });
-      expectToken(
-        await ctx().call('POST', '/ui/package/device-template/delete', {
-          token,
-          body: { deviceTemplateId: used.deviceTemplateId },
-        }),
-        420,
-        'deviceTemplateInUse',
-      );
-      expect(
-        (
-          await ctx().call('POST', '/ui/package/device-template/delete', {
-            token,
-            body: { deviceTemplateId: unused.deviceTemplateId },
-          })
-        ).statusCode,
-      ).toBe(200);
-      expectToken(
-        await ctx().call('POST', '/ui/package/device-template/delete', {
-          token,
-          body: { deviceTemplateId: unused.deviceTemplateId },
-        }),
-        420,
-        'deviceTemplateNotPresent',
-      );
+      expectToken(await deleteTemplate(used.deviceTemplateId), 420, 'deviceTemplateInUse');
+      expect((await deleteTemplate(unused.deviceTemplateId)).statusCode).toBe(200);
+      expectToken(await deleteTemplate(unused.deviceTemplateId), 420, 'deviceTemplateNotPresent');
       expectToken(
         await ctx().call('GET', `/ui/package/device-template/fetch?deviceTemplateId=${unused.deviceTemplateId}`, { token }),
         420,

@@ -82,6 +82,20 @@ async function fileRows(ctx: TestApp, dsiId: string) {
   return ctx.app.services.database.db.selectFrom('package_files').selectAll().where('package_id', '=', dsiId).execute();
 }
 
+/** The package's file rows and the storage, before uploads that must leave nothing behind. */
+async function uploadTraces(ctx: TestApp, dsiId: string) {
+  return { rows: (await fileRows(ctx, dsiId)).length, storage: await storageFiles(ctx) };
+}
+
+/** Once the server settled: no new file row, no new stored object, no temporary file. */
+async function expectNothingLeftBehind(ctx: TestApp, dsiId: string, before: Awaited<ReturnType<typeof uploadTraces>>) {
+  await untilNoTemporaryFiles(ctx);
+  expect((await fileRows(ctx, dsiId)).length).toBe(before.rows);
+  const after = await storageFiles(ctx);
+  expect(after.objects.sort()).toEqual(before.storage.objects.sort());
+  expect(after.temporary).toEqual([]);
+}
+
 async function auditCount(ctx: TestApp, type: string, subject: string): Promise<number> {
   const rows = await ctx.app.services.database.db
     .selectFrom('audit_events')
@@ -177,8 +191,7 @@ describeEachDatabase('package files', (ctx) => {
     });
 
     it('leaves no file and no row when the upload is cut off halfway', async () => {
-      const before = await storageFiles(ctx());
-      const rowsBefore = (await fileRows(ctx(), pkg.dsiId)).length;
+      const before = await uploadTraces(ctx(), pkg.dsiId);
       const { body, headers } = multipartForm({
         dsiId: pkg.dsiId,
         isPublic: 'true',
@@ -212,16 +225,11 @@ describeEachDatabase('package files', (ctx) => {
       socket.destroy();
 
       // The server may start on the request only after the client gave up: wait until it settled.
-      await untilNoTemporaryFiles(ctx());
-      expect((await fileRows(ctx(), pkg.dsiId)).length).toBe(rowsBefore);
-      const after = await storageFiles(ctx());
-      expect(after.objects.sort()).toEqual(before.objects.sort());
-      expect(after.temporary).toEqual([]);
+      await expectNothingLeftBehind(ctx(), pkg.dsiId, before);
     });
 
     it('leaves nothing behind when clients go away at once, before the form is even read', async () => {
-      const before = await storageFiles(ctx());
-      const rowsBefore = (await fileRows(ctx(), pkg.dsiId)).length;
+      const before = await uploadTraces(ctx(), pkg.dsiId);
       const { body, headers } = multipartForm({
         dsiId: pkg.dsiId,
         isPublic: 'false',
@@ -246,11 +254,7 @@ describeEachDatabase('package files', (ctx) => {
         socket.write(body.subarray(0, (body.length * (i + 1)) / 8));
         socket.destroy();
       }
-      await untilNoTemporaryFiles(ctx());
-      expect((await fileRows(ctx(), pkg.dsiId)).length).toBe(rowsBefore);
-      const after = await storageFiles(ctx());
-      expect(after.objects.sort()).toEqual(before.objects.sort());
-      expect(after.temporary).toEqual([]);
+      await expectNothingLeftBehind(ctx(), pkg.dsiId, before);
       // the server still answers uploads normally
       const ok = await upload(ctx(), pkg.dsiId, randomBytes(1024), { filename: 'after.stl' });
       expect(ok.statusCode).toBe(200);

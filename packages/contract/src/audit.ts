@@ -4,10 +4,12 @@
  */
 import { licensingAuditEventTypes } from './licensing-tokens.js';
 import { packageAuditEventTypes } from './package-tokens.js';
+import { traceAuditEventTypes } from './trace.js';
 
 export const auditEventTypes = [
   ...packageAuditEventTypes,
   ...licensingAuditEventTypes,
+  ...traceAuditEventTypes,
   'loginSucceeded',
   'loginFailed',
   'loginThrottleCleared',

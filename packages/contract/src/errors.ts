@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { licensingErrorTokens } from './licensing-tokens.js';
+import { traceErrorTokens } from './trace.js';
 import { packageErrorTokens } from './package-tokens.js';
 
 /**
@@ -148,6 +149,7 @@ export const specErrorTokens = {
 export const manifoldErrorTokens = {
   ...packageErrorTokens,
   ...licensingErrorTokens,
+  ...traceErrorTokens,
   malformedRequest: 'The request is malformed',
   invalidSessionToken: 'Invalid session token',
   actionNotAllowed: 'Action not allowed',

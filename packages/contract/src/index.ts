@@ -19,4 +19,6 @@ export * from './licensing.js';
 export * from './login-throttle.js';
 export * from './identifiers.js';
 export * from './jobs.js';
+export * from './trace.js';
+export * from './audit-text.js';
 export * from './registrations.js';

@@ -1,6 +1,7 @@
 import type { TRole } from './enums.js';
 import { licensingPermissions } from './licensing-tokens.js';
 import { packagePermissions } from './package-tokens.js';
+import { tracePermissions } from './trace.js';
 
 /**
  * Who may call what (spec §6). One row per route the server serves; the server refuses to start
@@ -16,6 +17,7 @@ export type Access = 'anonymous' | 'anyRole' | 'admin' | 'partner';
 export const permissions = {
   ...packagePermissions,
   ...licensingPermissions,
+  ...tracePermissions,
   // operators
   'GET /healthz': 'anonymous',
   // the console: its files, deep links and runtime settings (site name, public address)

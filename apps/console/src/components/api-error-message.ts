@@ -23,6 +23,36 @@ export interface FormErrors {
 }
 
 /**
+ * Places each server problem of a refused request on the form input `fieldOf` names; what fits
+ * no input (or a failure that is not a refusal with problems) is reported for the whole form.
+ * Problems on the same input are joined; `distinct` leaves out a message the input already shows.
+ */
+export function placeProblems(
+  t: TFunction,
+  error: unknown,
+  fieldOf: (problem: ApiProblem) => string | undefined,
+  { distinct = false }: { distinct?: boolean } = {},
+): FormErrors {
+  const result: FormErrors = { fields: {}, general: [] };
+  if (!isApiError(error) || error.kind !== 'badRequest' || error.problems.length === 0) {
+    result.general.push(apiErrorMessage(t, error));
+    return result;
+  }
+  for (const problem of error.problems) {
+    const message = problemMessage(t, problem);
+    const key = fieldOf(problem);
+    if (key === undefined) {
+      result.general.push(message);
+      continue;
+    }
+    const existing = result.fields[key];
+    if (existing === undefined) result.fields[key] = message;
+    else if (!distinct || !existing.includes(message)) result.fields[key] = `${existing} ${message}`;
+  }
+  return result;
+}
+
+/**
  * Places each server problem next to its form field: the `field` the server names, else the
  * field its token is about; what fits no field is reported for the whole form.
  */
@@ -32,20 +62,8 @@ export function formErrorsFrom(
   fieldNames: readonly string[],
   fieldOfToken: Readonly<Record<string, string>> = {},
 ): FormErrors {
-  const result: FormErrors = { fields: {}, general: [] };
-  if (!isApiError(error) || error.kind !== 'badRequest' || error.problems.length === 0) {
-    result.general.push(apiErrorMessage(t, error));
-    return result;
-  }
-  for (const problem of error.problems) {
-    const message = problemMessage(t, problem);
+  return placeProblems(t, error, (problem) => {
     const candidate = problem.field ?? fieldOfToken[problem.errorToken];
-    if (candidate && fieldNames.includes(candidate)) {
-      const existing = result.fields[candidate];
-      result.fields[candidate] = existing ? `${existing} ${message}` : message;
-    } else {
-      result.general.push(message);
-    }
-  }
-  return result;
+    return candidate && fieldNames.includes(candidate) ? candidate : undefined;
+  });
 }

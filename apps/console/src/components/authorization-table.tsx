@@ -1,15 +1,15 @@
-import { ActionIcon, Anchor, Badge, Code, Group, Table, Text, Tooltip } from '@mantine/core';
+import { Anchor, Badge, Code, Group, Table, Text } from '@mantine/core';
 import type { TAuthorization, TAuthorizationState } from '@manifold/contract';
 import { IconBan, IconDownload, IconSend } from '@tabler/icons-react';
-import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { alerts } from '../lib/alerts';
 import { useDownloadAuthorization, useRevokeAuthorization, useSendAuthorizations } from '../lib/authorization-actions';
 import { useDateTimeFormat } from '../lib/format';
-import { apiErrorMessage } from './api-error-message';
-import { useConfirm } from './confirm-modal';
+import { useConfirmedActions } from '../hooks/use-action-error';
+import { DataTable } from './data-table';
 import { ErrorAlert } from './error-alert';
+import { IconAction } from './icon-action';
 
 const stateColors: Record<TAuthorizationState, string> = {
   authorized: 'blue',
@@ -45,16 +45,13 @@ export interface AuthorizationTableProps {
 export function AuthorizationTable({ authorizations, withOrder = false, busy = false, caption }: AuthorizationTableProps) {
   const { t } = useTranslation();
   const format = useDateTimeFormat();
-  const confirm = useConfirm();
   const send = useSendAuthorizations();
   const revoke = useRevokeAuthorization();
   const download = useDownloadAuthorization();
-  const [error, setError] = useState<string | null>(null);
-
-  const onError = (caught: unknown) => setError(apiErrorMessage(t, caught));
+  const { error, clearError, onError, confirm } = useConfirmedActions();
 
   const sendOne = (authorization: TAuthorization) => {
-    setError(null);
+    clearError();
     send.mutate(
       { orderId: authorization.orderId, authorizationId: authorization.authorizationId },
       { onSuccess: () => alerts.success(t('authorizations.sent', { id: shortId(authorization.authorizationId) })), onError },
@@ -69,158 +66,134 @@ export function AuthorizationTable({ authorizations, withOrder = false, busy = f
         quantity: authorization.quantity,
       }),
       confirmLabel: t('authorizations.revoke'),
-      onConfirm: () => {
-        setError(null);
+      onConfirm: () =>
         revoke.mutate(
           { orderId: authorization.orderId, authorizationId: authorization.authorizationId },
           {
             onSuccess: () => alerts.success(t('authorizations.revoked', { id: shortId(authorization.authorizationId) })),
             onError,
           },
-        );
-      },
+        ),
     });
 
   const save = (authorization: TAuthorization) => {
-    setError(null);
+    clearError();
     download.mutate({ orderId: authorization.orderId, authorizationId: authorization.authorizationId }, { onError });
   };
-
-  const columns = withOrder ? 10 : 9;
 
   return (
     <>
       {error ? <ErrorAlert data-testid="authorization-action-error">{error}</ErrorAlert> : null}
-      <Table.ScrollContainer minWidth={960}>
-        <Table striped highlightOnHover aria-busy={busy} data-testid="authorizations-table">
-          <Table.Caption>{caption}</Table.Caption>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th scope="col">{t('authorizations.columns.authorizationId')}</Table.Th>
-              {withOrder ? <Table.Th scope="col">{t('authorizations.columns.order')}</Table.Th> : null}
-              <Table.Th scope="col">{t('authorizations.columns.target')}</Table.Th>
-              <Table.Th scope="col">{t('authorizations.columns.quantity')}</Table.Th>
-              <Table.Th scope="col">{t('authorizations.columns.state')}</Table.Th>
-              <Table.Th scope="col">{t('authorizations.columns.serialNumbers')}</Table.Th>
-              <Table.Th scope="col">{t('authorizations.columns.expiration')}</Table.Th>
-              <Table.Th scope="col">{t('authorizations.columns.createdBy')}</Table.Th>
-              <Table.Th scope="col">{t('authorizations.columns.dateCreated')}</Table.Th>
-              <Table.Th scope="col">{t('common.actions')}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {authorizations.map((authorization) => {
-              const id = shortId(authorization.authorizationId);
-              const live = authorization.state !== 'revoked';
-              return (
-                <Table.Tr
-                  key={authorization.authorizationId}
-                  data-authorization-id={authorization.authorizationId}
-                  data-state={authorization.state}
-                >
-                  <Table.Td>
-                    <Code title={authorization.authorizationId}>{id}</Code>
-                  </Table.Td>
-                  {withOrder ? (
-                    <Table.Td>
-                      <Anchor component={Link} to={`/orders/${authorization.orderId}`} c="green.9">
-                        {shortId(authorization.orderId)}
-                        <Text component="span" size="xs" c="dimmed" ml={4}>
-                          {authorization.companyName}
-                        </Text>
-                      </Anchor>
-                    </Table.Td>
-                  ) : null}
-                  <Table.Td>
-                    {authorization.deviceId ? (
-                      <Anchor component={Link} to={`/devices/${authorization.deviceId}`} c="green.9">
-                        {t('authorizations.machine', { id: shortId(authorization.deviceId) })}
-                      </Anchor>
-                    ) : (
-                      <Text size="sm">{t('authorizations.manage', { id: shortId(authorization.manageId ?? '') })}</Text>
-                    )}
-                    {authorization.delivery ? (
-                      <Text size="xs" c="dimmed">
-                        {t('authorizations.delivery', { state: authorization.delivery })}
-                      </Text>
-                    ) : null}
-                  </Table.Td>
-                  <Table.Td data-testid="authorization-quantity">{authorization.quantity}</Table.Td>
-                  <Table.Td>
-                    <AuthorizationStateBadge state={authorization.state} />
-                  </Table.Td>
-                  <Table.Td>
-                    {authorization.serialNumbers
-                      ? t('authorizations.serialRange', {
-                          first: authorization.serialNumbers.first,
-                          last: authorization.serialNumbers.last,
-                        })
-                      : '—'}
-                  </Table.Td>
-                  <Table.Td>
-                    {authorization.expiration ? (
-                      <time dateTime={authorization.expiration}>{format(authorization.expiration)}</time>
-                    ) : (
-                      t('orders.neverExpires')
-                    )}
-                  </Table.Td>
-                  <Table.Td>{authorization.userID}</Table.Td>
-                  <Table.Td>
-                    <time dateTime={authorization.dateCreated}>{format(authorization.dateCreated)}</time>
-                  </Table.Td>
-                  <Table.Td>
-                    <Group gap={4} wrap="nowrap">
-                      <Tooltip label={t('authorizations.send')}>
-                        <ActionIcon
-                          variant="subtle"
-                          color="green"
-                          disabled={authorization.state !== 'authorized'}
-                          loading={send.isPending && send.variables.authorizationId === authorization.authorizationId}
-                          aria-label={t('authorizations.sendOne', { id })}
-                          onClick={() => sendOne(authorization)}
-                        >
-                          <IconSend size={16} aria-hidden />
-                        </ActionIcon>
-                      </Tooltip>
-                      <Tooltip label={t('authorizations.revoke')}>
-                        <ActionIcon
-                          variant="subtle"
-                          color="red"
-                          disabled={!live}
-                          aria-label={t('authorizations.revokeOne', { id })}
-                          onClick={() => confirmRevoke(authorization)}
-                        >
-                          <IconBan size={16} aria-hidden />
-                        </ActionIcon>
-                      </Tooltip>
-                      <Tooltip label={t('authorizations.download')}>
-                        <ActionIcon
-                          variant="subtle"
-                          color="gray"
-                          disabled={!live}
-                          aria-label={t('authorizations.downloadOne', { id })}
-                          onClick={() => save(authorization)}
-                        >
-                          <IconDownload size={16} aria-hidden />
-                        </ActionIcon>
-                      </Tooltip>
-                    </Group>
-                  </Table.Td>
-                </Table.Tr>
-              );
-            })}
-            {authorizations.length === 0 ? (
-              <Table.Tr>
-                <Table.Td colSpan={columns}>
-                  <Text c="dimmed" ta="center">
-                    {t('authorizations.empty')}
-                  </Text>
+      <DataTable
+        testId="authorizations-table"
+        minWidth={960}
+        busy={busy}
+        caption={caption}
+        columns={[
+          t('authorizations.columns.authorizationId'),
+          withOrder ? t('authorizations.columns.order') : null,
+          t('authorizations.columns.target'),
+          t('authorizations.columns.quantity'),
+          t('authorizations.columns.state'),
+          t('authorizations.columns.serialNumbers'),
+          t('authorizations.columns.expiration'),
+          t('authorizations.columns.createdBy'),
+          t('authorizations.columns.dateCreated'),
+          t('common.actions'),
+        ]}
+        empty={authorizations.length === 0 ? t('authorizations.empty') : null}
+      >
+        {authorizations.map((authorization) => {
+          const id = shortId(authorization.authorizationId);
+          const live = authorization.state !== 'revoked';
+          return (
+            <Table.Tr
+              key={authorization.authorizationId}
+              data-authorization-id={authorization.authorizationId}
+              data-state={authorization.state}
+            >
+              <Table.Td>
+                <Code title={authorization.authorizationId}>{id}</Code>
+              </Table.Td>
+              {withOrder ? (
+                <Table.Td>
+                  <Anchor component={Link} to={`/orders/${authorization.orderId}`} c="green.9">
+                    {shortId(authorization.orderId)}
+                    <Text component="span" size="xs" c="dimmed" ml={4}>
+                      {authorization.companyName}
+                    </Text>
+                  </Anchor>
                 </Table.Td>
-              </Table.Tr>
-            ) : null}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
+              ) : null}
+              <Table.Td>
+                {authorization.deviceId ? (
+                  <Anchor component={Link} to={`/devices/${authorization.deviceId}`} c="green.9">
+                    {t('authorizations.machine', { id: shortId(authorization.deviceId) })}
+                  </Anchor>
+                ) : (
+                  <Text size="sm">{t('authorizations.manage', { id: shortId(authorization.manageId ?? '') })}</Text>
+                )}
+                {authorization.delivery ? (
+                  <Text size="xs" c="dimmed">
+                    {t('authorizations.delivery', { state: authorization.delivery })}
+                  </Text>
+                ) : null}
+              </Table.Td>
+              <Table.Td data-testid="authorization-quantity">{authorization.quantity}</Table.Td>
+              <Table.Td>
+                <AuthorizationStateBadge state={authorization.state} />
+              </Table.Td>
+              <Table.Td>
+                {authorization.serialNumbers
+                  ? t('authorizations.serialRange', {
+                      first: authorization.serialNumbers.first,
+                      last: authorization.serialNumbers.last,
+                    })
+                  : '—'}
+              </Table.Td>
+              <Table.Td>
+                {authorization.expiration ? (
+                  <time dateTime={authorization.expiration}>{format(authorization.expiration)}</time>
+                ) : (
+                  t('orders.neverExpires')
+                )}
+              </Table.Td>
+              <Table.Td>{authorization.userID}</Table.Td>
+              <Table.Td>
+                <time dateTime={authorization.dateCreated}>{format(authorization.dateCreated)}</time>
+              </Table.Td>
+              <Table.Td>
+                <Group gap={4} wrap="nowrap">
+                  <IconAction
+                    tooltip={t('authorizations.send')}
+                    label={t('authorizations.sendOne', { id })}
+                    icon={IconSend}
+                    color="green"
+                    disabled={authorization.state !== 'authorized'}
+                    loading={send.isPending && send.variables.authorizationId === authorization.authorizationId}
+                    onClick={() => sendOne(authorization)}
+                  />
+                  <IconAction
+                    tooltip={t('authorizations.revoke')}
+                    label={t('authorizations.revokeOne', { id })}
+                    icon={IconBan}
+                    color="red"
+                    disabled={!live}
+                    onClick={() => confirmRevoke(authorization)}
+                  />
+                  <IconAction
+                    tooltip={t('authorizations.download')}
+                    label={t('authorizations.downloadOne', { id })}
+                    icon={IconDownload}
+                    disabled={!live}
+                    onClick={() => save(authorization)}
+                  />
+                </Group>
+              </Table.Td>
+            </Table.Tr>
+          );
+        })}
+      </DataTable>
     </>
   );
 }

@@ -12,3 +12,26 @@ export function ErrorAlert({
     </Alert>
   );
 }
+
+/** A problem with a heading and details below it (a list of problems, a way out): red, announced to screen readers. */
+export function TitledErrorAlert({
+  title,
+  children,
+  ...props
+}: Omit<AlertProps, 'color' | 'variant' | 'role' | 'title' | 'children'> & { title: string; children: ReactNode }) {
+  return (
+    <Alert
+      color="red"
+      variant="light"
+      role="alert"
+      title={
+        <Text span fw={700} size="sm" c="red.9">
+          {title}
+        </Text>
+      }
+      {...props}
+    >
+      {children}
+    </Alert>
+  );
+}

@@ -2,7 +2,7 @@ import { waitFor } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { createMemoryRouter, RouterProvider } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { setConsoleConfig } from '../lib/console-config';
+import { setTestConsoleConfig } from '../test/console-config';
 import { renderWithProviders } from '../test/render';
 import { ErrorView } from './error-view';
 import { PageHead } from './page-head';
@@ -14,13 +14,7 @@ function renderAt(path: string, element: ReactNode) {
 
 describe('PageHead', () => {
   beforeEach(() => {
-    setConsoleConfig({
-      siteName: 'Acme Print',
-      publicUrl: 'https://print.example/console/',
-      secureCookies: true,
-      cookieDomain: null,
-      version: '1',
-    });
+    setTestConsoleConfig({ siteName: 'Acme Print', publicUrl: 'https://print.example/console/', secureCookies: true });
   });
   afterEach(() => vi.restoreAllMocks());
 

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { apiRequest, apiUpload, buildUrl, uploadForm } from './api-client';
 import { ApiError, BadRequestError, InvalidSessionError } from './api-errors';
-import { setConsoleConfig } from './console-config';
+import { setTestConsoleConfig } from '../test/console-config';
 import { setLoginNavigator } from './login-redirect';
 import { getSessionToken, setSessionToken } from './session-token';
 
@@ -31,13 +31,7 @@ function respond(status: number, body?: unknown) {
 let navigations: string[] = [];
 
 beforeEach(() => {
-  setConsoleConfig({
-    siteName: 'Manifold',
-    publicUrl: 'http://localhost:3000',
-    secureCookies: false,
-    cookieDomain: null,
-    version: '1',
-  });
+  setTestConsoleConfig({ publicUrl: 'http://localhost:3000' });
   navigations = [];
   setLoginNavigator((to) => navigations.push(to));
   window.history.replaceState(null, '', '/users?pageNum=2');

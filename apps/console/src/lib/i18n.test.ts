@@ -1,6 +1,6 @@
 import i18next from 'i18next';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { setConsoleConfig } from './console-config';
+import { setTestConsoleConfig } from '../test/console-config';
 import { readCookie } from './cookies';
 import { changeLocale, consoleProfileLanguages, initI18n, resolveLocale, textDirection } from './i18n';
 
@@ -46,13 +46,7 @@ describe('locale change', () => {
   }
 
   it('stores the cookie, loads the message file before switching, and sets lang and dir', async () => {
-    setConsoleConfig({
-      siteName: 'Manifold',
-      publicUrl: 'http://localhost',
-      secureCookies: false,
-      cookieDomain: null,
-      version: '1',
-    });
+    setTestConsoleConfig();
     const requested = stubMessages();
     const instance = i18next.createInstance();
     await initI18n(instance);

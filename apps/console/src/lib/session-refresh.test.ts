@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { setConsoleConfig } from './console-config';
+import { setTestConsoleConfig } from '../test/console-config';
 import { scheduleSessionRefresh, tokenExpiry } from './session-refresh';
 import { getSessionToken, setSessionToken } from './session-token';
 
@@ -10,13 +10,7 @@ function jwt(payload: object): string {
 
 describe('session refresh', () => {
   beforeEach(() => {
-    setConsoleConfig({
-      siteName: 'Manifold',
-      publicUrl: 'http://localhost',
-      secureCookies: false,
-      cookieDomain: null,
-      version: '1',
-    });
+    setTestConsoleConfig();
     vi.useFakeTimers();
   });
   afterEach(() => {

@@ -2,6 +2,7 @@ import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 import type { JobTables } from './schema-jobs.js';
 import type { LicensingTables } from './schema-licensing.js';
 import type { PackageTables } from './schema-packages.js';
+import type { TraceTables } from './schema-trace.js';
 import type { PeerTables } from './schema-peers.js';
 
 /**
@@ -119,7 +120,7 @@ export interface DevelopmentCaTable {
   created_at: string;
 }
 
-export interface DB extends PackageTables, LicensingTables, JobTables, PeerTables {
+export interface DB extends PackageTables, LicensingTables, JobTables, TraceTables, PeerTables {
   users: UsersTable;
   sessions: SessionsTable;
   user_groups: UserGroupsTable;

@@ -10,6 +10,8 @@ export const errorStatus: Partial<Record<ErrorToken, number>> = {
   stpSignatureInvalid: 401,
   stpTimestampOutOfWindow: 401,
   stpNonceReplayed: 401,
+  traceEventSignatureInvalid: 401,
+  traceEventMalformed: 400,
   actionNotAllowed: 403,
   entityDoesNotExist: 404,
   payloadTooLarge: 413,

@@ -1,4 +1,3 @@
-import { deflateRawSync } from 'node:zlib';
 import { expect } from 'vitest';
 import type { TDeviceTemplateDocument, TEnforceApl, TPackage } from '@manifold/contract';
 import { createCsr } from '../../src/crypto/csr.js';
@@ -9,6 +8,7 @@ import { canonicalJson } from '../../src/lib/canonical-json.js';
 import { multipartForm, type FormFile } from './multipart.js';
 import type { TestApp } from './test-app.js';
 import { issue, testRoot } from './test-pki.js';
+import { zipArchive } from './zip-archive.js';
 
 export async function uploadForm(
   ctx: TestApp,
@@ -149,45 +149,6 @@ export async function importTemplate(ctx: TestApp, document: unknown, dsiId?: st
   });
 }
 
-/** A minimal zip (stored or deflated entries) with a central directory: enough for a 3MF. */
-export function zipArchive(entries: { name: string; data: Buffer; deflate?: boolean }[]): Buffer {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const entry of entries) {
-    const name = Buffer.from(entry.name);
-    const data = entry.deflate ? deflateRawSync(entry.data) : entry.data;
-    const method = entry.deflate ? 8 : 0;
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(method, 8);
-    local.writeUInt32LE(data.length, 18);
-    local.writeUInt32LE(entry.data.length, 22);
-    local.writeUInt16LE(name.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(method, 10);
-    central.writeUInt32LE(data.length, 20);
-    central.writeUInt32LE(entry.data.length, 24);
-    central.writeUInt16LE(name.length, 28);
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, name, data);
-    centrals.push(central, name);
-    offset += 30 + name.length + data.length;
-  }
-  const cd = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(cd.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, cd, end]);
-}
-
 /** A tiny valid PNG (1×1). */
 export const onePixelPng = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
@@ -229,24 +190,10 @@ export async function testMachine(
   const signing = await generateKeyPair('EC');
   const encryption = await generateKeyPair('EC');
   const suffix = Math.random().toString(36).slice(2, 8);
-  const signingCertificate = await issue(
-    root,
-    await createCsr({
-      siteName: `Printer ${suffix}`,
-      service: 'enforce',
-      purpose: 'signing',
-      privateKeyPem: signing.privateKeyPem,
-    }),
-  );
-  const encryptionCertificate = await issue(
-    root,
-    await createCsr({
-      siteName: `Printer ${suffix}`,
-      service: 'enforce',
-      purpose: 'encryption',
-      privateKeyPem: encryption.privateKeyPem,
-    }),
-  );
+  const certificate = async (purpose: 'signing' | 'encryption', privateKeyPem: string) =>
+    issue(root, await createCsr({ siteName: `Printer ${suffix}`, service: 'enforce', purpose, privateKeyPem }));
+  const signingCertificate = await certificate('signing', signing.privateKeyPem);
+  const encryptionCertificate = await certificate('encryption', encryption.privateKeyPem);
   const apl: TEnforceApl = {
     deviceIdentity: {
       id: `machine-${suffix}`,

@@ -6,6 +6,7 @@ import * as packagesDevices from './003-packages-devices.js';
 import * as licensing from './010-licensing.js';
 import * as jobs from './011-jobs.js';
 import * as usernameKeys from './012-username-keys.js';
+import * as traceability from './013-traceability.js';
 import * as peers from './014-peers.js';
 
 interface DialectMigration {
@@ -21,6 +22,7 @@ const migrations: Record<string, DialectMigration> = {
   '010-licensing': licensing,
   '011-jobs': jobs,
   '012-username-keys': usernameKeys,
+  '013-traceability': traceability,
   '014-peers': peers,
 };
 

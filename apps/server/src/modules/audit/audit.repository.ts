@@ -1,8 +1,10 @@
 import type { Kysely } from 'kysely';
-import type { TAuditEntry, TAuditEventType } from '@manifold/contract';
+import type { TAuditEntry, TAuditEventType, TPage, TPageQuery } from '@manifold/contract';
 import type { Dialect } from '../../db/dialect.js';
-import type { DB } from '../../db/schema.js';
+import { paginate } from '../../db/paging.js';
+import type { AuditEventsTable, DB } from '../../db/schema.js';
 import type { Caller } from '../../lib/caller.js';
+import type { Selectable } from 'kysely';
 import { isoNow } from '../../lib/time.js';
 
 export interface AuditRecord {
@@ -60,5 +62,34 @@ export class AuditRepository {
       details: row.details ? (JSON.parse(row.details) as unknown) : null,
       dateCreated: row.created_at,
     }));
+  }
+
+  /**
+   * Every audit record, newest first, filtered by kind, time (`from` inclusive, `to` exclusive,
+   * ISO-8601 UTC), actor and subject (exact). Records are only ever added: nothing here or
+   * anywhere else changes or deletes one.
+   */
+  list(
+    page: TPageQuery,
+    filter: {
+      kind?: string | undefined;
+      from?: string | undefined;
+      to?: string | undefined;
+      actor?: string | undefined;
+      subject?: string | undefined;
+    },
+  ): Promise<TPage<Selectable<AuditEventsTable>>> {
+    let base = this.db.selectFrom('audit_events');
+    if (filter.kind) base = base.where('event_type', '=', filter.kind);
+    if (filter.from) base = base.where('created_at', '>=', filter.from);
+    if (filter.to) base = base.where('created_at', '<', filter.to);
+    if (filter.actor) base = base.where('actor', '=', filter.actor);
+    if (filter.subject) base = base.where('subject', '=', filter.subject);
+    return paginate(
+      base,
+      page,
+      (query) => query.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc'),
+      (rows) => rows,
+    );
   }
 }

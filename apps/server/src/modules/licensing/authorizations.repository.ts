@@ -149,6 +149,17 @@ export class AuthorizationsRepository {
   }
 
   /** Answers whether it was revoked now (false: it already was). */
+  /** Parts already made under an authorization (read under the order's lock, like the job events that make them). */
+  async madeParts(id: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('parts')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('authorization_id', '=', id)
+      .where('qms_state', 'in', ['NO_QMS_STEP', 'MANUFACTURED'])
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   async markRevoked(id: string, now: string): Promise<boolean> {
     const result = await this.db
       .updateTable('authorizations')

@@ -44,7 +44,9 @@ export class LicensingChanges {
   }
 
   /**
-   * Revokes one authorization and gives its quantity back to the order. A machine learns of it on
+   * Revokes one authorization and gives back to the order what it has not used: its quantity less
+   * the parts already made under it (broken parts the policy counted have already left its
+   * quantity for `expiredQuantity`; docs/breakage-policy.md). A machine learns of it on
    * its next pull. One for a downstream Manage instance is withdrawn from the outbox while it is
    * still pending; once delivered, revoking it needs the downstream instance (the peer client,
    * not here yet): `unableToRevokeDownstream`, or `authorizationAssignedToDownstreamDevice` when
@@ -64,11 +66,12 @@ export class LicensingChanges {
     }
     if (!(await this.authorizations.markRevoked(authorization.id, now)))
       throw new AppError('authorizationAlreadyRevoked', { field: 'authorizationId' });
-    await this.orders.returnQuantity(authorization.order_id, authorization.quantity, now);
+    const unused = Math.max(0, authorization.quantity - (await this.authorizations.madeParts(authorization.id)));
+    await this.orders.returnQuantity(authorization.order_id, unused, now);
     await this.references.release({ kind: 'authorization', id: authorization.id }, now);
     await this.audit(actor, 'licenceRevoked', authorization.order_id, {
       authorizationId: authorization.id,
-      quantityReturned: authorization.quantity,
+      quantityReturned: unused,
       target: authorization.device_id ?? authorization.manage_id,
     });
   }

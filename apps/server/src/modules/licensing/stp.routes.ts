@@ -1,3 +1,4 @@
+import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import {
@@ -15,6 +16,7 @@ import { AppError } from '../../lib/app-error.js';
 import { identifierErrors } from '../../lib/identifier-errors.js';
 import { responses } from '../../lib/route-schemas.js';
 import { formatPath } from '../packages/device-parameters.js';
+import type { StpCaller } from './stp.service.js';
 
 /**
  * The envelope's `body` against the endpoint's schema; checked before the nonce is spent. A
@@ -39,71 +41,70 @@ function bodyOf<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
 /** Machine pulls (spec §7 STP): every request is a signed envelope (contract `ZStpEnvelope`). */
 export const stpRoutes: FastifyPluginAsyncZod = async (app) => {
   const { stp } = app.services;
-  const tags = ['stp'];
 
-  app.post(
-    '/stp/order/list',
-    {
-      schema: {
-        tags,
-        summary: 'Orders the machine holds live authorizations of (body: pageNum, numberOfItems)',
-        body: ZStpEnvelope,
-        response: responses(ZPage(ZStpOrder)),
+  /**
+   * One pull: the envelope's `body` is checked against `bodySchema` (before the nonce is spent),
+   * then the envelope's signature for this path; `handle` gets the verified machine and the body.
+   */
+  function pull<TBody extends z.ZodType, TResponse extends z.ZodType = z.ZodNever>(
+    path: string,
+    docs: { summary: string; response?: TResponse; produces?: string[] },
+    bodySchema: TBody,
+    handle: (caller: StpCaller, input: z.infer<TBody>, reply: FastifyReply) => Promise<z.infer<TResponse> | FastifyReply>,
+  ) {
+    app.post(
+      path,
+      {
+        schema: {
+          tags: ['stp'],
+          summary: docs.summary,
+          body: ZStpEnvelope,
+          ...(docs.response ? { response: responses(docs.response) } : {}),
+          ...(docs.produces ? { produces: docs.produces } : {}),
+        },
       },
-    },
-    async (request) => {
-      const page = bodyOf(ZStpPageBody, request.body.body);
-      return stp.orders(await stp.verify(request.body, '/stp/order/list', request.ip), page);
-    },
+      async (request, reply) => {
+        const input = bodyOf(bodySchema, request.body.body);
+        return handle(await stp.verify(request.body, path, request.ip), input, reply);
+      },
+    );
+  }
+
+  pull(
+    '/stp/order/list',
+    { summary: 'Orders the machine holds live authorizations of (body: pageNum, numberOfItems)', response: ZPage(ZStpOrder) },
+    ZStpPageBody,
+    (caller, page) => stp.orders(caller, page),
   );
 
-  app.post(
+  pull(
     '/stp/authorization/list',
     {
-      schema: {
-        tags,
-        summary: 'The machine\u2019s sent authorizations, live and revoked, not expired (body: pageNum, numberOfItems)',
-        body: ZStpEnvelope,
-        response: responses(ZPage(ZStpAuthorization)),
-      },
+      summary: 'The machine\u2019s sent authorizations, live and revoked, not expired (body: pageNum, numberOfItems)',
+      response: ZPage(ZStpAuthorization),
     },
-    async (request) => {
-      const page = bodyOf(ZStpPageBody, request.body.body);
-      return stp.authorizationList(await stp.verify(request.body, '/stp/authorization/list', request.ip), page);
-    },
+    ZStpPageBody,
+    (caller, page) => stp.authorizationList(caller, page),
   );
 
-  app.post(
+  pull(
     '/stp/authorization/download',
-    {
-      schema: {
-        tags,
-        summary: 'The signed authorization XML (body: authorizationId); marks it received',
-        body: ZStpEnvelope,
-        produces: ['application/xml'],
-      },
-    },
-    async (request, reply) => {
-      const { authorizationId } = bodyOf(ZStpAuthorizationBody, request.body.body);
-      const caller = await stp.verify(request.body, '/stp/authorization/download', request.ip);
+    { summary: 'The signed authorization XML (body: authorizationId); marks it received', produces: ['application/xml'] },
+    ZStpAuthorizationBody,
+    async (caller, { authorizationId }, reply) => {
       const xml = await stp.downloadAuthorization(caller, authorizationId);
       return reply.type('application/xml; charset=utf-8').send(xml);
     },
   );
 
-  app.post(
+  pull(
     '/stp/design/download',
     {
-      schema: {
-        tags,
-        summary: 'One file of the authorized design revision as stored; private files encrypted (body: authorizationId, fileId)',
-        body: ZStpEnvelope,
-        produces: ['application/octet-stream'],
-      },
+      summary: 'One file of the authorized design revision as stored; private files encrypted (body: authorizationId, fileId)',
+      produces: ['application/octet-stream'],
     },
-    async (request, reply) => {
-      const input = bodyOf(ZStpDesignBody, request.body.body);
-      const caller = await stp.verify(request.body, '/stp/design/download', request.ip);
+    ZStpDesignBody,
+    async (caller, input, reply) => {
       const file = await stp.downloadDesign(caller, input);
       return reply
         .type('application/octet-stream')
@@ -113,19 +114,10 @@ export const stpRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
-  app.post(
+  pull(
     '/stp/upload/token',
-    {
-      schema: {
-        tags,
-        summary: 'A one-time token for a later upload (body: authorizationId?, purpose dtl|event)',
-        body: ZStpEnvelope,
-        response: responses(ZStpUploadToken),
-      },
-    },
-    async (request) => {
-      const input = bodyOf(ZStpUploadTokenBody, request.body.body);
-      return stp.uploadToken(await stp.verify(request.body, '/stp/upload/token', request.ip), input);
-    },
+    { summary: 'A one-time token for a later upload (body: authorizationId?, purpose dtl|event)', response: ZStpUploadToken },
+    ZStpUploadTokenBody,
+    (caller, input) => stp.uploadToken(caller, input),
   );
 };

@@ -193,14 +193,7 @@ export class PackagesRepository {
   // files
 
   async files(packageId: string): Promise<TPackageFile[]> {
-    const rows = await this.db
-      .selectFrom('package_files')
-      .selectAll()
-      .where('package_id', '=', packageId)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute();
-    return rows.map(toFile);
+    return (await this.fileRows(packageId)).map(toFile);
   }
 
   fileRows(packageId: string): Promise<PackageFileRow[]> {

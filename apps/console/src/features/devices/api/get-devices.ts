@@ -1,7 +1,8 @@
 import { ZDevice, ZPage } from '@manifold/contract';
-import { keepPreviousData, queryOptions, useQuery } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { z } from 'zod';
 import { apiRequest } from '../../../lib/api-client';
+import { pagedListQueryOptions } from '../../../lib/paging';
 
 export const ZGetDevicesInput = z.object({
   pageNum: z.number().int().min(1),
@@ -19,11 +20,7 @@ export function getDevices(input: GetDevicesInput, signal?: AbortSignal) {
 }
 
 export function devicesQueryOptions(input: GetDevicesInput) {
-  return queryOptions({
-    queryKey: ['devices', 'list', input],
-    queryFn: ({ signal }) => getDevices(input, signal),
-    placeholderData: keepPreviousData,
-  });
+  return pagedListQueryOptions(['devices', 'list', input], (signal) => getDevices(input, signal));
 }
 
 export function useDevices(input: GetDevicesInput) {

@@ -3,13 +3,13 @@ import type { TDevice } from '@manifold/contract';
 import { IconBan, IconCheck, IconPlayerPlay, IconTrash, IconX } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { apiErrorMessage } from '../../../components/api-error-message';
 import { alerts } from '../../../lib/alerts';
 import { isApiError } from '../../../lib/api-errors';
 import { useApproveDevice } from '../api/approve-device';
 import { useDeleteDevice } from '../api/delete-device';
 import { useDisableDevice } from '../api/disable-device';
-import { ConfirmDialog, useConfirm } from '../../../components/confirm-modal';
+import { ConfirmDialog } from '../../../components/confirm-modal';
+import { useConfirmDialog, useConfirmedActions } from '../../../hooks/use-action-error';
 import { ErrorAlert } from '../../../components/error-alert';
 
 export interface DeviceActionsProps {
@@ -20,78 +20,64 @@ export interface DeviceActionsProps {
 /** Approve, reject, disable or enable, delete: each behind a confirmation; errors shown here. */
 export function DeviceActions({ device, onDeleted }: DeviceActionsProps) {
   const { t } = useTranslation();
-  const openConfirm = useConfirm();
   const approve = useApproveDevice();
   const disable = useDisableDevice();
   const remove = useDeleteDevice();
-  const [error, setError] = useState<string | null>(null);
-  const [deleting, setDeleting] = useState(false);
+  const { error, onError, confirm } = useConfirmedActions();
+  const deleting = useConfirmDialog();
   const [force, setForce] = useState(false);
-  const [deleteError, setDeleteError] = useState<string | null>(null);
   const [needsForce, setNeedsForce] = useState(false);
   const name = device.deviceIdentity.name;
 
-  const confirm = (title: string, message: string, confirmLabel: string, color: string, action: () => void) =>
-    openConfirm({
-      title,
-      message,
-      confirmLabel,
-      color,
-      onConfirm: () => {
-        setError(null);
-        action();
-      },
-    });
-
   const decide = (approved: boolean) =>
-    confirm(
-      approved ? t('devices.actions.approveTitle') : t('devices.actions.rejectTitle'),
-      approved ? t('devices.actions.approveConfirm', { name }) : t('devices.actions.rejectConfirm', { name }),
-      approved ? t('devices.actions.approve') : t('devices.actions.reject'),
-      approved ? 'green.8' : 'red.9',
-      () =>
+    confirm({
+      title: approved ? t('devices.actions.approveTitle') : t('devices.actions.rejectTitle'),
+      message: approved ? t('devices.actions.approveConfirm', { name }) : t('devices.actions.rejectConfirm', { name }),
+      confirmLabel: approved ? t('devices.actions.approve') : t('devices.actions.reject'),
+      color: approved ? 'green.8' : 'red.9',
+      onConfirm: () =>
         approve.mutate(
           { deviceId: device.deviceId, approve: approved },
           {
             onSuccess: () =>
               alerts.success(approved ? t('devices.actions.approved', { name }) : t('devices.actions.rejected', { name })),
-            onError: (caught) => setError(apiErrorMessage(t, caught)),
+            onError,
           },
         ),
-    );
+    });
 
   const toggleDisabled = () => {
     const disabled = !device.disabled;
-    confirm(
-      disabled ? t('devices.actions.disableTitle') : t('devices.actions.enableTitle'),
-      disabled ? t('devices.actions.disableConfirm', { name }) : t('devices.actions.enableConfirm', { name }),
-      disabled ? t('devices.actions.disable') : t('devices.actions.enable'),
-      disabled ? 'red.9' : 'green.8',
-      () =>
+    confirm({
+      title: disabled ? t('devices.actions.disableTitle') : t('devices.actions.enableTitle'),
+      message: disabled ? t('devices.actions.disableConfirm', { name }) : t('devices.actions.enableConfirm', { name }),
+      confirmLabel: disabled ? t('devices.actions.disable') : t('devices.actions.enable'),
+      color: disabled ? 'red.9' : 'green.8',
+      onConfirm: () =>
         disable.mutate(
           { deviceId: device.deviceId, disabled },
           {
             onSuccess: () =>
               alerts.success(disabled ? t('devices.actions.disabled', { name }) : t('devices.actions.enabled', { name })),
-            onError: (caught) => setError(apiErrorMessage(t, caught)),
+            onError,
           },
         ),
-    );
+    });
   };
 
   const submitDelete = () => {
-    setDeleteError(null);
+    deleting.clearError();
     remove.mutate(
       { deviceId: device.deviceId, forceDelete: force },
       {
         onSuccess: () => {
-          setDeleting(false);
+          deleting.close();
           alerts.success(t('devices.actions.deleted', { name }));
           onDeleted();
         },
         onError: (caught) => {
           if (isApiError(caught) && caught.errorToken === 'deviceHasLiveAuthorizations') setNeedsForce(true);
-          setDeleteError(apiErrorMessage(t, caught));
+          deleting.onError(caught);
         },
       },
     );
@@ -132,19 +118,18 @@ export function DeviceActions({ device, onDeleted }: DeviceActionsProps) {
           onClick={() => {
             setForce(false);
             setNeedsForce(false);
-            setDeleteError(null);
-            setDeleting(true);
+            deleting.open();
           }}
         >
           {t('devices.actions.delete')}
         </Button>
       </Group>
       <ConfirmDialog
-        opened={deleting}
-        onClose={() => setDeleting(false)}
+        opened={deleting.opened}
+        onClose={deleting.close}
         title={t('devices.actions.deleteTitle')}
         message={t('devices.actions.deleteConfirm', { name })}
-        error={deleteError}
+        error={deleting.error}
         confirmLabel={t('devices.actions.delete')}
         pending={remove.isPending}
         onConfirm={submitDelete}

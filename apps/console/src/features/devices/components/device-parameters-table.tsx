@@ -1,6 +1,7 @@
 import { Badge, Group, Table, Text } from '@mantine/core';
 import type { TDeviceParameter, TDeviceParameterValue } from '@manifold/contract';
 import { useTranslation } from 'react-i18next';
+import { DataTable } from '../../../components/data-table';
 
 function valueText(value: TDeviceParameterValue): string {
   return typeof value === 'string' ? value : String(value);
@@ -29,67 +30,65 @@ export function DeviceParametersTable({ parameters }: { parameters: readonly TDe
     );
   }
   return (
-    <Table.ScrollContainer minWidth={900}>
-      <Table striped data-testid="device-parameters">
-        <Table.Caption>{t('devices.parameters.caption', { total: parameters.length })}</Table.Caption>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th scope="col">{t('devices.parameters.parameterId')}</Table.Th>
-            <Table.Th scope="col">{t('devices.parameters.type')}</Table.Th>
-            <Table.Th scope="col">{t('devices.parameters.units')}</Table.Th>
-            <Table.Th scope="col">{t('devices.parameters.range')}</Table.Th>
-            <Table.Th scope="col">{t('devices.parameters.adjust')}</Table.Th>
-            <Table.Th scope="col">{t('devices.parameters.values')}</Table.Th>
-            <Table.Th scope="col">{t('devices.parameters.choices')}</Table.Th>
-            <Table.Th scope="col">{t('devices.parameters.flags')}</Table.Th>
+    <DataTable
+      compact
+      testId="device-parameters"
+      minWidth={900}
+      caption={t('devices.parameters.caption', { total: parameters.length })}
+      columns={[
+        t('devices.parameters.parameterId'),
+        t('devices.parameters.type'),
+        t('devices.parameters.units'),
+        t('devices.parameters.range'),
+        t('devices.parameters.adjust'),
+        t('devices.parameters.values'),
+        t('devices.parameters.choices'),
+        t('devices.parameters.flags'),
+      ]}
+    >
+      {parameters.map((parameter) => {
+        const prompt = textIn(parameter.prompt, i18n.language) || textIn(parameter.description, i18n.language);
+        const values = [
+          ...(parameter.valueList ?? []).map(valueText),
+          ...(parameter.resetValue !== undefined
+            ? [t('devices.parameters.reset', { value: valueText(parameter.resetValue) })]
+            : []),
+        ];
+        const flags = [
+          parameter.required ? t('devices.parameters.required') : null,
+          parameter.exclusive ? t('devices.parameters.exclusive') : null,
+          parameter.encrypt ? t('devices.parameters.encrypt') : null,
+        ].filter((flag): flag is string => flag !== null);
+        return (
+          <Table.Tr key={parameter.parameterId} data-parameter-id={parameter.parameterId}>
+            <Table.Td>
+              <Text size="sm" fw={500}>
+                {parameter.parameterId}
+              </Text>
+              {prompt ? (
+                <Text size="xs" c="dimmed">
+                  {prompt}
+                </Text>
+              ) : null}
+            </Table.Td>
+            <Table.Td>{t(`devices.parameters.types.${parameter.type}`)}</Table.Td>
+            <Table.Td>{parameter.units ?? ''}</Table.Td>
+            <Table.Td>{rangeText(parameter)}</Table.Td>
+            <Table.Td>{t(`devices.parameters.adjusts.${parameter.adjust}`)}</Table.Td>
+            <Table.Td>{values.join(', ')}</Table.Td>
+            <Table.Td>{(parameter.choiceList ?? []).join(', ')}</Table.Td>
+            <Table.Td>
+              <Group gap={4}>
+                {flags.map((flag) => (
+                  <Badge key={flag} size="sm" variant="outline" color="gray" c="dark.7">
+                    {flag}
+                  </Badge>
+                ))}
+              </Group>
+            </Table.Td>
           </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {parameters.map((parameter) => {
-            const prompt = textIn(parameter.prompt, i18n.language) || textIn(parameter.description, i18n.language);
-            const values = [
-              ...(parameter.valueList ?? []).map(valueText),
-              ...(parameter.resetValue !== undefined
-                ? [t('devices.parameters.reset', { value: valueText(parameter.resetValue) })]
-                : []),
-            ];
-            const flags = [
-              parameter.required ? t('devices.parameters.required') : null,
-              parameter.exclusive ? t('devices.parameters.exclusive') : null,
-              parameter.encrypt ? t('devices.parameters.encrypt') : null,
-            ].filter((flag): flag is string => flag !== null);
-            return (
-              <Table.Tr key={parameter.parameterId} data-parameter-id={parameter.parameterId}>
-                <Table.Td>
-                  <Text size="sm" fw={500}>
-                    {parameter.parameterId}
-                  </Text>
-                  {prompt ? (
-                    <Text size="xs" c="dimmed">
-                      {prompt}
-                    </Text>
-                  ) : null}
-                </Table.Td>
-                <Table.Td>{t(`devices.parameters.types.${parameter.type}`)}</Table.Td>
-                <Table.Td>{parameter.units ?? ''}</Table.Td>
-                <Table.Td>{rangeText(parameter)}</Table.Td>
-                <Table.Td>{t(`devices.parameters.adjusts.${parameter.adjust}`)}</Table.Td>
-                <Table.Td>{values.join(', ')}</Table.Td>
-                <Table.Td>{(parameter.choiceList ?? []).join(', ')}</Table.Td>
-                <Table.Td>
-                  <Group gap={4}>
-                    {flags.map((flag) => (
-                      <Badge key={flag} size="sm" variant="outline" color="gray" c="dark.7">
-                        {flag}
-                      </Badge>
-                    ))}
-                  </Group>
-                </Table.Td>
-              </Table.Tr>
-            );
-          })}
-        </Table.Tbody>
-      </Table>
-    </Table.ScrollContainer>
+        );
+      })}
+    </DataTable>
   );
 }

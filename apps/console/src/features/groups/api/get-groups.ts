@@ -1,7 +1,8 @@
 import { ZGroup, ZPage } from '@manifold/contract';
-import { keepPreviousData, queryOptions, useQuery } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { z } from 'zod';
 import { apiRequest } from '../../../lib/api-client';
+import { pagedListQueryOptions } from '../../../lib/paging';
 
 export const ZGetGroupsInput = z.object({
   pageNum: z.number().int().min(1),
@@ -16,11 +17,7 @@ export function getGroups(input: GetGroupsInput, signal?: AbortSignal) {
 }
 
 export function groupsQueryOptions(input: GetGroupsInput) {
-  return queryOptions({
-    queryKey: ['groups', 'list', input],
-    queryFn: ({ signal }) => getGroups(input, signal),
-    placeholderData: keepPreviousData,
-  });
+  return pagedListQueryOptions(['groups', 'list', input], (signal) => getGroups(input, signal));
 }
 
 export function useGroups(input: GetGroupsInput) {

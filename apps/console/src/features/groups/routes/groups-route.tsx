@@ -1,18 +1,20 @@
-import { Badge, Button, Group, Modal, Stack, Table, Title } from '@mantine/core';
+import { Badge, Group, Stack, Table } from '@mantine/core';
 import type { TGroup } from '@manifold/contract';
-import { IconPlus } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { ListPagination } from '../../../components/list-pagination';
-import { EditDeleteActions, EmptyTableRow } from '../../../components/row-actions';
 import { apiErrorMessage } from '../../../components/api-error-message';
-import { PageHead } from '../../../components/page-head';
+import { useConfirm } from '../../../components/confirm-modal';
+import { DataTable } from '../../../components/data-table';
+import { ErrorAlert } from '../../../components/error-alert';
+import { FormModal } from '../../../components/form-modal';
+import { ListHeader } from '../../../components/list-header';
+import { ListPagination } from '../../../components/list-pagination';
+import { EditDeleteActions } from '../../../components/row-actions';
 import { alerts } from '../../../lib/alerts';
+import { pageCount } from '../../../lib/paging';
 import { useDeleteGroup } from '../api/delete-group';
 import { useGroups } from '../api/get-groups';
 import { GroupForm } from '../components/group-form';
-import { useConfirm } from '../../../components/confirm-modal';
-import { ErrorAlert } from '../../../components/error-alert';
 
 const pageSize = 10;
 
@@ -42,64 +44,51 @@ export function GroupsRoute() {
     });
   };
 
-  const totalPages = Math.max(1, groups.data?.totalNumOfPages ?? 1);
-
   return (
     <Stack gap="lg">
-      <PageHead title={t('groups.title')} description={t('groups.description')} />
-      <Group justify="space-between">
-        <Title order={1}>{t('groups.title')}</Title>
-        <Button leftSection={<IconPlus size={16} aria-hidden />} onClick={() => setEditing({ mode: 'add' })}>
-          {t('groups.add')}
-        </Button>
-      </Group>
+      <ListHeader
+        title={t('groups.title')}
+        description={t('groups.description')}
+        add={{ label: t('groups.add'), onClick: () => setEditing({ mode: 'add' }) }}
+      />
       {groups.error ? <ErrorAlert>{apiErrorMessage(t, groups.error)}</ErrorAlert> : null}
-      <Table.ScrollContainer minWidth={640}>
-        <Table striped highlightOnHover aria-busy={groups.isFetching} data-testid="groups-table">
-          <Table.Caption>{t('groups.caption', { total: groups.data?.totalNumOfItems ?? 0 })}</Table.Caption>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th scope="col">{t('groups.name')}</Table.Th>
-              <Table.Th scope="col">{t('groups.descriptionField')}</Table.Th>
-              <Table.Th scope="col">{t('groups.members')}</Table.Th>
-              <Table.Th scope="col">{t('common.actions')}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {(groups.data?.data ?? []).map((group) => (
-              <Table.Tr key={group.userGroupId} data-group={group.name}>
-                <Table.Td>{group.name}</Table.Td>
-                <Table.Td>{group.description}</Table.Td>
-                <Table.Td>
-                  <Group gap={4}>
-                    {group.members.map((member) => (
-                      <Badge key={member} variant="light" color="gray" c="gray.9" tt="none">
-                        {member}
-                      </Badge>
-                    ))}
-                  </Group>
-                </Table.Td>
-                <Table.Td>
-                  <EditDeleteActions
-                    editLabel={t('groups.editGroup', { name: group.name })}
-                    deleteLabel={t('groups.deleteGroup', { name: group.name })}
-                    onEdit={() => setEditing({ mode: 'edit', group })}
-                    onDelete={() => confirmDelete(group)}
-                  />
-                </Table.Td>
-              </Table.Tr>
-            ))}
-            {groups.data && groups.data.data.length === 0 ? <EmptyTableRow colSpan={4}>{t('groups.empty')}</EmptyTableRow> : null}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
-      <ListPagination total={totalPages} value={page} onChange={setPage} />
-      <Modal
+      <DataTable
+        testId="groups-table"
+        minWidth={640}
+        busy={groups.isFetching}
+        caption={t('groups.caption', { total: groups.data?.totalNumOfItems ?? 0 })}
+        columns={[t('groups.name'), t('groups.descriptionField'), t('groups.members'), t('common.actions')]}
+        empty={groups.data?.data.length === 0 ? t('groups.empty') : null}
+      >
+        {(groups.data?.data ?? []).map((group) => (
+          <Table.Tr key={group.userGroupId} data-group={group.name}>
+            <Table.Td>{group.name}</Table.Td>
+            <Table.Td>{group.description}</Table.Td>
+            <Table.Td>
+              <Group gap={4}>
+                {group.members.map((member) => (
+                  <Badge key={member} variant="light" color="gray" c="gray.9" tt="none">
+                    {member}
+                  </Badge>
+                ))}
+              </Group>
+            </Table.Td>
+            <Table.Td>
+              <EditDeleteActions
+                editLabel={t('groups.editGroup', { name: group.name })}
+                deleteLabel={t('groups.deleteGroup', { name: group.name })}
+                onEdit={() => setEditing({ mode: 'edit', group })}
+                onDelete={() => confirmDelete(group)}
+              />
+            </Table.Td>
+          </Table.Tr>
+        ))}
+      </DataTable>
+      <ListPagination total={pageCount(groups.data)} value={page} onChange={setPage} />
+      <FormModal
         opened={editing !== null}
         onClose={() => setEditing(null)}
         title={editing?.mode === 'edit' ? t('groups.editTitle') : t('groups.addTitle')}
-        size="lg"
-        closeButtonProps={{ 'aria-label': t('common.close') }}
       >
         {editing ? (
           <GroupForm
@@ -114,7 +103,7 @@ export function GroupsRoute() {
             }}
           />
         ) : null}
-      </Modal>
+      </FormModal>
     </Stack>
   );
 }

@@ -1,6 +1,5 @@
 import type { TFunction } from 'i18next';
-import { problemMessage, apiErrorMessage, type FormErrors } from '../../../components/api-error-message';
-import { isApiError } from '../../../lib/api-errors';
+import { placeProblems, type FormErrors } from '../../../components/api-error-message';
 
 /** What the authorize request carried, to place problems that name a list position. */
 export interface AuthorizeSent {
@@ -69,21 +68,5 @@ export function authorizeFieldOf(field: string | undefined, token: string, sent:
 
 /** Every problem of a refused authorize request on its input at once; the rest for the whole form. */
 export function authorizeErrorsFrom(t: TFunction, error: unknown, sent: AuthorizeSent): FormErrors {
-  const result: FormErrors = { fields: {}, general: [] };
-  if (!isApiError(error) || error.kind !== 'badRequest' || error.problems.length === 0) {
-    result.general.push(apiErrorMessage(t, error));
-    return result;
-  }
-  for (const problem of error.problems) {
-    const message = problemMessage(t, problem);
-    const key = authorizeFieldOf(problem.field, problem.errorToken, sent);
-    if (key === undefined) {
-      result.general.push(message);
-      continue;
-    }
-    const existing = result.fields[key];
-    if (existing === undefined) result.fields[key] = message;
-    else if (!existing.includes(message)) result.fields[key] = `${existing} ${message}`;
-  }
-  return result;
+  return placeProblems(t, error, (problem) => authorizeFieldOf(problem.field, problem.errorToken, sent), { distinct: true });
 }

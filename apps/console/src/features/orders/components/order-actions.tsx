@@ -4,85 +4,68 @@ import { IconArchive, IconArchiveOff, IconBan, IconKey, IconSend } from '@tabler
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
-import { apiErrorMessage } from '../../../components/api-error-message';
 import { alerts } from '../../../lib/alerts';
 import { useSendAuthorizations } from '../../../lib/authorization-actions';
 import { useArchiveOrders } from '../api/archive-orders';
 import { useRevokeOrder } from '../api/revoke-order';
-import { ConfirmDialog, useConfirm } from '../../../components/confirm-modal';
+import { ConfirmDialog } from '../../../components/confirm-modal';
+import { useConfirmDialog, useConfirmedActions } from '../../../hooks/use-action-error';
 import { ErrorAlert } from '../../../components/error-alert';
 
 /** Authorize, send all, archive or restore, revoke (with or without its authorizations): each confirmed. */
 export function OrderActions({ order }: { order: TOrderDetail }) {
   const { t } = useTranslation();
-  const openConfirm = useConfirm();
   const archive = useArchiveOrders();
   const revoke = useRevokeOrder();
   const send = useSendAuthorizations();
-  const [error, setError] = useState<string | null>(null);
-  const [revoking, setRevoking] = useState(false);
+  const { error, onError, confirm } = useConfirmedActions();
+  const revoking = useConfirmDialog();
   const [includeAuthorized, setIncludeAuthorized] = useState(true);
-  const [revokeError, setRevokeError] = useState<string | null>(null);
   const number = order.orderNumber;
   const waiting = order.authorizations.data.filter((authorization) => authorization.state === 'authorized').length;
 
-  const confirm = (title: string, message: string, confirmLabel: string, color: string, action: () => void) =>
-    openConfirm({
-      title,
-      message,
-      confirmLabel,
-      color,
-      onConfirm: () => {
-        setError(null);
-        action();
-      },
-    });
-
   const toggleArchive = () => {
     const archiving = !order.archive;
-    confirm(
-      archiving ? t('orders.actions.archiveTitle') : t('orders.actions.restoreTitle'),
-      archiving ? t('orders.actions.archiveConfirm', { number }) : t('orders.actions.restoreConfirm', { number }),
-      archiving ? t('orders.actions.archive') : t('orders.actions.restore'),
-      archiving ? 'gray.8' : 'green.8',
-      () =>
+    confirm({
+      title: archiving ? t('orders.actions.archiveTitle') : t('orders.actions.restoreTitle'),
+      message: archiving ? t('orders.actions.archiveConfirm', { number }) : t('orders.actions.restoreConfirm', { number }),
+      confirmLabel: archiving ? t('orders.actions.archive') : t('orders.actions.restore'),
+      color: archiving ? 'gray.8' : 'green.8',
+      onConfirm: () =>
         archive.mutate(
           { orderIds: [order.orderId], archive: archiving },
           {
             onSuccess: () =>
               alerts.success(archiving ? t('orders.actions.archived', { number }) : t('orders.actions.restored', { number })),
-            onError: (caught) => setError(apiErrorMessage(t, caught)),
+            onError,
           },
         ),
-    );
+    });
   };
 
   const sendAll = () =>
-    confirm(
-      t('orders.actions.sendAllTitle'),
-      t('orders.actions.sendAllConfirm', { count: waiting, number }),
-      t('orders.actions.sendAll'),
-      'green.8',
-      () =>
+    confirm({
+      title: t('orders.actions.sendAllTitle'),
+      message: t('orders.actions.sendAllConfirm', { count: waiting, number }),
+      confirmLabel: t('orders.actions.sendAll'),
+      color: 'green.8',
+      onConfirm: () =>
         send.mutate(
           { orderId: order.orderId },
-          {
-            onSuccess: (result) => alerts.success(t('orders.actions.sentAll', { count: result.data.length })),
-            onError: (caught) => setError(apiErrorMessage(t, caught)),
-          },
+          { onSuccess: (result) => alerts.success(t('orders.actions.sentAll', { count: result.data.length })), onError },
         ),
-    );
+    });
 
   const submitRevoke = () => {
-    setRevokeError(null);
+    revoking.clearError();
     revoke.mutate(
       { orderId: order.orderId, includeAuthorized },
       {
         onSuccess: () => {
-          setRevoking(false);
+          revoking.close();
           alerts.success(t('orders.actions.revoked', { number }));
         },
-        onError: (caught) => setRevokeError(apiErrorMessage(t, caught)),
+        onError: revoking.onError,
       },
     );
   };
@@ -115,25 +98,17 @@ export function OrderActions({ order }: { order: TOrderDetail }) {
           {order.archive ? t('orders.actions.restore') : t('orders.actions.archive')}
         </Button>
         {!order.revoked ? (
-          <Button
-            variant="outline"
-            color="red.9"
-            leftSection={<IconBan size={16} aria-hidden />}
-            onClick={() => {
-              setRevokeError(null);
-              setRevoking(true);
-            }}
-          >
+          <Button variant="outline" color="red.9" leftSection={<IconBan size={16} aria-hidden />} onClick={revoking.open}>
             {t('orders.actions.revoke')}
           </Button>
         ) : null}
       </Group>
       <ConfirmDialog
-        opened={revoking}
-        onClose={() => setRevoking(false)}
+        opened={revoking.opened}
+        onClose={revoking.close}
         title={t('orders.actions.revokeTitle')}
         message={t('orders.actions.revokeConfirm', { number })}
-        error={revokeError}
+        error={revoking.error}
         confirmLabel={t('orders.actions.revoke')}
         pending={revoke.isPending}
         onConfirm={submitRevoke}

@@ -7,6 +7,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
 import { apiErrorMessage } from '../../../components/api-error-message';
 import { AuthorizationTable } from '../../../components/authorization-table';
+import { DataTable } from '../../../components/data-table';
 import { ListPagination } from '../../../components/list-pagination';
 import { PageHead } from '../../../components/page-head';
 import { PageLoader } from '../../../components/page-loader';
@@ -34,42 +35,39 @@ function ParameterTable({ parameters, caption }: { parameters: (TDeviceParameter
       .map(String)
       .join(', ');
   return (
-    <Table.ScrollContainer minWidth={640}>
-      <Table withTableBorder>
-        <Table.Caption>{caption}</Table.Caption>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th scope="col">{t('orders.parameters.id')}</Table.Th>
-            <Table.Th scope="col">{t('orders.parameters.type')}</Table.Th>
-            <Table.Th scope="col">{t('orders.parameters.adjust')}</Table.Th>
-            <Table.Th scope="col">{t('orders.parameters.range')}</Table.Th>
-            <Table.Th scope="col">{t('orders.parameters.choiceList')}</Table.Th>
-            <Table.Th scope="col">{t('orders.parameters.values')}</Table.Th>
+    <DataTable
+      bordered
+      minWidth={640}
+      caption={caption}
+      columns={[
+        t('orders.parameters.id'),
+        t('orders.parameters.type'),
+        t('orders.parameters.adjust'),
+        t('orders.parameters.range'),
+        t('orders.parameters.choiceList'),
+        t('orders.parameters.values'),
+      ]}
+    >
+      {parameters.map((parameter) => {
+        const id = 'parameterId' in parameter ? parameter.parameterId : parameter.id;
+        return (
+          <Table.Tr key={id}>
+            <Table.Td>
+              <Code>{id}</Code>
+            </Table.Td>
+            <Table.Td>{parameter.type}</Table.Td>
+            <Table.Td>{parameter.adjust}</Table.Td>
+            <Table.Td>
+              {parameter.low !== undefined || parameter.high !== undefined
+                ? `${parameter.low ?? '…'} – ${parameter.high ?? '…'}`
+                : '—'}
+            </Table.Td>
+            <Table.Td>{parameter.choiceList?.join(', ') ?? '—'}</Table.Td>
+            <Table.Td>{values(parameter) || '—'}</Table.Td>
           </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {parameters.map((parameter) => {
-            const id = 'parameterId' in parameter ? parameter.parameterId : parameter.id;
-            return (
-              <Table.Tr key={id}>
-                <Table.Td>
-                  <Code>{id}</Code>
-                </Table.Td>
-                <Table.Td>{parameter.type}</Table.Td>
-                <Table.Td>{parameter.adjust}</Table.Td>
-                <Table.Td>
-                  {parameter.low !== undefined || parameter.high !== undefined
-                    ? `${parameter.low ?? '…'} – ${parameter.high ?? '…'}`
-                    : '—'}
-                </Table.Td>
-                <Table.Td>{parameter.choiceList?.join(', ') ?? '—'}</Table.Td>
-                <Table.Td>{values(parameter) || '—'}</Table.Td>
-              </Table.Tr>
-            );
-          })}
-        </Table.Tbody>
-      </Table>
-    </Table.ScrollContainer>
+        );
+      })}
+    </DataTable>
   );
 }
 
@@ -83,31 +81,24 @@ function History({ order }: { order: TOrderDetail }) {
       </Text>
     );
   return (
-    <Table.ScrollContainer minWidth={640}>
-      <Table striped data-testid="order-history">
-        <Table.Caption>{t('orders.history.caption', { count: order.history.length })}</Table.Caption>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th scope="col">{t('orders.history.date')}</Table.Th>
-            <Table.Th scope="col">{t('orders.history.event')}</Table.Th>
-            <Table.Th scope="col">{t('orders.history.actor')}</Table.Th>
-            <Table.Th scope="col">{t('orders.history.subject')}</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {order.history.map((entry, index) => (
-            <Table.Tr key={`${entry.dateCreated}-${index}`} data-event={entry.eventType}>
-              <Table.Td>
-                <time dateTime={entry.dateCreated}>{format(entry.dateCreated)}</time>
-              </Table.Td>
-              <Table.Td>{t(`orders.history.events.${entry.eventType}`, { defaultValue: entry.eventType })}</Table.Td>
-              <Table.Td>{entry.actor ?? '—'}</Table.Td>
-              <Table.Td>{entry.subject ? <Code title={entry.subject}>{entry.subject.slice(0, 8)}</Code> : '—'}</Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-    </Table.ScrollContainer>
+    <DataTable
+      compact
+      testId="order-history"
+      minWidth={640}
+      caption={t('orders.history.caption', { count: order.history.length })}
+      columns={[t('orders.history.date'), t('orders.history.event'), t('orders.history.actor'), t('orders.history.subject')]}
+    >
+      {order.history.map((entry, index) => (
+        <Table.Tr key={`${entry.dateCreated}-${index}`} data-event={entry.eventType}>
+          <Table.Td>
+            <time dateTime={entry.dateCreated}>{format(entry.dateCreated)}</time>
+          </Table.Td>
+          <Table.Td>{t(`orders.history.events.${entry.eventType}`, { defaultValue: entry.eventType })}</Table.Td>
+          <Table.Td>{entry.actor ?? '—'}</Table.Td>
+          <Table.Td>{entry.subject ? <Code title={entry.subject}>{entry.subject.slice(0, 8)}</Code> : '—'}</Table.Td>
+        </Table.Tr>
+      ))}
+    </DataTable>
   );
 }
 

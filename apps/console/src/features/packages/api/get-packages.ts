@@ -1,7 +1,8 @@
 import { ZPackage, ZPage } from '@manifold/contract';
-import { keepPreviousData, queryOptions, useQuery } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { z } from 'zod';
 import { apiRequest } from '../../../lib/api-client';
+import { pagedListQueryOptions } from '../../../lib/paging';
 
 export const ZGetPackagesInput = z.object({
   pageNum: z.number().int().min(1),
@@ -18,11 +19,7 @@ export function getPackages(input: GetPackagesInput, signal?: AbortSignal) {
 }
 
 export function packagesQueryOptions(input: GetPackagesInput) {
-  return queryOptions({
-    queryKey: ['packages', 'list', input],
-    queryFn: ({ signal }) => getPackages(input, signal),
-    placeholderData: keepPreviousData,
-  });
+  return pagedListQueryOptions(['packages', 'list', input], (signal) => getPackages(input, signal));
 }
 
 export function usePackages(input: GetPackagesInput) {

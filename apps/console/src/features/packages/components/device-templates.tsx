@@ -1,4 +1,4 @@
-import { ActionIcon, Alert, Button, Code, FileButton, Group, List, Stack, Table, Text, Tooltip } from '@mantine/core';
+import { Button, Code, FileButton, Group, List, Stack, Table, Text, Tooltip } from '@mantine/core';
 import type { TDeviceTemplate } from '@manifold/contract';
 import { IconDownload, IconTrash, IconUpload } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
@@ -14,7 +14,9 @@ import { useDeleteDeviceTemplate } from '../api/delete-device-template';
 import { packageQueryKey } from '../api/get-package';
 import { importDeviceTemplate } from '../api/import-device-template';
 import { useConfirm } from '../../../components/confirm-modal';
-import { ErrorAlert } from '../../../components/error-alert';
+import { DataTable } from '../../../components/data-table';
+import { IconAction } from '../../../components/icon-action';
+import { ErrorAlert, TitledErrorAlert } from '../../../components/error-alert';
 
 interface ImportProblem {
   path: string | undefined;
@@ -123,17 +125,7 @@ export function DeviceTemplates({ dsiId, templates, canEdit }: DeviceTemplatesPr
         </Button>
       </Group>
       {failure ? (
-        <Alert
-          color="red"
-          variant="light"
-          role="alert"
-          title={
-            <Text span fw={700} size="sm" c="red.9">
-              {t('packages.templates.invalid', { name: failure.fileName })}
-            </Text>
-          }
-          data-testid="template-errors"
-        >
+        <TitledErrorAlert title={t('packages.templates.invalid', { name: failure.fileName })} data-testid="template-errors">
           <List size="sm" spacing={4}>
             {failure.problems.map((problem, index) => (
               <List.Item key={`${problem.path ?? ''}-${index}`}>
@@ -141,73 +133,60 @@ export function DeviceTemplates({ dsiId, templates, canEdit }: DeviceTemplatesPr
               </List.Item>
             ))}
           </List>
-        </Alert>
+        </TitledErrorAlert>
       ) : null}
       {error ? <ErrorAlert>{error}</ErrorAlert> : null}
-      <Table.ScrollContainer minWidth={720}>
-        <Table striped data-testid="device-templates">
-          <Table.Caption>{t('packages.templates.caption', { total: templates.length })}</Table.Caption>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th scope="col">{t('packages.templates.name')}</Table.Th>
-              <Table.Th scope="col">{t('packages.templates.target')}</Table.Th>
-              <Table.Th scope="col">{t('packages.templates.parameters')}</Table.Th>
-              <Table.Th scope="col">{t('packages.templates.parameterVersion')}</Table.Th>
-              <Table.Th scope="col">{t('packages.templates.sha256')}</Table.Th>
-              {canEdit ? <Table.Th scope="col">{t('common.actions')}</Table.Th> : null}
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {templates.map((template) => (
-              <Table.Tr key={template.deviceTemplateId} data-template-name={template.name}>
-                <Table.Td>
-                  <Stack gap={2}>
-                    <Text size="sm" fw={500}>
-                      {template.name}
-                    </Text>
-                    {template.description ? (
-                      <Text size="xs" c="dimmed">
-                        {template.description}
-                      </Text>
-                    ) : null}
-                  </Stack>
-                </Table.Td>
-                <Table.Td>{targetText(template)}</Table.Td>
-                <Table.Td>{template.parameterCount}</Table.Td>
-                <Table.Td>{template.parameterVersion ?? ''}</Table.Td>
-                <Table.Td>
-                  <Tooltip label={template.sha256}>
-                    <Code>{template.sha256.slice(0, 12)}…</Code>
-                  </Tooltip>
-                </Table.Td>
-                {canEdit ? (
-                  <Table.Td>
-                    <Tooltip label={t('common.delete')}>
-                      <ActionIcon
-                        variant="subtle"
-                        color="red"
-                        aria-label={t('packages.templates.deleteNamed', { name: template.name })}
-                        onClick={() => confirmDelete(template)}
-                      >
-                        <IconTrash size={16} aria-hidden />
-                      </ActionIcon>
-                    </Tooltip>
-                  </Table.Td>
-                ) : null}
-              </Table.Tr>
-            ))}
-            {templates.length === 0 ? (
-              <Table.Tr>
-                <Table.Td colSpan={canEdit ? 6 : 5}>
-                  <Text c="dimmed" ta="center" size="sm">
-                    {t('packages.templates.empty')}
+      <DataTable
+        compact
+        testId="device-templates"
+        minWidth={720}
+        caption={t('packages.templates.caption', { total: templates.length })}
+        columns={[
+          t('packages.templates.name'),
+          t('packages.templates.target'),
+          t('packages.templates.parameters'),
+          t('packages.templates.parameterVersion'),
+          t('packages.templates.sha256'),
+          canEdit ? t('common.actions') : null,
+        ]}
+        empty={templates.length === 0 ? t('packages.templates.empty') : null}
+      >
+        {templates.map((template) => (
+          <Table.Tr key={template.deviceTemplateId} data-template-name={template.name}>
+            <Table.Td>
+              <Stack gap={2}>
+                <Text size="sm" fw={500}>
+                  {template.name}
+                </Text>
+                {template.description ? (
+                  <Text size="xs" c="dimmed">
+                    {template.description}
                   </Text>
-                </Table.Td>
-              </Table.Tr>
+                ) : null}
+              </Stack>
+            </Table.Td>
+            <Table.Td>{targetText(template)}</Table.Td>
+            <Table.Td>{template.parameterCount}</Table.Td>
+            <Table.Td>{template.parameterVersion ?? ''}</Table.Td>
+            <Table.Td>
+              <Tooltip label={template.sha256}>
+                <Code>{template.sha256.slice(0, 12)}…</Code>
+              </Tooltip>
+            </Table.Td>
+            {canEdit ? (
+              <Table.Td>
+                <IconAction
+                  tooltip={t('common.delete')}
+                  label={t('packages.templates.deleteNamed', { name: template.name })}
+                  icon={IconTrash}
+                  color="red"
+                  onClick={() => confirmDelete(template)}
+                />
+              </Table.Td>
             ) : null}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
+          </Table.Tr>
+        ))}
+      </DataTable>
     </Stack>
   );
 }

@@ -1,4 +1,5 @@
 import { Button, Code, Group, Stack, Table, Text } from '@mantine/core';
+import { DataTable } from '../../../components/data-table';
 import type { TDsiEntry } from '@manifold/contract';
 import { IconHammer } from '@tabler/icons-react';
 import { useState } from 'react';
@@ -47,55 +48,45 @@ export function PackageBuilds({ dsiId, revisions, canEdit }: PackageBuildsProps)
         </Group>
       ) : null}
       {error ? <ErrorAlert data-testid="build-error">{error}</ErrorAlert> : null}
-      <Table.ScrollContainer minWidth={760}>
-        <Table striped data-testid="package-revisions">
-          <Table.Caption>{t('packages.builds.caption', { total: revisions.length })}</Table.Caption>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th scope="col">{t('packages.builds.number')}</Table.Th>
-              <Table.Th scope="col">{t('packages.builds.packageVersion')}</Table.Th>
-              <Table.Th scope="col">{t('packages.builds.date')}</Table.Th>
-              <Table.Th scope="col">{t('packages.builds.digest')}</Table.Th>
-              <Table.Th scope="col">{t('packages.builds.signedBy')}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {sorted.map((revision) => (
-              <Table.Tr key={revision.revisionId} data-dsi-version={revision.dsiVersion}>
-                <Table.Td>{revision.dsiVersion}</Table.Td>
-                <Table.Td>{revision.version}</Table.Td>
-                <Table.Td>
-                  <time dateTime={revision.dateCreated}>{format(revision.dateCreated)}</time>
-                </Table.Td>
-                <Table.Td>
-                  <Text size="xs" c="dimmed" component="span">
-                    {revision.digestMethod}{' '}
-                  </Text>
-                  <Code style={{ overflowWrap: 'anywhere', whiteSpace: 'normal' }} data-testid="revision-digest">
-                    {revision.digestValue}
-                  </Code>
-                </Table.Td>
-                <Table.Td>
-                  {revision.publicKeySN ? (
-                    <Code style={{ overflowWrap: 'anywhere', whiteSpace: 'normal' }}>{revision.publicKeySN}</Code>
-                  ) : (
-                    '—'
-                  )}
-                </Table.Td>
-              </Table.Tr>
-            ))}
-            {revisions.length === 0 ? (
-              <Table.Tr>
-                <Table.Td colSpan={5}>
-                  <Text c="dimmed" ta="center" size="sm">
-                    {t('packages.builds.empty')}
-                  </Text>
-                </Table.Td>
-              </Table.Tr>
-            ) : null}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
+      <DataTable
+        compact
+        testId="package-revisions"
+        minWidth={760}
+        caption={t('packages.builds.caption', { total: revisions.length })}
+        columns={[
+          t('packages.builds.number'),
+          t('packages.builds.packageVersion'),
+          t('packages.builds.date'),
+          t('packages.builds.digest'),
+          t('packages.builds.signedBy'),
+        ]}
+        empty={revisions.length === 0 ? t('packages.builds.empty') : null}
+      >
+        {sorted.map((revision) => (
+          <Table.Tr key={revision.revisionId} data-dsi-version={revision.dsiVersion}>
+            <Table.Td>{revision.dsiVersion}</Table.Td>
+            <Table.Td>{revision.version}</Table.Td>
+            <Table.Td>
+              <time dateTime={revision.dateCreated}>{format(revision.dateCreated)}</time>
+            </Table.Td>
+            <Table.Td>
+              <Text size="xs" c="dimmed" component="span">
+                {revision.digestMethod}{' '}
+              </Text>
+              <Code style={{ overflowWrap: 'anywhere', whiteSpace: 'normal' }} data-testid="revision-digest">
+                {revision.digestValue}
+              </Code>
+            </Table.Td>
+            <Table.Td>
+              {revision.publicKeySN ? (
+                <Code style={{ overflowWrap: 'anywhere', whiteSpace: 'normal' }}>{revision.publicKeySN}</Code>
+              ) : (
+                '—'
+              )}
+            </Table.Td>
+          </Table.Tr>
+        ))}
+      </DataTable>
     </Stack>
   );
 }

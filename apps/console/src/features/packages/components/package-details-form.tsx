@@ -1,4 +1,4 @@
-import { Alert, Button, FileButton, Group, Image, Stack, Switch, Text, TextInput, Textarea } from '@mantine/core';
+import { Button, FileButton, Group, Image, Stack, Switch, Text, TextInput, Textarea } from '@mantine/core';
 import type { TPackage } from '@manifold/contract';
 import { IconPhoto, IconRefresh, IconTrash } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
@@ -8,7 +8,7 @@ import { useFields } from '../../../hooks/use-fields';
 import { isApiError } from '../../../lib/api-errors';
 import { useAuthorizedImage } from '../../../lib/authorized-image';
 import { useSavePackage } from '../api/save-package';
-import { ErrorAlert } from '../../../components/error-alert';
+import { ErrorAlert, TitledErrorAlert } from '../../../components/error-alert';
 
 const noErrors: FormErrors = { fields: {}, general: [] };
 const fieldNames = ['designName', 'description', 'companyName', 'multiPlaten', 'displayImage'] as const;
@@ -99,17 +99,7 @@ export function PackageDetailsForm({ pkg, readOnly = false, onSaved, onReload, o
     <form onSubmit={submit} noValidate aria-label={pkg ? t('packages.details.heading') : t('packages.createTitle')}>
       <Stack>
         {conflict ? (
-          <Alert
-            color="red"
-            variant="light"
-            role="alert"
-            title={
-              <Text span fw={700} size="sm" c="red.9">
-                {t('packages.details.conflictTitle')}
-              </Text>
-            }
-            data-testid="version-conflict"
-          >
+          <TitledErrorAlert title={t('packages.details.conflictTitle')} data-testid="version-conflict">
             <Stack gap="xs">
               <Text size="sm">{t('packages.details.conflict', { version: pkg?.version ?? 0 })}</Text>
               {onReload ? (
@@ -120,7 +110,7 @@ export function PackageDetailsForm({ pkg, readOnly = false, onSaved, onReload, o
                 </Group>
               ) : null}
             </Stack>
-          </Alert>
+          </TitledErrorAlert>
         ) : null}
         {errors.general.length > 0 ? <ErrorAlert>{errors.general.join(' ')}</ErrorAlert> : null}
         <TextInput

@@ -1,4 +1,4 @@
-import { ActionIcon, Button, Code, FileButton, Group, Stack, Switch, Table, Text, Tooltip } from '@mantine/core';
+import { Button, Code, FileButton, Group, Stack, Switch, Table, Text, Tooltip } from '@mantine/core';
 import type { TPackageFile } from '@manifold/contract';
 import { IconDownload, IconTrash, IconUpload } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
@@ -14,6 +14,8 @@ import { packageQueryKey } from '../api/get-package';
 import { useSetFilePrivacy } from '../api/set-file-privacy';
 import { uploadPackageFile } from '../api/upload-package-file';
 import { useConfirm } from '../../../components/confirm-modal';
+import { DataTable } from '../../../components/data-table';
+import { IconAction } from '../../../components/icon-action';
 import { ErrorAlert } from '../../../components/error-alert';
 
 export interface PackageFilesProps {
@@ -105,102 +107,85 @@ export function PackageFiles({ dsiId, files, canEdit }: PackageFilesProps) {
         </Text>
       ) : null}
       {uploadError ? <ErrorAlert>{uploadError}</ErrorAlert> : null}
-      <Table.ScrollContainer minWidth={760}>
-        <Table striped data-testid="package-files">
-          <Table.Caption>{t('packages.files.caption', { total: files.length })}</Table.Caption>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th scope="col">{t('packages.files.name')}</Table.Th>
-              <Table.Th scope="col">{t('packages.files.size')}</Table.Th>
-              <Table.Th scope="col">{t('packages.files.sha256')}</Table.Th>
-              <Table.Th scope="col">{t('packages.files.added')}</Table.Th>
-              <Table.Th scope="col">{t('packages.files.public')}</Table.Th>
-              <Table.Th scope="col">{t('common.actions')}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {files.map((file) => (
-              <Table.Tr key={file.fileId} data-file-name={file.fileName}>
-                <Table.Td>
-                  <Stack gap={2}>
-                    <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
-                      {file.fileName}
-                    </Text>
-                    {errors[file.fileId] ? (
-                      <Text size="xs" c="red.9" role="alert">
-                        {errors[file.fileId]}
-                      </Text>
-                    ) : null}
-                  </Stack>
-                </Table.Td>
-                <Table.Td>{formatBytes(file.size, i18n.language)}</Table.Td>
-                <Table.Td>
-                  <Tooltip label={file.sha256}>
-                    <Code>{file.sha256.slice(0, 12)}…</Code>
-                  </Tooltip>
-                </Table.Td>
-                <Table.Td>
-                  <time dateTime={file.dateCreated}>{format(file.dateCreated)}</time>
-                </Table.Td>
-                <Table.Td>
-                  <Switch
-                    checked={file.isPublic}
-                    disabled={!canEdit || (privacy.isPending && privacy.variables.fileId === file.fileId)}
-                    aria-label={t('packages.files.publicNamed', { name: file.fileName })}
-                    label={file.isPublic ? t('packages.files.isPublic') : t('packages.files.isPrivate')}
-                    onChange={(event) => {
-                      clearError(file.fileId);
-                      privacy.mutate(
-                        { fileId: file.fileId, isPublic: event.currentTarget.checked },
-                        { onError: (error) => fileError(file.fileId, error) },
-                      );
-                    }}
-                  />
-                </Table.Td>
-                <Table.Td>
-                  <Group gap={4} wrap="nowrap">
-                    <Tooltip label={t('packages.files.download')}>
-                      <ActionIcon
-                        variant="subtle"
-                        color="gray"
-                        loading={download.isPending && download.variables.fileId === file.fileId}
-                        aria-label={t('packages.files.downloadNamed', { name: file.fileName })}
-                        onClick={() => {
-                          clearError(file.fileId);
-                          download.mutate(file, { onError: (error) => fileError(file.fileId, error) });
-                        }}
-                      >
-                        <IconDownload size={16} aria-hidden />
-                      </ActionIcon>
-                    </Tooltip>
-                    {canEdit ? (
-                      <Tooltip label={t('common.delete')}>
-                        <ActionIcon
-                          variant="subtle"
-                          color="red"
-                          aria-label={t('packages.files.deleteNamed', { name: file.fileName })}
-                          onClick={() => confirmDelete(file)}
-                        >
-                          <IconTrash size={16} aria-hidden />
-                        </ActionIcon>
-                      </Tooltip>
-                    ) : null}
-                  </Group>
-                </Table.Td>
-              </Table.Tr>
-            ))}
-            {files.length === 0 ? (
-              <Table.Tr>
-                <Table.Td colSpan={6}>
-                  <Text c="dimmed" ta="center" size="sm">
-                    {t('packages.files.empty')}
+      <DataTable
+        compact
+        testId="package-files"
+        minWidth={760}
+        caption={t('packages.files.caption', { total: files.length })}
+        columns={[
+          t('packages.files.name'),
+          t('packages.files.size'),
+          t('packages.files.sha256'),
+          t('packages.files.added'),
+          t('packages.files.public'),
+          t('common.actions'),
+        ]}
+        empty={files.length === 0 ? t('packages.files.empty') : null}
+      >
+        {files.map((file) => (
+          <Table.Tr key={file.fileId} data-file-name={file.fileName}>
+            <Table.Td>
+              <Stack gap={2}>
+                <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+                  {file.fileName}
+                </Text>
+                {errors[file.fileId] ? (
+                  <Text size="xs" c="red.9" role="alert">
+                    {errors[file.fileId]}
                   </Text>
-                </Table.Td>
-              </Table.Tr>
-            ) : null}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
+                ) : null}
+              </Stack>
+            </Table.Td>
+            <Table.Td>{formatBytes(file.size, i18n.language)}</Table.Td>
+            <Table.Td>
+              <Tooltip label={file.sha256}>
+                <Code>{file.sha256.slice(0, 12)}…</Code>
+              </Tooltip>
+            </Table.Td>
+            <Table.Td>
+              <time dateTime={file.dateCreated}>{format(file.dateCreated)}</time>
+            </Table.Td>
+            <Table.Td>
+              <Switch
+                checked={file.isPublic}
+                disabled={!canEdit || (privacy.isPending && privacy.variables.fileId === file.fileId)}
+                aria-label={t('packages.files.publicNamed', { name: file.fileName })}
+                label={file.isPublic ? t('packages.files.isPublic') : t('packages.files.isPrivate')}
+                onChange={(event) => {
+                  clearError(file.fileId);
+                  privacy.mutate(
+                    { fileId: file.fileId, isPublic: event.currentTarget.checked },
+                    { onError: (error) => fileError(file.fileId, error) },
+                  );
+                }}
+              />
+            </Table.Td>
+            <Table.Td>
+              <Group gap={4} wrap="nowrap">
+                <IconAction
+                  tooltip={t('packages.files.download')}
+                  label={t('packages.files.downloadNamed', { name: file.fileName })}
+                  icon={IconDownload}
+                  loading={download.isPending && download.variables.fileId === file.fileId}
+                  onClick={() => {
+                    clearError(file.fileId);
+                    download.mutate(file, { onError: (error) => fileError(file.fileId, error) });
+                  }}
+                />
+                {canEdit ? (
+                  <IconAction
+                    tooltip={t('common.delete')}
+                    label={t('packages.files.deleteNamed', { name: file.fileName })}
+                    icon={IconTrash}
+                    color="red"
+                    onClick={() => confirmDelete(file)}
+                  />
+                ) : null}
+              </Group>
+            </Table.Td>
+          </Table.Tr>
+        ))}
+      </DataTable>
     </Stack>
   );
 }

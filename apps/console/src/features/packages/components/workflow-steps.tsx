@@ -1,6 +1,6 @@
-import { ActionIcon, Badge, Button, Card, Group, Modal, Stack, Text, Tooltip, VisuallyHidden } from '@mantine/core';
+import { Badge, Button, Card, Group, Stack, Text, VisuallyHidden } from '@mantine/core';
 import type { TDeviceTemplate, TWorkflowStep } from '@manifold/contract';
-import { IconArrowDown, IconArrowUp, IconGripVertical, IconPencil, IconPlus, IconTrash } from '@tabler/icons-react';
+import { IconArrowDown, IconArrowUp, IconGripVertical, IconPlus } from '@tabler/icons-react';
 import { useRef, useState, type DragEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { apiErrorMessage } from '../../../components/api-error-message';
@@ -10,6 +10,9 @@ import { moveItem, useReorderWorkflowSteps } from '../api/reorder-workflow-steps
 import { WorkflowStepForm } from './workflow-step-form';
 import { useConfirm } from '../../../components/confirm-modal';
 import { ErrorAlert } from '../../../components/error-alert';
+import { FormModal } from '../../../components/form-modal';
+import { IconAction } from '../../../components/icon-action';
+import { EditDeleteActions } from '../../../components/row-actions';
 
 type Editing = { mode: 'add' } | { mode: 'edit'; step: TWorkflowStep } | null;
 
@@ -176,48 +179,26 @@ export function WorkflowSteps({ dsiId, steps, templates, canEdit }: WorkflowStep
                   </Group>
                   {canEdit ? (
                     <Group gap={4} wrap="nowrap">
-                      <Tooltip label={t('packages.steps.moveUp')}>
-                        <ActionIcon
-                          variant="subtle"
-                          color="gray"
-                          disabled={index === 0 || reorder.isPending}
-                          aria-label={t('packages.steps.moveUpNamed', { name: label })}
-                          onClick={() => move(index, index - 1)}
-                        >
-                          <IconArrowUp size={16} aria-hidden />
-                        </ActionIcon>
-                      </Tooltip>
-                      <Tooltip label={t('packages.steps.moveDown')}>
-                        <ActionIcon
-                          variant="subtle"
-                          color="gray"
-                          disabled={index === steps.length - 1 || reorder.isPending}
-                          aria-label={t('packages.steps.moveDownNamed', { name: label })}
-                          onClick={() => move(index, index + 1)}
-                        >
-                          <IconArrowDown size={16} aria-hidden />
-                        </ActionIcon>
-                      </Tooltip>
-                      <Tooltip label={t('common.edit')}>
-                        <ActionIcon
-                          variant="subtle"
-                          color="gray"
-                          aria-label={t('packages.steps.editNamed', { name: label })}
-                          onClick={() => setEditing({ mode: 'edit', step })}
-                        >
-                          <IconPencil size={16} aria-hidden />
-                        </ActionIcon>
-                      </Tooltip>
-                      <Tooltip label={t('common.delete')}>
-                        <ActionIcon
-                          variant="subtle"
-                          color="red"
-                          aria-label={t('packages.steps.deleteNamed', { name: label })}
-                          onClick={() => confirmDelete(step)}
-                        >
-                          <IconTrash size={16} aria-hidden />
-                        </ActionIcon>
-                      </Tooltip>
+                      <IconAction
+                        tooltip={t('packages.steps.moveUp')}
+                        label={t('packages.steps.moveUpNamed', { name: label })}
+                        icon={IconArrowUp}
+                        disabled={index === 0 || reorder.isPending}
+                        onClick={() => move(index, index - 1)}
+                      />
+                      <IconAction
+                        tooltip={t('packages.steps.moveDown')}
+                        label={t('packages.steps.moveDownNamed', { name: label })}
+                        icon={IconArrowDown}
+                        disabled={index === steps.length - 1 || reorder.isPending}
+                        onClick={() => move(index, index + 1)}
+                      />
+                      <EditDeleteActions
+                        editLabel={t('packages.steps.editNamed', { name: label })}
+                        deleteLabel={t('packages.steps.deleteNamed', { name: label })}
+                        onEdit={() => setEditing({ mode: 'edit', step })}
+                        onDelete={() => confirmDelete(step)}
+                      />
                     </Group>
                   ) : null}
                 </Group>
@@ -226,12 +207,10 @@ export function WorkflowSteps({ dsiId, steps, templates, canEdit }: WorkflowStep
           })}
         </Stack>
       )}
-      <Modal
+      <FormModal
         opened={editing !== null}
         onClose={() => setEditing(null)}
         title={editing?.mode === 'edit' ? t('packages.steps.editTitle') : t('packages.steps.addTitle')}
-        size="lg"
-        closeButtonProps={{ 'aria-label': t('common.close') }}
       >
         {editing ? (
           <WorkflowStepForm
@@ -246,7 +225,7 @@ export function WorkflowSteps({ dsiId, steps, templates, canEdit }: WorkflowStep
             }}
           />
         ) : null}
-      </Modal>
+      </FormModal>
     </Stack>
   );
 }

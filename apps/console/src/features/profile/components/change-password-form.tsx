@@ -15,6 +15,11 @@ const fieldOfToken: Record<string, string> = {
   userHasNoPassword: 'password',
 };
 const empty = { currentPassword: '', password: '', confirmation: '' };
+const passwordInputs = [
+  { name: 'currentPassword', label: 'profile.currentPassword', autoComplete: 'current-password' },
+  { name: 'password', label: 'profile.newPassword', autoComplete: 'new-password' },
+  { name: 'confirmation', label: 'profile.confirmPassword', autoComplete: 'new-password' },
+] as const;
 
 export function ChangePasswordForm({ username }: { username: string }) {
   const { t } = useTranslation();
@@ -45,33 +50,18 @@ export function ChangePasswordForm({ username }: { username: string }) {
     <form onSubmit={submit} noValidate aria-labelledby="profile-password-heading">
       <Stack maw={420}>
         {errors.general.length > 0 ? <ErrorAlert>{errors.general.join(' ')}</ErrorAlert> : null}
-        <PasswordInput
-          label={t('profile.currentPassword')}
-          name="currentPassword"
-          autoComplete="current-password"
-          withAsterisk
-          value={values.currentPassword}
-          error={errors.fields.currentPassword}
-          onChange={(event) => setField('currentPassword', event.currentTarget.value)}
-        />
-        <PasswordInput
-          label={t('profile.newPassword')}
-          name="password"
-          autoComplete="new-password"
-          withAsterisk
-          value={values.password}
-          error={errors.fields.password}
-          onChange={(event) => setField('password', event.currentTarget.value)}
-        />
-        <PasswordInput
-          label={t('profile.confirmPassword')}
-          name="confirmation"
-          autoComplete="new-password"
-          withAsterisk
-          value={values.confirmation}
-          error={errors.fields.confirmation}
-          onChange={(event) => setField('confirmation', event.currentTarget.value)}
-        />
+        {passwordInputs.map(({ name, label, autoComplete }) => (
+          <PasswordInput
+            key={name}
+            label={t(label)}
+            name={name}
+            autoComplete={autoComplete}
+            withAsterisk
+            value={values[name]}
+            error={errors.fields[name]}
+            onChange={(event) => setField(name, event.currentTarget.value)}
+          />
+        ))}
         <Group justify="flex-end">
           <Button type="submit" loading={mutation.isPending}>
             {t('profile.changePassword')}

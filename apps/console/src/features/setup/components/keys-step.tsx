@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, Group, Modal, Radio, Stack, Text } from '@mantine/core';
+import { Alert, Badge, Button, Group, Radio, Stack, Text } from '@mantine/core';
 import { keyTypes, type TKeyType } from '@manifold/contract';
 import { IconKey, IconRefresh } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
@@ -7,6 +7,7 @@ import { formErrorsFrom, type FormErrors } from '../../../components/api-error-m
 import { alerts } from '../../../lib/alerts';
 import { useProvisionKeys } from '../api/provision-keys';
 import { ErrorAlert } from '../../../components/error-alert';
+import { FormModal } from '../../../components/form-modal';
 
 const noErrors: FormErrors = { fields: {}, general: [] };
 const fieldNames = ['keyType', 'rekey'] as const;
@@ -105,12 +106,7 @@ export function KeysStep({ keyType }: { keyType: TKeyType | null }) {
           {t('setup.keys.rekey')}
         </Button>
       </Group>
-      <Modal
-        opened={rekeyOpen}
-        onClose={() => setRekeyOpen(false)}
-        title={t('setup.keys.rekeyTitle')}
-        closeButtonProps={{ 'aria-label': t('common.close') }}
-      >
+      <FormModal opened={rekeyOpen} onClose={() => setRekeyOpen(false)} title={t('setup.keys.rekeyTitle')} size="md">
         <form onSubmit={rekey} noValidate aria-label={t('setup.keys.rekeyTitle')}>
           <Stack>
             <Alert color="orange" variant="light">
@@ -128,7 +124,7 @@ export function KeysStep({ keyType }: { keyType: TKeyType | null }) {
             </Group>
           </Stack>
         </form>
-      </Modal>
+      </FormModal>
     </Stack>
   );
 }

@@ -1,8 +1,8 @@
 import { ZPage, ZUserProfile } from '@manifold/contract';
-import { keepPreviousData, queryOptions, useQuery } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { z } from 'zod';
 import { apiRequest } from '../../../lib/api-client';
-import { taggedMeta } from '../../../lib/query-tags';
+import { pagedListQueryOptions } from '../../../lib/paging';
 
 export const ZGetUsersInput = z.object({
   pageNum: z.number().int().min(1),
@@ -19,12 +19,7 @@ export function getUsers(input: GetUsersInput, signal?: AbortSignal) {
 }
 
 export function usersQueryOptions(input: GetUsersInput) {
-  return queryOptions({
-    queryKey: ['users', 'list', input],
-    queryFn: ({ signal }) => getUsers(input, signal),
-    placeholderData: keepPreviousData,
-    meta: taggedMeta('users'),
-  });
+  return pagedListQueryOptions(['users', 'list', input], (signal) => getUsers(input, signal), 'users');
 }
 
 export function useUsers(input: GetUsersInput) {

@@ -1,0 +1,74 @@
+import { Button, Group, SimpleGrid, Stack, TextInput } from '@mantine/core';
+import { IconFilter } from '@tabler/icons-react';
+import { useState, type FormEvent, type ReactNode } from 'react';
+
+export interface TextFilterFormProps<TName extends string> {
+  /** The form's accessible name. */
+  title: string;
+  /** The text filters in the order they are shown. */
+  fields: readonly { name: TName; label: string }[];
+  /** The filters in force (from the address): the form starts with them. */
+  applied: Partial<Record<TName, string>>;
+  /** Apply: each filter trimmed, undefined when blank; Clear: every filter undefined. */
+  onApply: (filters: Record<TName, string | undefined>) => void;
+  applyLabel: string;
+  clearLabel: string;
+  /** Controls that take effect at once (sorting, the archived switch), right of the buttons. */
+  children?: ReactNode;
+}
+
+/** Text filters of a list, applied together with a button (or Enter) and cleared together. */
+export function TextFilterForm<TName extends string>({
+  title,
+  fields,
+  applied,
+  onApply,
+  applyLabel,
+  clearLabel,
+  children,
+}: TextFilterFormProps<TName>) {
+  const each = <T,>(value: (name: TName) => T) =>
+    Object.fromEntries(fields.map(({ name }) => [name, value(name)])) as Record<TName, T>;
+  const [values, setValues] = useState<Record<TName, string>>(() => each((name) => applied[name] ?? ''));
+
+  const apply = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    onApply(each((name) => values[name].trim() || undefined));
+  };
+
+  const clear = () => {
+    setValues(each(() => ''));
+    onApply(each(() => undefined));
+  };
+
+  return (
+    <form onSubmit={apply} aria-label={title}>
+      <Stack gap="sm">
+        <SimpleGrid cols={{ base: 1, sm: 3 }}>
+          {fields.map(({ name, label }) => (
+            <TextInput
+              key={name}
+              label={label}
+              value={values[name]}
+              onChange={(event) => {
+                const value = event.currentTarget.value;
+                setValues((previous) => ({ ...previous, [name]: value }));
+              }}
+            />
+          ))}
+        </SimpleGrid>
+        <Group justify="space-between" align="flex-end">
+          <Group>
+            <Button type="submit" variant="default" leftSection={<IconFilter size={16} aria-hidden />}>
+              {applyLabel}
+            </Button>
+            <Button variant="default" onClick={clear}>
+              {clearLabel}
+            </Button>
+          </Group>
+          {children}
+        </Group>
+      </Stack>
+    </form>
+  );
+}

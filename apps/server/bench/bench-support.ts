@@ -1,0 +1,68 @@
+import autocannon from 'autocannon';
+import path from 'node:path';
+import { startServer, type ServerProcess } from '../test/helpers/server-process.js';
+
+/** The first administrator's password on every benchmark server. */
+export const benchPassword = 'Bench-password-1';
+
+export interface BenchServer {
+  server: ServerProcess;
+  sessionToken: string;
+  /** The `authorization` header of the administrator's session. */
+  auth: Record<string, string>;
+}
+
+/** A server started for a benchmark with its data in `dataDir` (no console, warnings only); `env` adds or changes settings. */
+export function startBenchProcess(dataDir: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+  return startServer(
+    {
+      DATA_DIR: dataDir,
+      ADMIN_PASSWORD: benchPassword,
+      CONSOLE_DIR: path.join(dataDir, 'none'),
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+    { inheritEnv: true },
+  );
+}
+
+/** `startBenchProcess` with the first administrator logged in. */
+export async function startBenchServer(dataDir: string, env: Record<string, string> = {}): Promise<BenchServer> {
+  const server = await startBenchProcess(dataDir, env);
+  try {
+    const login = await fetch(`${server.url}/ui/user/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'admin', password: benchPassword }),
+    });
+    if (!login.ok) throw new Error(`login: ${login.status} ${await login.text()}`);
+    const { sessionToken } = (await login.json()) as { sessionToken: string };
+    return { server, sessionToken, auth: { authorization: `Bearer ${sessionToken}` } };
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+}
+
+export interface Load {
+  url: string;
+  connections: number;
+  /** Seconds. */
+  duration: number;
+  headers?: Record<string, string>;
+  method?: 'GET' | 'POST';
+  body?: string;
+}
+
+/** Requests/s, p99 and mean latency of `load`; any answer other than 2xx or any error fails the run. */
+export async function measure(title: string, { url, connections, duration, headers = {}, method = 'GET', body }: Load) {
+  const result = await autocannon({ url, connections, duration, headers, method, ...(body ? { body } : {}) });
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${title}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  return {
+    title,
+    'requests/s': Math.round(result.requests.average),
+    'p99 ms': result.latency.p99,
+    'mean ms': Number(result.latency.average.toFixed(2)),
+  };
+}

@@ -1,0 +1,81 @@
+import type { Selectable } from 'kysely';
+
+/** Tables of traceability (migration 013). */
+export interface TraceEventsTable {
+  event_id: string;
+  device_id: string;
+  sequence: number;
+  kind: string;
+  occurred_at: string;
+  authorization_id: string | null;
+  order_id: string | null;
+  dsi_id: string | null;
+  job_id: string | null;
+  quantity: number | null;
+  /** JSON object of strings. */
+  data: string;
+  previous_hash: string | null;
+  event_hash: string;
+  chain_finding: 'gap' | 'fork' | null;
+  source: 'stp' | 'xml' | 'upload';
+  /** JSON of the contract's `TTraceEventProof`. */
+  proof: string;
+  received_at: string;
+}
+
+export interface TraceChainsTable {
+  device_id: string;
+  length: number;
+  head_hash: string | null;
+  updated_at: string;
+}
+
+export type BuildState = 'started' | 'paused' | 'ended' | 'failed' | 'cancelled';
+
+export interface BuildsTable {
+  id: string;
+  device_id: string;
+  authorization_id: string;
+  order_id: string;
+  dsi_id: string;
+  job_id: string;
+  state: BuildState;
+  quantity: number;
+  started_at: string | null;
+  finished_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface PartsTable {
+  id: string;
+  build_id: string;
+  device_id: string;
+  authorization_id: string;
+  order_id: string;
+  dsi_id: string;
+  serial_number: string | null;
+  qms_state: 'NO_QMS_STEP' | 'MANUFACTURED' | 'CANCELED' | 'FAILURE';
+  counted: number;
+  event_id: string;
+  revoked: number;
+  created_at: string;
+}
+
+export interface OrderBreakageTable {
+  order_id: string;
+  given_back: number;
+}
+
+export interface TraceTables {
+  order_breakage: OrderBreakageTable;
+  builds: BuildsTable;
+  parts: PartsTable;
+  trace_events: TraceEventsTable;
+  trace_chains: TraceChainsTable;
+}
+
+export type TraceEventRow = Selectable<TraceEventsTable>;
+export type TraceChainRow = Selectable<TraceChainsTable>;
+export type BuildRow = Selectable<BuildsTable>;
+export type PartRow = Selectable<PartsTable>;

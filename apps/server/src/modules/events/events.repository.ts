@@ -1,0 +1,125 @@
+import type { Insertable, Kysely } from 'kysely';
+import type { TPage, TPageQuery } from '@manifold/contract';
+import type { Dialect } from '../../db/dialect.js';
+import { isUniqueViolation } from '../../db/dialect.js';
+import { paginate } from '../../db/paging.js';
+import type { DB } from '../../db/schema.js';
+import type { TraceChainRow, TraceEventRow, TraceEventsTable } from '../../db/schema-trace.js';
+
+/** An authorization as an event sees it: whose it is, and the order and design it belongs to. */
+export interface EventAuthorization {
+  id: string;
+  device_id: string | null;
+  state: string;
+  order_id: string;
+  dsi_id: string;
+}
+
+/** Trace events and the head of each machine's hash chain. */
+export class EventsRepository {
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly dialect: Pick<Dialect, 'forUpdate'>,
+  ) {}
+
+  /** Creates the machine's empty chain unless it exists (a racing creator's row is as good). */
+  async ensureChain(deviceId: string, now: string): Promise<void> {
+    const found = await this.db
+      .selectFrom('trace_chains')
+      .select('device_id')
+      .where('device_id', '=', deviceId)
+      .executeTakeFirst();
+    if (found) return;
+    try {
+      await this.db
+        .insertInto('trace_chains')
+        .values({ device_id: deviceId, length: 0, head_hash: null, updated_at: now })
+        .execute();
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+    }
+  }
+
+  /** The machine's chain, locked until the transaction ends: one machine's events are chained one at a time. */
+  lockChain(deviceId: string): Promise<TraceChainRow | undefined> {
+    return this.dialect
+      .forUpdate(this.db.selectFrom('trace_chains').selectAll().where('device_id', '=', deviceId))
+      .executeTakeFirst();
+  }
+
+  async advanceChain(deviceId: string, length: number, headHash: string, now: string): Promise<void> {
+    await this.db
+      .updateTable('trace_chains')
+      .set({ length, head_hash: headHash, updated_at: now })
+      .where('device_id', '=', deviceId)
+      .execute();
+  }
+
+  find(eventId: string): Promise<TraceEventRow | undefined> {
+    return this.db.selectFrom('trace_events').selectAll().where('event_id', '=', eventId).executeTakeFirst();
+  }
+
+  async hasHash(deviceId: string, hash: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('trace_events')
+      .select('event_id')
+      .where('device_id', '=', deviceId)
+      .where('event_hash', '=', hash)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async insert(row: Insertable<TraceEventsTable>): Promise<void> {
+    await this.db.insertInto('trace_events').values(row).execute();
+  }
+
+  authorization(id: string): Promise<EventAuthorization | undefined> {
+    return this.db
+      .selectFrom('authorizations')
+      .select(['id', 'device_id', 'state', 'order_id', 'dsi_id'])
+      .where('id', '=', id)
+      .executeTakeFirst();
+  }
+
+  /** The machine's events in chain order, `limit` of them after `afterSequence`. */
+  history(deviceId: string, afterSequence: number, limit: number): Promise<TraceEventRow[]> {
+    return this.db
+      .selectFrom('trace_events')
+      .selectAll()
+      .where('device_id', '=', deviceId)
+      .where('sequence', '>', afterSequence)
+      .orderBy('sequence')
+      .limit(limit)
+      .execute();
+  }
+
+  /** Events newest first (by arrival), optionally of one design. */
+  list(page: TPageQuery, filter: { dsiId?: string | undefined }): Promise<TPage<TraceEventRow>> {
+    let base = this.db.selectFrom('trace_events');
+    if (filter.dsiId) base = base.where('dsi_id', '=', filter.dsiId);
+    return paginate(
+      base,
+      page,
+      (query) => query.selectAll().orderBy('received_at', 'desc').orderBy('event_id', 'desc'),
+      (rows) => rows,
+    );
+  }
+
+  /** The eventIds of these jobs (authorization and jobId), oldest first, by job. */
+  async eventsOfJobs(jobs: { authorizationId: string; jobId: string }[]): Promise<Map<string, string[]>> {
+    const byJob = new Map<string, string[]>();
+    if (jobs.length === 0) return byJob;
+    const rows = await this.db
+      .selectFrom('trace_events')
+      .select(['event_id', 'authorization_id', 'job_id'])
+      .where('authorization_id', 'in', [...new Set(jobs.map((job) => job.authorizationId))])
+      .where('job_id', 'in', [...new Set(jobs.map((job) => job.jobId))])
+      .orderBy('sequence')
+      .execute();
+    for (const row of rows) {
+      const key = `${row.authorization_id}|${row.job_id}`;
+      byJob.set(key, [...(byJob.get(key) ?? []), row.event_id]);
+    }
+    return byJob;
+  }
+}

@@ -1,0 +1,137 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  ZBuild,
+  ZBuildListQuery,
+  ZEventListQuery,
+  ZPage,
+  ZPart,
+  ZPartListQuery,
+  ZStpEnvelope,
+  ZTraceEventEntry,
+  ZTraceEventReceipt,
+  ZTraceEventUploadResult,
+  ZTraceHistory,
+  ZTraceHistoryQuery,
+} from '@manifold/contract';
+import { readSmallForm, requiredFile } from '../../lib/multipart-parts.js';
+import { responses } from '../../lib/route-schemas.js';
+import { callerOf } from '../../plugins/auth.js';
+
+/** One XML event document is small; a file of events at most this many bytes. */
+const EVENT_XML_MAX_BYTES = 256 * 1024;
+const EVENT_FILE_MAX_BYTES = 16 * 1024 * 1024;
+
+/** Events in (docs/traceability.md): machines report signed events, users upload files of them; events, builds and parts listed. */
+export const eventsRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { events, parts } = app.services;
+  const tags = ['events'];
+
+  // `POST /apl/event` carries XML; the parser is this plugin's only (encapsulated)
+  app.addContentTypeParser(
+    ['application/xml', 'text/xml'],
+    { parseAs: 'string', bodyLimit: EVENT_XML_MAX_BYTES },
+    (_request, body, done) => done(null, body),
+  );
+
+  app.post(
+    '/apl/event',
+    {
+      schema: {
+        tags: ['partner'],
+        summary: 'A machine reports one event: a TraceEvent XML document with an enveloped signature by its signing key',
+        consumes: ['application/xml'],
+        body: z.string().min(1),
+        response: responses(ZTraceEventReceipt),
+      },
+    },
+    (request) => events.receiveXml(request.body, request.ip),
+  );
+
+  app.post(
+    '/stp/event',
+    {
+      schema: {
+        tags: ['stp'],
+        summary: 'A machine reports one event in a signed STP envelope (body: the event)',
+        body: ZStpEnvelope,
+        response: responses(ZTraceEventReceipt),
+      },
+    },
+    (request) => events.receiveStp(request.body, request.ip),
+  );
+
+  app.post(
+    '/ui/event/upload',
+    {
+      schema: {
+        tags,
+        summary: 'A JSON file of signed events (multipart: file), as event/export writes them',
+        consumes: ['multipart/form-data'],
+        response: responses(ZTraceEventUploadResult),
+      },
+    },
+    async (request) => events.upload(requiredFile(await readSmallForm(request, EVENT_FILE_MAX_BYTES)), callerOf(request)),
+  );
+
+  app.get(
+    '/ui/event/export',
+    {
+      schema: {
+        tags,
+        summary: 'A machine\u2019s event history with the signed proofs, for `npm run verify-history`',
+        querystring: ZTraceHistoryQuery,
+        response: responses(ZTraceHistory),
+      },
+    },
+    (request) => events.history(request.query.deviceId),
+  );
+
+  app.get(
+    '/ui/event/list',
+    {
+      schema: {
+        tags,
+        summary: 'Trace events, newest first (filter: dsiId)',
+        querystring: ZEventListQuery,
+        response: responses(ZPage(ZTraceEventEntry)),
+      },
+    },
+    (request) => {
+      const { dsiId, ...page } = request.query;
+      return events.list(page, { dsiId });
+    },
+  );
+
+  app.get(
+    '/ui/build/list',
+    {
+      schema: {
+        tags,
+        summary: 'Builds (the parts of one job), newest first (filter: dsiId)',
+        querystring: ZBuildListQuery,
+        response: responses(ZPage(ZBuild)),
+      },
+    },
+    (request) => {
+      const { dsiId, ...page } = request.query;
+      return parts.buildList(page, { dsiId });
+    },
+  );
+
+  app.get(
+    '/ui/part/list',
+    {
+      schema: {
+        tags,
+        summary: 'Parts, newest first, each with the events of its job (filters: dsiId, serialNumber)',
+        querystring: ZPartListQuery,
+        response: responses(ZPage(ZPart)),
+      },
+    },
+    (request) => {
+      const { dsiId, serialNumber, ...page } = request.query;
+      return parts.partList(page, { dsiId, serialNumber });
+    },
+  );
+};

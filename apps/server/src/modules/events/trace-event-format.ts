@@ -1,0 +1,133 @@
+import { DOMParser, XMLSerializer, type Element } from '@xmldom/xmldom';
+import { createHash } from 'node:crypto';
+import { stpSignedContent, type TCanonicalTraceEvent, type TTraceEventBody, type TTraceEventProof } from '@manifold/contract';
+import { parseCertificateBundle } from '../../crypto/certificates.js';
+import { verifyDetachedJws } from '../../crypto/jws.js';
+import { parseXmlSafely, verifyXmlSignature, XMLDSIG_NS } from '../../crypto/xml-signature.js';
+import { canonicalJson } from '../../lib/canonical-json.js';
+
+/**
+ * The forms of a trace event and how each is checked; no database, no server, so the offline
+ * verifier (`npm run verify-history`) uses exactly what the server uses. See docs/traceability.md.
+ */
+export const TRACE_EVENT_NS = 'urn:manifold:trace-event:1';
+export const STP_EVENT_PATH = '/stp/event';
+
+/** Element names of the XML form, in document order, with the body field each carries. */
+const XML_FIELDS = [
+  ['EventId', 'eventId'],
+  ['DeviceId', 'deviceId'],
+  ['Kind', 'kind'],
+  ['OccurredAt', 'occurredAt'],
+  ['AuthorizationId', 'authorizationId'],
+  ['JobId', 'jobId'],
+  ['Quantity', 'quantity'],
+  ['PreviousHash', 'previousHash'],
+] as const;
+const ELEMENT_NODE = 1;
+
+/** A document that is not a trace event (wrong element names, repeated fields). */
+export class TraceEventFormatError extends Error {}
+
+/** Every field present (absent optional ones as null), so the canonical JSON is one string. */
+export function canonicalEvent(body: TTraceEventBody, deviceId: string): TCanonicalTraceEvent {
+  return {
+    eventId: body.eventId,
+    deviceId,
+    kind: body.kind,
+    occurredAt: body.occurredAt,
+    authorizationId: body.authorizationId,
+    jobId: body.jobId,
+    quantity: body.quantity,
+    previousHash: body.previousHash,
+    data: body.data,
+  };
+}
+
+/** SHA-256 (lower-case hex) of the canonical JSON of the canonical event: the chain's link. */
+export function eventHash(event: TCanonicalTraceEvent): string {
+  return createHash('sha256').update(canonicalJson(event), 'utf8').digest('hex');
+}
+
+/** The XML form of an event, unsigned (a machine signs it with an enveloped XML-DSig). */
+export function traceEventXml(event: TCanonicalTraceEvent): string {
+  const document = new DOMParser().parseFromString(`<TraceEvent xmlns="${TRACE_EVENT_NS}"/>`, 'text/xml');
+  const root = document.documentElement!;
+  const add = (name: string, text: string, attributes: Record<string, string> = {}) => {
+    const element = document.createElementNS(TRACE_EVENT_NS, name);
+    for (const [attribute, value] of Object.entries(attributes)) element.setAttribute(attribute, value);
+    element.appendChild(document.createTextNode(text));
+    root.appendChild(element);
+  };
+  for (const [element, field] of XML_FIELDS) {
+    const value = event[field];
+    if (value !== null) add(element, String(value));
+  }
+  for (const [name, value] of Object.entries(event.data)) add('Data', value, { name });
+  return new XMLSerializer().serializeToString(document);
+}
+
+/**
+ * The fields of a (verified) `TraceEvent` element as the JSON body and device they stand for;
+ * the body is still to be checked against the contract's schema. `Quantity` becomes a number when
+ * it is one, so a malformed quantity fails the schema like a JSON one. `unverified`: the document
+ * still holds its signature (only to read which machine it names).
+ */
+export function fieldsOfEventXml(root: Element, unverified = false): { deviceId: string; body: Record<string, unknown> } {
+  if (root.namespaceURI !== TRACE_EVENT_NS || root.localName !== 'TraceEvent') {
+    throw new TraceEventFormatError(`The document element must be TraceEvent in ${TRACE_EVENT_NS}`);
+  }
+  const body: Record<string, unknown> = {};
+  const data: Record<string, string> = {};
+  let deviceId: string | undefined;
+  for (let child = root.firstChild; child; child = child.nextSibling) {
+    if (child.nodeType !== ELEMENT_NODE) {
+      if ((child.nodeValue ?? '').trim() !== '') throw new TraceEventFormatError('Text outside the fields of TraceEvent');
+      continue;
+    }
+    const element = child as Element;
+    if (unverified && element.namespaceURI === XMLDSIG_NS) continue; // the signature, not yet checked
+    const text = element.textContent ?? '';
+    if (element.namespaceURI !== TRACE_EVENT_NS) throw new TraceEventFormatError(`Unexpected element ${element.nodeName}`);
+    if (element.localName === 'Data') {
+      const name = element.getAttribute('name') ?? '';
+      if (name in data) throw new TraceEventFormatError(`Data ${name} appears twice`);
+      data[name] = text;
+      continue;
+    }
+    const field = XML_FIELDS.find(([name]) => name === element.localName)?.[1];
+    if (!field) throw new TraceEventFormatError(`Unexpected element ${element.localName}`);
+    if (field in body || (field === 'deviceId' && deviceId !== undefined)) {
+      throw new TraceEventFormatError(`${element.localName} appears twice`);
+    }
+    if (field === 'deviceId') deviceId = text;
+    else body[field] = field === 'quantity' && /^\d{1,9}$/.test(text) ? Number(text) : text;
+  }
+  if (deviceId === undefined) throw new TraceEventFormatError('DeviceId is missing');
+  body.data = data;
+  return { deviceId, body };
+}
+
+/** The machine an XML event names, read before its signature can be checked (no DTD, no entities). */
+export function deviceOfEventXml(xml: string): string {
+  return fieldsOfEventXml(parseXmlSafely(xml).documentElement!, true).deviceId;
+}
+
+/**
+ * Checks a proof's signature against the machine's signing certificate (PEM, or a bundle whose
+ * first certificate is the machine's) and answers the signed device and body. Throws
+ * a `CryptoError` when the signature does not verify, {@link TraceEventFormatError} when the
+ * signed document is not a trace event.
+ */
+export async function verifyProof(
+  proof: TTraceEventProof,
+  signingCertificate: string,
+): Promise<{ deviceId: string; body: Record<string, unknown> }> {
+  const certificate = parseCertificateBundle(signingCertificate)[0]!.pem;
+  if (proof.format === 'stp') {
+    const { signature, ...unsigned } = proof.envelope;
+    await verifyDetachedJws(signature, canonicalJson(stpSignedContent(unsigned, STP_EVENT_PATH)), certificate);
+    return { deviceId: unsigned.deviceId, body: unsigned.body };
+  }
+  return fieldsOfEventXml(verifyXmlSignature(proof.xml, certificate).element);
+}
