@@ -9,6 +9,7 @@ import { auditModule } from './modules/audit/audit.module.js';
 import { certificateExchangeModule } from './modules/certificate-exchange/certificate-exchange.module.js';
 import { devicesModule } from './modules/devices/devices.module.js';
 import { eventsModule } from './modules/events/events.module.js';
+import { registrationsModule } from './modules/registrations/registrations.module.js';
 import { groupsModule } from './modules/groups/groups.module.js';
 import { licensingModule } from './modules/licensing/licensing.module.js';
 import type { Core } from './modules/module.js';
@@ -70,6 +71,7 @@ export async function createModules(core: Core) {
     licensing,
     eventsModule(core, licensing.services.stp),
     auditModule(core),
+    registrationsModule(core),
     unimplementedModule(),
   ] as const;
 }

@@ -101,4 +101,20 @@ describe('keys and uploads configuration', () => {
     expect(() => loadConfig({ STORAGE_TEMP_GRACE_SECONDS: '0' })).toThrow(ConfigError);
     expect(() => loadConfig({ JOBS_CONCURRENCY: '0' })).toThrow(ConfigError);
   });
+
+  it('allows no peer calls by default and reads the peer allow-list and limits', () => {
+    const defaults = loadConfig({}).peers;
+    expect(defaults.allowedHosts.entries).toEqual([]);
+    expect(defaults).toMatchObject({ connectTimeoutMs: 5000, readTimeoutMs: 15_000, maxResponseBytes: 1024 * 1024 });
+    const peers = loadConfig({
+      PEER_ALLOWED_HOSTS: '*.example.com, 127.0.0.0/8',
+      PEER_CONNECT_TIMEOUT_MS: '1000',
+      PEER_READ_TIMEOUT_MS: '2000',
+      PEER_MAX_RESPONSE_BYTES: '4096',
+    }).peers;
+    expect(peers).toMatchObject({ connectTimeoutMs: 1000, readTimeoutMs: 2000, maxResponseBytes: 4096 });
+    expect(peers.allowedHosts.suffixes).toEqual(['example.com']);
+    expect(() => loadConfig({ PEER_ALLOWED_HOSTS: '10.0.0.0/99' })).toThrow(/PEER_ALLOWED_HOSTS: not an address range/);
+    expect(() => loadConfig({ PEER_READ_TIMEOUT_MS: '5' })).toThrow(ConfigError);
+  });
 });

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { servedDatabaseTypes } from '@manifold/contract';
+import { DEFAULT_PEER_HTTP_LIMITS, parsePeerHostPolicy, type PeerHttpConfig } from './peers/http-client.js';
 
 export type DatabaseKind = 'sqlite' | 'postgres' | 'mysql';
 
@@ -39,6 +40,8 @@ export interface Config {
   /** SQLite `synchronous`: FULL (default) survives power loss; NORMAL is faster and survives only a process crash. */
   sqliteSynchronous: 'FULL' | 'NORMAL';
   jobs: JobsConfig;
+  /** Outbound calls to peers (docs/configuration.md#peers). */
+  peers: PeerHttpConfig;
 }
 
 /** The background job runner (docs/background-jobs.md). */
@@ -154,6 +157,14 @@ export function parseKeyEncryptionKey(raw: string | undefined, name = 'KEY_ENCRY
   return key;
 }
 
+function peerHostPolicy(raw: string | undefined): PeerHttpConfig['allowedHosts'] {
+  try {
+    return parsePeerHostPolicy(raw);
+  } catch (error) {
+    throw new ConfigError(`PEER_ALLOWED_HOSTS: ${(error as Error).message}`);
+  }
+}
+
 function sqliteSynchronous(raw: string | undefined): 'FULL' | 'NORMAL' {
   const value = (raw || 'FULL').toUpperCase();
   if (value === 'FULL' || value === 'NORMAL') return value;
@@ -214,6 +225,12 @@ export function loadConfig(env: Env = process.env): Config {
       stopTimeoutMs: integer(env, 'JOBS_STOP_TIMEOUT_MS', 10_000, 0, 600_000),
       storageGraceSeconds: integer(env, 'STORAGE_SWEEP_GRACE_SECONDS', 3600, 1, 30 * 86400),
       storageTempGraceSeconds: integer(env, 'STORAGE_TEMP_GRACE_SECONDS', 120, 1, 30 * 86400),
+    },
+    peers: {
+      allowedHosts: peerHostPolicy(env.PEER_ALLOWED_HOSTS),
+      connectTimeoutMs: integer(env, 'PEER_CONNECT_TIMEOUT_MS', DEFAULT_PEER_HTTP_LIMITS.connectTimeoutMs, 100, 600_000),
+      readTimeoutMs: integer(env, 'PEER_READ_TIMEOUT_MS', DEFAULT_PEER_HTTP_LIMITS.readTimeoutMs, 100, 3_600_000),
+      maxResponseBytes: integer(env, 'PEER_MAX_RESPONSE_BYTES', DEFAULT_PEER_HTTP_LIMITS.maxResponseBytes, 1024, 1024 ** 3),
     },
   };
 }

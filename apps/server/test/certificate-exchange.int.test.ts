@@ -3,9 +3,12 @@ import type { TCertificateChainResponse } from '@manifold/contract';
 import { parseCertificateBundle } from '../src/crypto/certificates.js';
 import type { DevelopmentCa } from '../src/crypto/development-ca.js';
 import { requestPeerCertificates } from '../src/peers/certificate-exchange.client.js';
+import { DEFAULT_PEER_HTTP_LIMITS, parsePeerHostPolicy } from '../src/peers/http-client.js';
 import { multipartForm } from './helpers/multipart.js';
 import { describeEachDatabase, expectToken, type TestApp } from './helpers/test-app.js';
 import { DAY_MS, peerIdentity, testIntermediate, testRoot } from './helpers/test-pki.js';
+
+const loopbackPeers = { ...DEFAULT_PEER_HTTP_LIMITS, allowedHosts: parsePeerHostPolicy('127.0.0.0/8, ::1') };
 
 const url = '/certificate/certificateChain';
 
@@ -157,6 +160,7 @@ describeEachDatabase(
         const { credentials } = ctx().app.services;
         const answer = await requestPeerCertificates({
           peerUrl: address,
+          http: loopbackPeers,
           replyRequest: 'both',
           certificate: [peer.certificatePem],
           trustAnchors: await credentials.trustAnchors(),
@@ -169,6 +173,7 @@ describeEachDatabase(
         await expect(
           requestPeerCertificates({
             peerUrl: address,
+            http: loopbackPeers,
             replyRequest: 'both',
             certificate: [peer.certificatePem],
             trustAnchors: [networkRoot.certificatePem],
@@ -178,6 +183,7 @@ describeEachDatabase(
         await expect(
           requestPeerCertificates({
             peerUrl: address,
+            http: loopbackPeers,
             replyRequest: 'signing',
             certificate: [stranger.certificatePem],
             trustAnchors: await credentials.trustAnchors(),

@@ -21,3 +21,4 @@ export * from './identifiers.js';
 export * from './jobs.js';
 export * from './trace.js';
 export * from './audit-text.js';
+export * from './registrations.js';

@@ -63,8 +63,29 @@ export const permissions = {
   'POST /ui/admin/upload/provision': 'admin',
   'GET /ui/admin/provision/certificates': 'admin',
   'POST /ui/admin/provision/development-ca': 'admin',
+  // peer registrations (spec §6: manage list for both roles; add, delete, approve ADMIN)
+  'GET /ui/manage/list': 'anyRole',
+  'POST /ui/manage/add': 'admin',
+  'POST /ui/manage/delete': 'admin',
+  'POST /ui/manage/approve': 'admin',
+  // trace list, add, approve, delete: both roles (spec §6)
+  'GET /ui/trace/list': 'anyRole',
+  'POST /ui/trace/add': 'anyRole',
+  'POST /ui/trace/delete': 'anyRole',
+  'POST /ui/trace/approve': 'anyRole',
+  // a machine that cannot reach the server registers from its APL file (ADMIN, like device approval)
+  'POST /ui/enforce/apl/upload': 'admin',
+  // protect: admin (spec §6 "protect-related admin calls")
+  'POST /ui/protect/tokens': 'admin',
+  'GET /ui/protect/list': 'admin',
+  'POST /ui/protect/delete': 'admin',
+  'POST /ui/protect/approve': 'admin',
   // partner interfaces
   'POST /certificate/certificateChain': 'partner',
+  'POST /apl/registration/update': 'partner',
+  'POST /apl/registration/delete': 'partner',
+  'POST /apl/registration/status': 'partner',
+  'GET /apl/registration/status': 'partner',
 } as const satisfies Record<string, Access>;
 
 export type RouteKey = keyof typeof permissions;

@@ -77,6 +77,10 @@ export interface ManageInstancesTable {
   version: number;
   created_at: string;
   updated_at: string;
+  /** Shared by both sides of a registration (migration 014); null on rows made before it. */
+  registration_nonce: string | null;
+  /** SHA-256 fingerprint of the peer's signing certificate (migration 014). */
+  signing_fingerprint: string | null;
 }
 
 export interface AuthorizationsTable {

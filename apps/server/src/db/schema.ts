@@ -3,6 +3,7 @@ import type { JobTables } from './schema-jobs.js';
 import type { LicensingTables } from './schema-licensing.js';
 import type { PackageTables } from './schema-packages.js';
 import type { TraceTables } from './schema-trace.js';
+import type { PeerTables } from './schema-peers.js';
 
 /**
  * Database vocabulary: tables plural snake_case, columns snake_case. Times are ISO-8601 UTC
@@ -119,7 +120,7 @@ export interface DevelopmentCaTable {
   created_at: string;
 }
 
-export interface DB extends PackageTables, LicensingTables, JobTables, TraceTables {
+export interface DB extends PackageTables, LicensingTables, JobTables, TraceTables, PeerTables {
   users: UsersTable;
   sessions: SessionsTable;
   user_groups: UserGroupsTable;

@@ -1,4 +1,5 @@
 import type { Core, ServerModule } from '../modules/module.js';
+import { REGISTRATION_CANCEL, registrationCancelJob } from '../modules/registrations/registration-cancel.job.js';
 import { JOB_HISTORY_PURGE, jobHistoryPurgeJob } from './job-history-purge.js';
 import { type JobLog, JobRunner } from './job-runner.js';
 import { JobsRepository } from './jobs.repository.js';
@@ -16,7 +17,7 @@ export interface JobsModule extends ServerModule<{ jobs: JobsService }> {
 const HOUR = 3600;
 
 /** The background jobs: the runner with every job kind and schedule, and `GET admin/jobs`. */
-export function jobsModule({ database, storage, config: { jobs: config } }: Core, log: JobLog): JobsModule {
+export function jobsModule({ database, storage, credentials, config: { jobs: config, peers } }: Core, log: JobLog): JobsModule {
   const service = new JobsService(database);
   const runner = new JobRunner(database, service, { ...config, log });
 
@@ -33,6 +34,7 @@ export function jobsModule({ database, storage, config: { jobs: config } }: Core
   runner.schedule({ kind: STORAGE_SWEEP, everySeconds: HOUR, atStart: true });
   runner.register(JOB_HISTORY_PURGE, jobHistoryPurgeJob(new JobsRepository(database.db, database.dialect)));
   runner.schedule({ kind: JOB_HISTORY_PURGE, everySeconds: HOUR });
+  runner.register(REGISTRATION_CANCEL, registrationCancelJob(credentials, peers));
 
   return { services: { jobs: service }, runner, routes: [jobsRoutes(service)] };
 }

@@ -5,6 +5,7 @@ import { createCsr } from '../crypto/csr.js';
 import { createDevelopmentRootCa, signCsrWithDevelopmentCa, type DevelopmentCa } from '../crypto/development-ca.js';
 import { generateKeyPair } from '../crypto/key-pairs.js';
 import { requestPeerCertificates, type CertificateExchangeRequest } from './certificate-exchange.client.js';
+import { DEFAULT_PEER_HTTP_LIMITS, parsePeerHostPolicy } from './http-client.js';
 
 type Handler = (request: http.IncomingMessage, body: string, response: http.ServerResponse) => void;
 
@@ -51,6 +52,7 @@ afterAll(async () => {
 
 const request = (overrides: Partial<CertificateExchangeRequest> = {}): CertificateExchangeRequest => ({
   peerUrl: baseUrl,
+  http: { ...DEFAULT_PEER_HTTP_LIMITS, allowedHosts: parsePeerHostPolicy('127.0.0.0/8') },
   replyRequest: 'both',
   certificate: ['-----BEGIN CERTIFICATE-----\nours\n-----END CERTIFICATE-----'],
   trustAnchors: [root.certificatePem],

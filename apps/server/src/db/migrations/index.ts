@@ -7,6 +7,7 @@ import * as licensing from './010-licensing.js';
 import * as jobs from './011-jobs.js';
 import * as usernameKeys from './012-username-keys.js';
 import * as traceability from './013-traceability.js';
+import * as peers from './014-peers.js';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -22,6 +23,7 @@ const migrations: Record<string, DialectMigration> = {
   '011-jobs': jobs,
   '012-username-keys': usernameKeys,
   '013-traceability': traceability,
+  '014-peers': peers,
 };
 
 export function migrationProvider(kind: DatabaseKind): MigrationProvider {

@@ -1,7 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
-  ZAplRegistrationRequest,
-  ZAplRegistrationResponse,
   ZDevice,
   ZDeviceApproveRequest,
   ZDeviceDeleteRequest,
@@ -23,19 +21,6 @@ import { IMAGE_MAX_BYTES } from '../images/images.js';
 export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
   const { devices } = app.services;
   const tags = ['devices'];
-
-  app.post(
-    '/apl/registration/add',
-    {
-      schema: {
-        tags: ['partner'],
-        summary: 'A machine registers (aplType enforce; apl signed by its signing key); the registration is Pending',
-        body: ZAplRegistrationRequest,
-        response: responses(ZAplRegistrationResponse),
-      },
-    },
-    (request) => devices.register(request.body, request.ip),
-  );
 
   app.get(
     '/ui/device/list',

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { TDeviceParameter } from '@manifold/contract';
+import { manageTypes, type TDeviceParameter } from '@manifold/contract';
 import type { DB } from '../../db/schema.js';
 import type { ManageInstanceRow } from '../../db/schema-licensing.js';
 import type { DeviceRow, RevisionFileRow } from '../../db/schema-packages.js';
@@ -19,8 +19,14 @@ export class RecipientsRepository {
     return row && { ...row, parameters: JSON.parse(row.parameters) as TDeviceParameter[] };
   }
 
+  /** A Manage instance (not another kind of peer registration held in the same table). */
   findManage(id: string): Promise<ManageInstanceRow | undefined> {
-    return this.db.selectFrom('manage_instances').selectAll().where('id', '=', id).executeTakeFirst();
+    return this.db
+      .selectFrom('manage_instances')
+      .selectAll()
+      .where('id', '=', id)
+      .where('manage_type', 'in', manageTypes)
+      .executeTakeFirst();
   }
 
   revisionFiles(revisionId: string): Promise<RevisionFileRow[]> {

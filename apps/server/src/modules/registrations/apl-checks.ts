@@ -1,0 +1,61 @@
+import type { z } from 'zod';
+import type { TAplRegistrationRequest } from '@manifold/contract';
+import { parseCertificateBundle } from '../../crypto/certificates.js';
+import { isCryptoError } from '../../crypto/crypto-errors.js';
+import { signDetachedJws, verifyDetachedJws } from '../../crypto/jws.js';
+import { AppError } from '../../lib/app-error.js';
+import { canonicalJson } from '../../lib/canonical-json.js';
+import type { SignedApl } from '../../peers/registration.client.js';
+import type { ServerCredentials } from '../provision/server-credentials.service.js';
+
+/**
+ * A certificate chain a peer sent in an `apl` (PEM bundle, leaf first) verified against our
+ * trust anchors; answers the leaf PEM. `registrationExchangeInvalidApl` when it holds no PEM,
+ * `certificateExchangeChainVerifyFail` when it does not verify.
+ */
+export async function checkPeerChain(credentials: ServerCredentials, pem: string, field: string): Promise<string> {
+  let chain: string[];
+  try {
+    chain = parseCertificateBundle(pem).map((certificate) => certificate.pem);
+  } catch {
+    throw new AppError('registrationExchangeInvalidApl', { field, description: `${field} holds no PEM certificate` });
+  }
+  const verification = await credentials.verifyWithTrustAnchors(chain);
+  if (!verification.valid) {
+    throw new AppError('certificateExchangeChainVerifyFail', {
+      field,
+      description: `${field} does not verify (${verification.failure}): ${verification.description}`,
+    });
+  }
+  return chain[0]!;
+}
+
+/** The detached JWS `signature` over the canonical JSON of `apl`, by this certificate's key; `registrationSignatureInvalid`. */
+export async function verifyAplSignature(input: TAplRegistrationRequest, certificatePem: string): Promise<void> {
+  if (!input.signature) {
+    throw new AppError('registrationSignatureInvalid', { field: 'signature', description: 'The message carries no signature' });
+  }
+  try {
+    await verifyDetachedJws(input.signature, canonicalJson(input.apl), certificatePem);
+  } catch (error) {
+    if (!isCryptoError(error)) throw error;
+    throw new AppError('registrationSignatureInvalid', {
+      field: 'signature',
+      description: `The signature does not verify: ${error.message}`,
+    });
+  }
+}
+
+/** The `apl` of a message parsed with its schema; the first problem is `registrationExchangeInvalidApl` naming its field. */
+export function parseApl<T extends z.ZodType>(schema: T, apl: unknown): z.infer<T> {
+  const parsed = schema.safeParse(apl);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new AppError('registrationExchangeInvalidApl', { field: ['apl', ...issue.path].join('.'), description: issue.message });
+}
+
+/** `{aplType, apl, signature}`: a detached JWS over the canonical JSON of `apl` by our signing key. */
+export async function signApl(credentials: ServerCredentials, aplType: string, apl: object): Promise<SignedApl> {
+  const { privateKeyPem, certificatePem } = await credentials.signingIdentity();
+  return { aplType, apl, signature: await signDetachedJws(canonicalJson(apl), privateKeyPem, { certificatePem }) };
+}

@@ -1,0 +1,358 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import {
+  ZManageApl,
+  ZRegistrationNoticeApl,
+  type TAplPeerRegistrationResponse,
+  type TAplRegistrationRequest,
+  type TManageType,
+  type TPage,
+  type TPageQuery,
+  type TRegistrationApproveRequest,
+  type TRegistrationNoticeApl,
+  type TRegistrationState,
+} from '@manifold/contract';
+import type { Config } from '../../config.js';
+import { parseCertificate, parseCertificateBundle } from '../../crypto/certificates.js';
+import type { Database } from '../../db/database.js';
+import type { JobsService } from '../../jobs/jobs.service.js';
+import { isUniqueViolation } from '../../db/dialect.js';
+import type { DB } from '../../db/schema.js';
+import type { ManageInstanceRow } from '../../db/schema-licensing.js';
+import { AppError } from '../../lib/app-error.js';
+import { isoNow } from '../../lib/time.js';
+import { requestPeerCertificates } from '../../peers/certificate-exchange.client.js';
+import { parsePeerUrl, peerBaseText } from '../../peers/http-client.js';
+import { postApl, postRegistration, type NoticePath } from '../../peers/registration.client.js';
+import type { ServerCredentials } from '../provision/server-credentials.service.js';
+import { REGISTRATION_CANCEL, REGISTRATION_CANCEL_ATTEMPTS, type RegistrationCancelPayload } from './registration-cancel.job.js';
+import { checkPeerChain, parseApl, signApl, verifyAplSignature } from './apl-checks.js';
+import { PeerRegistrationsRepository } from './peer-registrations.repository.js';
+import { organizationOf } from './registration-views.js';
+
+/** How this instance holds a peer (`manage_type`). */
+export type PeerRelation = TManageType | 'trace';
+
+/** APL types of peers: what the sender is to the receiver (a Manage instance's upstream or downstream, or its Trace). */
+export const peerAplTypes = ['upstreamManage', 'downstreamManage', 'trace'] as const;
+export type PeerAplType = (typeof peerAplTypes)[number];
+
+/** How far a notice's timestamp may be from our clock. */
+const NOTICE_WINDOW_MS = 5 * 60 * 1000;
+
+/** The APL type we send to a peer we hold as `relation` (it is our downstream: we are its upstream). */
+const sentAplType: Record<PeerRelation, PeerAplType> = {
+  downStreamManage: 'upstreamManage',
+  upStreamManage: 'downstreamManage',
+  trace: 'trace',
+};
+
+/** How we hold a peer that sent `aplType` (it says it is our upstream: we hold it as upStreamManage). */
+const heldAs: Record<PeerAplType, PeerRelation> = {
+  upstreamManage: 'upStreamManage',
+  downstreamManage: 'downStreamManage',
+  trace: 'trace',
+};
+
+/** The states each notice path carries. */
+const expectedStates: Record<NoticePath, TRegistrationState[]> = {
+  '/apl/registration/update': ['Approved', 'Rejected'],
+  '/apl/registration/delete': ['Cancelled'],
+  '/apl/registration/status': ['Suspended', 'Approved'],
+};
+
+/** A peer suspends an approved registration, or lifts its suspension. */
+function checkStatusChange(current: string, wanted: TRegistrationState): void {
+  if (wanted === 'Suspended' && current !== 'Approved') {
+    throw new AppError('registrationNotApproved', {
+      field: 'apl.registrationState',
+      description: `The registration is ${current}`,
+    });
+  }
+  if (wanted === 'Approved' && current === 'Approved')
+    throw new AppError('registrationAlreadyApproved', { field: 'apl.registrationState' });
+  if (wanted === 'Approved' && current !== 'Suspended') {
+    throw new AppError('registrationNotApproved', {
+      field: 'apl.registrationState',
+      description: `Only a suspended registration can be approved again this way; it is ${current}`,
+    });
+  }
+}
+
+const invalidApl = (field: string, description: string) => new AppError('registrationExchangeInvalidApl', { field, description });
+
+/**
+ * Registrations between instances: Manage upstream and downstream, and Trace
+ * (docs/peer-network.md#registrations). The side that
+ * adds a peer (`initiator`) exchanges certificates with it and posts a signed registration to its
+ * `/apl/registration/add`; the other side's admin approves or rejects, which is sent back signed
+ * to `/apl/registration/update` before it is stored. Either side may delete its record; the
+ * peer is told through `/apl/registration/delete` and holds its record as Cancelled.
+ */
+export class PeerRegistrationsService {
+  constructor(
+    private readonly database: Database,
+    private readonly credentials: ServerCredentials,
+    private readonly config: Config,
+    private readonly jobs: JobsService,
+  ) {}
+
+  private instances(db: Kysely<DB> = this.database.db): PeerRegistrationsRepository {
+    return new PeerRegistrationsRepository(db);
+  }
+
+  list<T>(page: TPageQuery, relations: readonly PeerRelation[], view: (row: ManageInstanceRow) => T): Promise<TPage<T>> {
+    return this.instances().list(page, relations, view);
+  }
+
+  /** `POST /ui/manage/add`, `/ui/trace/add`; `field` names the address in errors. */
+  async add(relation: PeerRelation, address: string, field: string): Promise<ManageInstanceRow> {
+    const peerUrl = parsePeerUrl(address, this.config.peers.allowedHosts);
+    const signing = await this.credentials.signingIdentity();
+    const encryption = await this.credentials.encryptionIdentity();
+    const peer = await requestPeerCertificates({
+      peerUrl: peerBaseText(peerUrl),
+      replyRequest: 'both',
+      certificateType: 'manage',
+      certificate: parseCertificateBundle(signing.chainPem).map((certificate) => certificate.pem),
+      trustAnchors: await this.credentials.trustAnchors(),
+      http: this.config.peers,
+    });
+    const [peerSigning] = parseCertificateBundle(peer.signingCertificate!);
+    const fingerprint = peerSigning!.node.fingerprint256;
+    if (fingerprint === parseCertificate(signing.certificatePem).node.fingerprint256) {
+      throw new AppError('registrationExchangeInvalidTarget', { field, description: 'This address is this instance itself' });
+    }
+    if (await this.instances().findPeer(fingerprint, relation)) {
+      throw new AppError('registrationExchangeAlreadyRegistered', { field });
+    }
+
+    const now = isoNow();
+    const apl = {
+      registrationNonce: randomUUID(),
+      manageSiteName: this.config.siteName,
+      manageUrl: this.config.publicUrl,
+      signingCertificate: signing.chainPem,
+      encryptionCertificate: encryption.chainPem,
+      dateCreated: now,
+    };
+    await postRegistration(this.config.peers, peerUrl, await signApl(this.credentials, sentAplType[relation], apl));
+
+    const row: ManageInstanceRow = {
+      id: randomUUID(),
+      manage_site_name: organizationOf(peerSigning!.x509.subject) ?? peerUrl.host,
+      manage_url: peerBaseText(peerUrl),
+      manage_type: relation,
+      registration_state: 'Pending',
+      initiator: 1,
+      signing_certificate: peer.signingCertificate,
+      encryption_certificate: peer.encryptionCertificate,
+      version: 1,
+      created_at: now,
+      updated_at: now,
+      registration_nonce: apl.registrationNonce,
+      signing_fingerprint: fingerprint,
+    };
+    await this.insert(row, field);
+    return row;
+  }
+
+  /** `POST /apl/registration/add` from a peer: stored Pending, not the initiator. */
+  async receive(input: TAplRegistrationRequest & { aplType: PeerAplType }): Promise<TAplPeerRegistrationResponse> {
+    const apl = parseApl(ZManageApl, input.apl);
+    const signing = await checkPeerChain(this.credentials, apl.signingCertificate, 'apl.signingCertificate');
+    await checkPeerChain(this.credentials, apl.encryptionCertificate, 'apl.encryptionCertificate');
+    await verifyAplSignature(input, signing);
+    const peerUrl = parsePeerUrl(apl.manageUrl, this.config.peers.allowedHosts);
+    const fingerprint = parseCertificate(signing).node.fingerprint256;
+    const ours = await this.credentials.signingIdentity();
+    if (fingerprint === parseCertificate(ours.certificatePem).node.fingerprint256) {
+      throw new AppError('registrationExchangeInvalidTarget', { description: 'A registration from this instance itself' });
+    }
+    const manageType = heldAs[input.aplType];
+    if (await this.instances().findByNonce(apl.registrationNonce)) throw new AppError('duplicateAplReceived', { field: 'apl' });
+    if (await this.instances().findPeer(fingerprint, manageType)) {
+      throw new AppError('registrationExchangeAlreadyRegistered', { field: 'apl.signingCertificate' });
+    }
+    const now = isoNow();
+    const row: ManageInstanceRow = {
+      id: randomUUID(),
+      manage_site_name: apl.manageSiteName,
+      manage_url: peerBaseText(peerUrl),
+      manage_type: manageType,
+      registration_state: 'Pending',
+      initiator: 0,
+      signing_certificate: apl.signingCertificate.trim(),
+      encryption_certificate: apl.encryptionCertificate.trim(),
+      version: 1,
+      created_at: now,
+      updated_at: now,
+      registration_nonce: apl.registrationNonce,
+      signing_fingerprint: fingerprint,
+    };
+    await this.insert(row, 'apl');
+    return { registrationId: row.id, registrationState: 'Pending' };
+  }
+
+  /** The registration held for the peer whose signing certificate has this serial number (hex, any case). */
+  async stateOfKey(keySerialNumber: string): Promise<TRegistrationState | undefined> {
+    const wanted = keySerialNumber.trim().toUpperCase().replace(/^0+/, '');
+    for (const row of await this.instances().withSigningCertificates()) {
+      const [leaf] = parseCertificateBundle(row.signing_certificate);
+      if (leaf!.node.serialNumber.toUpperCase().replace(/^0+/, '') === wanted)
+        return row.registration_state as TRegistrationState;
+    }
+    return undefined;
+  }
+
+  /** `POST /ui/manage/approve`, `/ui/trace/approve`: the peer is told first; if it cannot be, nothing changes. */
+  async approve(relations: readonly PeerRelation[], input: TRegistrationApproveRequest): Promise<ManageInstanceRow> {
+    const row = await this.instances().find(input.id, relations);
+    if (!row) throw new AppError('registrationNotPresent', { field: 'id' });
+    if (row.registration_state === 'Cancelled') throw new AppError('registrationHasBeenCanceled', { field: 'id' });
+    if (row.registration_state === 'Suspended') {
+      throw new AppError('registrationTargetCannotUnsuspend', {
+        field: 'id',
+        description: 'The peer suspended this registration; only the peer can lift it',
+      });
+    }
+    if (row.initiator === 1) throw new AppError('registrationInitiatorCantApprove', { field: 'id' });
+    const state: TRegistrationState = input.approve ? 'Approved' : 'Rejected';
+    if (row.registration_state === state) {
+      throw new AppError(input.approve ? 'registrationAlreadyApproved' : 'registrationAlreadyRejected', { field: 'approve' });
+    }
+    try {
+      await this.notify(row, '/apl/registration/update', state);
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      throw new AppError(input.approve ? 'registrationRemoteApprovalFailed' : 'registrationRemoteRejectFailed', {
+        description: `${row.manage_url} was not told (${error.token}): ${error.message}`,
+      });
+    }
+    await this.transition(row, state);
+    return (await this.instances().find(row.id, relations))!;
+  }
+
+  /**
+   * `POST /ui/manage/delete`, `/ui/trace/delete`: a row an authorization names stays, Cancelled;
+   * the peer is told by a job (`registrations.cancel`) enqueued with the change, retried until it
+   * answers.
+   */
+  async delete(relations: readonly PeerRelation[], id: string): Promise<void> {
+    const row = await this.instances().find(id, relations);
+    if (!row) throw new AppError('registrationNotPresent', { field: 'id' });
+    await this.database.transaction(async (trx) => {
+      const instances = this.instances(trx);
+      if (await instances.referenced(id)) await instances.changeState(id, row.registration_state, 'Cancelled', isoNow());
+      else await instances.delete(id);
+      if (row.registration_nonce && row.registration_state !== 'Cancelled') {
+        const payload: RegistrationCancelPayload = {
+          peerUrl: row.manage_url,
+          aplType: sentAplType[row.manage_type as PeerRelation],
+          registrationNonce: row.registration_nonce,
+        };
+        await this.jobs.enqueue(trx, REGISTRATION_CANCEL, payload, {
+          maxAttempts: REGISTRATION_CANCEL_ATTEMPTS,
+          dedupeKey: `${REGISTRATION_CANCEL}:${row.registration_nonce}`,
+        });
+      }
+    });
+  }
+
+  /**
+   * `POST /apl/registration/update` (Approved or Rejected by the side that did not ask),
+   * `/apl/registration/delete` (Cancelled by either side) and `/apl/registration/status`
+   * (Suspended, or Approved again to lift it, by either side), signed by the peer's registered key.
+   */
+  async receiveNotice(
+    input: TAplRegistrationRequest & { aplType: PeerAplType },
+    path: NoticePath,
+  ): Promise<TAplPeerRegistrationResponse> {
+    const notice = parseApl(ZRegistrationNoticeApl, input.apl);
+    const row = await this.instances().findByNonce(notice.registrationNonce);
+    if (!row?.signing_certificate || row.manage_type !== heldAs[input.aplType]) {
+      throw new AppError('registrationNotPresent', { field: 'apl.registrationNonce' });
+    }
+    await verifyAplSignature(input, parseCertificateBundle(row.signing_certificate)[0]!.pem);
+    const signedAt = Date.parse(notice.timestamp);
+    if (!Number.isFinite(signedAt) || Math.abs(Date.now() - signedAt) > NOTICE_WINDOW_MS) {
+      throw invalidApl('apl.timestamp', 'The notice is not from the last five minutes');
+    }
+    if (await this.instances().nonceSeen(row.id, notice.nonce)) {
+      throw new AppError('duplicateAplReceived', {
+        field: 'apl.nonce',
+        description: 'This notice was received before (a replay)',
+      });
+    }
+    if (row.registration_state === 'Cancelled') throw new AppError('registrationHasBeenCanceled', { field: 'apl' });
+    const expected = expectedStates[path];
+    if (!expected.includes(notice.registrationState)) {
+      throw new AppError('registrationExchangeInvalidRegistration', {
+        field: 'apl.registrationState',
+        description: `${path} carries ${expected.join(' or ')}, not ${notice.registrationState}`,
+      });
+    }
+    if (path === '/apl/registration/status') checkStatusChange(row.registration_state, notice.registrationState);
+    if (path === '/apl/registration/update') {
+      if (row.initiator === 0) throw new AppError('registrationInitiatorCantApprove', { field: 'apl.registrationState' });
+      if (row.registration_state === notice.registrationState) {
+        throw new AppError(
+          notice.registrationState === 'Approved' ? 'registrationAlreadyApproved' : 'registrationAlreadyRejected',
+          {
+            field: 'apl.registrationState',
+          },
+        );
+      }
+    }
+    await this.database.transaction(async (trx) => {
+      const instances = this.instances(trx);
+      await instances.forgetNonces(isoNow(new Date(Date.now() - 2 * NOTICE_WINDOW_MS)));
+      try {
+        await instances.rememberNonce(row.id, notice.nonce, isoNow());
+      } catch (error) {
+        if (isUniqueViolation(error)) {
+          throw new AppError('duplicateAplReceived', {
+            field: 'apl.nonce',
+            description: 'This notice was received before (a replay)',
+          });
+        }
+        throw error;
+      }
+      await this.transition(row, notice.registrationState, instances);
+    });
+    return { registrationId: row.id, registrationState: notice.registrationState };
+  }
+
+  private async transition(row: ManageInstanceRow, to: TRegistrationState, instances = this.instances()): Promise<void> {
+    if (!(await instances.changeState(row.id, row.registration_state, to, isoNow()))) {
+      throw new AppError('registrationExchangeInvalidRegistration', {
+        description: 'The registration changed at the same time; try again',
+      });
+    }
+  }
+
+  private async notify(row: ManageInstanceRow, path: NoticePath, registrationState: TRegistrationState): Promise<void> {
+    const notice: TRegistrationNoticeApl = {
+      registrationNonce: row.registration_nonce!,
+      registrationState,
+      timestamp: isoNow(),
+      nonce: randomUUID(),
+    };
+    const peerUrl = parsePeerUrl(row.manage_url, this.config.peers.allowedHosts);
+    await postApl(
+      this.config.peers,
+      peerUrl,
+      path,
+      await signApl(this.credentials, sentAplType[row.manage_type as PeerRelation], notice),
+    );
+  }
+
+  private async insert(row: ManageInstanceRow, field: string): Promise<void> {
+    try {
+      await this.instances().insert(row);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new AppError('registrationExchangeAlreadyRegistered', { field });
+      throw error;
+    }
+  }
+}

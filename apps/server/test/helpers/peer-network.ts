@@ -1,0 +1,102 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'vitest';
+import type { DevelopmentCa } from '../../src/crypto/development-ca.js';
+import { multipartForm } from './multipart.js';
+import { startServer, type ServerProcess } from './server-process.js';
+import { adminPassword } from './test-app.js';
+import { issue } from './test-pki.js';
+
+/** The allow-list every peer test runs with: instances on this machine only. */
+export const LOOPBACK_PEERS = '127.0.0.0/8,::1';
+
+interface Answer {
+  statusCode: number;
+  body: string;
+  json(): unknown;
+}
+
+/** A call as an admin to one instance: an in-process test app or a server process. */
+export type AdminCall = (
+  method: 'GET' | 'POST',
+  url: string,
+  options?: { body?: unknown; headers?: Record<string, string> },
+) => Promise<Answer>;
+
+/**
+ * Provisions an instance into the test network: EC keys, both CSRs signed by `root`, and `root`
+ * as its trust anchor, so every instance provisioned with the same root trusts the others.
+ */
+export async function joinNetwork(call: AdminCall, root: DevelopmentCa): Promise<void> {
+  const ok = async (answer: Promise<Answer>) => {
+    const response = await answer;
+    expect(response.statusCode, response.body).toBe(200);
+    return response;
+  };
+  await ok(call('POST', '/ui/admin/provision', { body: { keyType: 'EC' } }));
+  const csrs = (await ok(call('GET', '/ui/admin/provision?csr=both&service=manage'))).json() as {
+    signingCSR: string;
+    encryptionCSR: string;
+  };
+  const upload = (certificateType: string, content: string) => {
+    const { body, headers } = multipartForm({ certificateType, file: { filename: `${certificateType}.pem`, content } });
+    return ok(call('POST', '/ui/admin/upload/provision', { body, headers }));
+  };
+  await upload('trustAnchor', root.certificatePem);
+  await upload('signing', await issue(root, csrs.signingCSR));
+  await upload('encryption', await issue(root, csrs.encryptionCSR));
+}
+
+/** A server process of its own (SQLite in a fresh DATA_DIR) that may call loopback peers. */
+export async function startPeer(siteName: string, env: Record<string, string> = {}): Promise<PeerProcess> {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'manifold-peer-'));
+  const server = await startServer({
+    DATA_DIR: dataDir,
+    SITE_NAME: siteName,
+    ADMIN_USERNAME: 'admin',
+    ADMIN_PASSWORD: adminPassword,
+    LOG_LEVEL: 'warn',
+    LOGIN_SLOWDOWN_MS: '0',
+    COOKIE_SECURE: 'false',
+    PEER_ALLOWED_HOSTS: LOOPBACK_PEERS,
+    CONSOLE_DIR: path.join(dataDir, 'no-console'),
+    ...env,
+  });
+  const login = await fetch(`${server.url}/ui/user/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'admin', password: adminPassword }),
+  });
+  const { sessionToken } = (await login.json()) as { sessionToken: string };
+  const call: AdminCall = async (method, url, options = {}) => {
+    const isJson = options.body !== undefined && !Buffer.isBuffer(options.body) && typeof options.body !== 'string';
+    const response = await fetch(`${server.url}${url}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${sessionToken}`,
+        ...(isJson ? { 'content-type': 'application/json' } : {}),
+        ...options.headers,
+      },
+      ...(options.body !== undefined ? { body: isJson ? JSON.stringify(options.body) : (options.body as string | Buffer) } : {}),
+    });
+    const body = await response.text();
+    return { statusCode: response.status, body, json: () => JSON.parse(body) as unknown };
+  };
+  return {
+    server,
+    url: server.url,
+    call,
+    stop: async () => {
+      await server.stop();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface PeerProcess {
+  server: ServerProcess;
+  url: string;
+  call: AdminCall;
+  stop(): Promise<void>;
+}

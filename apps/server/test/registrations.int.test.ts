@@ -1,0 +1,576 @@
+import { randomUUID, X509Certificate } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TManageInstance, TProtectInstance, TTraceInstance } from '@manifold/contract';
+import { signDetachedJws } from '../src/crypto/jws.js';
+import { JobRunner } from '../src/jobs/job-runner.js';
+import { JobsService } from '../src/jobs/jobs.service.js';
+import { REGISTRATION_CANCEL, registrationCancelJob } from '../src/modules/registrations/registration-cancel.job.js';
+import type { DevelopmentCa } from '../src/crypto/development-ca.js';
+import { canonicalJson } from '../src/lib/canonical-json.js';
+import { multipartForm } from './helpers/multipart.js';
+import { testMachine } from './helpers/packages-fixtures.js';
+import { joinNetwork, LOOPBACK_PEERS, startPeer, type PeerProcess } from './helpers/peer-network.js';
+import { freePort } from './helpers/server-process.js';
+import { describeEachDatabase, expectToken } from './helpers/test-app.js';
+import { peerIdentity, testRoot } from './helpers/test-pki.js';
+
+/** This suite's app listens here (one database at a time), so the peer process can call it back. */
+const localPort = await freePort();
+const localUrl = `http://127.0.0.1:${localPort}`;
+
+let root: DevelopmentCa;
+let peer: PeerProcess;
+
+beforeAll(async () => {
+  root = await testRoot('Registrations Network Root');
+  peer = await startPeer('Peer Site');
+  await joinNetwork(peer.call, root);
+}, 120_000);
+
+afterAll(async () => {
+  await peer?.stop();
+});
+
+/** A Manage instance that exists only as keys: it signs registrations and notices itself. */
+async function handMadePeer(manageUrl: string, ca: DevelopmentCa = root) {
+  const signing = await peerIdentity(ca, { purpose: 'signing' });
+  const encryption = await peerIdentity(ca, { purpose: 'encryption' });
+  const sign = async (aplType: string, apl: object) => ({
+    aplType,
+    apl,
+    signature: await signDetachedJws(canonicalJson(apl), signing.privateKeyPem),
+  });
+  const registration = (registrationNonce = randomUUID()) => ({
+    registrationNonce,
+    manageSiteName: 'Hand Made',
+    manageUrl,
+    signingCertificate: signing.certificatePem,
+    encryptionCertificate: encryption.certificatePem,
+    dateCreated: new Date().toISOString(),
+  });
+  return { sign, registration };
+}
+
+async function closedPortUrl(): Promise<string> {
+  return `http://127.0.0.1:${await freePort()}`;
+}
+
+describeEachDatabase(
+  'manage registrations',
+  (ctx) => {
+    let admin: string;
+    let user: string;
+    const call = (method: 'GET' | 'POST', url: string, body?: unknown, token = admin) =>
+      ctx().call(method, url, { token, ...(body !== undefined ? { body } : {}) });
+    const peerList = async (registrationType: string) =>
+      ((await peer.call('GET', `/ui/manage/list?registrationType=${registrationType}`)).json() as { data: TManageInstance[] })
+        .data;
+
+    /** Runs the due cancellation jobs of this app (the test app's own runner is not started). */
+    const deliverCancellations = async () => {
+      const { database, credentials } = ctx().app.services;
+      const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+      const runner = new JobRunner(database, new JobsService(database), { ...ctx().config.jobs, log: quiet });
+      runner.register(REGISTRATION_CANCEL, registrationCancelJob(credentials, ctx().config.peers));
+      return runner.runDue();
+    };
+
+    beforeAll(async () => {
+      admin = await ctx().adminToken();
+      user = (await ctx().createUser()).token;
+      await joinNetwork((method, url, options = {}) => ctx().call(method, url, { token: admin, ...options }), root);
+      await ctx().app.listen({ port: localPort, host: '127.0.0.1' });
+    }, 60_000);
+
+    describe('access', () => {
+      it('should require authentication, and ADMIN for add, delete and approve', async () => {
+        const id = randomUUID();
+        const calls: ['GET' | 'POST', string, unknown][] = [
+          ['GET', '/ui/manage/list', undefined],
+          ['POST', '/ui/manage/add', { manageUrl: peer.url }],
+          ['POST', '/ui/manage/delete', { id }],
+          ['POST', '/ui/manage/approve', { id, approve: true }],
+        ];
+        for (const [method, url, body] of calls) {
+          expect((await ctx().call(method, url, body !== undefined ? { body } : {})).statusCode, url).toBe(401);
+        }
+        for (const [method, url, body] of calls.slice(1)) {
+          expectToken(await call(method, url, body, user), 403, 'actionNotAllowed');
+        }
+        expect((await call('GET', '/ui/manage/list?registrationType=all', undefined, user)).statusCode).toBe(200);
+      });
+    });
+
+    describe('POST /ui/manage/add', () => {
+      it('refuses addresses outside PEER_ALLOWED_HOSTS and other schemes with httpClientBadUrl', async () => {
+        for (const manageUrl of ['http://169.254.169.254/', 'http://10.0.0.1:8080', 'ftp://127.0.0.1/', 'nonsense']) {
+          expectToken(await call('POST', '/ui/manage/add', { manageUrl }), 420, 'httpClientBadUrl');
+        }
+      });
+
+      it('answers certificateExchangeCommunicationFailed when nothing answers at the address', async () => {
+        expectToken(
+          await call('POST', '/ui/manage/add', { manageUrl: await closedPortUrl() }),
+          420,
+          'certificateExchangeCommunicationFailed',
+        );
+      });
+
+      it('answers registrationExchangeInvalidTarget for this instance itself', async () => {
+        expectToken(await call('POST', '/ui/manage/add', { manageUrl: localUrl }), 420, 'registrationExchangeInvalidTarget');
+      });
+
+      it('registers with the peer (downStreamManage by default); the peer approves; both sides hold it', async () => {
+        const added = await call('POST', '/ui/manage/add', { manageUrl: `${peer.url}/` });
+        expect(added.statusCode, added.body).toBe(200);
+        const ours = added.json() as TManageInstance;
+        expect(ours).toMatchObject({
+          manageType: 'downStreamManage',
+          upstream: false,
+          initiator: true,
+          registrationState: 'Pending',
+          manageSiteName: 'Peer Site',
+          manageURL: peer.url,
+        });
+        expect(ours.cryptoCertsForSigning).toEqual([expect.objectContaining({ keyUse: 'signing', companyName: 'Peer Site' })]);
+        const theirs = (await peerList('upStreamManage')).find((entry) => entry.registrationNonce === ours.registrationNonce)!;
+        expect(theirs).toMatchObject({
+          manageType: 'upStreamManage',
+          upstream: true,
+          initiator: false,
+          registrationState: 'Pending',
+          manageURL: localUrl,
+        });
+
+        expectToken(
+          await call('POST', '/ui/manage/approve', { id: ours.manageId, approve: true }),
+          420,
+          'registrationInitiatorCantApprove',
+        );
+        expectToken(await call('POST', '/ui/manage/add', { manageUrl: peer.url }), 420, 'registrationExchangeAlreadyRegistered');
+
+        const approved = await peer.call('POST', '/ui/manage/approve', { body: { id: theirs.manageId, approve: true } });
+        expect(approved.statusCode, approved.body).toBe(200);
+        expect(approved.json()).toMatchObject({ registrationState: 'Approved' });
+        const list = (await call('GET', '/ui/manage/list')).json() as { data: TManageInstance[] };
+        expect(list.data.find((entry) => entry.manageId === ours.manageId)).toMatchObject({
+          registrationState: 'Approved',
+          version: 2,
+        });
+        expect(
+          ((await call('GET', '/ui/manage/list?registrationType=upStreamManage')).json() as { data: TManageInstance[] }).data,
+        ).not.toContainEqual(expect.objectContaining({ manageId: ours.manageId }));
+        expectToken(
+          await peer.call('POST', '/ui/manage/approve', { body: { id: theirs.manageId, approve: true } }),
+          420,
+          'registrationAlreadyApproved',
+        );
+
+        // Deleting here cancels there, through a job.
+        expect((await call('POST', '/ui/manage/delete', { id: ours.manageId })).statusCode).toBe(200);
+        expectToken(await call('POST', '/ui/manage/delete', { id: ours.manageId }), 420, 'registrationNotPresent');
+        expect((await peerList('upStreamManage')).find((entry) => entry.manageId === theirs.manageId)).toMatchObject({
+          registrationState: 'Approved',
+        });
+        expect(await deliverCancellations()).toBe(1);
+        expect((await peerList('upStreamManage')).find((entry) => entry.manageId === theirs.manageId)).toMatchObject({
+          registrationState: 'Cancelled',
+        });
+        expectToken(
+          await peer.call('POST', '/ui/manage/approve', { body: { id: theirs.manageId, approve: false } }),
+          420,
+          'registrationHasBeenCanceled',
+        );
+      });
+    });
+
+    describe('Trace registrations', () => {
+      const peerTraces = async () =>
+        ((await peer.call('GET', '/ui/trace/list?numberOfItems=100')).json() as { data: TTraceInstance[] }).data;
+
+      it('should require authentication; every role may list, add, approve and delete', async () => {
+        const id = randomUUID();
+        const calls: ['GET' | 'POST', string, unknown][] = [
+          ['GET', '/ui/trace/list', undefined],
+          ['POST', '/ui/trace/add', { traceUrl: peer.url }],
+          ['POST', '/ui/trace/delete', { id }],
+          ['POST', '/ui/trace/approve', { id, approve: true }],
+        ];
+        for (const [method, url, body] of calls) {
+          expect((await ctx().call(method, url, body !== undefined ? { body } : {})).statusCode, url).toBe(401);
+        }
+        expect((await call('GET', '/ui/trace/list', undefined, user)).statusCode).toBe(200);
+        expectToken(await call('POST', '/ui/trace/delete', { id }, user), 420, 'registrationNotPresent');
+        expectToken(await call('POST', '/ui/trace/approve', { id, approve: true }, user), 420, 'registrationNotPresent');
+        expectToken(await call('POST', '/ui/trace/add', { traceUrl: 'http://169.254.169.254/' }, user), 420, 'httpClientBadUrl');
+      });
+
+      it('a user registers with a Trace instance, which approves; deleting cancels there', async () => {
+        const added = await call('POST', '/ui/trace/add', { traceUrl: peer.url }, user);
+        expect(added.statusCode, added.body).toBe(200);
+        const ours = added.json() as TTraceInstance;
+        expect(ours).toMatchObject({
+          traceSiteName: 'Peer Site',
+          traceURL: peer.url,
+          initiator: true,
+          registrationState: 'Pending',
+        });
+        const theirs = (await peerTraces()).find((entry) => entry.traceURL === localUrl && !entry.initiator)!;
+        expect(theirs).toMatchObject({ registrationState: 'Pending' });
+        expectToken(
+          await call('POST', '/ui/trace/add', { traceUrl: peer.url }, user),
+          420,
+          'registrationExchangeAlreadyRegistered',
+        );
+        // A Trace registration is not a Manage instance.
+        expectToken(await call('POST', '/ui/manage/approve', { id: ours.id, approve: true }), 420, 'registrationNotPresent');
+        const manageAll = (await call('GET', '/ui/manage/list?registrationType=all&numberOfItems=100')).json() as {
+          data: TManageInstance[];
+        };
+        expect(manageAll.data.map((entry) => entry.manageId)).not.toContain(ours.id);
+        expectToken(
+          await call('POST', '/ui/trace/approve', { id: ours.id, approve: true }, user),
+          420,
+          'registrationInitiatorCantApprove',
+        );
+
+        const rejected = await peer.call('POST', '/ui/trace/approve', { body: { id: theirs.id, approve: false } });
+        expect(rejected.statusCode, rejected.body).toBe(200);
+        const list = (await call('GET', '/ui/trace/list', undefined, user)).json() as { data: TTraceInstance[] };
+        expect(list.data.find((entry) => entry.id === ours.id)).toMatchObject({ registrationState: 'Rejected' });
+        expectToken(
+          await peer.call('POST', '/ui/trace/approve', { body: { id: theirs.id, approve: false } }),
+          420,
+          'registrationAlreadyRejected',
+        );
+        expect((await peer.call('POST', '/ui/trace/approve', { body: { id: theirs.id, approve: true } })).statusCode).toBe(200);
+        expect(
+          ((await call('GET', '/ui/trace/list', undefined, user)).json() as { data: TTraceInstance[] }).data.find(
+            (entry) => entry.id === ours.id,
+          ),
+        ).toMatchObject({
+          registrationState: 'Approved',
+        });
+
+        expect((await call('POST', '/ui/trace/delete', { id: ours.id }, user)).statusCode).toBe(200);
+        expect(await deliverCancellations()).toBe(1);
+        expect((await peerTraces()).find((entry) => entry.id === theirs.id)).toMatchObject({ registrationState: 'Cancelled' });
+      });
+    });
+
+    describe('Protect registrations', () => {
+      const protects = async () =>
+        ((await call('GET', '/ui/protect/list?numberOfItems=100')).json() as { data: TProtectInstance[] }).data;
+
+      it('should require authentication and ADMIN', async () => {
+        const id = randomUUID();
+        const calls: ['GET' | 'POST', string, unknown][] = [
+          ['POST', '/ui/protect/tokens', undefined],
+          ['GET', '/ui/protect/list', undefined],
+          ['POST', '/ui/protect/delete', { id }],
+          ['POST', '/ui/protect/approve', { id, approve: true }],
+        ];
+        for (const [method, url, body] of calls) {
+          expect((await ctx().call(method, url, body !== undefined ? { body } : {})).statusCode, url).toBe(401);
+          expectToken(await call(method, url, body, user), 403, 'actionNotAllowed');
+        }
+      });
+
+      it('a Protect registers with the token pair; an admin approves, rejects and deletes it', async () => {
+        const tokens = (await call('POST', '/ui/protect/tokens')).json() as { token1: string; token2: string };
+        expect(tokens.token1).not.toBe(tokens.token2);
+        const entry = () => protects().then((list) => list.find((item) => item.protectId === tokens.token1)!);
+        expect(await entry()).toMatchObject({ name: '', fss: false, registrationState: 'Pending', userId: 'admin' });
+        const { id } = await entry();
+        expectToken(await call('POST', '/ui/protect/approve', { id, approve: true }), 420, 'registrationNotPresent');
+
+        const made = await handMadePeer(await closedPortUrl());
+        const { signingCertificate, encryptionCertificate } = made.registration();
+        const apl = { ...tokens, name: 'Design Owner', signingCertificate, encryptionCertificate };
+        const register = async (body: object) =>
+          ctx().call('POST', '/apl/registration/add', { body: await made.sign('protect', body) });
+        expectToken(await register({ ...apl, token2: 'wrong' }), 420, 'fssTokenNotFound', 'apl.token1');
+        expectToken(await register({ ...apl, token1: 'unknown' }), 420, 'fssTokenNotFound', 'apl.token1');
+        const forged = await made.sign('protect', apl);
+        expectToken(
+          await ctx().call('POST', '/apl/registration/add', { body: { ...forged, apl: { ...apl, name: 'Someone Else' } } }),
+          420,
+          'registrationSignatureInvalid',
+        );
+        const registered = await register(apl);
+        expect(registered.statusCode, registered.body).toBe(200);
+        expect(registered.json()).toEqual({ registrationId: id, registrationState: 'Pending' });
+        expectToken(await register(apl), 420, 'registrationExchangeAlreadyRegistered');
+        expect(await entry()).toMatchObject({ name: 'Design Owner', fss: true, registrationState: 'Pending' });
+
+        expect((await call('POST', '/ui/protect/approve', { id, approve: true })).json()).toMatchObject({
+          registrationState: 'Approved',
+        });
+        expectToken(await call('POST', '/ui/protect/approve', { id, approve: true }), 420, 'registrationAlreadyApproved');
+        expect((await call('POST', '/ui/protect/approve', { id, approve: false })).json()).toMatchObject({
+          registrationState: 'Rejected',
+        });
+        expectToken(await call('POST', '/ui/protect/approve', { id, approve: false }), 420, 'registrationAlreadyRejected');
+        expect((await call('POST', '/ui/protect/delete', { id })).statusCode).toBe(200);
+        expectToken(await call('POST', '/ui/protect/delete', { id }), 420, 'registrationNotPresent');
+        expect(await entry()).toBeUndefined();
+      });
+    });
+
+    describe('POST /ui/enforce/apl/upload', () => {
+      const upload = (content: string, token: string | undefined = admin) => {
+        const { body, headers } = multipartForm({ file: { filename: 'machine.apl.json', content } });
+        return ctx().call('POST', '/ui/enforce/apl/upload', { ...(token ? { token } : {}), body, headers });
+      };
+
+      it('registers a machine from its signed APL file with the checks of /apl/registration/add', async () => {
+        const machine = await testMachine(root);
+        const file = JSON.stringify(await machine.request());
+        expect((await upload(file, '')).statusCode).toBe(401);
+        expectToken(await upload(file, user), 403, 'actionNotAllowed');
+        const registered = await upload(file);
+        expect(registered.statusCode, registered.body).toBe(200);
+        const { deviceId } = registered.json() as { deviceId: string };
+        expect(registered.json()).toMatchObject({ registrationState: 'Pending' });
+        const device = await call('GET', `/ui/device/fetch?deviceId=${deviceId}`);
+        expect(device.json()).toMatchObject({ registrationState: 'Pending' });
+        expectToken(await upload(file), 420, 'registrationExchangeAlreadyRegistered');
+
+        const other = await testMachine(root);
+        const request = await other.request();
+        expectToken(await upload(JSON.stringify({ ...request, signature: undefined })), 420, 'registrationSignatureInvalid');
+        expectToken(
+          await upload(JSON.stringify({ ...request, aplType: 'upstreamManage' })),
+          420,
+          'registrationExchangeInvalidApl',
+          'aplType',
+        );
+        expectToken(await upload('not json'), 420, 'registrationExchangeInvalidApl', 'file');
+        const { body, headers } = multipartForm({ note: 'no file' });
+        expectToken(
+          await ctx().call('POST', '/ui/enforce/apl/upload', { token: admin, body, headers }),
+          420,
+          'uploadFileMissing',
+        );
+      });
+    });
+
+    describe('POST /apl/registration/add from a Manage peer', () => {
+      const register = (body: unknown) => ctx().call('POST', '/apl/registration/add', { body });
+
+      it('stores a signed registration Pending; the same record twice is duplicateAplReceived', async () => {
+        const made = await handMadePeer(await closedPortUrl());
+        const message = await made.sign('upstreamManage', made.registration());
+        const stored = register(message);
+        expect((await stored).statusCode, (await stored).body).toBe(200);
+        expect((await stored).json()).toMatchObject({ registrationState: 'Pending' });
+        expectToken(await register(message), 420, 'duplicateAplReceived');
+        expectToken(
+          await register(await made.sign('upstreamManage', made.registration())),
+          420,
+          'registrationExchangeAlreadyRegistered',
+        );
+      });
+
+      it('refuses a bad record, a forged signature, a chain from another network and an address outside the allow-list', async () => {
+        const made = await handMadePeer(await closedPortUrl());
+        expectToken(
+          await register({ aplType: 'downstreamManage', apl: { registrationNonce: 'x' }, signature: 'a..b' }),
+          420,
+          'registrationExchangeInvalidApl',
+        );
+        const forged = await made.sign('downstreamManage', made.registration());
+        expectToken(
+          await register({ ...forged, apl: { ...(forged.apl as object), manageSiteName: 'Someone Else' } }),
+          420,
+          'registrationSignatureInvalid',
+        );
+        expectToken(await register({ ...forged, signature: undefined }), 420, 'registrationSignatureInvalid');
+        const stranger = await handMadePeer(await closedPortUrl(), await testRoot('Stranger Root'));
+        expectToken(
+          await register(await stranger.sign('downstreamManage', stranger.registration())),
+          420,
+          'certificateExchangeChainVerifyFail',
+        );
+        const outside = await handMadePeer('http://192.168.1.10/');
+        expectToken(await register(await outside.sign('downstreamManage', outside.registration())), 420, 'httpClientBadUrl');
+        expectToken(await register({ ...forged, aplType: 'sipc' }), 420, 'registrationExchangeInvalidApl');
+        expectToken(await register({ ...forged, aplType: 'protect' }), 420, 'registrationExchangeInvalidApl');
+      });
+    });
+
+    describe('POST /ui/manage/approve', () => {
+      it('leaves the state unchanged when the peer cannot be told (registrationRemoteApprovalFailed / …RejectFailed)', async () => {
+        const made = await handMadePeer(await closedPortUrl());
+        const { registrationId } = (
+          await ctx().call('POST', '/apl/registration/add', { body: await made.sign('downstreamManage', made.registration()) })
+        ).json() as {
+          registrationId: string;
+        };
+        expectToken(
+          await call('POST', '/ui/manage/approve', { id: registrationId, approve: true }),
+          420,
+          'registrationRemoteApprovalFailed',
+        );
+        expectToken(
+          await call('POST', '/ui/manage/approve', { id: registrationId, approve: false }),
+          420,
+          'registrationRemoteRejectFailed',
+        );
+        const list = (await call('GET', '/ui/manage/list?registrationType=upStreamManage')).json() as { data: TManageInstance[] };
+        expect(list.data.find((entry) => entry.manageId === registrationId)).toBeUndefined();
+        const all = (await call('GET', '/ui/manage/list?registrationType=all&numberOfItems=100')).json() as {
+          data: TManageInstance[];
+        };
+        expect(all.data.find((entry) => entry.manageId === registrationId)).toMatchObject({
+          registrationState: 'Pending',
+          manageType: 'downStreamManage',
+        });
+      });
+
+      it('a cancellation the peer cannot take is retried by the job runner, its error visible to an admin', async () => {
+        const made = await handMadePeer(await closedPortUrl());
+        const added = await ctx().call('POST', '/apl/registration/add', {
+          body: await made.sign('downstreamManage', made.registration()),
+        });
+        const { registrationId } = added.json() as { registrationId: string };
+        expect((await call('POST', '/ui/manage/delete', { id: registrationId })).statusCode).toBe(200);
+        expect(await deliverCancellations()).toBe(1);
+        const jobs = (await call('GET', '/ui/admin/jobs?state=pending&numberOfItems=100')).json() as {
+          data: { kind: string; attempts: number; lastError: string | null; payload: unknown }[];
+        };
+        const job = jobs.data.find((entry) => entry.kind === 'registrations.cancel');
+        expect(job).toMatchObject({ attempts: 1, lastError: expect.stringMatching(/could not be reached/) });
+        expect(await deliverCancellations()).toBe(0); // waiting for its back-off
+      });
+
+      it('answers registrationNotPresent for an unknown id', async () => {
+        expectToken(await call('POST', '/ui/manage/approve', { id: randomUUID(), approve: true }), 420, 'registrationNotPresent');
+      });
+    });
+
+    describe('POST /apl/registration/update and /delete', () => {
+      it('needs the registered key, a known nonce, a fresh timestamp and the right state', async () => {
+        const made = await handMadePeer(await closedPortUrl());
+        const registration = made.registration();
+        expect(
+          (await ctx().call('POST', '/apl/registration/add', { body: await made.sign('upstreamManage', registration) }))
+            .statusCode,
+        ).toBe(200);
+        const notice = (
+          registrationState: string,
+          timestamp = new Date().toISOString(),
+          registrationNonce = registration.registrationNonce,
+        ) => ({
+          registrationNonce,
+          registrationState,
+          timestamp,
+          nonce: randomUUID(),
+        });
+        const update = async (apl: object, path = '/apl/registration/update') =>
+          ctx().call('POST', path, { body: await made.sign('upstreamManage', apl) });
+        expectToken(await update(notice('Approved', undefined, randomUUID())), 420, 'registrationNotPresent');
+        expectToken(
+          await update(notice('Approved', new Date(Date.now() - 3_600_000).toISOString())),
+          420,
+          'registrationExchangeInvalidApl',
+        );
+        // It asked: it cannot approve its own registration.
+        expectToken(await update(notice('Approved')), 420, 'registrationInitiatorCantApprove');
+        expectToken(await update(notice('Pending')), 420, 'registrationExchangeInvalidRegistration');
+        const other = await handMadePeer(await closedPortUrl());
+        const forged = await other.sign('upstreamManage', notice('Cancelled'));
+        expectToken(await ctx().call('POST', '/apl/registration/delete', { body: forged }), 420, 'registrationSignatureInvalid');
+        expect((await update(notice('Cancelled'), '/apl/registration/delete')).statusCode).toBe(200);
+        expectToken(await update(notice('Cancelled'), '/apl/registration/delete'), 420, 'registrationHasBeenCanceled');
+      });
+
+      it('refuses a replayed notice with duplicateAplReceived, before anything else', async () => {
+        const made = await handMadePeer(await closedPortUrl());
+        const registration = made.registration();
+        expect(
+          (await ctx().call('POST', '/apl/registration/add', { body: await made.sign('downstreamManage', registration) }))
+            .statusCode,
+        ).toBe(200);
+        const signed = await made.sign('downstreamManage', {
+          registrationNonce: registration.registrationNonce,
+          registrationState: 'Cancelled',
+          timestamp: new Date().toISOString(),
+          nonce: randomUUID(),
+        });
+        const first = await ctx().call('POST', '/apl/registration/delete', { body: signed });
+        expect(first.statusCode, first.body).toBe(200);
+        expectToken(
+          await ctx().call('POST', '/apl/registration/delete', { body: signed }),
+          420,
+          'duplicateAplReceived',
+          'apl.nonce',
+        );
+        expectToken(
+          await ctx().call('POST', '/apl/registration/update', { body: signed }),
+          420,
+          'duplicateAplReceived',
+          'apl.nonce',
+        );
+        const fresh = await made.sign('downstreamManage', { ...(signed.apl as object), nonce: randomUUID() });
+        expectToken(await ctx().call('POST', '/apl/registration/delete', { body: fresh }), 420, 'registrationHasBeenCanceled');
+      });
+
+      it('/status: the peer suspends an approved registration and lifts it; this side cannot lift it', async () => {
+        const received: string[] = [];
+        const sink = http.createServer((request, response) => {
+          received.push(request.url ?? '');
+          request.resume();
+          request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+        });
+        await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
+        try {
+          const made = await handMadePeer(`http://127.0.0.1:${(sink.address() as AddressInfo).port}`);
+          const registration = made.registration();
+          const added = await ctx().call('POST', '/apl/registration/add', {
+            body: await made.sign('downstreamManage', registration),
+          });
+          const { registrationId: id } = added.json() as { registrationId: string };
+          expect((await call('POST', '/ui/manage/approve', { id, approve: true })).json()).toMatchObject({
+            registrationState: 'Approved',
+          });
+          expect(received).toEqual(['/apl/registration/update']);
+
+          const serial = new X509Certificate(registration.signingCertificate).serialNumber;
+          const status = () => ctx().call('GET', `/apl/registration/status?keySerialNumber=${serial.toLowerCase()}`);
+          expect((await status()).json()).toEqual({ keySerialNumber: serial.toLowerCase(), registrationState: 'Approved' });
+          expectToken(
+            await ctx().call('GET', '/apl/registration/status?keySerialNumber=ABCDEF'),
+            420,
+            'registrationNotPresent',
+            'keySerialNumber',
+          );
+
+          const notice = async (registrationState: string) =>
+            made.sign('downstreamManage', {
+              registrationNonce: registration.registrationNonce,
+              registrationState,
+              timestamp: new Date().toISOString(),
+              nonce: randomUUID(),
+            });
+          const post = (body: object) => ctx().call('POST', '/apl/registration/status', { body });
+          expectToken(await post(await notice('Approved')), 420, 'registrationAlreadyApproved');
+          expectToken(await post(await notice('Rejected')), 420, 'registrationExchangeInvalidRegistration');
+          const suspend = await notice('Suspended');
+          expect((await post(suspend)).json()).toEqual({ registrationId: id, registrationState: 'Suspended' });
+          expectToken(await post(suspend), 420, 'duplicateAplReceived');
+          expect((await status()).json()).toMatchObject({ registrationState: 'Suspended' });
+          expectToken(await post(await notice('Suspended')), 420, 'registrationNotApproved');
+          expectToken(await call('POST', '/ui/manage/approve', { id, approve: true }), 420, 'registrationTargetCannotUnsuspend');
+          expect((await post(await notice('Approved'))).json()).toMatchObject({ registrationState: 'Approved' });
+          expect((await status()).json()).toMatchObject({ registrationState: 'Approved' });
+        } finally {
+          await new Promise((resolve) => sink.close(resolve));
+        }
+      });
+    });
+  },
+  { PEER_ALLOWED_HOSTS: LOOPBACK_PEERS, PUBLIC_URL: localUrl },
+);
