@@ -38,14 +38,18 @@ export class LocalStorage implements Storage {
     const temporary = path.join(this.tmpDir, `${newStorageKey()}.part`);
     const counter = new DigestCounter(options.maxBytes);
     this.writing.add(temporary);
+    const sink = fs.createWriteStream(temporary, { flags: 'wx', mode: 0o600, flush: true });
     try {
-      await pipeline(source, counter, fs.createWriteStream(temporary, { flags: 'wx', mode: 0o600, flush: true }));
+      await pipeline(source, counter, sink);
       const target = this.pathOf(key);
       await fsp.mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
       await fsp.rename(temporary, target);
       await syncDirectory(path.dirname(target));
     } catch (error) {
       source.destroy();
+      // the file is opened asynchronously: removing it before the stream has closed could race
+      // its creation and leave it behind
+      if (!sink.closed) await new Promise<void>((resolve) => sink.once('close', () => resolve()));
       await fsp.rm(temporary, { force: true });
       throw error;
     } finally {
