@@ -59,11 +59,7 @@ export function HeldBackLogins() {
             t('loginThrottle.who'),
             t('loginThrottle.failures'),
             t('loginThrottle.notBefore'),
-            <Table.Th key="actions" scope="col">
-              <Text component="span" size="sm" fw={700}>
-                {t('common.actions')}
-              </Text>
-            </Table.Th>,
+            t('common.actions'),
           ]}
           empty={counters.data?.data.length === 0 ? t('loginThrottle.empty') : null}
         >

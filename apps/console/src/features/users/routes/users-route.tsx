@@ -1,4 +1,4 @@
-import { Badge, Stack, Table, Text } from '@mantine/core';
+import { Badge, Stack, Table } from '@mantine/core';
 import { displayName, type TUserProfile } from '@manifold/contract';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -71,11 +71,7 @@ export function UsersRoute() {
           t('fields.email'),
           t('fields.company'),
           t('fields.role'),
-          <Table.Th key="actions" scope="col">
-            <Text component="span" size="sm" fw={700}>
-              {t('common.actions')}
-            </Text>
-          </Table.Th>,
+          t('common.actions'),
         ]}
         empty={users.data?.data.length === 0 ? t('users.empty') : null}
       >
