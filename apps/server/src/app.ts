@@ -9,6 +9,7 @@ import { auditModule } from './modules/audit/audit.module.js';
 import { certificateExchangeModule } from './modules/certificate-exchange/certificate-exchange.module.js';
 import { devicesModule } from './modules/devices/devices.module.js';
 import { eventsModule } from './modules/events/events.module.js';
+import { outboxModule } from './modules/outbox/outbox.module.js';
 import { registrationsModule } from './modules/registrations/registrations.module.js';
 import { groupsModule } from './modules/groups/groups.module.js';
 import { licensingModule } from './modules/licensing/licensing.module.js';
@@ -59,6 +60,7 @@ async function createCore(config: Config, database: Database, log: Core['log']):
  */
 export async function createModules(core: Core) {
   const licensing = licensingModule(core);
+  const registrations = registrationsModule(core);
   return [
     adminModule(),
     await sessionModule(core),
@@ -71,7 +73,8 @@ export async function createModules(core: Core) {
     licensing,
     eventsModule(core, licensing.services.stp),
     auditModule(core),
-    registrationsModule(core),
+    registrations,
+    outboxModule(core, registrations.services.peerRegistrations, { ...licensing.services.delegatedLicences.handlers() }),
     unimplementedModule(),
   ] as const;
 }

@@ -48,6 +48,7 @@ export const permissions = {
   'POST /ui/admin/database': 'admin',
   'GET /ui/admin/api-spec': 'admin',
   'GET /ui/admin/jobs': 'admin',
+  'GET /ui/admin/outbox': 'admin',
   // unimplemented in the spec (§7): answer 501 functionNotImplemented
   'POST /ui/admin/sso': 'admin',
   'POST /ui/admin/blockchain/provider': 'admin',
@@ -83,6 +84,7 @@ export const permissions = {
   // partner interfaces
   'POST /certificate/certificateChain': 'partner',
   'POST /apl/registration/update': 'partner',
+  'POST /apl/peer/message': 'partner',
   'POST /apl/registration/delete': 'partner',
   'POST /apl/registration/status': 'partner',
   'GET /apl/registration/status': 'partner',

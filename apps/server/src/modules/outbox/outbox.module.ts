@@ -1,0 +1,19 @@
+import type { TOutboxKind } from '@manifold/contract';
+import type { Core, ServerModule } from '../module.js';
+import type { PeerRegistrationsService } from '../registrations/peer-registrations.service.js';
+import { outboxRoutes } from './outbox.routes.js';
+import { type MessageHandler, PeerMessagesService } from './peer-messages.service.js';
+
+/**
+ * The outbox (docs/peer-network.md#the-outbox): its admin view and the entry point where peers
+ * deliver their messages to the handlers of the areas they concern. Delivery itself is the
+ * `outbox.deliver` job (jobs module).
+ */
+export function outboxModule(
+  { database }: Core,
+  registrations: PeerRegistrationsService,
+  handlers: Partial<Record<TOutboxKind, MessageHandler>>,
+): ServerModule<{ peerMessages: PeerMessagesService }> {
+  const peerMessages = new PeerMessagesService(database, registrations, handlers);
+  return { services: { peerMessages }, routes: [outboxRoutes(peerMessages)] };
+}
