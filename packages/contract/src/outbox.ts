@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { ZPageQuery } from './common.js';
 import { ZDeviceParameter } from './device-template.js';
+import { ZId } from './identifiers.js';
+import { ZEventHash, ZTraceEventBody, ZTraceEventProof } from './trace.js';
 import { serializationTypes, ZBreakagePolicy, ZDeviceIdentityConstraint, ZQualityParameter } from './policy.js';
 
 /**
@@ -105,3 +107,61 @@ export type TDelegatedAuthorization = z.infer<typeof ZDelegatedAuthorization>;
 /** The body of a `revocation` message: the upstream revoked this authorization. */
 export const ZDelegatedRevocation = z.object({ authorizationId: z.uuid(), reason: z.string().max(1024) });
 export type TDelegatedRevocation = z.infer<typeof ZDelegatedRevocation>;
+
+/** `GET /ui/admin/event`: whether events are forwarded to the Trace instances, and for how long each is tried (seconds). */
+export const ZEventConfiguration = z
+  .object({ enabled: z.boolean(), timeout: z.number().int() })
+  .meta({ id: 'EventConfiguration' });
+export type TEventConfiguration = z.infer<typeof ZEventConfiguration>;
+
+/** `POST /ui/admin/event`: a null or absent field leaves its value unchanged. */
+export const ZEventConfigurationUpdate = z
+  .object({
+    enabled: z.boolean().nullable().optional(),
+    timeout: z
+      .number()
+      .int()
+      .min(1)
+      .max(365 * 86_400)
+      .nullable()
+      .optional(),
+  })
+  .meta({ id: 'EventConfigurationUpdate' });
+export type TEventConfigurationUpdate = z.infer<typeof ZEventConfigurationUpdate>;
+
+/** One event in the queue: its messages to the Trace instances that have not all been acknowledged. */
+export const ZQueuedEvent = z
+  .object({
+    id: z.string(),
+    eventId: z.string(),
+    kind: z.string(),
+    deviceId: z.string(),
+    occurredAt: z.string(),
+    /** `pending` while a delivery is still tried, `failed` when every one left was given up. */
+    state: z.enum(['pending', 'failed']),
+    /** Trace instances the event goes to, and how many acknowledged it. */
+    targets: z.number().int(),
+    delivered: z.number().int(),
+    /** Most attempts of one delivery. */
+    attempts: z.number().int(),
+    nextAttemptAt: z.string().nullable(),
+    lastError: z.string().nullable(),
+    dateCreated: z.string(),
+  })
+  .meta({ id: 'QueuedEvent' });
+export type TQueuedEvent = z.infer<typeof ZQueuedEvent>;
+
+export const ZQueueEventRequest = z.object({ eventId: ZId('traceEventIdNotValid') }).meta({ id: 'QueueEventRequest' });
+export const ZQueueDownloadQuery = z.object({ traceEventId: ZId('traceEventIdNotValid') });
+
+/** The body of an `event` message: an event as stored where it was reported, for a Trace instance to store like its own. */
+export const ZForwardedEvent = z.object({
+  deviceId: z.string().min(1).max(64),
+  body: ZTraceEventBody,
+  eventHash: ZEventHash,
+  orderId: z.string().max(64).nullable(),
+  dsiId: z.string().max(64).nullable(),
+  proof: ZTraceEventProof,
+  receivedAt: z.string().max(40),
+});
+export type TForwardedEvent = z.infer<typeof ZForwardedEvent>;

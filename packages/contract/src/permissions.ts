@@ -49,6 +49,12 @@ export const permissions = {
   'GET /ui/admin/api-spec': 'admin',
   'GET /ui/admin/jobs': 'admin',
   'GET /ui/admin/outbox': 'admin',
+  'GET /ui/admin/event': 'anyRole',
+  'POST /ui/admin/event': 'admin',
+  'GET /ui/queue/list': 'anyRole',
+  'GET /ui/queue/download': 'anyRole',
+  'POST /ui/queue/send': 'admin',
+  'POST /ui/queue/delete': 'admin',
   // unimplemented in the spec (§7): answer 501 functionNotImplemented
   'POST /ui/admin/sso': 'admin',
   'POST /ui/admin/blockchain/provider': 'admin',

@@ -13,8 +13,7 @@ import type { DB } from '../../db/schema.js';
 import type { ManageInstanceRow } from '../../db/schema-licensing.js';
 import { AppError } from '../../lib/app-error.js';
 import type { AfterLateDelivery } from '../outbox/outbox-delivery.job.js';
-import type { MessageHandler } from '../outbox/peer-messages.service.js';
-import type { ServerCredentials } from '../provision/server-credentials.service.js';
+import type { MessageContext, MessageHandler } from '../outbox/peer-messages.service.js';
 import type { AuthorizationRecord } from './authorizations.repository.js';
 import { type Actor, LicensingChanges } from './licensing-changes.js';
 import type { NewOrder, OrderRecord } from './orders.repository.js';
@@ -95,10 +94,7 @@ const invalid = (field: string, description: string) => new AppError('registrati
  * authorizations. Both run in the transaction that records the message id as applied.
  */
 export class DelegatedLicences {
-  constructor(
-    private readonly credentials: ServerCredentials,
-    private readonly dialect: Dialect,
-  ) {}
+  constructor(private readonly dialect: Dialect) {}
 
   /** The outbox message kinds this side takes, from an upstream Manage instance only. */
   handlers(): Record<'authorization' | 'revocation', MessageHandler> {
@@ -106,7 +102,7 @@ export class DelegatedLicences {
     return {
       authorization: {
         accepts: fromUpstream,
-        apply: (trx, peer, body, { sourceIp, now }) => this.receiveAuthorization(trx, peer, body, sourceIp, now),
+        apply: (trx, peer, body, context) => this.receiveAuthorization(trx, peer, body, context),
       },
       revocation: {
         accepts: fromUpstream,
@@ -123,8 +119,7 @@ export class DelegatedLicences {
     trx: Kysely<DB>,
     peer: ManageInstanceRow,
     body: unknown,
-    sourceIp: string,
-    now: string,
+    { sourceIp, now, ownSigningSerial }: MessageContext,
   ): Promise<void> {
     const parsed = ZDelegatedAuthorization.safeParse(body);
     if (!parsed.success) {
@@ -138,7 +133,6 @@ export class DelegatedLicences {
     const changes = new LicensingChanges(trx, this.dialect);
     const dedupeKey = upstreamKey(peer, input.authorizationId);
     if (await changes.orders.existsWithDedupeKey(dedupeKey)) return;
-    const own = describeCertificate((await this.credentials.identity('signing')).certificatePem).serialNumber;
     const peerSerial = describeCertificate(parseCertificateBundle(peer.signing_certificate!)[0]!).serialNumber;
     const actor = this.actor(peer, sourceIp);
     const id = randomUUID();
@@ -167,7 +161,7 @@ export class DelegatedLicences {
       das_url: input.dasUrl,
       image_url: input.imageUrl,
       file_information_block_element_size: input.fileInformationBlockElementSize,
-      licensee_key_sn: own,
+      licensee_key_sn: ownSigningSerial,
       public_key_sn: peerSerial,
       key_role_sn: null,
       device_identity: input.deviceIdentity,

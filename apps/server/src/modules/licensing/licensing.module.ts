@@ -27,7 +27,7 @@ export function licensingModule({ config, database, storage, credentials }: Core
       authorizations: new AuthorizationsService(database, signed),
       authorizationDelivery: new AuthorizationDeliveryService(database),
       stp: new StpService(database, storage, signed),
-      delegatedLicences: new DelegatedLicences(credentials, database.dialect),
+      delegatedLicences: new DelegatedLicences(database.dialect),
     },
     routes: [ordersRoutes, authorizationsRoutes, orderSendersRoutes, stpRoutes],
   };

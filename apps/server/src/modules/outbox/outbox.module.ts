@@ -1,6 +1,8 @@
 import type { TOutboxKind } from '@manifold/contract';
 import type { Core, ServerModule } from '../module.js';
 import type { PeerRegistrationsService } from '../registrations/peer-registrations.service.js';
+import { eventQueueRoutes } from './event-queue.routes.js';
+import type { EventQueueService } from './event-queue.service.js';
 import { outboxRoutes } from './outbox.routes.js';
 import { type MessageHandler, PeerMessagesService } from './peer-messages.service.js';
 
@@ -10,10 +12,11 @@ import { type MessageHandler, PeerMessagesService } from './peer-messages.servic
  * `outbox.deliver` job (jobs module).
  */
 export function outboxModule(
-  { database }: Core,
+  { database, credentials }: Core,
   registrations: PeerRegistrationsService,
+  eventQueue: EventQueueService,
   handlers: Partial<Record<TOutboxKind, MessageHandler>>,
-): ServerModule<{ peerMessages: PeerMessagesService }> {
-  const peerMessages = new PeerMessagesService(database, registrations, handlers);
-  return { services: { peerMessages }, routes: [outboxRoutes(peerMessages)] };
+): ServerModule<{ peerMessages: PeerMessagesService; eventQueue: EventQueueService }> {
+  const peerMessages = new PeerMessagesService(database, registrations, credentials, handlers);
+  return { services: { peerMessages, eventQueue }, routes: [outboxRoutes(peerMessages), eventQueueRoutes(eventQueue)] };
 }

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Selectable } from 'kysely';
-import type { TOutboxKind, TOutboxListQuery, TOutboxMessage, TOutboxState, TPage } from '@manifold/contract';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { TOutboxKind, TOutboxListQuery, TOutboxMessage, TOutboxState, TPage, TPageQuery } from '@manifold/contract';
 import type { Dialect } from '../../db/dialect.js';
-import { paginate } from '../../db/paging.js';
+import { pageOffset, paginate, toPage } from '../../db/paging.js';
 import type { DB } from '../../db/schema.js';
 import type { OutboxTable } from '../../db/schema-licensing.js';
 import { enqueueJob } from '../../jobs/jobs.service.js';
@@ -22,6 +22,18 @@ export const OUTBOX_JOB_RUNS = 3;
 export interface Delivery {
   id: number;
   state: string;
+}
+
+/** One event of the queue, as counted over its messages. */
+export interface QueuedEventRow {
+  eventId: string;
+  createdAt: string;
+  targets: number;
+  delivered: number;
+  pending: number;
+  attempts: number;
+  nextAttemptAt: string | null;
+  lastError: string | null;
 }
 
 /** A message to queue: for the registration `targetId`, about `subjectId`. */
@@ -183,39 +195,88 @@ export class OutboxRepository {
     return Number(result.numUpdatedRows) > 0;
   }
 
-  /** Pending messages about `subjectId`, due now (send now). */
-  async hurry(subjectId: string, kind: TOutboxKind, now: string): Promise<OutboxRow[]> {
+  /**
+   * Messages about `subjectId` not yet acknowledged (pending, or failed: taken up again) made due
+   * now (send now), with their ids and attempts, tried until `expiresAt`.
+   */
+  async hurry(subjectId: string, kind: TOutboxKind, now: string, expiresAt: string | null): Promise<OutboxRow[]> {
     const rows = await this.db
       .selectFrom('outbox')
       .selectAll()
       .where('subject_id', '=', subjectId)
       .where('kind', '=', kind)
-      .where('state', '=', 'pending')
+      .where('state', 'in', ['pending', 'failed'])
       .execute();
     if (rows.length > 0) {
+      const ids = rows.map((row) => row.id);
       await this.db
         .updateTable('outbox')
-        .set({ next_attempt_at: now, updated_at: now })
-        .where(
-          'id',
-          'in',
-          rows.map((row) => row.id),
-        )
+        .set({ state: 'pending', next_attempt_at: now, expires_at: expiresAt, updated_at: now })
+        .where('id', 'in', ids)
+        .where('state', 'in', ['pending', 'failed'])
         .execute();
     }
     return rows;
   }
 
-  /** Withdraws every pending message about `subjectId`; answers how many. */
+  /** Withdraws every message about `subjectId` not yet acknowledged; answers how many. */
   async cancelSubject(subjectId: string, kind: TOutboxKind, now: string): Promise<number> {
     const result = await this.db
       .updateTable('outbox')
       .set({ state: 'cancelled', updated_at: now })
       .where('subject_id', '=', subjectId)
       .where('kind', '=', kind)
-      .where('state', '=', 'pending')
+      .where('state', 'in', ['pending', 'failed'])
       .executeTakeFirst();
     return Number(result.numUpdatedRows);
+  }
+
+  /**
+   * The event queue: events with a message not yet acknowledged (pending or failed), newest
+   * first, each with its messages counted; paged in the database.
+   */
+  async queuedEvents(page: TPageQuery): Promise<TPage<QueuedEventRow>> {
+    const waiting = sql<number>`sum(case when state in ('pending', 'failed') then 1 else 0 end)`;
+    const grouped = this.db
+      .selectFrom('outbox')
+      .where('kind', '=', 'event')
+      .where('state', '<>', 'cancelled')
+      .groupBy('subject_id')
+      .having(waiting, '>', 0);
+    const total = await this.db
+      .selectFrom(grouped.select('subject_id').as('queued'))
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
+    const rows = await grouped
+      .select((eb) => [
+        'subject_id',
+        eb.fn.min('id').as('first_id'),
+        eb.fn.min('created_at').as('created_at'),
+        eb.fn.countAll().as('targets'),
+        sql<number>`sum(case when state = 'delivered' then 1 else 0 end)`.as('delivered'),
+        sql<number>`sum(case when state = 'pending' then 1 else 0 end)`.as('pending'),
+        eb.fn.max('attempts').as('attempts'),
+        sql<string | null>`min(case when state = 'pending' then next_attempt_at end)`.as('next_attempt_at'),
+        eb.fn.max('last_error').as('last_error'),
+      ])
+      .orderBy('first_id', 'desc')
+      .limit(page.numberOfItems)
+      .offset(pageOffset(page))
+      .execute();
+    return toPage(
+      page,
+      total.n,
+      rows.map((row) => ({
+        eventId: row.subject_id,
+        createdAt: String(row.created_at),
+        targets: Number(row.targets),
+        delivered: Number(row.delivered),
+        pending: Number(row.pending),
+        attempts: Number(row.attempts),
+        nextAttemptAt: row.next_attempt_at,
+        lastError: row.last_error as string | null,
+      })),
+    );
   }
 
   /** Messages newest first, optionally of one state, paged in the database. */

@@ -8,21 +8,31 @@ import {
   type TPeerMessageResponse,
   ZPeerMessageApl,
 } from '@manifold/contract';
+import { describeCertificate } from '../../crypto/certificates.js';
 import type { Database } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import type { DB } from '../../db/schema.js';
 import type { ManageInstanceRow } from '../../db/schema-licensing.js';
 import { AppError } from '../../lib/app-error.js';
 import { isoNow } from '../../lib/time.js';
+import type { ServerCredentials } from '../provision/server-credentials.service.js';
 import { parseApl } from '../registrations/apl-checks.js';
 import type { PeerAplType, PeerRegistrationsService } from '../registrations/peer-registrations.service.js';
 import { OutboxRepository } from './outbox.repository.js';
+
+/** What a handler gets besides the message: read before the transaction (SQLite runs one at a time on its connection). */
+export interface MessageContext {
+  sourceIp: string;
+  now: string;
+  /** Serial number of this instance's signing certificate (the licensee key of what it receives). */
+  ownSigningSerial: string;
+}
 
 /** Applies one kind of message from a peer, in the transaction that records its id. */
 export interface MessageHandler {
   /** Who may send it: how this instance holds the sender, and (for Trace) whether the sender asked. */
   accepts(peer: ManageInstanceRow): boolean;
-  apply(trx: Kysely<DB>, peer: ManageInstanceRow, body: unknown, context: { sourceIp: string; now: string }): Promise<void>;
+  apply(trx: Kysely<DB>, peer: ManageInstanceRow, body: unknown, context: MessageContext): Promise<void>;
 }
 
 /**
@@ -35,6 +45,7 @@ export class PeerMessagesService {
   constructor(
     private readonly database: Database,
     private readonly registrations: PeerRegistrationsService,
+    private readonly credentials: ServerCredentials,
     private readonly handlers: Partial<Record<TOutboxKind, MessageHandler>>,
   ) {}
 
@@ -58,6 +69,7 @@ export class PeerMessagesService {
         description: `Messages of kind ${apl.kind} are not taken from this peer`,
       });
     }
+    const ownSigningSerial = describeCertificate((await this.credentials.identity('signing')).certificatePem).serialNumber;
     const duplicate: TPeerMessageResponse = { messageId: apl.messageId, received: 'duplicate' };
     try {
       return await this.database.transaction(async (trx) => {
@@ -70,7 +82,7 @@ export class PeerMessagesService {
           now,
         );
         if (!first) return duplicate;
-        await handler.apply(trx, peer, apl.body, { sourceIp, now });
+        await handler.apply(trx, peer, apl.body, { sourceIp, now, ownSigningSerial });
         return { messageId: apl.messageId, received: 'applied' as const };
       });
     } catch (error) {
