@@ -34,6 +34,7 @@ import { DevicesRepository } from '../devices/devices.repository.js';
 import { formatPath } from '../packages/device-parameters.js';
 import type { StpService } from '../licensing/stp.service.js';
 import type { MessageHandler } from '../outbox/peer-messages.service.js';
+import { parseApl } from '../registrations/apl-checks.js';
 import { traceEnabled } from '../settings/trace-enabled.js';
 import { SettingsRepository } from '../settings/settings.repository.js';
 import { BuildsRepository } from './builds.repository.js';
@@ -450,15 +451,7 @@ export class EventsService {
     if (!(await traceEnabled(new SettingsRepository(trx)))) {
       throw new AppError('traceFuncitionalityNotEnabled', { description: 'This instance does not take events from peers' });
     }
-    const parsed = ZForwardedEvent.safeParse(input);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw new AppError('registrationExchangeInvalidApl', {
-        field: ['apl', 'body', ...issue.path].join('.'),
-        description: issue.message,
-      });
-    }
-    const event = parsed.data;
+    const event = parseApl(ZForwardedEvent, input, 'apl.body');
     const hash = eventHash(canonicalEvent(event.body, event.deviceId));
     if (hash !== event.eventHash) {
       throw new AppError('registrationExchangeInvalidApl', {

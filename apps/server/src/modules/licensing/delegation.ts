@@ -12,6 +12,7 @@ import type { Dialect } from '../../db/dialect.js';
 import type { DB } from '../../db/schema.js';
 import type { ManageInstanceRow } from '../../db/schema-licensing.js';
 import { AppError } from '../../lib/app-error.js';
+import { parseApl } from '../registrations/apl-checks.js';
 import type { AfterLateDelivery } from '../outbox/outbox-delivery.job.js';
 import type { MessageContext, MessageHandler } from '../outbox/peer-messages.service.js';
 import type { AuthorizationRecord } from './authorizations.repository.js';
@@ -86,8 +87,6 @@ export function delegatedAuthorization(order: OrderRecord, authorization: Author
 /** The dedupe key of the order an upstream's authorization became: one order per peer and authorization. */
 const upstreamKey = (peer: ManageInstanceRow, authorizationId: string) => `upstream|${peer.id}|${authorizationId}`;
 
-const invalid = (field: string, description: string) => new AppError('registrationExchangeInvalidApl', { field, description });
-
 /**
  * The downstream side of the licence chain: an authorization an approved upstream Manage
  * instance delivered becomes an order here, and its revocation revokes that order with its
@@ -121,12 +120,7 @@ export class DelegatedLicences {
     body: unknown,
     { sourceIp, now, ownSigningSerial }: MessageContext,
   ): Promise<void> {
-    const parsed = ZDelegatedAuthorization.safeParse(body);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw invalid(['apl', 'body', ...issue.path].join('.'), issue.message);
-    }
-    const input = parsed.data;
+    const input = parseApl(ZDelegatedAuthorization, body, 'apl.body');
     if (input.expiration !== null && !(Date.parse(input.expiration) > Date.parse(now))) {
       throw new AppError('expirationDateInThePast', { field: 'apl.body.expiration' });
     }
@@ -200,17 +194,13 @@ export class DelegatedLicences {
 
   /** Revokes the order the authorization became, with every authorization of it; nothing when there is none (never arrived) or it is revoked. */
   async receiveRevocation(trx: Kysely<DB>, peer: ManageInstanceRow, body: unknown, sourceIp: string): Promise<void> {
-    const parsed = ZDelegatedRevocation.safeParse(body);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw invalid(['apl', 'body', ...issue.path].join('.'), issue.message);
-    }
+    const revocation = parseApl(ZDelegatedRevocation, body, 'apl.body');
     const changes = new LicensingChanges(trx, this.dialect);
-    const orderId = await changes.orders.idWithDedupeKey(upstreamKey(peer, parsed.data.authorizationId));
+    const orderId = await changes.orders.idWithDedupeKey(upstreamKey(peer, revocation.authorizationId));
     if (!orderId) return;
     const order = await changes.orders.lock(orderId);
     if (!order || order.revoked === 1) return;
-    await changes.revokeOrder(order, true, this.actor(peer, sourceIp), `revoked upstream: ${parsed.data.reason}`);
+    await changes.revokeOrder(order, true, this.actor(peer, sourceIp), `revoked upstream: ${revocation.reason}`);
   }
 }
 
