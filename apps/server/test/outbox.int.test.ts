@@ -56,7 +56,7 @@ afterAll(async () => {
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /** Runs the due delivery jobs of the app under test (its own runner is not started). */
-async function deliver(ctx: TestApp, retryBaseMs = 60_000): Promise<void> {
+async function deliver(ctx: TestApp, retryBaseMs = 60_000, maxAttempts = 20): Promise<void> {
   const { database, credentials } = ctx.app.services;
   const runner = new JobRunner(database, new JobsService(database), { ...ctx.config.jobs, log: quiet });
   runner.register(
@@ -65,7 +65,7 @@ async function deliver(ctx: TestApp, retryBaseMs = 60_000): Promise<void> {
       database,
       credentials,
       ctx.config.peers,
-      { ...ctx.config.outbox, retryBaseMs, retryMaxMs: retryBaseMs },
+      { ...ctx.config.outbox, retryBaseMs, retryMaxMs: retryBaseMs, maxAttempts },
       { authorization: revokeAfterLateDelivery(database.dialect) },
     ),
   );
@@ -262,6 +262,34 @@ describeEachDatabase(
         expect(
           (await downstreamOrders()).filter((entry) => entry.orderIdentity.authorizationId === authorizationId),
         ).toHaveLength(1);
+      });
+    });
+
+    describe('giving up', () => {
+      it('marks a message failed after its last attempt; revoking its authorization then sends a revocation', async () => {
+        const db = ctx().app.services.database.db;
+        const orderId = await addOrder(ctx(), policyFor(world));
+        const authorizationId = await authorize(ctx(), { orderId, manageId: ours.manageId, quantity: 1 });
+        expect((await call('POST', '/ui/authorization/send', { orderId, authorizationId })).statusCode).toBe(200);
+        const realUrl = ours.manageURL;
+        await db
+          .updateTable('manage_instances')
+          .set({ manage_url: `http://127.0.0.1:${await freePort()}` })
+          .where('id', '=', ours.manageId)
+          .execute();
+        try {
+          await deliver(ctx(), 60_000, 1);
+        } finally {
+          await db.updateTable('manage_instances').set({ manage_url: realUrl }).where('id', '=', ours.manageId).execute();
+        }
+        const failed = (await call('GET', '/ui/admin/outbox?state=failed')).json<TPage<TOutboxMessage>>().data;
+        expect(failed.find((entry) => entry.subjectId === authorizationId)).toMatchObject({ state: 'failed', attempts: 1 });
+        expect((await call('POST', '/ui/authorization/revoke', { orderId, authorizationId })).statusCode).toBe(200);
+        await deliver(ctx());
+        const revocation = (await outboxRows()).find((row) => row.subject_id === authorizationId && row.kind === 'revocation')!;
+        expect(revocation.state).toBe('delivered');
+        // it never arrived: the revocation changes nothing there
+        expect((await downstreamOrders()).some((entry) => entry.orderIdentity.authorizationId === authorizationId)).toBe(false);
       });
     });
 
