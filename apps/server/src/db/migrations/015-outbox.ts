@@ -8,7 +8,9 @@ import type { DatabaseKind } from '../../config.js';
  * up (forwarded events: the event configuration's timeout). `peer_messages` records on the
  * receiving side which message ids of which peer were applied.
  */
-export async function up(db: Kysely<unknown>, _kind: DatabaseKind): Promise<void> {
+export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void> {
+  // a forwarded event carries the machine's signed document (up to 256 KiB): more than MariaDB's TEXT
+  if (kind === 'mysql') await sql`alter table outbox modify payload mediumtext not null`.execute(db);
   await db.schema.alterTable('outbox').addColumn('message_id', 'varchar(36)').execute();
   await db.schema.alterTable('outbox').addColumn('delivered_at', 'varchar(32)').execute();
   await db.schema.alterTable('outbox').addColumn('expires_at', 'varchar(32)').execute();
