@@ -87,10 +87,11 @@ export class EventQueueService {
    * the transaction that stores it), when forwarding is enabled; tried for the configured time.
    */
   async forward(trx: Kysely<DB>, row: TraceEventRow): Promise<void> {
-    const configuration = await this.configuration(new SettingsRepository(trx));
-    if (!configuration.enabled) return;
+    // one read of the (small) registrations table on the ingestion path when nothing is forwarded
     const targets = await new PeerRegistrationsRepository(trx).traceTargets();
     if (targets.length === 0) return;
+    const configuration = await this.configuration(new SettingsRepository(trx));
+    if (!configuration.enabled) return;
     const now = isoNow();
     const expiresAt = isoNow(new Date(Date.parse(now) + configuration.timeout * 1000));
     const body: TForwardedEvent = {
