@@ -20,6 +20,8 @@ import { revokeAfterLateDelivery } from '../src/modules/licensing/delegation.js'
 import { outboxDeliveryJob } from '../src/modules/outbox/outbox-delivery.job.js';
 import { OUTBOX_DELIVER } from '../src/modules/outbox/outbox.repository.js';
 import { signApl } from '../src/modules/registrations/apl-checks.js';
+import { canonicalEvent, eventHash } from '../src/modules/events/trace-event-format.js';
+import type { ManageInstanceRow } from '../src/db/schema-licensing.js';
 import {
   addOrder,
   authorize,
@@ -403,6 +405,52 @@ describeEachDatabase(
         expect(ids).not.toContain(dropped);
         expectToken(await call('GET', `/ui/queue/download?traceEventId=${randomUUID()}`), 420, 'traceEventIdNotValid');
         expectToken(await call('POST', '/ui/queue/send', { eventId: 'nope' }), 420, 'traceEventIdNotValid');
+      });
+    });
+
+    describe('a Trace instance receiving forwarded events', () => {
+      it('stores them like its own (once, chained, source peer) while traceEnabled, else traceFuncitionalityNotEnabled', async () => {
+        const { database, events, settings } = ctx().app.services;
+        const peerRow = { id: randomUUID(), manage_site_name: 'Reporting Site' } as ManageInstanceRow;
+        const deviceId = randomUUID();
+        const body = {
+          eventId: randomUUID(),
+          kind: 'machineIdle' as const,
+          occurredAt: new Date().toISOString(),
+          authorizationId: null,
+          jobId: null,
+          quantity: null,
+          previousHash: null,
+          data: { note: 'forwarded' },
+        };
+        const forwarded = {
+          deviceId,
+          body,
+          eventHash: eventHash(canonicalEvent(body, deviceId)),
+          orderId: null,
+          dsiId: null,
+          proof: { format: 'xml', xml: '<TraceEvent/>' },
+          receivedAt: new Date().toISOString(),
+        };
+        const receive = (input: unknown) =>
+          database.transaction((trx) => events.receiveForwarded(trx, peerRow, input, '127.0.0.1', new Date().toISOString()));
+        await settings.set('traceEnabled', 'false');
+        await expect(receive(forwarded)).rejects.toMatchObject({ token: 'traceFuncitionalityNotEnabled' });
+        await settings.set('traceEnabled', 'true');
+        await expect(receive({ ...forwarded, eventHash: 'a'.repeat(64) })).rejects.toMatchObject({
+          token: 'registrationExchangeInvalidApl',
+          field: 'apl.body.eventHash',
+        });
+        await receive(forwarded);
+        await receive(forwarded); // the same event again: nothing more
+        const rows = await database.db.selectFrom('trace_events').selectAll().where('device_id', '=', deviceId).execute();
+        expect(rows.map((row) => [row.event_id, row.source, row.sequence, row.chain_finding])).toEqual([
+          [body.eventId, 'peer', 1, null],
+        ]);
+        const other = { ...body, data: { note: 'changed' } };
+        await expect(
+          receive({ ...forwarded, body: other, eventHash: eventHash(canonicalEvent(other, deviceId)) }),
+        ).rejects.toMatchObject({ token: 'traceEventIdNotValid' });
       });
     });
 
