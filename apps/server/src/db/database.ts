@@ -7,6 +7,8 @@ import type { TDatabaseConfig } from '@manifold/contract';
 import type { DatabaseTarget } from '../config.js';
 import { assertPrivateFile, createPrivateFile, makePrivateDirectory } from '../lib/private-files.js';
 import { createDialect, type Dialect } from './dialect.js';
+import { nameStatements } from './pg-named-statements.js';
+import { cachingStatements } from './statement-cache.js';
 import { migrationProvider } from './migrations/index.js';
 import type { DB } from './schema.js';
 
@@ -41,7 +43,7 @@ function kyselyDialect(target: DatabaseTarget, options: DatabaseOptions) {
     connection.pragma('foreign_keys = ON');
     connection.pragma('busy_timeout = 5000');
     connection.pragma(`synchronous = ${options.sqliteSynchronous ?? 'FULL'}`);
-    return new SqliteDialect({ database: connection });
+    return new SqliteDialect({ database: cachingStatements(connection) });
   }
   if (target.kind === 'postgres') {
     // Counts and sums come back as strings (int8); repositories convert with Number().
@@ -49,7 +51,7 @@ function kyselyDialect(target: DatabaseTarget, options: DatabaseOptions) {
     // An idle connection the server closed (restart, failover, admin command) is dropped from the
     // pool and replaced on next use; without a listener its error would end the process.
     pool.on('error', () => undefined);
-    return new PostgresDialect({ pool });
+    return new PostgresDialect({ pool: nameStatements(pool) });
   }
   return new MysqlDialect({
     pool: createPool({ uri: target.url, connectionLimit: 10, supportBigNumbers: true, timezone: 'Z' }),
