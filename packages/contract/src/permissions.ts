@@ -20,6 +20,8 @@ export const permissions = {
   ...tracePermissions,
   // operators
   'GET /healthz': 'anonymous',
+  // the handler checks METRICS_TOKEN (docs/operations.md)
+  'GET /metrics': 'anonymous',
   // the console: its files, deep links and runtime settings (site name, public address)
   'GET /*': 'anonymous',
   'GET /console-config.json': 'anonymous',
