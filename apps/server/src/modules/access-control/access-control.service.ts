@@ -40,7 +40,10 @@ export class AccessControlService {
     return new AuditRepository(db, this.database.dialect);
   }
 
-  /** Refuses (403 `accessConstraintFailed`, audited) a caller the access controls do not allow this constraint. */
+  /**
+   * Refuses (403 `accessConstraintFailed`, or `escalationRequired` for a `-webauth` role held
+   * without escalation; audited) a caller the access controls do not allow this constraint.
+   */
   async require(caller: Caller, constraint: TAccessConstraint): Promise<void> {
     const repository = this.repository();
     const decision = decideAccess(
@@ -51,7 +54,10 @@ export class AccessControlService {
     );
     if (decision.allowed) return;
     await this.audit().recordBy(caller, 'accessConstraintRefused', constraint, { reason: decision.reason });
-    throw new AppError('accessConstraintFailed', { description: decision.description });
+    // a -webauth role held without escalation: the console's escalation prompt answers this token
+    throw new AppError(decision.reason === 'escalation' ? 'escalationRequired' : 'accessConstraintFailed', {
+      description: decision.description,
+    });
   }
 
   /**
