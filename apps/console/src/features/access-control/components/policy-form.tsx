@@ -46,6 +46,7 @@ export function PolicyForm({ onDone, onCancel }: { onDone: (policy: TAccessContr
         <MultiSelect
           label={t('accessControl.constraints')}
           withAsterisk
+          searchable
           data={accessConstraints.map((value) => ({ value, label: t(`accessControl.constraint.${value}`) }))}
           value={values.constraints}
           error={errors.fields.constraints}
