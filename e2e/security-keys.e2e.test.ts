@@ -110,6 +110,8 @@ describe('console: security keys and escalation', () => {
     const members = page.getByRole('dialog').getByRole('textbox', { name: 'Members' });
     await members.fill(member.username);
     await page.getByRole('option', { name: member.username, exact: false }).first().click();
+    await page.keyboard.press('Escape');
+    await checkScreen(page, 'access-role-add');
     await page.getByRole('dialog').getByRole('button', { name: 'Add role' }).click();
     await page.getByText('Access role user added').waitFor();
     const role = page.locator('tr[data-role="user"]');

@@ -1,9 +1,10 @@
-import { Badge, Group, Stack, Table } from '@mantine/core';
+import { Stack, Table } from '@mantine/core';
 import type { TAccessControl } from '@manifold/contract';
 import { IconTrash } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { apiErrorMessage } from '../../../components/api-error-message';
+import { BadgeList } from '../../../components/badge-list';
 import { useConfirm } from '../../../components/confirm-modal';
 import { DataTable } from '../../../components/data-table';
 import { ErrorAlert } from '../../../components/error-alert';
@@ -63,13 +64,12 @@ export function AccessPoliciesRoute() {
           <Table.Tr key={policy.accessControlId} data-policy={policy.policyName}>
             <Table.Td>{policy.policyName}</Table.Td>
             <Table.Td>
-              <Group gap={4}>
-                {policy.constraints.map((constraint) => (
-                  <Badge key={constraint} variant="light" color="gray" c="gray.9" tt="none">
-                    {t(`accessControl.constraint.${constraint}`)}
-                  </Badge>
-                ))}
-              </Group>
+              <BadgeList
+                items={policy.constraints.map((constraint) => ({
+                  key: constraint,
+                  label: t(`accessControl.constraint.${constraint}`),
+                }))}
+              />
             </Table.Td>
             <Table.Td>{policy.incomingIpAddresses.join(', ')}</Table.Td>
             <Table.Td>

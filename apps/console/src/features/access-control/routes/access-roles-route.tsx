@@ -1,9 +1,10 @@
-import { Badge, Group, Stack, Table } from '@mantine/core';
+import { Stack, Table } from '@mantine/core';
 import type { TAccessRole } from '@manifold/contract';
 import { IconTrash } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { apiErrorMessage } from '../../../components/api-error-message';
+import { BadgeList } from '../../../components/badge-list';
 import { useConfirm } from '../../../components/confirm-modal';
 import { DataTable } from '../../../components/data-table';
 import { ErrorAlert } from '../../../components/error-alert';
@@ -64,13 +65,7 @@ export function AccessRolesRoute() {
             <Table.Td>{role.roleCode}</Table.Td>
             <Table.Td>{t(`accessControl.constraint.${role.constraintName}`)}</Table.Td>
             <Table.Td>
-              <Group gap={4}>
-                {role.roleMembers.map((member) => (
-                  <Badge key={member} variant="light" color="gray" c="gray.9" tt="none">
-                    {member}
-                  </Badge>
-                ))}
-              </Group>
+              <BadgeList items={role.roleMembers.map((member) => ({ key: member, label: member }))} />
             </Table.Td>
             <Table.Td>
               <IconAction
