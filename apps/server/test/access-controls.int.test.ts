@@ -286,8 +286,15 @@ describeEachDatabase('access controls', (ctx) => {
       };
       expectToken(await from(ctx(), outside, 'POST', '/ui/user/add', admin, body), 403, 'accessConstraintFailed');
       expect((await from(ctx(), wired, 'POST', '/ui/user/add', admin, body)).statusCode).toBe(200);
+      const edit = { username: body.username, firstName: 'Changed' };
+      expectToken(await from(ctx(), outside, 'POST', '/ui/user/edit', admin, edit), 403, 'accessConstraintFailed');
+      expect((await from(ctx(), wired, 'POST', '/ui/user/edit', admin, edit)).statusCode).toBe(200);
+      // one's own profile is no user management
+      expect(
+        (await from(ctx(), outside, 'POST', '/ui/user/edit', admin, { username: 'admin', firstName: 'Ada' })).statusCode,
+      ).toBe(200);
       expect((await refusals(ctx(), 'audit-access')).length).toBe(1);
-      expect((await refusals(ctx(), 'user-management')).length).toBe(1);
+      expect((await refusals(ctx(), 'user-management')).length).toBe(2);
     });
   });
 });
