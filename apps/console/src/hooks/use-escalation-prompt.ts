@@ -4,7 +4,6 @@ import { apiErrorMessage } from '../components/api-error-message';
 import { alerts } from '../lib/alerts';
 import { isApiError } from '../lib/api-errors';
 import { closeEscalation, escalateSession, escalationStore } from '../lib/escalation';
-import { sessionQueryKey } from '../lib/session';
 import { useStore } from '../lib/store';
 
 /**
@@ -18,7 +17,8 @@ export function useEscalationPrompt() {
   const confirm = useMutation({
     mutationFn: escalateSession,
     onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: sessionQueryKey });
+      // the session now answers escalated: true, and a screen whose list was refused loads again
+      await queryClient.invalidateQueries();
       closeEscalation();
       alerts.success(t('escalation.confirmed'));
     },
