@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { SoftwareAuthenticator } from './helpers/software-authenticator.js';
 import { describeEachDatabase, expectToken, type TestApp } from './helpers/test-app.js';
@@ -128,7 +128,7 @@ describeEachDatabase(
         await ctx()
           .app.services.database.db.updateTable('webauthn_challenges')
           .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
-          .where('challenge', '=', expiring)
+          .where('challenge_sha256', '=', createHash('sha256').update(expiring).digest('hex'))
           .execute();
         expectToken(
           await ctx().call('POST', '/ui/authenticators/add', { token, body: { name: 'k', credential: key.register(expiring) } }),

@@ -17,9 +17,13 @@ export interface AuthenticatorsTable {
   last_used_at: string | null;
 }
 
-/** A challenge handed out for one registration or assertion: single use, expiring. */
+/**
+ * A challenge handed out for one registration or assertion: single use, expiring. Kept as the
+ * SHA-256 (lower-case hex) of its base64url text, so lookups are exact on every database
+ * (MySQL's default collation compares text case-insensitively).
+ */
 export interface WebAuthnChallengesTable {
-  challenge: string;
+  challenge_sha256: string;
   user_id: number;
   session_id: string;
   purpose: string;

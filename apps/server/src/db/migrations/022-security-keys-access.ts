@@ -28,7 +28,7 @@ export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>
 
   await db.schema
     .createTable('webauthn_challenges')
-    .addColumn('challenge', 'varchar(128)', (c) => c.primaryKey())
+    .addColumn('challenge_sha256', 'varchar(64)', (c) => c.primaryKey())
     .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('session_id', 'varchar(64)', (c) => c.notNull())
     .addColumn('purpose', 'varchar(16)', (c) => c.notNull())

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { TAuthenticator, TPage, TPageQuery } from '@manifold/contract';
 import { paginate } from '../../db/paging.js';
@@ -5,6 +6,10 @@ import type { DB } from '../../db/schema.js';
 import type { AuthenticatorRow, WebAuthnChallengesTable } from '../../db/schema-security.js';
 
 export type ChallengePurpose = 'attestation' | 'assertion';
+
+function challengeDigest(challenge: string): string {
+  return createHash('sha256').update(challenge).digest('hex');
+}
 
 function toAuthenticator(row: AuthenticatorRow): TAuthenticator {
   return { authenticatorId: row.id, name: row.name, createdAt: row.created_at, lastUsedAt: row.last_used_at };
@@ -77,8 +82,11 @@ export class SecurityKeysRepository {
     return Number(result.numUpdatedRows) === 1;
   }
 
-  async saveChallenge(row: WebAuthnChallengesTable): Promise<void> {
-    await this.db.insertInto('webauthn_challenges').values(row).execute();
+  async saveChallenge(challenge: string, row: Omit<WebAuthnChallengesTable, 'challenge_sha256'>): Promise<void> {
+    await this.db
+      .insertInto('webauthn_challenges')
+      .values({ ...row, challenge_sha256: challengeDigest(challenge) })
+      .execute();
   }
 
   /** Takes a live challenge of this session and purpose: answers true once, then never again. */
@@ -91,7 +99,7 @@ export class SecurityKeysRepository {
   ): Promise<boolean> {
     const result = await this.db
       .deleteFrom('webauthn_challenges')
-      .where('challenge', '=', challenge)
+      .where('challenge_sha256', '=', challengeDigest(challenge))
       .where('user_id', '=', userId)
       .where('session_id', '=', sessionId)
       .where('purpose', '=', purpose)

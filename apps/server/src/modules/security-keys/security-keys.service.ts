@@ -158,7 +158,9 @@ export class SecurityKeysService {
   async escalate(input: TEscalateLoginRequest, caller: Caller): Promise<{ escalated: true; escalatedUntil: string }> {
     try {
       const challenge = await this.consume(input.credential.response.clientDataJSON, caller, 'assertion');
-      const key = await this.keys().findOwnByCredential(caller.userId, input.credential.id);
+      const found = await this.keys().findOwnByCredential(caller.userId, input.credential.id);
+      // exact match: MySQL's default collation would also find an id differing in case
+      const key = found?.credential_id === input.credential.id ? found : undefined;
       if (!key) throw new AppError('authenticatorNotPresent', { description: 'This security key is not registered to you' });
       const previous = Number(key.counter);
       let verified: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
@@ -210,8 +212,7 @@ export class SecurityKeysService {
     const now = new Date();
     const keys = this.keys();
     await keys.purgeExpiredChallenges(now.toISOString());
-    await keys.saveChallenge({
-      challenge,
+    await keys.saveChallenge(challenge, {
       user_id: caller.userId,
       session_id: caller.sessionId,
       purpose,
