@@ -140,7 +140,7 @@ describeEachDatabase(
 
     describe('POST /ui/authenticators/escalate-login', () => {
       it('escalates the session for ESCALATION_SECONDS after a verified assertion', async () => {
-        const { token } = await ctx().createUser();
+        const { token, profile, password } = await ctx().createUser();
         const key = new SoftwareAuthenticator(rpId, origin);
         expect((await register(ctx(), token, key)).statusCode).toBe(200);
         expect(await escalated(ctx(), token)).toBe(false);
@@ -152,6 +152,17 @@ describeEachDatabase(
         expect(until).toBeLessThanOrEqual(Date.now() + 121_000);
         expect(await escalated(ctx(), token)).toBe(true);
         expect(await storedCounter(ctx(), key.id)).toBe(1);
+        // a refreshed token keeps the same escalation end; another session of the user is not escalated
+        const refreshed = (await ctx().call('POST', '/ui/user/refresh', { token })).json<{ sessionToken: string }>().sessionToken;
+        expect(await escalated(ctx(), refreshed)).toBe(true);
+        const until2 = await ctx()
+          .app.services.database.db.selectFrom('sessions')
+          .select('escalated_until')
+          .where('escalated_until', 'is not', null)
+          .where('revoked_at', 'is', null)
+          .execute();
+        expect(until2.map((row) => row.escalated_until)).toContain(response.json<{ escalatedUntil: string }>().escalatedUntil);
+        expect(await escalated(ctx(), await ctx().login(profile.username, password))).toBe(false);
       });
 
       it('refuses an unknown challenge, a replay, a wrong origin and a counter that did not move', async () => {
