@@ -1,6 +1,6 @@
 import type { RouteKey, TRole } from '@manifold/contract';
 import { canCall } from '@manifold/contract';
-import { IconClipboardList, IconLicense, IconMailForward, IconStack2 } from '@tabler/icons-react';
+import { IconClipboardList, IconLicense, IconMailForward, IconNetwork, IconShieldLock, IconStack2 } from '@tabler/icons-react';
 import {
   IconHome,
   IconPackage,
@@ -31,6 +31,8 @@ export const navigationItems: readonly NavigationItem[] = [
   { to: '/authorizations', labelKey: 'authorizations.nav', icon: IconLicense, requires: 'GET /ui/authorization/list' },
   { to: '/queue', labelKey: 'queue.nav', icon: IconStack2, requires: 'GET /ui/queue/list' },
   { to: '/outbox', labelKey: 'outbox.nav', icon: IconMailForward, requires: 'GET /ui/admin/outbox' },
+  { to: '/access-policies', labelKey: 'nav.accessPolicies', icon: IconNetwork, requires: 'GET /ui/access-control/list' },
+  { to: '/access-roles', labelKey: 'nav.accessRoles', icon: IconShieldLock, requires: 'GET /ui/access-role/list' },
   { to: '/setup', labelKey: 'nav.setup', icon: IconSettings, requires: 'GET /ui/admin/database' },
 ];
 
