@@ -1,10 +1,23 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { TDsiEntry, TManageInstance, TOrder, TOrderDetail, TOutboxMessage, TPage } from '@manifold/contract';
+import type {
+  TDsiEntry,
+  TManageInstance,
+  TOrder,
+  TOrderDetail,
+  TOutboxMessage,
+  TPage,
+  TQueuedEvent,
+  TTraceEventEntry,
+  TTraceInstance,
+} from '@manifold/contract';
 import { describeCertificate } from '../src/crypto/certificates.js';
 import type { DevelopmentCa } from '../src/crypto/development-ca.js';
+import { signXml } from '../src/crypto/xml-signature.js';
+import { canonicalEvent, traceEventXml } from '../src/modules/events/trace-event-format.js';
 import { createScratchDatabase } from './helpers/database-servers.js';
 import { policyFor, type LicensingWorld } from './helpers/licensing-fixtures.js';
 import { multipartForm } from './helpers/multipart.js';
@@ -27,10 +40,11 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
 }
 
 /**
- * Two real server processes, each with its own database (PostgreSQL and MariaDB when they answer,
+ * Real server processes, each with its own database (PostgreSQL and MariaDB when they answer,
  * else SQLite): an upstream Manage hands an authorization to a downstream Manage, where it becomes
  * an order a machine is authorized from; the downstream is killed (SIGKILL) while messages wait
- * and restarted; everything arrives exactly once and the revocation travels down.
+ * and restarted; everything arrives exactly once and the revocation travels down. A third process
+ * (SQLite) is the upstream's Trace instance: an event reported upstream is forwarded to it.
  */
 describe('the licence chain between real server processes', () => {
   const databases = inject('databases');
@@ -180,4 +194,53 @@ describe('the licence chain between real server processes', () => {
       1, 1, 1,
     ]);
   }, 180_000);
+
+  it('a third process as Trace: an event reported upstream reaches it and leaves the queue', async () => {
+    const trace = await startPeer('Trace Site', FAST);
+    try {
+      await joinNetwork(trace.call, root);
+      const added = await upstream.call('POST', '/ui/trace/add', { body: { traceUrl: trace.url } });
+      expect(added.statusCode, added.body).toBe(200);
+      const asked = ((await ok(trace, 'GET', '/ui/trace/list')) as unknown as TPage<TTraceInstance>).data.find(
+        (entry) => !entry.initiator,
+      )!;
+      await ok(trace, 'POST', '/ui/trace/approve', { id: asked.id, approve: true });
+
+      const machine = await testMachine(root);
+      const { deviceId } = (await ok(upstream, 'POST', '/apl/registration/add', await machine.request())) as { deviceId: string };
+      await ok(upstream, 'POST', '/ui/device/approve', { id: deviceId, approve: true });
+      const event = canonicalEvent(
+        {
+          eventId: randomUUID(),
+          kind: 'machineIdle',
+          occurredAt: new Date().toISOString(),
+          authorizationId: null,
+          jobId: null,
+          quantity: null,
+          previousHash: null,
+          data: {},
+        },
+        deviceId,
+      );
+      const xml = signXml(traceEventXml(event), {
+        privateKeyPem: machine.signingKeyPem,
+        certificatePem: machine.apl.signingCertificate,
+      });
+      const reported = await upstream.call('POST', '/apl/event', { body: xml, headers: { 'content-type': 'application/xml' } });
+      expect(reported.statusCode, reported.body).toBe(200);
+
+      const stored = await until('the event at the Trace instance', async () =>
+        ((await ok(trace, 'GET', '/ui/event/list?numberOfItems=100')) as unknown as TPage<TTraceEventEntry>).data.find(
+          (entry) => entry.eventId === event.eventId,
+        ),
+      );
+      expect(stored).toMatchObject({ source: 'peer', event: { kind: 'machineIdle', deviceId } });
+      await until('the queue emptied', async () => {
+        const queue = (await ok(upstream, 'GET', '/ui/queue/list')) as unknown as TPage<TQueuedEvent>;
+        return queue.data.some((entry) => entry.eventId === event.eventId) ? undefined : true;
+      });
+    } finally {
+      await trace.stop();
+    }
+  }, 120_000);
 });
