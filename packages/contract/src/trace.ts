@@ -161,6 +161,7 @@ export const ZTraceHistoryQuery = z.object({ deviceId: ZId('deviceIdNotValid') }
 export const traceErrorTokens = {
   traceEventSignatureInvalid: 'The event is not signed by the registered signing key of the machine it names',
   traceEventMalformed: 'The event document is not a well-formed trace event (no DOCTYPE or entities are accepted)',
+  partNotPresent: 'The part does not exist',
 } as const;
 
 export const traceAuditEventTypes = [
@@ -184,6 +185,7 @@ export const tracePermissions = {
   'GET /ui/event/list': 'anyRole',
   'GET /ui/build/list': 'anyRole',
   'GET /ui/part/list': 'admin',
+  'GET /ui/part/history': 'admin',
   'GET /ui/audit/list': 'admin',
 } as const;
 
@@ -265,3 +267,64 @@ export const ZBuild = z
   })
   .meta({ id: 'Build' });
 export type TBuild = z.infer<typeof ZBuild>;
+
+/** `GET /ui/part/history?partId=` (ADMIN, like `part/list`): the part's whole history. */
+export const ZPartHistoryQuery = z.object({ partId: ZId('partNotPresent') });
+
+/** At most this many events of the part's licence on its machine are returned, oldest first. */
+export const PART_HISTORY_MAX_EVENTS = 1000;
+
+/**
+ * A part's history, step by step: the design revision it was made from, the order and the
+ * authorization that licensed it, the machine, the job (build), and the machine's events of that
+ * licence — the job's own and those naming no job (licence or design received by the machine) —
+ * oldest first. Inspection is the part's QMS state and the quality and scanning events among them.
+ */
+export const ZPartHistory = z
+  .object({
+    part: ZPart,
+    design: z.object({
+      dsiId: z.string(),
+      dsiVersion: z.number().int(),
+      designName: z.string(),
+      digestValue: z.string(),
+      /** When the revision was built; null when the revision is not on this server (an order from a peer). */
+      builtAt: z.string().nullable(),
+    }),
+    order: z.object({
+      orderId: z.string(),
+      orderNumber: z.string(),
+      companyName: z.string(),
+      quantity: z.number().int(),
+      expiredQuantity: z.number().int(),
+      breakagePolicy: z.string(),
+      revoked: z.boolean(),
+      dateCreated: z.string(),
+    }),
+    authorization: z.object({
+      authorizationId: z.string(),
+      state: z.enum(['authorized', 'sent', 'received', 'revoked']),
+      quantity: z.number().int(),
+      dateCreated: z.string(),
+      sentAt: z.string().nullable(),
+      receivedAt: z.string().nullable(),
+      revokedAt: z.string().nullable(),
+    }),
+    /** Null once the machine's registration was deleted. */
+    machine: z
+      .object({
+        deviceId: z.string(),
+        name: z.string(),
+        serialNumber: z.string(),
+        manufacturer: z.string(),
+        model: z.string(),
+        dateCreated: z.string(),
+      })
+      .nullable(),
+    build: ZBuild,
+    events: z.array(ZTraceEventEntry),
+    /** More events than `PART_HISTORY_MAX_EVENTS` exist; the newest are left out. */
+    eventsTruncated: z.boolean(),
+  })
+  .meta({ id: 'PartHistory' });
+export type TPartHistory = z.infer<typeof ZPartHistory>;

@@ -122,4 +122,20 @@ export class EventsRepository {
     }
     return byJob;
   }
+
+  /**
+   * A machine's events of one licence that belong to one job or to none (the licence or design
+   * received by the machine), oldest first, at most `limit`.
+   */
+  eventsOfLicenceJob(deviceId: string, authorizationId: string, jobId: string, limit: number): Promise<TraceEventRow[]> {
+    return this.db
+      .selectFrom('trace_events')
+      .selectAll()
+      .where('device_id', '=', deviceId)
+      .where('authorization_id', '=', authorizationId)
+      .where((eb) => eb.or([eb('job_id', '=', jobId), eb('job_id', 'is', null)]))
+      .orderBy('sequence')
+      .limit(limit)
+      .execute();
+  }
 }

@@ -6,6 +6,8 @@ import {
   ZEventListQuery,
   ZPage,
   ZPart,
+  ZPartHistory,
+  ZPartHistoryQuery,
   ZPartListQuery,
   ZStpEnvelope,
   ZTraceEventEntry,
@@ -133,5 +135,17 @@ export const eventsRoutes: FastifyPluginAsyncZod = async (app) => {
       const { dsiId, serialNumber, ...page } = request.query;
       return parts.partList(page, { dsiId, serialNumber });
     },
+  );
+  app.get(
+    '/ui/part/history',
+    {
+      schema: {
+        tags,
+        summary: 'A part\u2019s whole history: design revision, order, authorization, machine, job and events',
+        querystring: ZPartHistoryQuery,
+        response: responses(ZPartHistory),
+      },
+    },
+    (request) => parts.partHistory(request.query.partId),
   );
 };
