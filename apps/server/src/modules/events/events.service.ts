@@ -10,7 +10,6 @@ import {
   type TStpEnvelope,
   type TTraceEventBody,
   type TTraceEventEntry,
-  type TTraceEventKind,
   type TTraceEventProof,
   type TTraceEventReceipt,
   type TTraceEventUploadResult,
