@@ -1,6 +1,6 @@
 import type { RouteKey, TRole } from '@manifold/contract';
 import { canCall } from '@manifold/contract';
-import { IconClipboardList, IconLicense } from '@tabler/icons-react';
+import { IconActivity, IconBox, IconClipboardList, IconLicense, IconListSearch, IconStack2 } from '@tabler/icons-react';
 import {
   IconHome,
   IconPackage,
@@ -29,6 +29,10 @@ export const navigationItems: readonly NavigationItem[] = [
   { to: '/devices', labelKey: 'nav.devices', icon: IconPrinter, requires: 'GET /ui/device/list' },
   { to: '/orders', labelKey: 'orders.nav', icon: IconClipboardList, requires: 'GET /ui/order/list' },
   { to: '/authorizations', labelKey: 'authorizations.nav', icon: IconLicense, requires: 'GET /ui/authorization/list' },
+  { to: '/events', labelKey: 'nav.events', icon: IconActivity, requires: 'GET /ui/event/list' },
+  { to: '/builds', labelKey: 'nav.builds', icon: IconStack2, requires: 'GET /ui/build/list' },
+  { to: '/parts', labelKey: 'nav.parts', icon: IconBox, requires: 'GET /ui/part/list' },
+  { to: '/audit', labelKey: 'nav.audit', icon: IconListSearch, requires: 'GET /ui/audit/list' },
   { to: '/setup', labelKey: 'nav.setup', icon: IconSettings, requires: 'GET /ui/admin/database' },
 ];
 

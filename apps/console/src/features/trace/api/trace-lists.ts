@@ -1,0 +1,79 @@
+import {
+  ZAuditListEntry,
+  ZBuild,
+  ZPage,
+  ZPart,
+  ZPartHistory,
+  ZTraceEventEntry,
+  ZTraceHistory,
+  type TAuditEventType,
+} from '@manifold/contract';
+import { queryOptions, useQuery } from '@tanstack/react-query';
+import { apiRequest } from '../../../lib/api-client';
+import { pagedListQueryOptions } from '../../../lib/paging';
+
+/** Paging of the trace lists (spec §7/§9). */
+export interface PageInput {
+  pageNum: number;
+  numberOfItems: number;
+}
+
+export interface AuditListInput extends PageInput {
+  kind?: TAuditEventType | undefined;
+  /** ISO-8601 instants: from inclusive, to exclusive. */
+  from?: string | undefined;
+  to?: string | undefined;
+  actor?: string | undefined;
+  subject?: string | undefined;
+}
+
+const ZAuditPage = ZPage(ZAuditListEntry);
+const ZEventPage = ZPage(ZTraceEventEntry);
+const ZBuildPage = ZPage(ZBuild);
+const ZPartPage = ZPage(ZPart);
+
+export function useAuditList(input: AuditListInput) {
+  return useQuery(
+    pagedListQueryOptions(['trace', 'audit', input], (signal) =>
+      apiRequest('GET /ui/audit/list', ZAuditPage, { query: { ...input }, signal }),
+    ),
+  );
+}
+
+export function useEventList(input: PageInput & { dsiId?: string | undefined }) {
+  return useQuery(
+    pagedListQueryOptions(['trace', 'events', input], (signal) =>
+      apiRequest('GET /ui/event/list', ZEventPage, { query: { ...input }, signal }),
+    ),
+  );
+}
+
+export function useBuildList(input: PageInput & { dsiId?: string | undefined }) {
+  return useQuery(
+    pagedListQueryOptions(['trace', 'builds', input], (signal) =>
+      apiRequest('GET /ui/build/list', ZBuildPage, { query: { ...input }, signal }),
+    ),
+  );
+}
+
+export function usePartList(input: PageInput & { dsiId?: string | undefined; serialNumber?: string | undefined }) {
+  return useQuery(
+    pagedListQueryOptions(['trace', 'parts', input], (signal) =>
+      apiRequest('GET /ui/part/list', ZPartPage, { query: { ...input }, signal }),
+    ),
+  );
+}
+
+export function usePartHistory(partId: string) {
+  return useQuery(
+    queryOptions({
+      queryKey: ['trace', 'part', partId],
+      queryFn: ({ signal }) => apiRequest('GET /ui/part/history', ZPartHistory, { query: { partId }, signal }),
+    }),
+  );
+}
+
+/** A machine's signed event history (`event/export`), checkable offline with `npm run verify-history`. */
+export function getMachineHistory(deviceId: string) {
+  return apiRequest('GET /ui/event/export', ZTraceHistory, { query: { deviceId } });
+}
