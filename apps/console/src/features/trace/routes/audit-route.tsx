@@ -1,4 +1,4 @@
-import { Code, Group, Select, Stack, Table, TextInput } from '@mantine/core';
+import { Code, Group, Select, Stack, Table, Text, TextInput } from '@mantine/core';
 import { auditEventTypes, type TAuditEventType } from '@manifold/contract';
 import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
@@ -22,9 +22,11 @@ function isKind(value: string | undefined): value is TAuditEventType {
   return auditEventTypes.some((kind) => kind === value);
 }
 
-function detailsText(details: unknown): string {
-  if (details === null || details === undefined) return '';
-  return JSON.stringify(details);
+/** A record's details as name and value lines (values that are not text as JSON). */
+function detailLines(details: unknown): [string, string][] {
+  if (details === null || details === undefined) return [];
+  if (typeof details !== 'object' || Array.isArray(details)) return [['', JSON.stringify(details)]];
+  return Object.entries(details).map(([name, value]) => [name, typeof value === 'string' ? value : JSON.stringify(value)]);
 }
 
 /**
@@ -98,8 +100,8 @@ export function AuditRoute() {
         columns={[
           t('trace.audit.when'),
           t('trace.audit.event'),
-          t('trace.audit.actor'),
-          t('trace.audit.subject'),
+          t('trace.audit.actorColumn'),
+          t('trace.audit.subjectColumn'),
           t('trace.audit.details'),
           t('trace.audit.sourceIp'),
         ]}
@@ -114,13 +116,13 @@ export function AuditRoute() {
             <Table.Td style={{ overflowWrap: 'anywhere' }}>{entry.actor ?? t('trace.audit.server')}</Table.Td>
             <Table.Td style={{ overflowWrap: 'anywhere' }}>{entry.subject ?? '—'}</Table.Td>
             <Table.Td maw={320}>
-              {entry.details === null ? (
-                '—'
-              ) : (
-                <Code block style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
-                  {detailsText(entry.details)}
-                </Code>
-              )}
+              {detailLines(entry.details).length === 0
+                ? '—'
+                : detailLines(entry.details).map(([name, value]) => (
+                    <Text key={name} size="xs" style={{ overflowWrap: 'anywhere' }}>
+                      {name ? <Code>{name}</Code> : null} {value}
+                    </Text>
+                  ))}
             </Table.Td>
             <Table.Td>{entry.sourceIp ?? '—'}</Table.Td>
           </Table.Tr>

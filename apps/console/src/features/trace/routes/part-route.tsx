@@ -2,7 +2,6 @@ import { Anchor, Button, Code, Group, Stack, Text, Timeline, Title } from '@mant
 import type { TPartHistory, TTraceEventEntry, TTraceEventKind } from '@manifold/contract';
 import {
   IconArrowLeft,
-  IconBox,
   IconCertificate,
   IconClipboardCheck,
   IconClipboardList,
@@ -91,7 +90,7 @@ function HistoryTimeline({ history }: { history: TPartHistory }) {
   const inspections = events.filter((event) => inspectionKinds.includes(event.event.kind));
   const eventsLink = { to: `/events?dsiId=${encodeURIComponent(part.dsiId)}`, label: t('trace.part.openEvents') };
   return (
-    <Timeline active={7 + events.length} bulletSize={28} lineWidth={2} color="green" data-testid="part-timeline">
+    <Timeline active={6 + events.length} bulletSize={28} lineWidth={2} color="green" data-testid="part-timeline">
       <Timeline.Item bullet={<IconPackage size={16} aria-hidden />}>
         <Step
           step="design"
@@ -193,9 +192,6 @@ function HistoryTimeline({ history }: { history: TPartHistory }) {
           </Group>
         </Step>
       </Timeline.Item>
-      <Timeline.Item bullet={<IconBox size={16} aria-hidden />}>
-        <Step step="part" title={t('trace.part.steps.part', { name: partName(history) })} time={part.dateCreated} />
-      </Timeline.Item>
     </Timeline>
   );
 }
@@ -204,6 +200,7 @@ function HistoryTimeline({ history }: { history: TPartHistory }) {
 export function PartRoute() {
   const { t } = useTranslation();
   const { partId = '' } = useParams();
+  const format = useDateTimeFormat();
   const history = usePartHistory(partId);
   const [exportError, setExportError] = useState<string | null>(null);
   const back = (
@@ -244,6 +241,9 @@ export function PartRoute() {
           <Title order={1}>{t('trace.part.title', { name })}</Title>
           <Group gap="xs">
             <QmsStateBadge state={data.part.partQmsState} />
+            <Text size="sm" c="dimmed">
+              {t('trace.part.recorded')} <time dateTime={data.part.dateCreated}>{format(data.part.dateCreated)}</time>
+            </Text>
           </Group>
         </Stack>
         <Group>
