@@ -1,19 +1,4 @@
-/** The offset of a time zone from UTC at an instant, in milliseconds (east positive). */
-function offsetAt(instant: number, timeZone: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  }).formatToParts(new Date(instant));
-  const part = (type: string) => Number(parts.find((candidate) => candidate.type === type)?.value ?? 0);
-  const asUtc = Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second'));
-  return asUtc - Math.floor(instant / 1000) * 1000;
-}
+import { epochOfWallTime } from '../features/orders/components/expiry';
 
 /**
  * The instant a calendar day (`YYYY-MM-DD`) begins in a time zone, as ISO-8601 UTC; `days` moves
@@ -25,14 +10,12 @@ export function zonedDayStart(day: string, timeZone: string | undefined, days = 
   if (!match) return undefined;
   const midnightUtc = Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]) + days);
   if (Number.isNaN(midnightUtc)) return undefined;
-  let zone = timeZone ?? 'UTC';
+  const wallTime = `${new Date(midnightUtc).toISOString().slice(0, 10)}T00:00`;
+  let instant: number | undefined;
   try {
-    offsetAt(midnightUtc, zone);
+    instant = epochOfWallTime(wallTime, timeZone ?? 'UTC');
   } catch {
-    zone = 'UTC';
+    instant = epochOfWallTime(wallTime, 'UTC');
   }
-  // two rounds: the offset at the guess, then at the corrected instant (a change of offset that night)
-  let instant = midnightUtc - offsetAt(midnightUtc, zone);
-  instant = midnightUtc - offsetAt(instant, zone);
-  return new Date(instant).toISOString();
+  return instant === undefined ? undefined : new Date(instant).toISOString();
 }

@@ -41,7 +41,7 @@ export function useListParams<TFilter extends string>(filters: readonly TFilter[
   const state = listStateFrom(params, filters);
   return {
     state,
-    update: (change: Partial<Record<TFilter | 'numberOfItems', string | number | undefined>>) =>
+    update: (change: { [name: string]: string | number | undefined }) =>
       setParams(listSearch({ ...state, pageNum: 1, ...change })),
     page: (pageNum: number) => setParams(listSearch({ ...state, pageNum })),
   };

@@ -1,19 +1,14 @@
-import { Code, Group, Select, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Code, Group, Select, Table, Text, TextInput } from '@mantine/core';
 import { auditEventTypes, type TAuditEventType } from '@manifold/contract';
 import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { apiErrorMessage } from '../../../components/api-error-message';
 import { DataTable } from '../../../components/data-table';
-import { ErrorAlert } from '../../../components/error-alert';
-import { ListHeader } from '../../../components/list-header';
-import { PagingFooter } from '../../../components/list-pagination';
-import { TextFilterForm } from '../../../components/text-filter-form';
 import { useDateTimeFormat } from '../../../lib/format';
-import { pageCount } from '../../../lib/paging';
 import { sessionQueryOptions } from '../../../lib/session';
 import { zonedDayStart } from '../../../lib/zoned-day';
 import { useAuditList } from '../api/trace-lists';
 import { useListParams } from '../components/list-params';
+import { TraceListScreen } from '../components/trace-list-screen';
 
 const filters = ['kind', 'fromDay', 'toDay', 'actor', 'subject'] as const;
 const textFilters = ['actor', 'subject'] as const;
@@ -39,7 +34,8 @@ export function AuditRoute() {
   const format = useDateTimeFormat();
   const session = useQuery(sessionQueryOptions());
   const timeZone = session.data?.userProfile.timeZone;
-  const { state, update, page } = useListParams(filters);
+  const list = useListParams(filters);
+  const { state, update } = list;
   const kind = isKind(state.kind) ? state.kind : undefined;
   const audit = useAuditList({
     pageNum: state.pageNum,
@@ -54,44 +50,42 @@ export function AuditRoute() {
   const kindLabel = (value: string, text?: string) => t(`auditKinds.${value}`, { defaultValue: text ?? value });
 
   return (
-    <Stack gap="lg">
-      <ListHeader title={t('trace.audit.title')} description={t('trace.audit.description')} />
-      <Group align="flex-end">
-        <Select
-          label={t('trace.audit.kind')}
-          placeholder={t('trace.audit.anyKind')}
-          w={320}
-          searchable
-          clearable
-          nothingFoundMessage={t('common.nothingFound')}
-          data={auditEventTypes
-            .map((value) => ({ value, label: kindLabel(value) }))
-            .sort((a, b) => a.label.localeCompare(b.label))}
-          value={kind ?? null}
-          onChange={(value) => update({ kind: value ?? undefined })}
-        />
-        <TextInput
-          type="date"
-          label={t('trace.audit.fromDay')}
-          value={state.fromDay ?? ''}
-          onChange={(event) => update({ fromDay: event.currentTarget.value || undefined })}
-        />
-        <TextInput
-          type="date"
-          label={t('trace.audit.toDay')}
-          value={state.toDay ?? ''}
-          onChange={(event) => update({ toDay: event.currentTarget.value || undefined })}
-        />
-      </Group>
-      <TextFilterForm
-        title={t('trace.audit.filters')}
-        fields={textFilters.map((name) => ({ name, label: t(`trace.audit.${name}`) }))}
-        applied={state}
-        onApply={update}
-        applyLabel={t('trace.filters.apply')}
-        clearLabel={t('trace.filters.clear')}
-      />
-      {audit.error ? <ErrorAlert>{apiErrorMessage(t, audit.error)}</ErrorAlert> : null}
+    <TraceListScreen
+      title={t('trace.audit.title')}
+      description={t('trace.audit.description')}
+      list={list}
+      textFilters={textFilters.map((name) => ({ name, label: t(`trace.audit.${name}`) }))}
+      result={audit}
+      controls={
+        <Group align="flex-end">
+          <Select
+            label={t('trace.audit.kind')}
+            placeholder={t('trace.audit.anyKind')}
+            w={320}
+            searchable
+            clearable
+            nothingFoundMessage={t('common.nothingFound')}
+            data={auditEventTypes
+              .map((value) => ({ value, label: kindLabel(value) }))
+              .sort((a, b) => a.label.localeCompare(b.label))}
+            value={kind ?? null}
+            onChange={(value) => update({ kind: value ?? undefined })}
+          />
+          <TextInput
+            type="date"
+            label={t('trace.audit.fromDay')}
+            value={state.fromDay ?? ''}
+            onChange={(event) => update({ fromDay: event.currentTarget.value || undefined })}
+          />
+          <TextInput
+            type="date"
+            label={t('trace.audit.toDay')}
+            value={state.toDay ?? ''}
+            onChange={(event) => update({ toDay: event.currentTarget.value || undefined })}
+          />
+        </Group>
+      }
+    >
       <DataTable
         testId="audit-table"
         minWidth={900}
@@ -128,14 +122,6 @@ export function AuditRoute() {
           </Table.Tr>
         ))}
       </DataTable>
-      <PagingFooter
-        totalPages={pageCount(audit.data)}
-        pageNum={state.pageNum}
-        onPage={page}
-        pageSizeLabel={t('trace.pageSize')}
-        pageSize={state.numberOfItems}
-        onPageSize={(numberOfItems) => update({ numberOfItems })}
-      />
-    </Stack>
+    </TraceListScreen>
   );
 }

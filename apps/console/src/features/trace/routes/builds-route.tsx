@@ -1,16 +1,11 @@
-import { Anchor, Stack, Table } from '@mantine/core';
+import { Anchor, Table } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
-import { apiErrorMessage } from '../../../components/api-error-message';
 import { DataTable } from '../../../components/data-table';
-import { ErrorAlert } from '../../../components/error-alert';
-import { ListHeader } from '../../../components/list-header';
-import { PagingFooter } from '../../../components/list-pagination';
-import { TextFilterForm } from '../../../components/text-filter-form';
 import { useDateTimeFormat } from '../../../lib/format';
-import { pageCount } from '../../../lib/paging';
 import { useBuildList } from '../api/trace-lists';
 import { useListParams } from '../components/list-params';
+import { TraceListScreen } from '../components/trace-list-screen';
 import { BuildStateBadge, ShortId } from '../components/trace-badges';
 
 const filters = ['dsiId'] as const;
@@ -19,22 +14,19 @@ const filters = ['dsiId'] as const;
 export function BuildsRoute() {
   const { t } = useTranslation();
   const format = useDateTimeFormat();
-  const { state, update, page } = useListParams(filters);
+  const list = useListParams(filters);
+  const { state } = list;
   const builds = useBuildList(state);
   const time = (value: string | null) => (value ? <time dateTime={value}>{format(value)}</time> : '—');
 
   return (
-    <Stack gap="lg">
-      <ListHeader title={t('trace.builds.title')} description={t('trace.builds.description')} />
-      <TextFilterForm
-        title={t('trace.filters.title')}
-        fields={[{ name: 'dsiId', label: t('trace.filters.dsiId') }]}
-        applied={state}
-        onApply={update}
-        applyLabel={t('trace.filters.apply')}
-        clearLabel={t('trace.filters.clear')}
-      />
-      {builds.error ? <ErrorAlert>{apiErrorMessage(t, builds.error)}</ErrorAlert> : null}
+    <TraceListScreen
+      title={t('trace.builds.title')}
+      description={t('trace.builds.description')}
+      list={list}
+      textFilters={[{ name: 'dsiId', label: t('trace.filters.dsiId') }]}
+      result={builds}
+    >
       <DataTable
         testId="builds-table"
         minWidth={960}
@@ -73,14 +65,6 @@ export function BuildsRoute() {
           </Table.Tr>
         ))}
       </DataTable>
-      <PagingFooter
-        totalPages={pageCount(builds.data)}
-        pageNum={state.pageNum}
-        onPage={page}
-        pageSizeLabel={t('trace.pageSize')}
-        pageSize={state.numberOfItems}
-        onPageSize={(numberOfItems) => update({ numberOfItems })}
-      />
-    </Stack>
+    </TraceListScreen>
   );
 }

@@ -1,16 +1,11 @@
-import { Anchor, Stack, Table } from '@mantine/core';
+import { Anchor, Table } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
-import { apiErrorMessage } from '../../../components/api-error-message';
 import { DataTable } from '../../../components/data-table';
-import { ErrorAlert } from '../../../components/error-alert';
-import { ListHeader } from '../../../components/list-header';
-import { PagingFooter } from '../../../components/list-pagination';
-import { TextFilterForm } from '../../../components/text-filter-form';
 import { useDateTimeFormat } from '../../../lib/format';
-import { pageCount } from '../../../lib/paging';
 import { useEventList } from '../api/trace-lists';
 import { useListParams } from '../components/list-params';
+import { TraceListScreen } from '../components/trace-list-screen';
 import { EventStatusBadge, ShortId } from '../components/trace-badges';
 
 const filters = ['dsiId'] as const;
@@ -19,21 +14,18 @@ const filters = ['dsiId'] as const;
 export function EventsRoute() {
   const { t } = useTranslation();
   const format = useDateTimeFormat();
-  const { state, update, page } = useListParams(filters);
+  const list = useListParams(filters);
+  const { state } = list;
   const events = useEventList(state);
 
   return (
-    <Stack gap="lg">
-      <ListHeader title={t('trace.events.title')} description={t('trace.events.description')} />
-      <TextFilterForm
-        title={t('trace.filters.title')}
-        fields={[{ name: 'dsiId', label: t('trace.filters.dsiId') }]}
-        applied={state}
-        onApply={update}
-        applyLabel={t('trace.filters.apply')}
-        clearLabel={t('trace.filters.clear')}
-      />
-      {events.error ? <ErrorAlert>{apiErrorMessage(t, events.error)}</ErrorAlert> : null}
+    <TraceListScreen
+      title={t('trace.events.title')}
+      description={t('trace.events.description')}
+      list={list}
+      textFilters={[{ name: 'dsiId', label: t('trace.filters.dsiId') }]}
+      result={events}
+    >
       <DataTable
         testId="events-table"
         minWidth={1000}
@@ -82,14 +74,6 @@ export function EventsRoute() {
           </Table.Tr>
         ))}
       </DataTable>
-      <PagingFooter
-        totalPages={pageCount(events.data)}
-        pageNum={state.pageNum}
-        onPage={page}
-        pageSizeLabel={t('trace.pageSize')}
-        pageSize={state.numberOfItems}
-        onPageSize={(numberOfItems) => update({ numberOfItems })}
-      />
-    </Stack>
+    </TraceListScreen>
   );
 }

@@ -1,16 +1,11 @@
-import { Anchor, Stack, Table } from '@mantine/core';
+import { Anchor, Table } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
-import { apiErrorMessage } from '../../../components/api-error-message';
 import { DataTable } from '../../../components/data-table';
-import { ErrorAlert } from '../../../components/error-alert';
-import { ListHeader } from '../../../components/list-header';
-import { PagingFooter } from '../../../components/list-pagination';
-import { TextFilterForm } from '../../../components/text-filter-form';
 import { useDateTimeFormat } from '../../../lib/format';
-import { pageCount } from '../../../lib/paging';
 import { usePartList } from '../api/trace-lists';
 import { useListParams } from '../components/list-params';
+import { TraceListScreen } from '../components/trace-list-screen';
 import { QmsStateBadge, ShortId } from '../components/trace-badges';
 
 const filters = ['dsiId', 'serialNumber'] as const;
@@ -19,21 +14,18 @@ const filters = ['dsiId', 'serialNumber'] as const;
 export function PartsRoute() {
   const { t } = useTranslation();
   const format = useDateTimeFormat();
-  const { state, update, page } = useListParams(filters);
+  const list = useListParams(filters);
+  const { state } = list;
   const parts = usePartList(state);
 
   return (
-    <Stack gap="lg">
-      <ListHeader title={t('trace.parts.title')} description={t('trace.parts.description')} />
-      <TextFilterForm
-        title={t('trace.filters.title')}
-        fields={filters.map((name) => ({ name, label: t(`trace.filters.${name}`) }))}
-        applied={state}
-        onApply={update}
-        applyLabel={t('trace.filters.apply')}
-        clearLabel={t('trace.filters.clear')}
-      />
-      {parts.error ? <ErrorAlert>{apiErrorMessage(t, parts.error)}</ErrorAlert> : null}
+    <TraceListScreen
+      title={t('trace.parts.title')}
+      description={t('trace.parts.description')}
+      list={list}
+      textFilters={filters.map((name) => ({ name, label: t(`trace.filters.${name}`) }))}
+      result={parts}
+    >
       <DataTable
         testId="parts-table"
         minWidth={900}
@@ -76,14 +68,6 @@ export function PartsRoute() {
           </Table.Tr>
         ))}
       </DataTable>
-      <PagingFooter
-        totalPages={pageCount(parts.data)}
-        pageNum={state.pageNum}
-        onPage={page}
-        pageSizeLabel={t('trace.pageSize')}
-        pageSize={state.numberOfItems}
-        onPageSize={(numberOfItems) => update({ numberOfItems })}
-      />
-    </Stack>
+    </TraceListScreen>
   );
 }
