@@ -12,6 +12,7 @@ import { eventsModule } from './modules/events/events.module.js';
 import { registrationsModule } from './modules/registrations/registrations.module.js';
 import { groupsModule } from './modules/groups/groups.module.js';
 import { licensingModule } from './modules/licensing/licensing.module.js';
+import { machineDataModule } from './modules/machine-data/machine-data.module.js';
 import type { Core } from './modules/module.js';
 import { packagesModule } from './modules/packages/packages.module.js';
 import { loadKeyEncryptionKey } from './modules/provision/key-encryption-key.js';
@@ -70,6 +71,7 @@ export async function createModules(core: Core) {
     devicesModule(core),
     licensing,
     eventsModule(core, licensing.services.stp),
+    machineDataModule(core),
     auditModule(core),
     registrationsModule(core),
     unimplementedModule(),

@@ -162,6 +162,8 @@ export const traceErrorTokens = {
   traceEventSignatureInvalid: 'The event is not signed by the registered signing key of the machine it names',
   traceEventMalformed: 'The event document is not a well-formed trace event (no DOCTYPE or entities are accepted)',
   partNotPresent: 'The part does not exist',
+  uploadTokenInvalid: 'The upload token is unknown, spent, expired, not for machine data, or of a machine not approved',
+  machineDataFieldsFirst: 'Send the fields (token, or deviceId and authorizationId) before the file in the upload',
 } as const;
 
 export const traceAuditEventTypes = [
@@ -186,6 +188,9 @@ export const tracePermissions = {
   'GET /ui/build/list': 'anyRole',
   'GET /ui/part/list': 'admin',
   'GET /ui/part/history': 'admin',
+  // machine data: a machine with its upload token; spec §6 storage upload for both roles
+  'POST /mpf/dtl': 'partner',
+  'POST /ui/storage/dtl/upload': 'anyRole',
   'GET /ui/audit/list': 'admin',
 } as const;
 
