@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -158,6 +159,26 @@ describe('console: a machine\u2019s job in events, audit, builds, parts and the 
     // a step's link opens its screen
     await step('order').getByRole('link').click();
     await page.getByRole('heading', { name: `Order ${orderNumber}`, level: 1 }).waitFor(settle);
+    // machine data: the machine's file and one uploaded from the console, each with its digest
+    const dtlId = await machine.sendData(authorizationId, 'e2e-build.csv', 'layer,temp\n1,210\n');
+    await nav.getByRole('link', { name: 'Machine data' }).click();
+    await page.getByRole('heading', { name: 'Machine data', level: 1 }).waitFor();
+    await page.locator(`tr[data-dtl-id="${dtlId}"]`).getByText('e2e-build.csv').waitFor(settle);
+    await page.getByRole('textbox', { name: 'Machine', exact: true }).click();
+    await page.getByRole('option', { name: `${machine.name} (${machine.serialNumber})` }).click();
+    await page.getByLabel('Authorization ID').fill(authorizationId);
+    const [chooser] = await Promise.all([
+      page.waitForEvent('filechooser'),
+      page.getByRole('button', { name: 'Choose a file…' }).click(),
+    ]);
+    await chooser.setFiles({ name: 'console-scan.txt', mimeType: 'text/plain', buffer: Buffer.from('scan data') });
+    const uploaded = page.getByTestId('machine-data-table').locator('tr', { hasText: 'console-scan.txt' });
+    await uploaded.waitFor(settle);
+    expect(await uploaded.locator('code[title]').last().getAttribute('title')).toBe(
+      createHash('sha256').update('scan data').digest('hex'),
+    );
+    await checkScreen(page, 'machine-data');
+
     await context.close();
   });
 });

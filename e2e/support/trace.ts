@@ -1,4 +1,4 @@
-import { adminToken, api } from './browser';
+import { adminToken, api, baseUrl } from './browser';
 import { createTestRootCa, type TestCa } from './certificates';
 import { uploadProvision } from './machines';
 
@@ -27,6 +27,12 @@ interface Chain {
 interface FixturesModules {
   testMachine(root: TestCa): Promise<TestMachine>;
   MachineChain: new (world: { machine: TestMachine; deviceId: string }) => Chain;
+  stpEnvelope(
+    machine: TestMachine,
+    deviceId: string,
+    path: string,
+    body: Record<string, unknown>,
+  ): Promise<Record<string, unknown>>;
 }
 
 async function fixtures(): Promise<FixturesModules> {
@@ -36,7 +42,10 @@ async function fixtures(): Promise<FixturesModules> {
   const trace = (await import(
     /* @vite-ignore */ new URL('../../apps/server/test/helpers/trace-fixtures.ts', import.meta.url).href
   )) as Pick<FixturesModules, 'MachineChain'>;
-  return { testMachine: packages.testMachine, MachineChain: trace.MachineChain };
+  const licensing = (await import(
+    /* @vite-ignore */ new URL('../../apps/server/test/helpers/licensing-fixtures.ts', import.meta.url).href
+  )) as Pick<FixturesModules, 'stpEnvelope'>;
+  return { testMachine: packages.testMachine, MachineChain: trace.MachineChain, stpEnvelope: licensing.stpEnvelope };
 }
 
 export interface ReportingMachine {
@@ -45,13 +54,15 @@ export interface ReportingMachine {
   serialNumber: string;
   /** Reports the next event of the machine's chain; answers its eventId. */
   report(kind: string, fields?: Record<string, unknown>): Promise<string>;
+  /** Sends a data file with an upload token (`/stp/upload/token`, then `/mpf/dtl`); answers its dtlId. */
+  sendData(authorizationId: string, fileName: string, content: string): Promise<string>;
 }
 
 /** A machine under a freshly trusted root, registered, approved, and able to report events. */
 export async function reportingMachine(): Promise<ReportingMachine> {
   const root = await createTestRootCa('EC', `E2E Trace Root ${Date.now().toString(36)}`);
   await uploadProvision('trustAnchor', root.certificatePem);
-  const { testMachine, MachineChain } = await fixtures();
+  const { testMachine, MachineChain, stpEnvelope } = await fixtures();
   const machine = await testMachine(root);
   const registered = await api<{ deviceId: string }>('POST /apl/registration/add', { body: await machine.request() });
   if (registered.status !== 200) throw new Error(`registration answered ${registered.status}`);
@@ -68,6 +79,18 @@ export async function reportingMachine(): Promise<ReportingMachine> {
       const { status, body } = await api('POST /stp/event', { body: await chain.envelope(event) });
       if (status !== 200) throw new Error(`stp/event answered ${status}: ${JSON.stringify(body)}`);
       return event.eventId;
+    },
+    async sendData(authorizationId, fileName, content) {
+      const envelope = await stpEnvelope(machine, deviceId, '/stp/upload/token', { authorizationId, purpose: 'dtl' });
+      const granted = await api<{ token: string }>('POST /stp/upload/token', { body: envelope });
+      if (granted.status !== 200) throw new Error(`stp/upload/token answered ${granted.status}`);
+      const form = new FormData();
+      form.append('token', granted.body.token);
+      form.append('file', new Blob([content], { type: 'text/csv' }), fileName);
+      const response = await fetch(`${baseUrl()}/mpf/dtl`, { method: 'POST', body: form });
+      const text = await response.text();
+      if (response.status !== 200) throw new Error(`mpf/dtl answered ${response.status}: ${text}`);
+      return (JSON.parse(text) as { dtlId: string }).dtlId;
     },
   };
 }

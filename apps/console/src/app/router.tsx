@@ -177,6 +177,14 @@ export function createAppRouter(queryClient: QueryClient) {
                   ...screen(queryClient, '/parts', async () => (await import('../features/trace/routes/part-route')).PartRoute),
                 },
                 {
+                  path: 'machine-data',
+                  ...screen(
+                    queryClient,
+                    '/machine-data',
+                    async () => (await import('../features/trace/routes/machine-data-route')).MachineDataRoute,
+                  ),
+                },
+                {
                   path: 'setup',
                   ...screen(queryClient, '/setup', async () => (await import('../features/setup/routes/setup-route')).SetupRoute),
                 },

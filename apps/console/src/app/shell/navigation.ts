@@ -1,6 +1,14 @@
 import type { RouteKey, TRole } from '@manifold/contract';
 import { canCall } from '@manifold/contract';
-import { IconActivity, IconBox, IconClipboardList, IconLicense, IconListSearch, IconStack2 } from '@tabler/icons-react';
+import {
+  IconActivity,
+  IconBox,
+  IconClipboardList,
+  IconDatabase,
+  IconLicense,
+  IconListSearch,
+  IconStack2,
+} from '@tabler/icons-react';
 import {
   IconHome,
   IconPackage,
@@ -32,6 +40,7 @@ export const navigationItems: readonly NavigationItem[] = [
   { to: '/events', labelKey: 'nav.events', icon: IconActivity, requires: 'GET /ui/event/list' },
   { to: '/builds', labelKey: 'nav.builds', icon: IconStack2, requires: 'GET /ui/build/list' },
   { to: '/parts', labelKey: 'nav.parts', icon: IconBox, requires: 'GET /ui/part/list' },
+  { to: '/machine-data', labelKey: 'nav.machineData', icon: IconDatabase, requires: 'GET /ui/dtl/list' },
   { to: '/audit', labelKey: 'nav.audit', icon: IconListSearch, requires: 'GET /ui/audit/list' },
   { to: '/setup', labelKey: 'nav.setup', icon: IconSettings, requires: 'GET /ui/admin/database' },
 ];

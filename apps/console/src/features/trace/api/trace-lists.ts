@@ -1,6 +1,7 @@
 import {
   ZAuditListEntry,
   ZBuild,
+  ZDtl,
   ZPage,
   ZPart,
   ZPartHistory,
@@ -9,8 +10,9 @@ import {
   type TAuditEventType,
 } from '@manifold/contract';
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import { apiRequest } from '../../../lib/api-client';
+import { apiRequest, apiUpload } from '../../../lib/api-client';
 import { pagedListQueryOptions } from '../../../lib/paging';
+import type { UploadContext } from '../../../lib/upload-tray';
 
 /** Paging of the trace lists (spec §7/§9). */
 export interface PageInput {
@@ -76,4 +78,26 @@ export function usePartHistory(partId: string) {
 /** A machine's signed event history (`event/export`), checkable offline with `npm run verify-history`. */
 export function getMachineHistory(deviceId: string) {
   return apiRequest('GET /ui/event/export', ZTraceHistory, { query: { deviceId } });
+}
+
+const ZDtlPage = ZPage(ZDtl);
+
+export function useDtlList(input: PageInput & { deviceId?: string | undefined; orderId?: string | undefined }) {
+  return useQuery(
+    pagedListQueryOptions(['trace', 'dtls', input], (signal) =>
+      apiRequest('GET /ui/dtl/list', ZDtlPage, { query: { ...input }, signal }),
+    ),
+  );
+}
+
+/** Uploads a machine's data file for it (and one of its authorizations, if named). */
+export function uploadMachineData(
+  input: { deviceId: string; authorizationId: string | undefined; file: File },
+  context: UploadContext,
+) {
+  return apiUpload('POST /ui/storage/dtl/upload', ZDtl, {
+    fields: input,
+    onProgress: context.onProgress,
+    signal: context.signal,
+  });
 }
