@@ -189,6 +189,9 @@ export const tracePermissions = {
   'GET /ui/part/list': 'admin',
   'GET /ui/part/history': 'admin',
   // machine data: a machine with its upload token; spec §6 storage upload for both roles
+  // EPCIS 2.0 exports: a part's history as the part's history, an event search as the event list
+  'GET /ui/part/epcis': 'admin',
+  'GET /ui/event/epcis': 'anyRole',
   'POST /mpf/dtl': 'partner',
   'POST /ui/storage/dtl/upload': 'anyRole',
   'GET /ui/audit/list': 'admin',
@@ -333,3 +336,18 @@ export const ZPartHistory = z
   })
   .meta({ id: 'PartHistory' });
 export type TPartHistory = z.infer<typeof ZPartHistory>;
+
+/**
+ * An EPCIS 2.0 JSON-LD document (`part/epcis`, `event/epcis`): each event carries its CBV 2.0
+ * event hash as `eventID` (docs/traceability.md).
+ */
+export const ZEpcisDocument = z
+  .object({
+    '@context': z.array(z.union([z.string(), z.record(z.string(), z.string())])),
+    type: z.literal('EPCISDocument'),
+    schemaVersion: z.literal('2.0'),
+    creationDate: z.string(),
+    epcisBody: z.object({ eventList: z.array(z.record(z.string(), z.unknown())) }),
+  })
+  .meta({ id: 'EpcisDocument' });
+export type TEpcisDocument = z.infer<typeof ZEpcisDocument>;

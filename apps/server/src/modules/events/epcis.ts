@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { TEpcisDocument } from '@manifold/contract';
 
 /**
  * EPCIS 2.0 JSON-LD documents of Manifold's traceability data and the CBV 2.0 event hash of
@@ -91,11 +92,11 @@ export function epcisEvent(input: EpcisEventInput): EpcisEvent {
 }
 
 /** An EPCIS 2.0 JSON-LD document of the events. */
-export function epcisDocument(events: EpcisEventInput[], creationDate: string) {
+export function epcisDocument(events: EpcisEventInput[], creationDate: string): TEpcisDocument {
   return {
     '@context': [EPCIS_CONTEXT, { manifold: MANIFOLD_NAMESPACE }],
-    type: 'EPCISDocument',
-    schemaVersion: '2.0',
+    type: 'EPCISDocument' as const,
+    schemaVersion: '2.0' as const,
     creationDate: utcMillis(creationDate),
     epcisBody: { eventList: events.map(epcisEvent) },
   };

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import {
   ZBuild,
   ZBuildListQuery,
+  ZEpcisDocument,
   ZEventListQuery,
   ZPage,
   ZPart,
@@ -147,5 +148,33 @@ export const eventsRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     (request) => parts.partHistory(request.query.partId),
+  );
+  app.get(
+    '/ui/part/epcis',
+    {
+      schema: {
+        tags,
+        summary: 'A part\u2019s history as an EPCIS 2.0 JSON-LD document, each event with its CBV 2.0 event hash',
+        querystring: ZPartHistoryQuery,
+        response: responses(ZEpcisDocument),
+      },
+    },
+    (request) => parts.partEpcis(request.query.partId),
+  );
+
+  app.get(
+    '/ui/event/epcis',
+    {
+      schema: {
+        tags,
+        summary: 'A page of the event search (filter: dsiId) as an EPCIS 2.0 JSON-LD document',
+        querystring: ZEventListQuery,
+        response: responses(ZEpcisDocument),
+      },
+    },
+    (request) => {
+      const { dsiId, ...page } = request.query;
+      return events.epcis(page, { dsiId });
+    },
   );
 };

@@ -31,6 +31,8 @@ import type { StpService } from '../licensing/stp.service.js';
 import { BuildsRepository } from './builds.repository.js';
 import { type EventAuthorization, EventsRepository } from './events.repository.js';
 import { traceEventEntry } from './entries.js';
+import { epcisDocument } from './epcis.js';
+import { eventSearchEpcis } from './epcis-export.js';
 import { applyJobEvent } from './job-effects.js';
 import {
   canonicalEvent,
@@ -156,6 +158,12 @@ export class EventsService {
   async list(page: TPageQuery, filter: { dsiId?: string | undefined }): Promise<TPage<TTraceEventEntry>> {
     const found = await this.repository().list(page, filter);
     return { ...found, data: found.data.map(traceEventEntry) };
+  }
+
+  /** `GET /ui/event/epcis`: a page of the event search as an EPCIS 2.0 document. */
+  async epcis(page: TPageQuery, filter: { dsiId?: string | undefined }) {
+    const found = await this.list(page, filter);
+    return epcisDocument(eventSearchEpcis(found.data), new Date().toISOString());
   }
 
   /** `GET /ui/event/export`: the machine's whole history with its proofs, in chain order. */

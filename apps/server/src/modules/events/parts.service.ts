@@ -10,6 +10,8 @@ import type { Database } from '../../db/database.js';
 import { AppError } from '../../lib/app-error.js';
 import { BuildsRepository } from './builds.repository.js';
 import { buildEntry, partEntry, traceEventEntry } from './entries.js';
+import { epcisDocument } from './epcis.js';
+import { partHistoryEpcis } from './epcis-export.js';
 import { EventsRepository } from './events.repository.js';
 
 /** Builds and parts as listed (spec §7 `build/list`, `part/list`), paged in the database; a part's history. */
@@ -107,5 +109,10 @@ export class PartsService {
       events,
       eventsTruncated: rows.length > PART_HISTORY_MAX_EVENTS,
     };
+  }
+
+  /** `GET /ui/part/epcis`: the part's history as an EPCIS 2.0 document. */
+  async partEpcis(partId: string) {
+    return epcisDocument(partHistoryEpcis(await this.partHistory(partId)), new Date().toISOString());
   }
 }
