@@ -156,6 +156,26 @@ describe('console: a machine\u2019s job in events, audit, builds, parts and the 
     expect(history.format).toBe('manifold-trace-history/1');
     expect(history.events.map((event) => event.eventId)).toEqual(events);
 
+    const [epcisDownload] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Export EPCIS 2.0 (JSON-LD)' }).click(),
+    ]);
+    expect(epcisDownload.suggestedFilename()).toBe(`part-${partId}.epcis.jsonld`);
+    const epcis = JSON.parse(fs.readFileSync((await epcisDownload.path()) ?? '', 'utf8')) as {
+      type: string;
+      epcisBody: { eventList: { type: string; eventID: string; 'manifold:eventId'?: string }[] };
+    };
+    expect(epcis.type).toBe('EPCISDocument');
+    expect(epcis.epcisBody.eventList.map((event) => event.type)).toEqual([
+      'TransformationEvent',
+      'ObjectEvent',
+      'ObjectEvent',
+      'ObjectEvent',
+      'ObjectEvent',
+    ]);
+    expect(epcis.epcisBody.eventList.slice(2).map((event) => event['manifold:eventId'])).toEqual(events.slice(1));
+    for (const event of epcis.epcisBody.eventList) expect(event.eventID).toMatch(/^ni:\/\/\/sha-256;[0-9a-f]{64}\?ver=CBV2\.0$/);
+
     // a step's link opens its screen
     await step('order').getByRole('link').click();
     await page.getByRole('heading', { name: `Order ${orderNumber}`, level: 1 }).waitFor(settle);

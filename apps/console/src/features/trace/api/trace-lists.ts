@@ -2,6 +2,7 @@ import {
   ZAuditListEntry,
   ZBuild,
   ZDtl,
+  ZEpcisDocument,
   ZPage,
   ZPart,
   ZPartHistory,
@@ -100,4 +101,14 @@ export function uploadMachineData(
     onProgress: context.onProgress,
     signal: context.signal,
   });
+}
+
+/** A part's history as an EPCIS 2.0 JSON-LD document. */
+export function getPartEpcis(partId: string) {
+  return apiRequest('GET /ui/part/epcis', ZEpcisDocument, { query: { partId } });
+}
+
+/** A page of the event search as an EPCIS 2.0 JSON-LD document. */
+export function getEventsEpcis(input: PageInput & { dsiId?: string | undefined }) {
+  return apiRequest('GET /ui/event/epcis', ZEpcisDocument, { query: { ...input } });
 }

@@ -1,9 +1,14 @@
-import { Anchor, Table } from '@mantine/core';
+import { Anchor, Button, Group, Stack, Table } from '@mantine/core';
+import { IconDownload } from '@tabler/icons-react';
+import { useState } from 'react';
+import { apiErrorMessage } from '../../../components/api-error-message';
+import { ErrorAlert } from '../../../components/error-alert';
+import { saveText } from '../../../lib/download';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { DataTable } from '../../../components/data-table';
 import { useDateTimeFormat } from '../../../lib/format';
-import { useEventList } from '../api/trace-lists';
+import { getEventsEpcis, useEventList } from '../api/trace-lists';
 import { useListParams } from '../components/list-params';
 import { TraceListScreen } from '../components/trace-list-screen';
 import { EventStatusBadge, ShortId } from '../components/trace-badges';
@@ -17,6 +22,16 @@ export function EventsRoute() {
   const list = useListParams(filters);
   const { state } = list;
   const events = useEventList(state);
+  const [exportError, setExportError] = useState<string | null>(null);
+  const exportEpcis = async () => {
+    setExportError(null);
+    try {
+      const document = await getEventsEpcis(state);
+      saveText(JSON.stringify(document, null, 2), `events-page-${state.pageNum}.epcis.jsonld`, 'application/ld+json');
+    } catch (caught) {
+      setExportError(apiErrorMessage(t, caught));
+    }
+  };
 
   return (
     <TraceListScreen
@@ -25,6 +40,16 @@ export function EventsRoute() {
       list={list}
       textFilters={[{ name: 'dsiId', label: t('trace.filters.dsiId') }]}
       result={events}
+      controls={
+        <Stack gap="xs">
+          <Group>
+            <Button variant="default" leftSection={<IconDownload size={16} aria-hidden />} onClick={() => void exportEpcis()}>
+              {t('trace.events.exportEpcis')}
+            </Button>
+          </Group>
+          {exportError ? <ErrorAlert>{exportError}</ErrorAlert> : null}
+        </Stack>
+      }
     >
       <DataTable
         testId="events-table"

@@ -20,7 +20,7 @@ import { PageHead } from '../../../components/page-head';
 import { PageLoader } from '../../../components/page-loader';
 import { saveText } from '../../../lib/download';
 import { useDateTimeFormat } from '../../../lib/format';
-import { getMachineHistory, usePartHistory } from '../api/trace-lists';
+import { getMachineHistory, getPartEpcis, usePartHistory } from '../api/trace-lists';
 import { BuildStateBadge, EventStatusBadge, QmsStateBadge, ShortId } from '../components/trace-badges';
 
 /** The kinds that inspect a part (spec §4): the inspection step shows them. */
@@ -222,11 +222,10 @@ export function PartRoute() {
   const data = history.data;
   const name = partName(data);
 
-  const exportMachineEvents = async () => {
+  const saveFetched = async (fetch: () => Promise<unknown>, fileName: string, type: string) => {
     setExportError(null);
     try {
-      const machineHistory = await getMachineHistory(data.part.deviceId);
-      saveText(JSON.stringify(machineHistory, null, 2), `machine-${data.part.deviceId}-events.json`, 'application/json');
+      saveText(JSON.stringify(await fetch(), null, 2), fileName, type);
     } catch (caught) {
       setExportError(apiErrorMessage(t, caught));
     }
@@ -256,7 +255,22 @@ export function PartRoute() {
           <Button
             variant="default"
             leftSection={<IconDownload size={16} aria-hidden />}
-            onClick={() => void exportMachineEvents()}
+            onClick={() =>
+              void saveFetched(() => getPartEpcis(data.part.id), `part-${data.part.id}.epcis.jsonld`, 'application/ld+json')
+            }
+          >
+            {t('trace.part.exportEpcis')}
+          </Button>
+          <Button
+            variant="default"
+            leftSection={<IconDownload size={16} aria-hidden />}
+            onClick={() =>
+              void saveFetched(
+                () => getMachineHistory(data.part.deviceId),
+                `machine-${data.part.deviceId}-events.json`,
+                'application/json',
+              )
+            }
           >
             {t('trace.part.exportMachine')}
           </Button>
