@@ -188,13 +188,13 @@ export const tracePermissions = {
   'GET /ui/build/list': 'anyRole',
   'GET /ui/part/list': 'admin',
   'GET /ui/part/history': 'admin',
-  // machine data: a machine with its upload token; spec §6 storage upload for both roles
   // EPCIS 2.0 exports: a part's history as the part's history, an event search as the event list
   'GET /ui/part/epcis': 'admin',
   'GET /ui/event/epcis': 'anyRole',
+  // machine data: a machine with its upload token; spec §6 storage upload for both roles
   'POST /mpf/dtl': 'partner',
   'POST /ui/storage/dtl/upload': 'anyRole',
-  'GET /ui/audit/list': 'admin',
+  'GET /ui/audit/list': { access: 'admin', constraint: 'audit-access' },
 } as const;
 
 /** `GET /ui/event/list` (spec §7: filter dsiId; §9: 10 a page), newest first. */

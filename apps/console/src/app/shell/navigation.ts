@@ -7,6 +7,8 @@ import {
   IconDatabase,
   IconLicense,
   IconListSearch,
+  IconNetwork,
+  IconShieldLock,
   IconStack2,
 } from '@tabler/icons-react';
 import {
@@ -42,6 +44,8 @@ export const navigationItems: readonly NavigationItem[] = [
   { to: '/parts', labelKey: 'nav.parts', icon: IconBox, requires: 'GET /ui/part/list' },
   { to: '/machine-data', labelKey: 'nav.machineData', icon: IconDatabase, requires: 'GET /ui/dtl/list' },
   { to: '/audit', labelKey: 'nav.audit', icon: IconListSearch, requires: 'GET /ui/audit/list' },
+  { to: '/access-policies', labelKey: 'nav.accessPolicies', icon: IconNetwork, requires: 'GET /ui/access-control/list' },
+  { to: '/access-roles', labelKey: 'nav.accessRoles', icon: IconShieldLock, requires: 'GET /ui/access-role/list' },
   { to: '/setup', labelKey: 'nav.setup', icon: IconSettings, requires: 'GET /ui/admin/database' },
 ];
 
