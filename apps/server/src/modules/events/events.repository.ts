@@ -2,7 +2,7 @@ import type { Insertable, Kysely } from 'kysely';
 import type { TPage, TPageQuery } from '@manifold/contract';
 import type { Dialect } from '../../db/dialect.js';
 import { isUniqueViolation } from '../../db/dialect.js';
-import { paginate } from '../../db/paging.js';
+import { paginateFromNearerEnd } from '../../db/paging.js';
 import type { DB } from '../../db/schema.js';
 import type { TraceChainRow, TraceEventRow, TraceEventsTable } from '../../db/schema-trace.js';
 
@@ -97,10 +97,13 @@ export class EventsRepository {
   list(page: TPageQuery, filter: { dsiId?: string | undefined }): Promise<TPage<TraceEventRow>> {
     let base = this.db.selectFrom('trace_events');
     if (filter.dsiId) base = base.where('dsi_id', '=', filter.dsiId);
-    return paginate(
+    return paginateFromNearerEnd(
       base,
       page,
-      (query) => query.selectAll().orderBy('received_at', 'desc').orderBy('event_id', 'desc'),
+      (query, reversed) => {
+        const direction = reversed ? 'asc' : 'desc';
+        return query.selectAll().orderBy('received_at', direction).orderBy('event_id', direction);
+      },
       (rows) => rows,
     );
   }
