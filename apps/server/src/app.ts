@@ -15,6 +15,7 @@ import { outboxModule } from './modules/outbox/outbox.module.js';
 import { registrationsModule } from './modules/registrations/registrations.module.js';
 import { groupsModule } from './modules/groups/groups.module.js';
 import { licensingModule } from './modules/licensing/licensing.module.js';
+import { machineDataModule } from './modules/machine-data/machine-data.module.js';
 import type { Core } from './modules/module.js';
 import { packagesModule } from './modules/packages/packages.module.js';
 import { loadKeyEncryptionKey } from './modules/provision/key-encryption-key.js';
@@ -81,6 +82,7 @@ export async function createModules(core: Core) {
     devicesModule(core),
     licensing,
     events,
+    machineDataModule(core),
     auditModule(core),
     registrations,
     outboxModule(core, registrations.services.peerRegistrations, eventQueue, {
