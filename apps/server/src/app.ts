@@ -33,6 +33,8 @@ import { registerRequestLimits, serverTimeouts, warnOnForwardingHeaders } from '
 import { registerSecurityHeaders } from './plugins/security-headers.js';
 import type { Services } from './services.js';
 import { LocalStorage } from './storage/local-storage.js';
+import { ProviderStorage } from './storage/provider-storage.js';
+import { storageModule } from './modules/storage/storage.module.js';
 
 export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
@@ -49,8 +51,9 @@ async function createCore(config: Config, database: Database, log: Core['log']):
     await loadKeyEncryptionKey({ configured: config.keyEncryptionKey, dataDir: config.dataDir }, settings, log),
   );
   const credentials = new ServerCredentials(database, sealer);
-  const storage = await LocalStorage.open(path.join(config.dataDir, 'storage'));
-  return { config, database, settings, sealer, credentials, storage, log };
+  const local = await LocalStorage.open(path.join(config.dataDir, 'storage'));
+  const storage = new ProviderStorage(settings, sealer, local);
+  return { config, database, settings, sealer, credentials, storage, storageProviders: storage, log };
 }
 
 /**
@@ -72,6 +75,7 @@ export async function createModules(core: Core) {
     eventsModule(core, licensing.services.stp),
     auditModule(core),
     registrationsModule(core),
+    storageModule(core),
     unimplementedModule(),
   ] as const;
 }

@@ -92,6 +92,14 @@ export const ZStorageFileList = z.object({ data: z.array(ZStorageFile) }).meta({
 export const ZDasConfig = z.object({ enabled: z.boolean() }).meta({ id: 'DasConfig' });
 export type TDasConfig = z.infer<typeof ZDasConfig>;
 
+/** Audit record kinds of storage settings and typed storage. */
+export const storageAuditEventTypes = [
+  'storageProviderChanged',
+  'storageTypesChanged',
+  'storageFileUploaded',
+  'dasSettingChanged',
+] as const;
+
 /** Who may call the storage and DAS routes (spec §6: storage list/upload for both roles). */
 export const storagePermissions = {
   'GET /ui/admin/storage/provider': 'admin',

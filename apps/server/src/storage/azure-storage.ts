@@ -46,11 +46,9 @@ export class AzureStorage implements StorageProvider {
 
   constructor(settings: AzureSettings) {
     const endpoint = (settings.endpoint ?? `https://${settings.accountName}.blob.core.windows.net`).replace(/\/+$/, '');
-    const service = new BlobServiceClient(
-      endpoint,
-      new StorageSharedKeyCredential(settings.accountName, settings.accountKey),
-      { retryOptions: { maxTries: 2 } },
-    );
+    const service = new BlobServiceClient(endpoint, new StorageSharedKeyCredential(settings.accountName, settings.accountKey), {
+      retryOptions: { maxTries: 2 },
+    });
     this.container = service.getContainerClient(settings.container);
     this.location = `azure://${endpoint}/${settings.container}`;
   }

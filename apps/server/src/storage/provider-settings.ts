@@ -7,9 +7,7 @@ import type { S3Settings } from './s3-storage.js';
 
 /** What a provider needs to be opened; sealed at rest as JSON (never answered). */
 export type ProviderSettings =
-  | { identifier: 'local' }
-  | { identifier: 'aws'; s3: S3Settings }
-  | { identifier: 'azure'; azure: AzureSettings };
+  { identifier: 'local' } | { identifier: 'aws'; s3: S3Settings } | { identifier: 'azure'; azure: AzureSettings };
 
 const invalid = (field: string, description: string) =>
   new AppError('storageProviderConfigurationNotValid', { field, description });
@@ -28,7 +26,8 @@ function endpoint(value: string | undefined, field: string, policy: PeerHostPoli
   try {
     return parsePeerUrl(text, policy).toString().replace(/\/+$/, '');
   } catch (error) {
-    if (error instanceof AppError) throw invalid(field, error.message.replace('PEER_ALLOWED_HOSTS', 'STORAGE_ENDPOINT_ALLOWED_HOSTS'));
+    if (error instanceof AppError)
+      throw invalid(field, error.message.replace('PEER_ALLOWED_HOSTS', 'STORAGE_ENDPOINT_ALLOWED_HOSTS'));
     throw error;
   }
 }

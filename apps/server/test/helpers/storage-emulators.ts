@@ -23,6 +23,8 @@ export interface StorageEmulators {
   /** The same places as the admin's provider credentials. */
   s3Credentials: TStorageCredentials;
   azureCredentials: TStorageCredentials;
+  /** A further bucket and container (named alike) for a test that needs its own. */
+  createPlace(name: string): Promise<{ s3Credentials: TStorageCredentials; azureCredentials: TStorageCredentials }>;
   /** Kills both emulators by pid and removes their data. */
   stop(): Promise<void>;
 }
@@ -86,14 +88,27 @@ export async function startStorageEmulators(): Promise<StorageEmulators> {
     const s3rverScript = path.join(path.dirname(require.resolve('s3rver/package.json')), 'bin/s3rver.js');
     await fs.mkdir(path.join(directory, 's3'));
     children.push(
-      await startTool(s3rverScript, ['--address', '127.0.0.1', '--port', String(s3Port), '--silent', '--directory', path.join(directory, 's3')], s3Port),
+      await startTool(
+        s3rverScript,
+        ['--address', '127.0.0.1', '--port', String(s3Port), '--silent', '--directory', path.join(directory, 's3')],
+        s3Port,
+      ),
     );
     const azurePort = await freePort();
     const azuriteScript = path.join(path.dirname(require.resolve('azurite/package.json')), 'dist/src/blob/main.js');
     children.push(
       await startTool(
         azuriteScript,
-        ['--blobHost', '127.0.0.1', '--blobPort', String(azurePort), '--location', path.join(directory, 'azure'), '--silent', '--skipApiVersionCheck'],
+        [
+          '--blobHost',
+          '127.0.0.1',
+          '--blobPort',
+          String(azurePort),
+          '--location',
+          path.join(directory, 'azure'),
+          '--silent',
+          '--skipApiVersionCheck',
+        ],
         azurePort,
       ),
     );
@@ -105,34 +120,41 @@ export async function startStorageEmulators(): Promise<StorageEmulators> {
       endpoint: `http://127.0.0.1:${s3Port}`,
       forcePathStyle: true,
     };
-    const client = new S3Client({ region: s3.region, endpoint: s3.endpoint, forcePathStyle: true, credentials: s3 });
-    await client.send(new CreateBucketCommand({ Bucket: s3.bucket }));
-    client.destroy();
     const azure: AzureSettings = {
       accountName: AZURITE_ACCOUNT,
       accountKey: AZURITE_KEY,
       container: 'manifold-test',
       endpoint: `http://127.0.0.1:${azurePort}/${AZURITE_ACCOUNT}`,
     };
-    await new BlobServiceClient(azure.endpoint!, new StorageSharedKeyCredential(azure.accountName, azure.accountKey))
-      .getContainerClient(azure.container)
-      .create();
+    const createPlace = async (name: string) => {
+      const client = new S3Client({ region: s3.region, endpoint: s3.endpoint, forcePathStyle: true, credentials: s3 });
+      await client.send(new CreateBucketCommand({ Bucket: name }));
+      client.destroy();
+      await new BlobServiceClient(azure.endpoint!, new StorageSharedKeyCredential(azure.accountName, azure.accountKey))
+        .getContainerClient(name)
+        .create();
+      return {
+        s3Credentials: {
+          awsStorageRegion: s3.region,
+          awsAccessKeyId: s3.accessKeyId,
+          awsSecretAccessKey: s3.secretAccessKey,
+          awsStorageBucket: name,
+          awsStorageEndpoint: s3.endpoint,
+        },
+        azureCredentials: {
+          azureAccountName: azure.accountName,
+          azureAccountKey: azure.accountKey,
+          azureContainerName: name,
+          azureEndpoint: azure.endpoint,
+        },
+      };
+    };
+    const place = await createPlace(s3.bucket);
     return {
+      ...place,
+      createPlace,
       s3,
       azure,
-      s3Credentials: {
-        awsStorageRegion: s3.region,
-        awsAccessKeyId: s3.accessKeyId,
-        awsSecretAccessKey: s3.secretAccessKey,
-        awsStorageBucket: s3.bucket,
-        awsStorageEndpoint: s3.endpoint,
-      },
-      azureCredentials: {
-        azureAccountName: azure.accountName,
-        azureAccountKey: azure.accountKey,
-        azureContainerName: azure.container,
-        azureEndpoint: azure.endpoint,
-      },
       stop,
     };
   } catch (error) {

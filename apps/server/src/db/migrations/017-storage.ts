@@ -37,11 +37,6 @@ export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>
     .addColumn('created_by', 'varchar(160)', (c) => c.notNull())
     .addColumn('created_at', time, (c) => c.notNull())
     .execute();
-  await db.schema
-    .createIndex('storage_files_name_idx')
-    .on('storage_files')
-    .columns(['type_name', 'filename'])
-    .unique()
-    .execute();
+  await db.schema.createIndex('storage_files_name_idx').on('storage_files').columns(['type_name', 'filename']).unique().execute();
   await db.schema.createIndex('storage_files_key_idx').on('storage_files').column('storage_key').execute();
 }
