@@ -1,6 +1,6 @@
 import type { RouteKey, TRole } from '@manifold/contract';
 import { canCall } from '@manifold/contract';
-import { IconClipboardList, IconLicense } from '@tabler/icons-react';
+import { IconArchive, IconClipboardList, IconCloudDataConnection, IconLicense } from '@tabler/icons-react';
 import {
   IconHome,
   IconPackage,
@@ -29,6 +29,8 @@ export const navigationItems: readonly NavigationItem[] = [
   { to: '/devices', labelKey: 'nav.devices', icon: IconPrinter, requires: 'GET /ui/device/list' },
   { to: '/orders', labelKey: 'orders.nav', icon: IconClipboardList, requires: 'GET /ui/order/list' },
   { to: '/authorizations', labelKey: 'authorizations.nav', icon: IconLicense, requires: 'GET /ui/authorization/list' },
+  { to: '/das', labelKey: 'nav.das', icon: IconArchive, requires: 'GET /ui/das/list' },
+  { to: '/storage', labelKey: 'nav.storage', icon: IconCloudDataConnection, requires: 'POST /ui/admin/storage/provider' },
   { to: '/setup', labelKey: 'nav.setup', icon: IconSettings, requires: 'GET /ui/admin/database' },
 ];
 
