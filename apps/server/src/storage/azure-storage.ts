@@ -1,6 +1,4 @@
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { PassThrough } from 'node:stream';
 import {
   BlobServiceClient,
   type BlockBlobClient,
@@ -10,6 +8,7 @@ import {
 } from '@azure/storage-blob';
 import {
   DigestCounter,
+  feedUpload,
   newStorageKey,
   type ListedObject,
   type StorageProvider,
@@ -60,16 +59,9 @@ export class AzureStorage implements StorageProvider {
   async putAs(key: string, source: Readable, options: { maxBytes?: number } = {}): Promise<StoredObject> {
     const blob = this.blob(key);
     const counter = new DigestCounter(options.maxBytes);
-    const body = new PassThrough({ highWaterMark: BLOCK_SIZE });
     this.writing.add(blob.name);
     try {
-      const uploading = blob.uploadStream(body, BLOCK_SIZE, CONCURRENCY).catch((error: unknown) => {
-        body.destroy(error as Error);
-        throw error;
-      });
-      const [fed, uploaded] = await Promise.allSettled([pipeline(source, counter, body), uploading]);
-      if (fed.status === 'rejected') throw fed.reason;
-      if (uploaded.status === 'rejected') throw uploaded.reason;
+      await feedUpload(source, counter, BLOCK_SIZE, (body) => blob.uploadStream(body, BLOCK_SIZE, CONCURRENCY));
     } catch (error) {
       source.destroy();
       await discard(blob).catch(() => undefined);

@@ -1,4 +1,4 @@
-import { PassThrough, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import {
   AbortMultipartUploadCommand,
   DeleteObjectCommand,
@@ -13,6 +13,7 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import {
   DigestCounter,
+  feedUpload,
   newStorageKey,
   type ListedObject,
   type StorageProvider,
@@ -72,35 +73,22 @@ export class S3Storage implements StorageProvider {
   async putAs(key: string, source: Readable, options: { maxBytes?: number } = {}): Promise<StoredObject> {
     const name = objectName(key);
     const counter = new DigestCounter(options.maxBytes);
-    const body = new PassThrough({ highWaterMark: PART_SIZE });
-    const upload = new Upload({
-      client: this.client,
-      params: { Bucket: this.bucket, Key: name, Body: body },
-      partSize: PART_SIZE,
-      queueSize: QUEUE_SIZE,
-      leavePartsOnError: false,
-    });
-    // the counter fails the body (and with it the upload) when the source errors or is too long
-    const feeding = new Promise<void>((resolve, reject) => {
-      source.once('error', (error) => body.destroy(error));
-      counter.once('error', (error) => body.destroy(error));
-      body.once('error', reject);
-      body.once('finish', resolve);
-      source.pipe(counter).pipe(body);
-    });
+    let upload: Upload | undefined;
     this.writing.add(name);
     try {
-      // an upload that fails stops reading the body: fail the body too, or the feeding waits forever
-      const uploading = upload.done().catch((error: unknown) => {
-        body.destroy(error as Error);
-        throw error;
+      await feedUpload(source, counter, PART_SIZE, (body) => {
+        upload = new Upload({
+          client: this.client,
+          params: { Bucket: this.bucket, Key: name, Body: body },
+          partSize: PART_SIZE,
+          queueSize: QUEUE_SIZE,
+          leavePartsOnError: false,
+        });
+        return upload.done();
       });
-      const [fed, uploaded] = await Promise.allSettled([feeding, uploading]);
-      if (fed.status === 'rejected') throw fed.reason;
-      if (uploaded.status === 'rejected') throw uploaded.reason;
     } catch (error) {
       source.destroy();
-      await upload.abort().catch(() => undefined);
+      await upload?.abort().catch(() => undefined);
       // a single-request upload may have completed before the error surfaced: remove it
       await this.delete(key).catch(() => undefined);
       throw error;

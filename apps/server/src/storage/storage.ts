@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { Transform, type Readable, type TransformCallback } from 'node:stream';
+import { PassThrough, Transform, type Readable, type TransformCallback } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 
 /**
  * Where file contents live. Objects are immutable: `put` writes a new object under a key the
@@ -97,4 +98,25 @@ export class DigestCounter extends Transform {
     this.digest ??= this.hash.digest('hex');
     return this.digest;
   }
+}
+
+/**
+ * Streams `source` through `counter` into an SDK upload that reads `body` (buffering at most
+ * `bufferBytes` between them). Rejects when either side fails: a failing upload stops reading, so
+ * it also fails the body (or the feeding would wait forever); a failing source fails the upload.
+ */
+export async function feedUpload(
+  source: Readable,
+  counter: DigestCounter,
+  bufferBytes: number,
+  upload: (body: Readable) => Promise<unknown>,
+): Promise<void> {
+  const body = new PassThrough({ highWaterMark: bufferBytes });
+  const uploading = upload(body).catch((error: unknown) => {
+    body.destroy(error as Error);
+    throw error;
+  });
+  const [fed, uploaded] = await Promise.allSettled([pipeline(source, counter, body), uploading]);
+  if (fed.status === 'rejected') throw fed.reason;
+  if (uploaded.status === 'rejected') throw uploaded.reason;
 }
