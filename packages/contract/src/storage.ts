@@ -74,7 +74,7 @@ export type TStorageType = z.infer<typeof ZStorageType>;
 
 export const ZStorageTypeInput = z
   .object({ name: z.string().max(64).nullish(), path: z.string().max(256).nullish(), configured: z.boolean().nullish() })
-  .meta({ id: 'StorageTypeInput' });
+  .meta({ id: 'StorageTypeSetting' });
 
 export const ZStorageTypeList = z.object({ data: z.array(ZStorageType) }).meta({ id: 'StorageTypeList' });
 export const ZStorageTypeListRequest = z.object({ data: z.array(ZStorageTypeInput).max(100) });
