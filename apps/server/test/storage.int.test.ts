@@ -5,6 +5,7 @@ import type { TPage, TStorageFile, TStorageProvider, TStorageType } from '@manif
 import { jobsModule } from '../src/jobs/jobs.module.js';
 import { AzureStorage } from '../src/storage/azure-storage.js';
 import { S3Storage } from '../src/storage/s3-storage.js';
+import { BlobServiceClient, StorageSharedKeyCredential } from '@azure/storage-blob';
 import type { StorageProvider } from '../src/storage/storage.js';
 import { multipartForm } from './helpers/multipart.js';
 import { startStorageEmulators, type StorageEmulators } from './helpers/storage-emulators.js';
@@ -267,6 +268,47 @@ describeEachDatabase(
       const azure = new AzureStorage({ ...emulators.azure, container: place.azureCredentials.azureContainerName! });
       expect((await keysOf(azure)).length).toBe(4);
       expect((await ctx().call('GET', '/ui/storage/dsi/fetch/three.dsi', { token: user })).body).toBe('three');
+    });
+
+    it('answers storageTypeReadError, storageTypeWriteError and storageProviderNotConfigured when the provider fails', async () => {
+      const container = new BlobServiceClient(
+        emulators.azure.endpoint!,
+        new StorageSharedKeyCredential(emulators.azure.accountName, emulators.azure.accountKey),
+      ).getContainerClient(place.azureCredentials.azureContainerName!);
+      // an object gone from under its row
+      const row = await ctx()
+        .app.services.database.db.selectFrom('storage_files')
+        .select('storage_key')
+        .where('filename', '=', 'two.dsi')
+        .executeTakeFirstOrThrow();
+      await container.getBlockBlobClient(`objects/${row.storage_key}`).delete();
+      expectToken(
+        await ctx().call('GET', '/ui/storage/dsi/fetch/two.dsi', { token: user }),
+        420,
+        'storageTypeReadError',
+        'filename',
+      );
+      // the container itself gone
+      await container.delete();
+      expectToken(await upload(ctx(), 'dsi', 'four.dsi', 'four', user), 420, 'storageTypeWriteError', 'file');
+      await container.create();
+      expect((await ctx().call('GET', '/ui/storage/dsi/list', { token: user })).json<TPage<TStorageFile>>().totalNumOfItems).toBe(
+        4,
+      );
+      // sealed credentials that no longer open (another key-encryption key)
+      const { settings, storageProviders } = ctx().app.services;
+      const saved = (await settings.get('storage.provider'))!;
+      const broken = JSON.parse(saved) as { current: { sealed: string } };
+      broken.current.sealed = `${broken.current.sealed.slice(0, -8)}AAAAAAAA`;
+      await settings.set('storage.provider', JSON.stringify(broken));
+      storageProviders.invalidate();
+      expectToken(
+        await ctx().call('GET', '/ui/storage/dsi/fetch/three.dsi', { token: user }),
+        420,
+        'storageProviderNotConfigured',
+      );
+      await settings.set('storage.provider', saved);
+      storageProviders.invalidate();
     });
 
     it('reads and sets the design archive service switch', async () => {
