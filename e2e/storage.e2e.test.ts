@@ -89,6 +89,7 @@ describe('console: storage settings and the design archive (ADMIN)', () => {
     await page.getByTestId('storage-current-provider').getByText('Amazon S3 (or S3-compatible)', { exact: false }).waitFor();
     // secrets are cleared from the form and never answered by the server
     expect(await form.getByLabel('Secret access key').count()).toBe(1);
+    await page.getByText('the stored files are being moved to it', { exact: false }).waitFor();
     expect(await form.getByLabel('Secret access key').inputValue()).toBe('');
     expect(JSON.stringify(await providerState())).not.toContain(place.awsSecretAccessKey!);
     await expect
