@@ -131,7 +131,13 @@ export class ProviderStorage implements Storage {
       return await current.get(key, range);
     } catch (error) {
       if (!(error instanceof StorageNotFoundError) || !previous) throw error;
-      return previous.get(key, range);
+    }
+    try {
+      return await previous.get(key, range);
+    } catch (error) {
+      // moved in between: copied to the current provider and removed from the previous one
+      if (error instanceof StorageNotFoundError) return current.get(key, range);
+      throw error;
     }
   }
 
