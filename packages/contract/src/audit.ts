@@ -5,6 +5,7 @@
 import { licensingAuditEventTypes } from './licensing-tokens.js';
 import { packageAuditEventTypes } from './package-tokens.js';
 import { storageAuditEventTypes } from './storage.js';
+import { securityAuditEventTypes } from './security.js';
 import { traceAuditEventTypes } from './trace.js';
 
 export const auditEventTypes = [
@@ -12,6 +13,7 @@ export const auditEventTypes = [
   ...licensingAuditEventTypes,
   ...traceAuditEventTypes,
   ...storageAuditEventTypes,
+  ...securityAuditEventTypes,
   'loginSucceeded',
   'loginFailed',
   'loginThrottleCleared',

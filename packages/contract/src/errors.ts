@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { licensingErrorTokens } from './licensing-tokens.js';
 import { traceErrorTokens } from './trace.js';
 import { packageErrorTokens } from './package-tokens.js';
+import { securityErrorTokens } from './security.js';
 
 /**
  * Business error tokens of spec §8, spelled exactly as the spec spells them (typos included:
@@ -148,6 +149,7 @@ export const specErrorTokens = {
  */
 export const manifoldErrorTokens = {
   ...packageErrorTokens,
+  ...securityErrorTokens,
   ...licensingErrorTokens,
   ...traceErrorTokens,
   malformedRequest: 'The request is malformed',

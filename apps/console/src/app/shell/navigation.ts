@@ -1,6 +1,13 @@
 import type { RouteKey, TRole } from '@manifold/contract';
 import { canCall } from '@manifold/contract';
-import { IconArchive, IconClipboardList, IconCloudDataConnection, IconLicense } from '@tabler/icons-react';
+import {
+  IconArchive,
+  IconClipboardList,
+  IconCloudDataConnection,
+  IconLicense,
+  IconNetwork,
+  IconShieldLock,
+} from '@tabler/icons-react';
 import {
   IconHome,
   IconPackage,
@@ -31,6 +38,8 @@ export const navigationItems: readonly NavigationItem[] = [
   { to: '/authorizations', labelKey: 'authorizations.nav', icon: IconLicense, requires: 'GET /ui/authorization/list' },
   { to: '/das', labelKey: 'nav.das', icon: IconArchive, requires: 'GET /ui/das/list' },
   { to: '/storage', labelKey: 'nav.storage', icon: IconCloudDataConnection, requires: 'POST /ui/admin/storage/provider' },
+  { to: '/access-policies', labelKey: 'nav.accessPolicies', icon: IconNetwork, requires: 'GET /ui/access-control/list' },
+  { to: '/access-roles', labelKey: 'nav.accessRoles', icon: IconShieldLock, requires: 'GET /ui/access-role/list' },
   { to: '/setup', labelKey: 'nav.setup', icon: IconSettings, requires: 'GET /ui/admin/database' },
 ];
 
