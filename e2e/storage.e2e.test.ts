@@ -69,6 +69,16 @@ describe('console: storage settings and the design archive (ADMIN)', () => {
     await page.getByTestId('storage-types').locator('[data-storage-type="dsi"]').waitFor();
     await checkScreen(page, 'storage-local');
 
+    const typeForm = page.getByRole('form', { name: 'Add or change a storage type' });
+    await typeForm.getByLabel('Name').fill('e2e-reports');
+    await typeForm.getByLabel('Path').fill('../escape');
+    await typeForm.getByRole('button', { name: 'Save type' }).click();
+    await page.getByTestId('storage-type-error').waitFor();
+    await typeForm.getByLabel('Path').fill('quality/reports');
+    await typeForm.getByRole('button', { name: 'Save type' }).click();
+    await page.getByText('The storage type e2e-reports was saved.').waitFor();
+    await page.locator('[data-storage-type="e2e-reports"]').getByText('quality/reports').waitFor();
+
     expect(await uploadFile('e2e design.dsi', 'moved by the browser test')).toBe(200);
 
     await form.getByRole('textbox', { name: 'Provider' }).click();

@@ -6,6 +6,7 @@ import {
   ZStorageProviderList,
   ZStorageProviderRequest,
   ZStorageTypeList,
+  type TStorageType,
 } from '@manifold/contract';
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { apiRequest } from '../../../lib/api-client';
@@ -64,5 +65,15 @@ export function useSetDasConfig() {
   return useMutation({
     mutationFn: (enabled: boolean) => apiRequest('POST /ui/admin/das', ZDasConfig, { body: { enabled } }),
     onSuccess: (config) => queryClient.setQueryData(['admin', 'das'], config),
+  });
+}
+
+/** Adds or changes storage types (types not listed stay). */
+export function useSaveStorageTypes() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (types: TStorageType[]) =>
+      apiRequest('POST /ui/admin/storage/type/list', ZStorageTypeList, { body: { data: types } }),
+    onSuccess: (types) => queryClient.setQueryData(['admin', 'storage', 'types'], types),
   });
 }

@@ -1,12 +1,70 @@
-import { Skeleton, Stack, Switch, Table, Text } from '@mantine/core';
+import { Button, Checkbox, Group, Skeleton, Stack, Switch, Table, Text, TextInput } from '@mantine/core';
+import { type FormEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { apiErrorMessage } from '../../../components/api-error-message';
 import { DataTable } from '../../../components/data-table';
 import { ErrorAlert } from '../../../components/error-alert';
 import { Section } from '../../../components/section';
 import { useActionError } from '../../../hooks/use-action-error';
-import { useDasConfig, useSetDasConfig, useStorageTypes } from '../api/storage-provider';
+import { alerts } from '../../../lib/alerts';
+import { useDasConfig, useSaveStorageTypes, useSetDasConfig, useStorageTypes } from '../api/storage-provider';
 import { StorageProviderForm } from './storage-provider-form';
+
+/** Adds a storage type or changes one (by name). */
+function StorageTypeForm() {
+  const { t } = useTranslation();
+  const save = useSaveStorageTypes();
+  const action = useActionError();
+  const [name, setName] = useState('');
+  const [path, setPath] = useState('');
+  const [configured, setConfigured] = useState(true);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    action.clearError();
+    save.mutate([{ name: name.trim(), path: path.trim(), configured }], {
+      onSuccess: () => {
+        alerts.success(t('storage.types.saved', { name: name.trim() }));
+        setName('');
+        setPath('');
+        setConfigured(true);
+      },
+      onError: action.onError,
+    });
+  };
+  return (
+    <form onSubmit={submit} aria-label={t('storage.types.formLabel')}>
+      <Stack gap="xs">
+        <Group align="flex-end">
+          <TextInput
+            label={t('storage.types.name')}
+            required
+            value={name}
+            onChange={(event) => setName(event.currentTarget.value)}
+          />
+          <TextInput
+            label={t('storage.types.path')}
+            required
+            value={path}
+            onChange={(event) => setPath(event.currentTarget.value)}
+          />
+          <Checkbox
+            label={t('storage.types.configured')}
+            checked={configured}
+            onChange={(event) => setConfigured(event.currentTarget.checked)}
+            mb={8}
+          />
+          <Button type="submit" variant="default" loading={save.isPending}>
+            {t('storage.types.save')}
+          </Button>
+        </Group>
+        <Text size="xs" c="dimmed">
+          {t('storage.types.hint')}
+        </Text>
+        {action.error ? <ErrorAlert data-testid="storage-type-error">{action.error}</ErrorAlert> : null}
+      </Stack>
+    </form>
+  );
+}
 
 /** The storage types the server keeps files by (`storage/{type}/…`). */
 function StorageTypes() {
@@ -32,6 +90,7 @@ function StorageTypes() {
           </Table.Tr>
         ))}
       </DataTable>
+      <StorageTypeForm />
     </Stack>
   );
 }
