@@ -1,5 +1,9 @@
 import autocannon from 'autocannon';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import { startServer, type ServerProcess } from '../test/helpers/server-process.js';
 
 /** The first administrator's password on every benchmark server. */
@@ -65,4 +69,50 @@ export async function measure(title: string, { url, connections, duration, heade
     'p99 ms': result.latency.p99,
     'mean ms': Number(result.latency.average.toFixed(2)),
   };
+}
+
+/** Resident set size of a process, MiB (Linux /proc). */
+export function rssMiB(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return Math.round((kb / 1024) * 10) / 10;
+}
+
+/**
+ * POSTs a multipart form as a stream: the text `fields`, then a `file` part named `fileName` with
+ * the `size` bytes `source` yields (never held in memory). Answers the status and the body.
+ */
+export function streamMultipartUpload(
+  url: string,
+  token: string,
+  form: { fields?: Record<string, string>; fileName: string; size: number; source: Readable },
+): Promise<{ status: number; body: string }> {
+  const boundary = `----bench${randomBytes(8).toString('hex')}`;
+  const head = Buffer.from(
+    Object.entries(form.fields ?? {})
+      .map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)
+      .join('') +
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${form.fileName}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'content-length': String(head.length + form.size + tail.length),
+      },
+    });
+    request.on('error', reject);
+    request.on('response', (response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+    });
+    request.write(head);
+    form.source.on('error', reject);
+    form.source.on('end', () => request.end(tail));
+    form.source.pipe(request, { end: false });
+  });
 }

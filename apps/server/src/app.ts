@@ -39,6 +39,8 @@ import { registerSecurityHeaders } from './plugins/security-headers.js';
 import { ServerMetrics, exposeMetrics } from './metrics/metrics.js';
 import type { Services } from './services.js';
 import { LocalStorage } from './storage/local-storage.js';
+import { ProviderStorage } from './storage/provider-storage.js';
+import { storageModule } from './modules/storage/storage.module.js';
 
 export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
@@ -55,8 +57,9 @@ async function createCore(config: Config, database: Database, log: Core['log']):
     await loadKeyEncryptionKey({ configured: config.keyEncryptionKey, dataDir: config.dataDir }, settings, log),
   );
   const credentials = new ServerCredentials(database, sealer);
-  const storage = await LocalStorage.open(path.join(config.dataDir, 'storage'));
-  return { config, database, settings, sealer, credentials, storage, log };
+  const local = await LocalStorage.open(path.join(config.dataDir, 'storage'));
+  const storage = new ProviderStorage(settings, sealer, local);
+  return { config, database, settings, sealer, credentials, storage, storageProviders: storage, log };
 }
 
 /**
@@ -89,6 +92,7 @@ export async function createModules(core: Core) {
       ...licensing.services.delegatedLicences.handlers(),
       ...events.services.events.handlers(),
     }),
+    storageModule(core),
     unimplementedModule(),
   ] as const;
 }

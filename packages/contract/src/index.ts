@@ -23,4 +23,5 @@ export * from './trace.js';
 export * from './audit-text.js';
 export * from './registrations.js';
 export * from './outbox.js';
+export * from './storage.js';
 export * from './security.js';

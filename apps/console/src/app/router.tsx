@@ -217,6 +217,18 @@ export function createAppRouter(queryClient: QueryClient) {
                   ),
                 },
                 {
+                  path: 'das',
+                  ...screen(queryClient, '/das', async () => (await import('../features/das/routes/das-route')).DasRoute),
+                },
+                {
+                  path: 'storage',
+                  ...screen(
+                    queryClient,
+                    '/storage',
+                    async () => (await import('../features/setup/routes/storage-route')).StorageRoute,
+                  ),
+                },
+                {
                   path: 'setup',
                   ...screen(queryClient, '/setup', async () => (await import('../features/setup/routes/setup-route')).SetupRoute),
                 },

@@ -2,8 +2,10 @@ import type { RouteKey, TRole } from '@manifold/contract';
 import { canCall } from '@manifold/contract';
 import {
   IconActivity,
+  IconArchive,
   IconBox,
   IconClipboardList,
+  IconCloudDataConnection,
   IconDatabase,
   IconLicense,
   IconListSearch,
@@ -48,6 +50,8 @@ export const navigationItems: readonly NavigationItem[] = [
   { to: '/audit', labelKey: 'nav.audit', icon: IconListSearch, requires: 'GET /ui/audit/list' },
   { to: '/queue', labelKey: 'queue.nav', icon: IconStackPush, requires: 'GET /ui/queue/list' },
   { to: '/outbox', labelKey: 'outbox.nav', icon: IconMailForward, requires: 'GET /ui/admin/outbox' },
+  { to: '/das', labelKey: 'nav.das', icon: IconArchive, requires: 'GET /ui/das/list' },
+  { to: '/storage', labelKey: 'nav.storage', icon: IconCloudDataConnection, requires: 'POST /ui/admin/storage/provider' },
   { to: '/access-policies', labelKey: 'nav.accessPolicies', icon: IconNetwork, requires: 'GET /ui/access-control/list' },
   { to: '/access-roles', labelKey: 'nav.accessRoles', icon: IconShieldLock, requires: 'GET /ui/access-role/list' },
   { to: '/setup', labelKey: 'nav.setup', icon: IconSettings, requires: 'GET /ui/admin/database' },
