@@ -8,6 +8,7 @@ import { adminModule } from './modules/admin/admin.module.js';
 import { auditModule } from './modules/audit/audit.module.js';
 import { certificateExchangeModule } from './modules/certificate-exchange/certificate-exchange.module.js';
 import { devicesModule } from './modules/devices/devices.module.js';
+import { qualityModule } from './modules/quality/quality.module.js';
 import { eventsModule } from './modules/events/events.module.js';
 import { registrationsModule } from './modules/registrations/registrations.module.js';
 import { groupsModule } from './modules/groups/groups.module.js';
@@ -59,6 +60,7 @@ async function createCore(config: Config, database: Database, log: Core['log']):
  */
 export async function createModules(core: Core) {
   const licensing = licensingModule(core);
+  const events = eventsModule(core, licensing.services.stp);
   return [
     adminModule(),
     await sessionModule(core),
@@ -69,7 +71,8 @@ export async function createModules(core: Core) {
     packagesModule(core),
     devicesModule(core),
     licensing,
-    eventsModule(core, licensing.services.stp),
+    events,
+    qualityModule(core, events.services.events),
     auditModule(core),
     registrationsModule(core),
     unimplementedModule(),

@@ -65,6 +65,10 @@ export const auditEventText: Record<TAuditEventType, string> = {
   // traceability
   traceChainBroken: 'Machine event chain broken',
   traceEventsUploaded: 'Events uploaded',
+  // quality
+  traceParameterTypeAdded: 'Trace parameter type added',
+  traceParameterTemplateChanged: 'Trace parameter template changed',
+  traceParameterValueChanged: 'Trace parameter value changed',
   // accounts and server
   loginSucceeded: 'Signed in',
   loginFailed: 'Sign-in failed',

@@ -5,11 +5,13 @@
 import { licensingAuditEventTypes } from './licensing-tokens.js';
 import { packageAuditEventTypes } from './package-tokens.js';
 import { traceAuditEventTypes } from './trace.js';
+import { qualityAuditEventTypes } from './quality-tokens.js';
 
 export const auditEventTypes = [
   ...packageAuditEventTypes,
   ...licensingAuditEventTypes,
   ...traceAuditEventTypes,
+  ...qualityAuditEventTypes,
   'loginSucceeded',
   'loginFailed',
   'loginThrottleCleared',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { licensingErrorTokens } from './licensing-tokens.js';
 import { traceErrorTokens } from './trace.js';
+import { qualityErrorTokens } from './quality-tokens.js';
 import { packageErrorTokens } from './package-tokens.js';
 
 /**
@@ -150,6 +151,7 @@ export const manifoldErrorTokens = {
   ...packageErrorTokens,
   ...licensingErrorTokens,
   ...traceErrorTokens,
+  ...qualityErrorTokens,
   malformedRequest: 'The request is malformed',
   invalidSessionToken: 'Invalid session token',
   actionNotAllowed: 'Action not allowed',

@@ -22,3 +22,5 @@ export * from './jobs.js';
 export * from './trace.js';
 export * from './audit-text.js';
 export * from './registrations.js';
+export * from './quality-tokens.js';
+export * from './quality.js';

@@ -212,7 +212,8 @@ export const ZTraceEventEntry = z
     sequence: z.number().int(),
     eventHash: ZEventHash,
     previousHash: ZEventHash.nullable(),
-    source: z.enum(['stp', 'xml', 'upload']),
+    /** `server`: recorded by this server on its own chain (an inspection's quality check, docs/quality.md). */
+    source: z.enum(['stp', 'xml', 'upload', 'server']),
     dateCreated: z.string(),
   })
   .meta({ id: 'TraceEventEntry' });

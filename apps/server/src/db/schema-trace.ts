@@ -17,7 +17,7 @@ export interface TraceEventsTable {
   previous_hash: string | null;
   event_hash: string;
   chain_finding: 'gap' | 'fork' | null;
-  source: 'stp' | 'xml' | 'upload';
+  source: 'stp' | 'xml' | 'upload' | 'server';
   /** JSON of the contract's `TTraceEventProof`. */
   proof: string;
   received_at: string;
@@ -60,6 +60,12 @@ export interface PartsTable {
   event_id: string;
   revoked: number;
   created_at: string;
+  /** The part's latest inspection (migration 019, docs/quality.md); null until inspected. */
+  inspection_id: string | null;
+  inspection_result: 'passed' | 'failed' | null;
+  inspected_at: string | null;
+  technician: string | null;
+  failure_reason: string | null;
 }
 
 export interface OrderBreakageTable {

@@ -16,11 +16,14 @@ import {
   type TTraceEventUploadResult,
   type TTraceHistory,
 } from '@manifold/contract';
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
 import { isCryptoError } from '../../crypto/crypto-errors.js';
 import type { Database } from '../../db/database.js';
-import { isUniqueViolation } from '../../db/dialect.js';
+import { type Dialect, isUniqueViolation } from '../../db/dialect.js';
 import type { DeviceRow } from '../../db/schema-packages.js';
-import type { TraceEventRow } from '../../db/schema-trace.js';
+import type { TraceChainRow, TraceEventRow } from '../../db/schema-trace.js';
+import type { DB } from '../../db/schema.js';
 import { AppError } from '../../lib/app-error.js';
 import type { Caller } from '../../lib/caller.js';
 import { identifierErrors } from '../../lib/identifier-errors.js';
@@ -59,6 +62,81 @@ function findingOf(previousHash: string | null, headHash: string | null, knownHa
 
 function receiptOf(row: Pick<TraceEventRow, 'event_id' | 'event_hash' | 'chain_finding'>): TTraceEventReceipt {
   return { eventId: row.event_id, eventHash: row.event_hash, chainFinding: row.chain_finding };
+}
+
+/** This server's own chain of the events it originates (no machine has this id). */
+export const SERVER_CHAIN_ID = '00000000-0000-0000-0000-000000000000';
+
+/**
+ * Chains, stores and audits one event in the transaction that holds its chain's lock: the finding
+ * against the chain's head, the row, the new head, the audit record of its kind (and of a break).
+ */
+async function appendToChain(
+  trx: Kysely<DB>,
+  dialect: Dialect,
+  chain: TraceChainRow,
+  event: {
+    deviceId: string;
+    body: TTraceEventBody;
+    hash: string;
+    authorization: EventAuthorization | null;
+    source: TraceEventRow['source'];
+    proof: string;
+    actor: string;
+    sourceIp: string;
+  },
+): Promise<TraceEventRow> {
+  const repository = new EventsRepository(trx, dialect);
+  const previous = event.body.previousHash;
+  const known = previous !== null && previous !== chain.head_hash && (await repository.hasHash(event.deviceId, previous));
+  const finding = findingOf(previous, chain.head_hash, known);
+  const now = isoNow();
+  const row: TraceEventRow = {
+    event_id: event.body.eventId,
+    device_id: event.deviceId,
+    sequence: chain.length + 1,
+    kind: event.body.kind,
+    occurred_at: event.body.occurredAt,
+    authorization_id: event.body.authorizationId,
+    order_id: event.authorization?.order_id ?? null,
+    dsi_id: event.authorization?.dsi_id ?? null,
+    job_id: event.body.jobId,
+    quantity: event.body.quantity,
+    data: JSON.stringify(event.body.data),
+    previous_hash: previous,
+    event_hash: event.hash,
+    chain_finding: finding,
+    source: event.source,
+    proof: event.proof,
+    received_at: now,
+  };
+  await repository.insert(row);
+  await repository.advanceChain(event.deviceId, row.sequence, event.hash, now);
+  const audit = new AuditRepository(trx, dialect);
+  await audit.record({
+    type: event.body.kind,
+    actor: event.actor,
+    subject: row.order_id ?? event.deviceId,
+    sourceIp: event.sourceIp,
+    details: {
+      eventId: row.event_id,
+      authorizationId: row.authorization_id,
+      jobId: row.job_id,
+      quantity: row.quantity,
+      occurredAt: row.occurred_at,
+      ...(event.source === 'server' ? event.body.data : {}),
+    },
+  });
+  if (finding) {
+    await audit.record({
+      type: 'traceChainBroken',
+      actor: event.actor,
+      subject: event.deviceId,
+      sourceIp: event.sourceIp,
+      details: { eventId: row.event_id, finding, previousHash: previous, expectedPreviousHash: chain.head_hash },
+    });
+  }
+  return row;
 }
 
 const eventIdTaken = (field: string) =>
@@ -286,6 +364,54 @@ export class EventsService {
     return { device, body, authorization, proof, source, sourceIp };
   }
 
+  /** Creates this server's own chain (once) before an event is recorded on it. */
+  async prepareServerChain(): Promise<void> {
+    await this.repository().ensureChain(SERVER_CHAIN_ID, isoNow());
+  }
+
+  /**
+   * Records an event this server originates (an inspection's quality check, docs/quality.md) in
+   * the caller's transaction: chained on the server's own chain (`deviceId` {@link SERVER_CHAIN_ID},
+   * call {@link prepareServerChain} first), stored and audited like a machine's event, by the user
+   * who caused it. It names the authorization and job of the part, so the part's history lists it.
+   */
+  async recordServerEvent(
+    trx: Kysely<DB>,
+    event: {
+      kind: TTraceEventKind;
+      authorization: EventAuthorization;
+      jobId: string;
+      data: Record<string, string>;
+      proof: Record<string, unknown>;
+    },
+    caller: Pick<Caller, 'username' | 'sourceIp'>,
+  ): Promise<TTraceEventReceipt> {
+    const repository = this.repository(trx);
+    const chain = (await repository.lockChain(SERVER_CHAIN_ID))!;
+    const body: TTraceEventBody = {
+      eventId: randomUUID(),
+      kind: event.kind,
+      occurredAt: isoNow(),
+      authorizationId: event.authorization.id,
+      jobId: event.jobId,
+      quantity: null,
+      previousHash: chain.head_hash,
+      data: event.data,
+    };
+    const hash = eventHash(canonicalEvent(body, SERVER_CHAIN_ID));
+    const row = await appendToChain(trx, this.database.dialect, chain, {
+      deviceId: SERVER_CHAIN_ID,
+      body,
+      hash,
+      authorization: event.authorization,
+      source: 'server',
+      proof: JSON.stringify({ format: 'server', ...event.proof }),
+      actor: caller.username,
+      sourceIp: caller.sourceIp,
+    });
+    return receiptOf(row);
+  }
+
   private async store(event: CheckedEvent): Promise<TTraceEventReceipt> {
     return (await this.storeOnce(event)).receipt;
   }
@@ -309,32 +435,16 @@ export class EventsService {
             if (existing.event_hash !== hash) throw eventIdTaken('body.eventId');
             return { receipt: receiptOf(existing), repeated: true };
           }
-          const previous = event.body.previousHash;
-          const known =
-            previous !== null && previous !== chain.head_hash && (await repository.hasHash(event.device.id, previous));
-          const finding = findingOf(previous, chain.head_hash, known);
-          const now = isoNow();
-          const row = {
-            event_id: event.body.eventId,
-            device_id: event.device.id,
-            sequence: chain.length + 1,
-            kind: event.body.kind,
-            occurred_at: event.body.occurredAt,
-            authorization_id: event.body.authorizationId,
-            order_id: event.authorization?.order_id ?? null,
-            dsi_id: event.authorization?.dsi_id ?? null,
-            job_id: event.body.jobId,
-            quantity: event.body.quantity,
-            data: JSON.stringify(event.body.data),
-            previous_hash: previous,
-            event_hash: hash,
-            chain_finding: finding,
+          const row = await appendToChain(trx, this.database.dialect, chain, {
+            deviceId: event.device.id,
+            body: event.body,
+            hash,
+            authorization: event.authorization,
             source: event.source,
             proof: JSON.stringify(event.proof),
-            received_at: now,
-          };
-          await repository.insert(row);
-          await repository.advanceChain(event.device.id, row.sequence, hash, now);
+            actor: `device:${event.device.id}`,
+            sourceIp: event.sourceIp,
+          });
           if (event.authorization && isJobEventKind(event.body.kind)) {
             const job = {
               eventId: row.event_id,
@@ -342,32 +452,7 @@ export class EventsService {
               body: event.body,
               authorization: event.authorization,
             };
-            await applyJobEvent(new BuildsRepository(trx, this.database.dialect), job, now);
-          }
-          const audit = new AuditRepository(trx, this.database.dialect);
-          const actor = `device:${event.device.id}`;
-          const subject = row.order_id ?? event.device.id;
-          await audit.record({
-            type: event.body.kind,
-            actor,
-            subject,
-            sourceIp: event.sourceIp,
-            details: {
-              eventId: row.event_id,
-              authorizationId: row.authorization_id,
-              jobId: row.job_id,
-              quantity: row.quantity,
-              occurredAt: row.occurred_at,
-            },
-          });
-          if (finding) {
-            await audit.record({
-              type: 'traceChainBroken',
-              actor,
-              subject: event.device.id,
-              sourceIp: event.sourceIp,
-              details: { eventId: row.event_id, finding, previousHash: previous, expectedPreviousHash: chain.head_hash },
-            });
+            await applyJobEvent(new BuildsRepository(trx, this.database.dialect), job, row.received_at);
           }
           return { receipt: receiptOf(row), repeated: false };
         });
