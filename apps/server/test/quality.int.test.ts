@@ -229,7 +229,7 @@ describeEachDatabase('quality: inspections, parts search, trace parameters', (ct
       expectToken(
         await inspect(body, [{ filename: 'x.txt', content: 'hello', contentType: 'text/plain' }]),
         420,
-        'inspectionPictureInvalid',
+        'imageTypeNotSupported',
       );
       const form = multipartEntries([
         ['picture', { filename: 'p.png', content: png, contentType: 'image/png' }],

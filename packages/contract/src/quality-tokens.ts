@@ -6,7 +6,6 @@ export const qualityErrorTokens = {
   inspectionNotPresent: 'The inspection does not exist',
   inspectionTargetInvalid: 'Name either a part (partId) or a build (buildId), not both',
   inspectionReasonRequired: 'A failed inspection names its reason',
-  inspectionPictureInvalid: 'Pictures are PNG, JPEG or WebP images',
   inspectionFieldsFirst: 'Send the inspection field before the pictures',
   qualitySearchSortUnknown: 'The search cannot be sorted by this field',
   qualitySearchRangeTooLarge: 'The search covers more days than it can answer',

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { pipeline } from 'node:stream';
+import { Readable } from 'node:stream';
 import {
   ZErrorResponse,
   ZInspectionListQuery,
@@ -13,23 +13,21 @@ import {
 } from '@manifold/contract';
 import { AppError } from '../../lib/app-error.js';
 import { attachmentDisposition, sanitizeFileName } from '../../lib/file-names.js';
-import { failOnTruncation, formParts } from '../../lib/multipart-parts.js';
+import { formParts, readSmallFile } from '../../lib/multipart-parts.js';
 import { responses } from '../../lib/route-schemas.js';
 import { uploadError } from '../../lib/upload-errors.js';
 import { callerOf } from '../../plugins/auth.js';
+import { IMAGE_MAX_BYTES, sniffImage } from '../images/images.js';
 import { parseFormJson } from './form-json.js';
 import type { CheckedInspection, StoredPicture } from './inspections.service.js';
 
-/** At most this many pictures per inspection, each of at most this many bytes. */
+/** At most this many pictures per inspection (each an image of at most `IMAGE_MAX_BYTES`). */
 const PICTURES_MAX = 10;
-const PICTURE_MAX_BYTES = 10 * 1024 * 1024;
-const pictureTypes = new Set(['image/png', 'image/jpeg', 'image/webp']);
 
 /** Quality (docs/quality.md): inspections and the parts search with its statistics. */
 export const qualityRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { inspections, partsSearch, storage, config } = app.services;
+  const { inspections, partsSearch, storage } = app.services;
   const tags = ['quality'];
-  const pictureMaxBytes = Math.min(PICTURE_MAX_BYTES, config.uploadMaxBytes);
 
   app.post(
     '/ui/qms/inspection',
@@ -37,7 +35,7 @@ export const qualityRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary:
-          'Inspect a part or every part of a build (multipart: the field `inspection`, JSON, then up to 10 `picture` files: PNG, JPEG or WebP)',
+          'Inspect a part or every part of a build (multipart: the field `inspection`, JSON, then up to 10 `picture` files: PNG, JPEG or WebP of at most 5 MiB)',
         consumes: ['multipart/form-data'],
         response: responses(ZInspectionResponse),
       },
@@ -63,21 +61,16 @@ export const qualityRoutes: FastifyPluginAsyncZod = async (app) => {
             if (pictures.length >= PICTURES_MAX) {
               throw new AppError('payloadTooLarge', { field: 'picture', description: `At most ${PICTURES_MAX} pictures` });
             }
-            const contentType = part.mimetype.toLowerCase();
-            if (!pictureTypes.has(contentType))
-              throw new AppError('inspectionPictureInvalid', { field: `picture[${pictures.length}]` });
-            const stored = await storage
-              .put(
-                pipeline(part.file, failOnTruncation(part.file, pictureMaxBytes), () => undefined),
-                { maxBytes: pictureMaxBytes },
-              )
-              .catch((error: unknown) => {
-                throw uploadError(error);
-              });
+            const bytes = await readSmallFile(part.file, IMAGE_MAX_BYTES, 'picture');
+            const kind = sniffImage(bytes);
+            if (!kind) throw new AppError('imageTypeNotSupported', { field: `picture[${pictures.length}]` });
+            const stored = await storage.put(Readable.from([bytes])).catch((error: unknown) => {
+              throw uploadError(error);
+            });
             pictures.push({
               key: stored.key,
               fileName: sanitizeFileName(part.filename),
-              contentType,
+              contentType: kind.contentType,
               size: stored.size,
               sha256: stored.sha256,
             });
