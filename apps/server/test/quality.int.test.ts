@@ -132,6 +132,7 @@ describeEachDatabase('quality: inspections, parts search, trace parameters', (ct
       ['GET', '/ui/qms/inspection'],
       ['POST', '/ui/qms/inspection'],
       ['GET', `/ui/qms/inspection/picture?inspectionId=${randomUUID()}&index=0`],
+      ['GET', `/ui/qms/inspection/parameters?partId=${randomUUID()}`],
       ['POST', '/ui/qms/parts/search'],
       ['POST', '/ui/svp-type/add'],
       ['GET', '/ui/svp-type/list'],
@@ -169,6 +170,28 @@ describeEachDatabase('quality: inspections, parts search, trace parameters', (ct
   });
 
   describe('POST /ui/qms/inspection', () => {
+    it('tells the form what a part or a build is inspected for', async () => {
+      const forPart = await ctx().call('GET', `/ui/qms/inspection/parameters?partId=${a.parts[0]!.id}`, { token: user });
+      expect(forPart.statusCode, forPart.body).toBe(200);
+      const target = forPart.json<{ buildId: string; parts: unknown[]; qualityParameters: TQualityParameter[] }>();
+      expect(target.buildId).toBe(a.buildId);
+      expect(target.parts).toEqual([
+        { partId: a.parts[0]!.id, serialNumber: a.parts[0]!.serialNumber, partQmsState: 'MANUFACTURED' },
+      ]);
+      expect(target.qualityParameters.map((p) => [p.id, p.low, p.high])).toEqual([
+        ['finish', undefined, undefined],
+        ['height', 10, 12],
+      ]);
+      const forBuild = await ctx().call('GET', `/ui/qms/inspection/parameters?buildId=${b.buildId}`, { token: user });
+      expect(forBuild.json<{ parts: unknown[]; qualityParameters: unknown[] }>()).toMatchObject({ qualityParameters: [] });
+      expect(forBuild.json<{ parts: unknown[] }>().parts).toHaveLength(2);
+      expectToken(
+        await ctx().call('GET', `/ui/qms/inspection/parameters?partId=${b.failedPart.id}`, { token: user }),
+        420,
+        'partNotInspectable',
+      );
+    });
+
     it('refuses a value out of range on its field, and records nothing', async () => {
       const part = a.parts[0]!;
       const response = await inspect({

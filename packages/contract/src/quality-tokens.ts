@@ -33,6 +33,7 @@ export const qualityPermissions = {
   'GET /ui/qms/inspection': 'anyRole',
   'POST /ui/qms/inspection': 'anyRole',
   'GET /ui/qms/inspection/picture': 'anyRole',
+  'GET /ui/qms/inspection/parameters': 'anyRole',
   'POST /ui/qms/parts/search': 'anyRole',
   'POST /ui/svp-type/add': 'admin',
   'GET /ui/svp-type/list': 'anyRole',

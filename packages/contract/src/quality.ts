@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ZPageQuery } from './common.js';
 import { ZDeviceParameterValue } from './device-template.js';
 import { ZId, ZDeviceId, ZDsiId } from './identifiers.js';
+import { ZQualityParameter } from './policy.js';
 import { partQmsStates } from './trace.js';
 
 /**
@@ -88,6 +89,19 @@ export const ZInspectionPictureQuery = z.object({
   inspectionId: ZInspectionId,
   index: z.coerce.number().int().min(0).max(1000),
 });
+
+/** `GET /ui/qms/inspection/parameters`: what the inspection form of a part or a build asks for. */
+export const ZInspectionTargetQuery = z.object({ partId: ZPartId.optional(), buildId: ZBuildId.optional() });
+export const ZInspectionTarget = z
+  .object({
+    buildId: z.string(),
+    /** The parts an inspection of this target inspects (one for a part). */
+    parts: z.array(z.object({ partId: z.string(), serialNumber: z.string().nullable(), partQmsState: z.enum(partQmsStates) })),
+    /** The order's quality parameters as the part's authorization narrowed them: what is measured, with its bounds. */
+    qualityParameters: z.array(ZQualityParameter),
+  })
+  .meta({ id: 'InspectionTarget' });
+export type TInspectionTarget = z.infer<typeof ZInspectionTarget>;
 
 // ---------------------------------------------------------------- parts search
 

@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import {
   type TInspection,
   type TInspectionRequest,
+  type TInspectionTarget,
   type TInspectionValue,
   type TPage,
   type TPageQuery,
@@ -33,6 +34,13 @@ export interface StoredPicture {
 export interface CheckedInspection {
   request: TInspectionRequest;
   parts: InspectedPart[];
+}
+
+function parametersOf(part: InspectedPart): TQualityParameter[] {
+  return inspectedParameters(
+    JSON.parse(part.order_quality) as TQualityParameter[],
+    JSON.parse(part.authorization_quality) as TQualityParameter[],
+  );
 }
 
 function toInspection(row: InspectionRow & { serial_number: string | null }): TInspection {
@@ -79,12 +87,32 @@ export class InspectionsService {
     return new InspectionsRepository(db, this.database.dialect);
   }
 
+  /** What an inspection of the part or the build asks for: its inspectable parts and the quality parameters with their bounds. */
+  async target(target: { partId?: string | undefined; buildId?: string | undefined }): Promise<TInspectionTarget> {
+    const parts = await this.inspectedParts(target);
+    return {
+      buildId: parts[0]!.build_id,
+      parts: parts.map((part) => ({ partId: part.id, serialNumber: part.serial_number, partQmsState: part.qms_state })),
+      qualityParameters: parametersOf(parts[0]!),
+    };
+  }
+
   /** Checks the request before any picture is stored: its target, the parts' states and the values. */
   async check(request: TInspectionRequest): Promise<CheckedInspection> {
+    if (request.result === 'failed' && !request.reason) throw new AppError('inspectionReasonRequired', { field: 'reason' });
+    const parts = await this.inspectedParts(request);
+    // every part of a build shares its authorization, so one check covers them all
+    const problems = new ErrorCollector();
+    checkInspectionValues(parametersOf(parts[0]!), request.qualityParameters, problems);
+    problems.throwIfAny();
+    return { request, parts };
+  }
+
+  /** The inspectable parts of the request's part or build. */
+  private async inspectedParts(request: { partId?: string | undefined; buildId?: string | undefined }): Promise<InspectedPart[]> {
     if ((request.partId === undefined) === (request.buildId === undefined)) {
       throw new AppError('inspectionTargetInvalid', { field: request.partId ? 'buildId' : 'partId' });
     }
-    if (request.result === 'failed' && !request.reason) throw new AppError('inspectionReasonRequired', { field: 'reason' });
     let parts: InspectedPart[];
     if (request.partId) {
       const part = await this.repository().part(request.partId);
@@ -102,16 +130,7 @@ export class InspectionsService {
         });
       }
     }
-    // every part of a build shares its authorization, so one check covers them all
-    const first = parts[0]!;
-    const parameters = inspectedParameters(
-      JSON.parse(first.order_quality) as TQualityParameter[],
-      JSON.parse(first.authorization_quality) as TQualityParameter[],
-    );
-    const problems = new ErrorCollector();
-    checkInspectionValues(parameters, request.qualityParameters, problems);
-    problems.throwIfAny();
-    return { request, parts };
+    return parts;
   }
 
   /** Records a checked inspection with its stored pictures; on failure the pictures are removed. */

@@ -5,6 +5,8 @@ import {
   ZInspectionListQuery,
   ZInspectionPictureQuery,
   ZInspectionRequest,
+  ZInspectionTarget,
+  ZInspectionTargetQuery,
   ZInspectionResponse,
   ZInspection,
   ZPage,
@@ -103,6 +105,20 @@ export const qualityRoutes: FastifyPluginAsyncZod = async (app) => {
       const { partId, buildId, ...page } = request.query;
       return inspections.list(page, { partId, buildId });
     },
+  );
+
+  app.get(
+    '/ui/qms/inspection/parameters',
+    {
+      schema: {
+        tags,
+        summary:
+          'What an inspection of a part (or every part of a build) asks for: the parts and the quality parameters with their bounds',
+        querystring: ZInspectionTargetQuery,
+        response: responses(ZInspectionTarget),
+      },
+    },
+    (request) => inspections.target(request.query),
   );
 
   app.get(
