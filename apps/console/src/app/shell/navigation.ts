@@ -1,6 +1,6 @@
 import type { RouteKey, TRole } from '@manifold/contract';
 import { canCall } from '@manifold/contract';
-import { IconClipboardList, IconLicense } from '@tabler/icons-react';
+import { IconChartBar, IconClipboardCheck, IconClipboardList, IconLicense, IconRuler2 } from '@tabler/icons-react';
 import {
   IconHome,
   IconPackage,
@@ -29,6 +29,9 @@ export const navigationItems: readonly NavigationItem[] = [
   { to: '/devices', labelKey: 'nav.devices', icon: IconPrinter, requires: 'GET /ui/device/list' },
   { to: '/orders', labelKey: 'orders.nav', icon: IconClipboardList, requires: 'GET /ui/order/list' },
   { to: '/authorizations', labelKey: 'authorizations.nav', icon: IconLicense, requires: 'GET /ui/authorization/list' },
+  { to: '/quality', labelKey: 'quality.nav', icon: IconChartBar, requires: 'POST /ui/qms/parts/search' },
+  { to: '/quality/inspect', labelKey: 'quality.inspectNav', icon: IconClipboardCheck, requires: 'POST /ui/qms/inspection' },
+  { to: '/trace-parameters', labelKey: 'svp.nav', icon: IconRuler2, requires: 'POST /ui/svp/add' },
   { to: '/setup', labelKey: 'nav.setup', icon: IconSettings, requires: 'GET /ui/admin/database' },
 ];
 
