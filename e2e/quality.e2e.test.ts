@@ -32,7 +32,10 @@ describe('console: quality', () => {
     const form = page.getByRole('form', { name: 'Inspect a part' });
     await form.getByText('Allowed: 10 – 12 mm').waitFor(settle);
     // the segmented control's radio is visually hidden under its label
-    await form.locator('label').filter({ hasText: new RegExp(`^${result}$`) }).click();
+    await form
+      .locator('label')
+      .filter({ hasText: new RegExp(`^${result}$`) })
+      .click();
     await expect.poll(() => form.getByRole('radio', { name: result }).isChecked()).toBe(true);
     if (result === 'Failed') await form.getByRole('textbox', { name: 'Reason' }).fill('warped');
     await form.getByRole('textbox', { name: 'Technician' }).fill('Grace');
