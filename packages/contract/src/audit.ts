@@ -4,6 +4,7 @@
  */
 import { licensingAuditEventTypes } from './licensing-tokens.js';
 import { packageAuditEventTypes } from './package-tokens.js';
+import { securityAuditEventTypes } from './security.js';
 import { traceAuditEventTypes } from './trace.js';
 import { qualityAuditEventTypes } from './quality-tokens.js';
 
@@ -12,6 +13,7 @@ export const auditEventTypes = [
   ...licensingAuditEventTypes,
   ...traceAuditEventTypes,
   ...qualityAuditEventTypes,
+  ...securityAuditEventTypes,
   'loginSucceeded',
   'loginFailed',
   'loginThrottleCleared',

@@ -24,3 +24,4 @@ export * from './audit-text.js';
 export * from './registrations.js';
 export * from './quality-tokens.js';
 export * from './quality.js';
+export * from './security.js';

@@ -1,6 +1,14 @@
 import type { RouteKey, TRole } from '@manifold/contract';
 import { canCall } from '@manifold/contract';
-import { IconChartBar, IconClipboardCheck, IconClipboardList, IconLicense, IconRuler2 } from '@tabler/icons-react';
+import {
+  IconChartBar,
+  IconClipboardCheck,
+  IconClipboardList,
+  IconLicense,
+  IconNetwork,
+  IconRuler2,
+  IconShieldLock,
+} from '@tabler/icons-react';
 import {
   IconHome,
   IconPackage,
@@ -32,6 +40,8 @@ export const navigationItems: readonly NavigationItem[] = [
   { to: '/quality', labelKey: 'quality.nav', icon: IconChartBar, requires: 'POST /ui/qms/parts/search' },
   { to: '/quality/inspect', labelKey: 'quality.inspectNav', icon: IconClipboardCheck, requires: 'POST /ui/qms/inspection' },
   { to: '/trace-parameters', labelKey: 'svp.nav', icon: IconRuler2, requires: 'POST /ui/svp/add' },
+  { to: '/access-policies', labelKey: 'nav.accessPolicies', icon: IconNetwork, requires: 'GET /ui/access-control/list' },
+  { to: '/access-roles', labelKey: 'nav.accessRoles', icon: IconShieldLock, requires: 'GET /ui/access-role/list' },
   { to: '/setup', labelKey: 'nav.setup', icon: IconSettings, requires: 'GET /ui/admin/database' },
 ];
 
