@@ -284,4 +284,3 @@ function looksLike3mf(row: PackageFileRow): boolean {
 function chain(source: Readable, ...stages: Transform[]): Readable {
   return pipeline(source, ...(stages as [Transform]), () => undefined);
 }
-
