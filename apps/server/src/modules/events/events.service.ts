@@ -370,6 +370,15 @@ export class EventsService {
   }
 
   /**
+   * Takes the server chain's lock in the caller's transaction: a change that locks other rows too
+   * (an inspection locks its parts) takes this lock first, so two such changes never wait on each
+   * other in opposite orders.
+   */
+  async lockServerChain(trx: Kysely<DB>): Promise<void> {
+    await this.repository(trx).lockChain(SERVER_CHAIN_ID);
+  }
+
+  /**
    * Records an event this server originates (an inspection's quality check, docs/quality.md) in
    * the caller's transaction: chained on the server's own chain (`deviceId` {@link SERVER_CHAIN_ID},
    * call {@link prepareServerChain} first), stored and audited like a machine's event, by the user

@@ -144,6 +144,7 @@ export class InspectionsService {
       await this.events.prepareServerChain();
       const ids = await this.database.transaction(async (trx) => {
         const repository = this.repository(trx);
+        await this.events.lockServerChain(trx);
         const recorded: string[] = [];
         for (const part of checked.parts) {
           await repository.lockPart(part.id);
