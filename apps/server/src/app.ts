@@ -9,6 +9,7 @@ import { adminModule } from './modules/admin/admin.module.js';
 import { auditModule } from './modules/audit/audit.module.js';
 import { certificateExchangeModule } from './modules/certificate-exchange/certificate-exchange.module.js';
 import { devicesModule } from './modules/devices/devices.module.js';
+import { qualityModule } from './modules/quality/quality.module.js';
 import { eventsModule } from './modules/events/events.module.js';
 import { EventQueueService } from './modules/outbox/event-queue.service.js';
 import { outboxModule } from './modules/outbox/outbox.module.js';
@@ -86,6 +87,7 @@ export async function createModules(core: Core) {
     licensing,
     events,
     machineDataModule(core),
+    qualityModule(core, events.services.events),
     auditModule(core),
     registrations,
     outboxModule(core, registrations.services.peerRegistrations, eventQueue, {

@@ -73,6 +73,10 @@ export const auditEventText: Record<TAuditEventType, string> = {
   queuedEventSent: 'Queued event sent now',
   queuedEventDeleted: 'Queued event deleted',
   forwardedEventReceived: 'Event received from a Manage instance',
+  // quality
+  traceParameterTypeAdded: 'Trace parameter type added',
+  traceParameterTemplateChanged: 'Trace parameter template changed',
+  traceParameterValueChanged: 'Trace parameter value changed',
   // accounts and server
   loginSucceeded: 'Signed in',
   loginFailed: 'Sign-in failed',

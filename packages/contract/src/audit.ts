@@ -7,12 +7,14 @@ import { packageAuditEventTypes } from './package-tokens.js';
 import { storageAuditEventTypes } from './storage.js';
 import { securityAuditEventTypes } from './security.js';
 import { traceAuditEventTypes } from './trace.js';
+import { qualityAuditEventTypes } from './quality-tokens.js';
 
 export const auditEventTypes = [
   ...packageAuditEventTypes,
   ...licensingAuditEventTypes,
   ...traceAuditEventTypes,
   ...storageAuditEventTypes,
+  ...qualityAuditEventTypes,
   ...securityAuditEventTypes,
   'loginSucceeded',
   'loginFailed',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { licensingErrorTokens } from './licensing-tokens.js';
 import { traceErrorTokens } from './trace.js';
+import { qualityErrorTokens } from './quality-tokens.js';
 import { packageErrorTokens } from './package-tokens.js';
 import { securityErrorTokens } from './security.js';
 
@@ -152,6 +153,7 @@ export const manifoldErrorTokens = {
   ...securityErrorTokens,
   ...licensingErrorTokens,
   ...traceErrorTokens,
+  ...qualityErrorTokens,
   malformedRequest: 'The request is malformed',
   invalidSessionToken: 'Invalid session token',
   actionNotAllowed: 'Action not allowed',

@@ -24,4 +24,6 @@ export * from './audit-text.js';
 export * from './registrations.js';
 export * from './outbox.js';
 export * from './storage.js';
+export * from './quality-tokens.js';
+export * from './quality.js';
 export * from './security.js';

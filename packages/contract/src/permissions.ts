@@ -4,6 +4,7 @@ import { packagePermissions } from './package-tokens.js';
 import { storagePermissions } from './storage.js';
 import { securityPermissions, type TAccessConstraint } from './security.js';
 import { tracePermissions } from './trace.js';
+import { qualityPermissions } from './quality-tokens.js';
 
 /**
  * Who may call what (spec §6). One row per route the server serves; the server refuses to start
@@ -36,6 +37,7 @@ export const permissions = {
   ...licensingPermissions,
   ...tracePermissions,
   ...storagePermissions,
+  ...qualityPermissions,
   ...securityPermissions,
   // operators
   'GET /healthz': 'anonymous',

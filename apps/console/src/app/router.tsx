@@ -149,6 +149,30 @@ export function createAppRouter(queryClient: QueryClient) {
                   ),
                 },
                 {
+                  path: 'quality',
+                  ...screen(
+                    queryClient,
+                    '/quality',
+                    async () => (await import('../features/quality/routes/quality-route')).QualityRoute,
+                  ),
+                },
+                {
+                  path: 'quality/inspect',
+                  ...screen(
+                    queryClient,
+                    '/quality/inspect',
+                    async () => (await import('../features/quality/routes/inspect-route')).InspectRoute,
+                  ),
+                },
+                {
+                  path: 'trace-parameters',
+                  ...screen(
+                    queryClient,
+                    '/trace-parameters',
+                    async () => (await import('../features/quality/routes/trace-parameters-route')).TraceParametersRoute,
+                  ),
+                },
+                {
                   path: 'orders',
                   ...screen(
                     queryClient,

@@ -5,6 +5,7 @@ import type { PackageTables } from './schema-packages.js';
 import type { TraceTables } from './schema-trace.js';
 import type { PeerTables } from './schema-peers.js';
 import type { StorageTables } from './schema-storage.js';
+import type { QualityTables } from './schema-quality.js';
 import type { SecurityTables } from './schema-security.js';
 
 /**
@@ -124,7 +125,8 @@ export interface DevelopmentCaTable {
   created_at: string;
 }
 
-export interface DB extends PackageTables, LicensingTables, JobTables, TraceTables, PeerTables, StorageTables, SecurityTables {
+export interface DB
+  extends PackageTables, LicensingTables, JobTables, TraceTables, PeerTables, StorageTables, QualityTables, SecurityTables {
   users: UsersTable;
   sessions: SessionsTable;
   user_groups: UserGroupsTable;

@@ -10,6 +10,7 @@ import * as traceability from './013-traceability.js';
 import * as peers from './014-peers.js';
 import * as outbox from './015-outbox.js';
 import * as storage from './017-storage.js';
+import * as quality from './019-quality.js';
 import * as securityKeysAccess from './022-security-keys-access.js';
 
 interface DialectMigration {
@@ -29,6 +30,7 @@ const migrations: Record<string, DialectMigration> = {
   '014-peers': peers,
   '015-outbox': outbox,
   '017-storage': storage,
+  '019-quality': quality,
   '022-security-keys-access': securityKeysAccess,
 };
 
