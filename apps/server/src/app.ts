@@ -19,11 +19,14 @@ import { KeySealer } from './modules/provision/key-sealer.js';
 import { provisionModule } from './modules/provision/provision.module.js';
 import { ServerCredentials } from './modules/provision/server-credentials.service.js';
 import { sessionModule } from './modules/session/session.module.js';
+import { LicenceService } from './modules/licence/licence.service.js';
+import { ServerSettings } from './modules/settings/server-settings.js';
 import { SettingsRepository } from './modules/settings/settings.repository.js';
 import { unimplementedModule } from './modules/unimplemented/unimplemented.module.js';
 import { usersModule } from './modules/users/users.module.js';
 import { registerApiVersion } from './plugins/api-version.js';
 import { registerAuth } from './plugins/auth.js';
+import { registerFunctionGates } from './plugins/function-gates.js';
 import { registerConsole } from './plugins/console.js';
 import { answerClientError, registerErrorHandling } from './plugins/errors.js';
 import { registerMultipart } from './plugins/multipart.js';
@@ -50,7 +53,10 @@ async function createCore(config: Config, database: Database, log: Core['log']):
   );
   const credentials = new ServerCredentials(database, sealer);
   const storage = await LocalStorage.open(path.join(config.dataDir, 'storage'));
-  return { config, database, settings, sealer, credentials, storage, log };
+  const serverSettings = new ServerSettings(settings, { siteName: config.siteName, serverUrl: config.publicUrl });
+  await serverSettings.seed();
+  const licence = new LicenceService(database, settings, config.licencePublisherPem);
+  return { config, database, settings, serverSettings, licence, sealer, credentials, storage, log };
 }
 
 /**
@@ -60,7 +66,7 @@ async function createCore(config: Config, database: Database, log: Core['log']):
 export async function createModules(core: Core) {
   const licensing = licensingModule(core);
   return [
-    adminModule(),
+    adminModule(core),
     await sessionModule(core),
     await usersModule(core),
     groupsModule(core),
@@ -116,6 +122,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerApiVersion(app);
   registerInputHygiene(app);
   registerAuth(app);
+  registerFunctionGates(app);
   await registerOpenApi(app);
   await registerMultipart(app, config.uploadMaxBytes);
   for (const module of [...modules, jobs]) {

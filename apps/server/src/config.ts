@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { servedDatabaseTypes } from '@manifold/contract';
 import { DEFAULT_PEER_HTTP_LIMITS, parsePeerHostPolicy, type PeerHttpConfig } from './peers/http-client.js';
@@ -42,6 +43,11 @@ export interface Config {
   jobs: JobsConfig;
   /** Outbound calls to peers (docs/configuration.md#peers). */
   peers: PeerHttpConfig;
+  /**
+   * `LICENCE_PUBLISHER_CERT`: path of the PEM certificate (or public key) operating licences
+   * must be signed with (docs/administration.md#operating-licence). Null: none configured.
+   */
+  licencePublisherPem: string | null;
 }
 
 /** The background job runner (docs/background-jobs.md). */
@@ -165,6 +171,15 @@ function peerHostPolicy(raw: string | undefined): PeerHttpConfig['allowedHosts']
   }
 }
 
+function licencePublisher(file: string | undefined): string | null {
+  if (!file) return null;
+  try {
+    return fs.readFileSync(path.resolve(file), 'utf8');
+  } catch (error) {
+    throw new ConfigError(`LICENCE_PUBLISHER_CERT: cannot read ${file}: ${(error as Error).message}`);
+  }
+}
+
 function sqliteSynchronous(raw: string | undefined): 'FULL' | 'NORMAL' {
   const value = (raw || 'FULL').toUpperCase();
   if (value === 'FULL' || value === 'NORMAL') return value;
@@ -232,5 +247,6 @@ export function loadConfig(env: Env = process.env): Config {
       readTimeoutMs: integer(env, 'PEER_READ_TIMEOUT_MS', DEFAULT_PEER_HTTP_LIMITS.readTimeoutMs, 100, 3_600_000),
       maxResponseBytes: integer(env, 'PEER_MAX_RESPONSE_BYTES', DEFAULT_PEER_HTTP_LIMITS.maxResponseBytes, 1024, 1024 ** 3),
     },
+    licencePublisherPem: licencePublisher(env.LICENCE_PUBLISHER_CERT),
   };
 }

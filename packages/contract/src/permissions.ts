@@ -1,6 +1,7 @@
 import type { TRole } from './enums.js';
 import { licensingPermissions } from './licensing-tokens.js';
 import { packagePermissions } from './package-tokens.js';
+import { serverAdminPermissions } from './server-admin.js';
 import { tracePermissions } from './trace.js';
 
 /**
@@ -18,6 +19,7 @@ export const permissions = {
   ...packagePermissions,
   ...licensingPermissions,
   ...tracePermissions,
+  ...serverAdminPermissions,
   // operators
   'GET /healthz': 'anonymous',
   // the console: its files, deep links and runtime settings (site name, public address)
