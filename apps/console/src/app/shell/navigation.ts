@@ -1,7 +1,9 @@
 import type { RouteKey, TRole } from '@manifold/contract';
 import { canCall } from '@manifold/contract';
+import { getConsoleConfig, isScreenOpen, type TConsoleConfig } from '../../lib/console-config';
 import { IconClipboardList, IconLicense } from '@tabler/icons-react';
 import {
+  IconAdjustments,
   IconHome,
   IconPackage,
   IconPrinter,
@@ -30,11 +32,15 @@ export const navigationItems: readonly NavigationItem[] = [
   { to: '/orders', labelKey: 'orders.nav', icon: IconClipboardList, requires: 'GET /ui/order/list' },
   { to: '/authorizations', labelKey: 'authorizations.nav', icon: IconLicense, requires: 'GET /ui/authorization/list' },
   { to: '/setup', labelKey: 'nav.setup', icon: IconSettings, requires: 'GET /ui/admin/database' },
+  { to: '/settings', labelKey: 'nav.settings', icon: IconAdjustments, requires: 'POST /ui/admin/server' },
 ];
 
-/** The screens a role may use, from the contract's permission table (spec §6). */
-export function navigationFor(role: TRole | undefined): NavigationItem[] {
-  return navigationItems.filter((item) => canCall(role, item.requires));
+/**
+ * The screens a role may use, from the contract's permission table (spec §6), leaving out those
+ * of a function or addon the server has switched off.
+ */
+export function navigationFor(role: TRole | undefined, config: TConsoleConfig = getConsoleConfig()): NavigationItem[] {
+  return navigationItems.filter((item) => canCall(role, item.requires) && isScreenOpen(config, item.requires));
 }
 
 /** The call a route's screen needs, for its loader guard. */

@@ -8,6 +8,7 @@ import { useAdminState } from '../api/get-admin-state';
 import { CryptoSteps } from '../components/crypto-steps';
 import { DatabaseStep } from '../components/database-step';
 import { ErrorAlert } from '../../../components/error-alert';
+import { ServerSettingsForm } from '../../settings/components/server-settings-form';
 
 type StepStatus = 'done' | 'current' | 'pending';
 
@@ -92,6 +93,15 @@ export function SetupRoute() {
         <DatabaseStep />
       </Card>
       <CryptoSteps />
+      <Card withBorder component="section" aria-labelledby="setup-configuration-heading">
+        <Title order={2} size="h4" id="setup-configuration-heading" mb="xs">
+          {t('setup.steps.configuration.label')}
+        </Title>
+        <Text size="sm" c="dimmed" mb="md">
+          {t('setup.steps.configuration.needs')}
+        </Text>
+        <ServerSettingsForm />
+      </Card>
     </Stack>
   );
 }
