@@ -14,7 +14,12 @@ import { uploadTray } from '../../../lib/upload-tray';
 import { licensingStatusQueryKey, uploadLicence, useLicensingStatus } from '../api/licensing';
 
 const noErrors: FormErrors = { fields: {}, general: [] };
-const stateColors: Record<TLicensingStatus['state'], string> = { none: 'gray', valid: 'green', expiring: 'orange', expired: 'red' };
+const stateColors: Record<TLicensingStatus['state'], string> = {
+  none: 'gray',
+  valid: 'green',
+  expiring: 'orange',
+  expired: 'red',
+};
 
 /** The operating licence: what is installed, usage against its limits, and the upload of a new one. */
 export function LicencePanel() {
@@ -78,7 +83,10 @@ export function LicencePanel() {
           [t('settings.licence.licenceId'), licence?.licenceId ?? null],
           [t('settings.licence.validFrom'), licence ? formatDate(licence.validFrom) : null],
           [t('settings.licence.validUntil'), licence ? formatDate(licence.validUntil) : null],
-          [t('settings.licence.addons'), licence ? licence.addons.map((name) => t(`settings.addons.names.${name}`)).join(', ') : null],
+          [
+            t('settings.licence.addons'),
+            licence ? licence.addons.map((name) => t(`settings.addons.names.${name}`)).join(', ') : null,
+          ],
           [t('settings.licence.machines'), usageText(usage.machines)],
           [t('settings.licence.peerInstances'), usageText(usage.peerInstances)],
           [t('settings.licence.publisher'), status.data.publisher ?? t('settings.licence.noPublisher')],

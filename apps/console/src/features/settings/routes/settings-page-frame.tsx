@@ -3,7 +3,17 @@ import type { ReactNode } from 'react';
 import { PageHead } from '../../../components/page-head';
 
 /** One settings page: its head, heading, introduction and content in a card. */
-export function SettingsPageFrame({ id, title, intro, children }: { id: string; title: string; intro: string; children: ReactNode }) {
+export function SettingsPageFrame({
+  id,
+  title,
+  intro,
+  children,
+}: {
+  id: string;
+  title: string;
+  intro: string;
+  children: ReactNode;
+}) {
   return (
     <Stack gap="md" maw={id === 'api' ? undefined : 860}>
       <PageHead title={title} description={intro} />
