@@ -1,7 +1,7 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { type ComponentType, lazy, Suspense } from 'react';
 import { createBrowserRouter, redirect, type LoaderFunctionArgs } from 'react-router';
-import { settingsPages } from '../features/settings/settings-pages';
+import { settingsPages } from './settings-pages';
 import { RouteErrorView } from '../components/error-view';
 import { PageLoader } from '../components/page-loader';
 import { requireAccess, requireSession } from '../lib/session';
@@ -155,11 +155,7 @@ export function createAppRouter(queryClient: QueryClient) {
                 },
                 {
                   path: 'settings',
-                  ...screen(
-                    queryClient,
-                    '/settings',
-                    async () => (await import('../features/settings/routes/settings-layout')).SettingsLayout,
-                  ),
+                  ...screen(queryClient, '/settings', async () => (await import('./shell/settings-layout')).SettingsLayout),
                   children: [
                     { index: true, loader: () => redirect(`/settings/${settingsPages[0]!.path}`) },
                     ...settingsPages.map((page) => ({

@@ -8,7 +8,7 @@ import { useAdminState } from '../api/get-admin-state';
 import { CryptoSteps } from '../components/crypto-steps';
 import { DatabaseStep } from '../components/database-step';
 import { ErrorAlert } from '../../../components/error-alert';
-import { ServerSettingsForm } from '../../settings/components/server-settings-form';
+import { ServerSettingsForm } from '../components/server-settings-form';
 
 type StepStatus = 'done' | 'current' | 'pending';
 

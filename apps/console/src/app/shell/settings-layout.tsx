@@ -2,8 +2,8 @@ import { Button, Group, Stack, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { Link, Outlet, useLocation } from 'react-router';
-import { isScreenOpen, useConsoleConfig } from '../../../lib/console-config';
-import { roleCan, sessionQueryOptions } from '../../../lib/session';
+import { isScreenOpen, useConsoleConfig } from '../../lib/console-config';
+import { roleCan, sessionQueryOptions } from '../../lib/session';
 import { settingsPages } from '../settings-pages';
 
 /** The settings area: its pages as a navigation row, the chosen page below. */

@@ -1,5 +1,5 @@
 import { useTranslation } from 'react-i18next';
-import { DatabaseStep } from '../../setup/components/database-step';
+import { DatabaseStep } from '../components/database-step';
 import { SettingsPageFrame } from './settings-page-frame';
 
 export function DatabaseSettingsRoute() {
