@@ -7,6 +7,7 @@ import type { TLicenceDocument, TLicensingStatus } from '@manifold/contract';
 import { createDevelopmentRootCa } from '../src/crypto/development-ca.js';
 import { issueLicence } from '../src/modules/licence/licence-document.js';
 import { provisionServer, testMachine, uploadForm } from './helpers/packages-fixtures.js';
+import { addOrder, authorize, licensingWorld, policyFor } from './helpers/licensing-fixtures.js';
 import { describeEachDatabase, expectToken, type TestApp } from './helpers/test-app.js';
 
 const publisher = await createDevelopmentRootCa({ keyType: 'EC', commonName: 'Test Licence Publisher' });
@@ -321,5 +322,32 @@ describeEachDatabase('operating licence without a configured publisher', (ctx) =
       installed: false,
       publisher: null,
     });
+  });
+});
+
+describeEachDatabase('documents sent to peers carry the server settings', (ctx) => {
+  it('a signed authorization names the configured serverUrl as its issuer', async () => {
+    const token = await ctx().adminToken();
+    const world = await licensingWorld(ctx());
+    const orderId = await addOrder(ctx(), policyFor(world));
+    const authorizationId = await authorize(ctx(), { orderId, deviceId: world.deviceId, quantity: 1 });
+    const issuer = async () => {
+      const response = await ctx().call(
+        'GET',
+        `/ui/authorization/download?orderId=${orderId}&authorizationId=${authorizationId}`,
+        {
+          token,
+        },
+      );
+      expect(response.statusCode, response.body).toBe(200);
+      return /<Issuer manageUrl="([^"]*)"/.exec(response.body)?.[1];
+    };
+    expect(await issuer()).toBe('http://127.0.0.1:8080');
+    const saved = await ctx().call('POST', '/ui/admin/server', {
+      token,
+      body: { serverSiteName: 'Acme', serverUrl: 'https://manifold.acme.example', manageEnabled: true, traceEnabled: true },
+    });
+    expect(saved.statusCode, saved.body).toBe(200);
+    expect(await issuer()).toBe('https://manifold.acme.example');
   });
 });

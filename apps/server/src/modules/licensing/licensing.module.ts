@@ -10,14 +10,14 @@ import { SignedAuthorizations } from './signed-authorization.js';
 import { stpRoutes } from './stp.routes.js';
 import { StpService } from './stp.service.js';
 
-export function licensingModule({ config, database, storage, credentials }: Core): ServerModule<{
+export function licensingModule({ database, storage, credentials, serverSettings }: Core): ServerModule<{
   orders: OrdersService;
   orderSenders: OrderSendersService;
   authorizations: AuthorizationsService;
   authorizationDelivery: AuthorizationDeliveryService;
   stp: StpService;
 }> {
-  const signed = new SignedAuthorizations(database.db, credentials, config.publicUrl);
+  const signed = new SignedAuthorizations(database.db, credentials, () => serverSettings.serverUrl());
   return {
     services: {
       orders: new OrdersService(database, credentials),
