@@ -33,6 +33,16 @@ function licenceDocument(overrides: Partial<TLicenceDocument> = {}): TLicenceDoc
 const uploadLicence = (ctx: TestApp, token: string, content: string) =>
   uploadForm(ctx, '/ui/admin/upload/licensing', token, { file: { filename: 'site.licence', content } });
 
+/** The newest audit record of a kind. */
+async function auditOf(ctx: TestApp, type: string) {
+  return ctx.app.services.database.db
+    .selectFrom('audit_events')
+    .select(['actor', 'subject', 'details'])
+    .where('event_type', '=', type)
+    .orderBy('id', 'desc')
+    .executeTakeFirst();
+}
+
 const adminCalls: [string, string, unknown?][] = [
   ['GET', '/ui/admin/addons'],
   ['POST', '/ui/admin/addons', { data: [] }],
@@ -116,6 +126,7 @@ describeEachDatabase(
         expect(saved.statusCode, saved.body).toBe(200);
         expect(saved.json()).toEqual(serverBody({ serverSiteName: 'Acme Works', serverUrl: 'https://manifold.acme.example' }));
         expect((await ctx().call('GET', '/ui/admin/state')).json()).toEqual({ step: 'storage' });
+        expect(await auditOf(ctx(), 'serverSettingsChanged')).toMatchObject({ actor: 'admin', subject: 'server' });
 
         const consoleConfig = await ctx().call('GET', '/console-config.json');
         expect(consoleConfig.json()).toMatchObject({ siteName: 'Acme Works', closedFunctions: [] });
@@ -197,6 +208,7 @@ describeEachDatabase(
           body: { data: [{ name: 'designArchive', enabled: false }] },
         });
         expect(off.json().data[0]).toEqual({ name: 'designArchive', enabled: false });
+        expect(await auditOf(ctx(), 'addonsChanged')).toMatchObject({ actor: 'admin', subject: 'addons' });
         expectToken(await ctx().call('GET', '/ui/das/list', { token }), 420, 'addonNotEnabled');
         expect((await ctx().call('GET', '/console-config.json')).json().closedFunctions).toEqual(['designArchive']);
         await ctx().call('POST', '/ui/admin/addons', { token, body: { data: [{ name: 'designArchive', enabled: true }] } });
@@ -284,6 +296,7 @@ describeEachDatabase(
           usage: { machines: { used: 1, limit: 2 }, peerInstances: { limit: null } },
         });
         expect(status.daysLeft).toBeGreaterThanOrEqual(9);
+        expect(await auditOf(ctx(), 'operatingLicenceInstalled')).toMatchObject({ actor: 'admin', subject: document.licenceId });
 
         expect((await register()).statusCode).toBe(200);
         const refused = await register();

@@ -84,6 +84,9 @@ export const auditEventText: Record<TAuditEventType, string> = {
   serverCertificateInstalled: 'Server certificate installed',
   trustAnchorAdded: 'Trust anchor added',
   developmentCaCreated: 'Development certificate authority created',
+  serverSettingsChanged: 'Server settings changed',
+  addonsChanged: 'Addons switched',
+  operatingLicenceInstalled: 'Operating licence installed',
 };
 
 /** `GET /ui/audit/list`: newest first; each filter optional. `from` inclusive, `to` exclusive. */

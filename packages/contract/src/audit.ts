@@ -28,5 +28,8 @@ export const auditEventTypes = [
   'serverCertificateInstalled',
   'trustAnchorAdded',
   'developmentCaCreated',
+  'serverSettingsChanged',
+  'addonsChanged',
+  'operatingLicenceInstalled',
 ] as const;
 export type TAuditEventType = (typeof auditEventTypes)[number];

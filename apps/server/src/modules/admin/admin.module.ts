@@ -3,6 +3,6 @@ import { licenceRoutes } from '../licence/licence.routes.js';
 import { adminRoutes } from './admin.routes.js';
 import { AdminService } from './admin.service.js';
 
-export function adminModule({ serverSettings, settings, licence }: Core): ServerModule<{ admin: AdminService }> {
-  return { services: { admin: new AdminService(serverSettings, settings, licence) }, routes: [adminRoutes, licenceRoutes] };
+export function adminModule({ database, serverSettings, licence }: Core): ServerModule<{ admin: AdminService }> {
+  return { services: { admin: new AdminService(database, serverSettings, licence) }, routes: [adminRoutes, licenceRoutes] };
 }

@@ -11,6 +11,7 @@ import {
 } from '@manifold/contract';
 import { notImplemented } from '../../lib/app-error.js';
 import { responses } from '../../lib/route-schemas.js';
+import { callerOf } from '../../plugins/auth.js';
 import { currentSetupStep } from './setup-state.js';
 import { traceVersionInUse } from './trace-version.js';
 
@@ -76,7 +77,7 @@ export const adminRoutes: FastifyPluginAsyncZod = async (app) => {
         response: responses(ZServerConfig),
       },
     },
-    (request) => admin.updateServerConfig(request.body),
+    (request) => admin.updateServerConfig(request.body, callerOf(request)),
   );
 
   app.get(
@@ -95,7 +96,7 @@ export const adminRoutes: FastifyPluginAsyncZod = async (app) => {
         response: responses(ZAddonList),
       },
     },
-    (request) => admin.updateAddons(request.body.data),
+    (request) => admin.updateAddons(request.body.data, callerOf(request)),
   );
 
   app.get(

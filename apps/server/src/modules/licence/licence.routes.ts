@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ZErrorResponse, ZLicensingStatus } from '@manifold/contract';
 import { readSmallForm, requiredFile } from '../../lib/multipart-parts.js';
 import { responses } from '../../lib/route-schemas.js';
+import { callerOf } from '../../plugins/auth.js';
 
 /** A licence file is a few kilobytes; anything near this is not one. */
 const LICENCE_FILE_MAX_BYTES = 64 * 1024;
@@ -37,6 +38,6 @@ export const licenceRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { ...responses(ZLicensingStatus), 413: ZErrorResponse },
       },
     },
-    async (request) => licence.install(requiredFile(await readSmallForm(request, LICENCE_FILE_MAX_BYTES))),
+    async (request) => licence.install(requiredFile(await readSmallForm(request, LICENCE_FILE_MAX_BYTES)), callerOf(request)),
   );
 };

@@ -3,7 +3,9 @@ import { describeCertificate, parseCertificate } from '../../crypto/certificates
 import { importPublicKey } from '../../crypto/key-pairs.js';
 import type { Database } from '../../db/database.js';
 import { AppError } from '../../lib/app-error.js';
+import type { Caller } from '../../lib/caller.js';
 import { isoNow } from '../../lib/time.js';
+import { AuditRepository } from '../audit/audit.repository.js';
 import { licenceSettingKeys } from '../settings/server-settings.js';
 import { SettingsRepository } from '../settings/settings.repository.js';
 import { licenceState, verifyLicence } from './licence-document.js';
@@ -80,7 +82,7 @@ export class LicenceService {
   }
 
   /** Verifies and installs a licence file; refused files leave the installed licence as it was. */
-  async install(file: Buffer, now = new Date()): Promise<TLicensingStatus> {
+  async install(file: Buffer, caller: Caller, now = new Date()): Promise<TLicensingStatus> {
     if (this.publisherPem === null) throw new AppError('licencePublisherNotConfigured', { field: 'file' });
     const text = file.toString('utf8');
     const terms = await verifyLicence(text, this.publisherPem);
@@ -90,6 +92,12 @@ export class LicenceService {
       await settings.set(licenceSettingKeys.file, text.trim());
       await settings.set(licenceSettingKeys.terms, JSON.stringify(terms));
       await settings.set(licenceSettingKeys.installedAt, isoNow());
+      await new AuditRepository(trx, this.database.dialect).recordBy(caller, 'operatingLicenceInstalled', terms.licenceId, {
+        holder: terms.holder,
+        validUntil: terms.validUntil,
+        limits: terms.limits,
+        addons: terms.addons,
+      });
     });
     return this.status(now);
   }

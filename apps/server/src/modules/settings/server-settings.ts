@@ -63,11 +63,12 @@ export class ServerSettings {
     };
   }
 
-  async setServerConfig(config: TServerConfig): Promise<void> {
-    await this.settings.set(serverSettingKeys.siteName, config.serverSiteName);
-    await this.settings.set(serverSettingKeys.serverUrl, config.serverUrl);
-    await this.settings.set(serverSettingKeys.manageEnabled, String(config.manageEnabled));
-    await this.settings.set(serverSettingKeys.traceEnabled, String(config.traceEnabled));
+  /** Stores the configuration (with `settings` over a transaction, as part of it). */
+  async setServerConfig(config: TServerConfig, settings: SettingsRepository = this.settings): Promise<void> {
+    await settings.set(serverSettingKeys.siteName, config.serverSiteName);
+    await settings.set(serverSettingKeys.serverUrl, config.serverUrl);
+    await settings.set(serverSettingKeys.manageEnabled, String(config.manageEnabled));
+    await settings.set(serverSettingKeys.traceEnabled, String(config.traceEnabled));
   }
 
   /** Each addon and whether it is on: its switch, and the installed licence allowing it. */
@@ -80,8 +81,8 @@ export class ServerSettings {
     }));
   }
 
-  async setAddon(name: TAddonName, enabled: boolean): Promise<void> {
-    await this.settings.set(addonSettingKey(name), String(enabled));
+  async setAddon(name: TAddonName, enabled: boolean, settings: SettingsRepository = this.settings): Promise<void> {
+    await settings.set(addonSettingKey(name), String(enabled));
   }
 
   /** The functions and addons switched off (one query). */
