@@ -4,6 +4,7 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import type { Config } from './config.js';
 import { createDatabase, type Database } from './db/database.js';
 import { jobsModule, type JobsModule } from './jobs/jobs.module.js';
+import { accessControlModule } from './modules/access-control/access-control.module.js';
 import { adminModule } from './modules/admin/admin.module.js';
 import { auditModule } from './modules/audit/audit.module.js';
 import { certificateExchangeModule } from './modules/certificate-exchange/certificate-exchange.module.js';
@@ -18,6 +19,7 @@ import { loadKeyEncryptionKey } from './modules/provision/key-encryption-key.js'
 import { KeySealer } from './modules/provision/key-sealer.js';
 import { provisionModule } from './modules/provision/provision.module.js';
 import { ServerCredentials } from './modules/provision/server-credentials.service.js';
+import { securityKeysModule } from './modules/security-keys/security-keys.module.js';
 import { sessionModule } from './modules/session/session.module.js';
 import { LicenceService } from './modules/licence/licence.service.js';
 import { ServerSettings } from './modules/settings/server-settings.js';
@@ -34,6 +36,7 @@ import { registerInputHygiene } from './plugins/input-hygiene.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import { registerRequestLimits, serverTimeouts, warnOnForwardingHeaders } from './plugins/request-limits.js';
 import { registerSecurityHeaders } from './plugins/security-headers.js';
+import { ServerMetrics, exposeMetrics } from './metrics/metrics.js';
 import type { Services } from './services.js';
 import { LocalStorage } from './storage/local-storage.js';
 
@@ -65,14 +68,17 @@ async function createCore(config: Config, database: Database, log: Core['log']):
  */
 export async function createModules(core: Core) {
   const licensing = licensingModule(core);
+  const accessControl = accessControlModule(core);
   return [
     adminModule(core),
     await sessionModule(core),
+    securityKeysModule(core),
+    accessControl,
     await usersModule(core),
     groupsModule(core),
     provisionModule(core),
     certificateExchangeModule(core),
-    packagesModule(core),
+    packagesModule(core, accessControl.services.accessControl),
     devicesModule(core),
     licensing,
     eventsModule(core, licensing.services.stp),
@@ -97,7 +103,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
-  const database = options.database ?? createDatabase(config.database, { sqliteSynchronous: config.sqliteSynchronous });
+  const metrics = config.metrics.token !== null || config.metrics.port !== null ? new ServerMetrics() : null;
+  const database =
+    options.database ??
+    createDatabase(config.database, {
+      sqliteSynchronous: config.sqliteSynchronous,
+      ...(metrics ? { onQuery: metrics.observeQuery } : {}),
+    });
   let modules: Awaited<ReturnType<typeof createModules>>;
   let jobs: JobsModule;
   try {
@@ -116,6 +128,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.addHook('onClose', () => jobs.runner.stop()); // onClose hooks run last-added first: before the database closes
 
   registerErrorHandling(app);
+  if (metrics) {
+    metrics.watchDatabase(database);
+    metrics.watchRequests(app);
+  }
   await registerSecurityHeaders(app, config.publicUrl);
   registerRequestLimits(app, config.timeouts);
   if (!config.trustProxy) warnOnForwardingHeaders(app);
@@ -125,6 +141,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerFunctionGates(app);
   await registerOpenApi(app);
   await registerMultipart(app, config.uploadMaxBytes);
+  await exposeMetrics(app, metrics, config.metrics);
   for (const module of [...modules, jobs]) {
     for (const routes of module.routes) await app.register(routes);
   }

@@ -87,6 +87,15 @@ export const auditEventText: Record<TAuditEventType, string> = {
   serverSettingsChanged: 'Server settings changed',
   addonsChanged: 'Addons switched',
   operatingLicenceInstalled: 'Operating licence installed',
+  authenticatorAdded: 'Security key added',
+  authenticatorDeleted: 'Security key removed',
+  sessionEscalated: 'Session escalated with a security key',
+  escalationFailed: 'Security-key escalation failed',
+  accessControlAdded: 'Access policy added',
+  accessControlDeleted: 'Access policy deleted',
+  accessRoleAdded: 'Access role added',
+  accessRoleDeleted: 'Access role deleted',
+  accessConstraintRefused: 'Refused by access controls',
 };
 
 /** `GET /ui/audit/list`: newest first; each filter optional. `from` inclusive, `to` exclusive. */

@@ -4,12 +4,14 @@
  */
 import { licensingAuditEventTypes } from './licensing-tokens.js';
 import { packageAuditEventTypes } from './package-tokens.js';
+import { securityAuditEventTypes } from './security.js';
 import { traceAuditEventTypes } from './trace.js';
 
 export const auditEventTypes = [
   ...packageAuditEventTypes,
   ...licensingAuditEventTypes,
   ...traceAuditEventTypes,
+  ...securityAuditEventTypes,
   'loginSucceeded',
   'loginFailed',
   'loginThrottleCleared',
