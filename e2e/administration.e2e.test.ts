@@ -100,10 +100,24 @@ describe('console: administration settings (ADMIN)', () => {
     await page.goto('/settings/server');
     await page.getByRole('link', { name: 'API reference' }).click();
     const reference = page.getByTestId('api-reference');
-    await reference.getByText('/ui/admin/server', { exact: true }).first().waitFor({ timeout: 30_000 });
-    for (const path of ['/ui/user/login', '/ui/order/list', '/certificate/certificateChain', '/apl/registration/add']) {
-      expect(await reference.getByText(path, { exact: true }).count(), path).toBeGreaterThan(0);
+    await reference.getByText('/ui/admin/state', { exact: true }).first().waitFor({ timeout: 30_000 });
+    // Swagger UI renders only the operations near the viewport: scroll down to each
+    for (const path of [
+      '/ui/admin/server',
+      '/ui/user/login',
+      '/ui/order/list',
+      '/certificate/certificateChain',
+      '/apl/registration/add',
+    ]) {
+      await page.evaluate(() => window.scrollTo(0, 0));
+      const operation = reference.locator(`[data-path="${path}"]`);
+      for (let step = 0; step < 40 && (await operation.count()) === 0; step += 1) {
+        await page.mouse.wheel(0, 1200);
+        await page.waitForTimeout(150);
+      }
+      expect(await operation.count(), path).toBeGreaterThan(0);
     }
+    await page.evaluate(() => window.scrollTo(0, 0));
     await checkScreen(page, 'settings-api-reference');
     await context.close();
   });
