@@ -56,8 +56,8 @@ export interface Config {
 export interface WebAuthnConfig {
   /** `WEBAUTHN_RP_ID`: the relying-party id keys are bound to (a registrable domain of the console's host). */
   rpId: string;
-  /** `WEBAUTHN_RP_NAME`: the name authenticators show. */
-  rpName: string;
+  /** `WEBAUTHN_RP_NAME`: the name authenticators show; null: the site name of the server settings. */
+  rpName: string | null;
   /** `WEBAUTHN_ORIGINS`: the origins (scheme://host[:port]) an assertion may come from. */
   origins: string[];
   /** `WEBAUTHN_CHALLENGE_SECONDS`: how long a registration or assertion challenge stays usable. */
@@ -308,7 +308,7 @@ export function loadConfig(env: Env = process.env): Config {
     licencePublisherPem: licencePublisher(env.LICENCE_PUBLISHER_CERT),
     webauthn: {
       rpId: env.WEBAUTHN_RP_ID || new URL(publicUrl).hostname.replace(/^\[|\]$/g, ''),
-      rpName: env.WEBAUTHN_RP_NAME || env.SITE_NAME || 'Manifold',
+      rpName: env.WEBAUTHN_RP_NAME || null,
       origins: webauthnOrigins(env.WEBAUTHN_ORIGINS, publicUrl),
       challengeSeconds: integer(env, 'WEBAUTHN_CHALLENGE_SECONDS', 300, 10, 3600),
       escalationSeconds: integer(env, 'ESCALATION_SECONDS', 600, 10, 24 * 3600),
