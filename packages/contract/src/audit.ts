@@ -39,5 +39,8 @@ export const auditEventTypes = [
   'queuedEventSent',
   'queuedEventDeleted',
   'forwardedEventReceived',
+  'serverSettingsChanged',
+  'addonsChanged',
+  'operatingLicenceInstalled',
 ] as const;
 export type TAuditEventType = (typeof auditEventTypes)[number];

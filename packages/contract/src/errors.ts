@@ -3,6 +3,7 @@ import { licensingErrorTokens } from './licensing-tokens.js';
 import { traceErrorTokens } from './trace.js';
 import { qualityErrorTokens } from './quality-tokens.js';
 import { packageErrorTokens } from './package-tokens.js';
+import { serverAdminErrorTokens } from './server-admin.js';
 import { securityErrorTokens } from './security.js';
 
 /**
@@ -154,6 +155,7 @@ export const manifoldErrorTokens = {
   ...licensingErrorTokens,
   ...traceErrorTokens,
   ...qualityErrorTokens,
+  ...serverAdminErrorTokens,
   malformedRequest: 'The request is malformed',
   invalidSessionToken: 'Invalid session token',
   actionNotAllowed: 'Action not allowed',

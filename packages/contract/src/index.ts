@@ -26,4 +26,5 @@ export * from './outbox.js';
 export * from './storage.js';
 export * from './quality-tokens.js';
 export * from './quality.js';
+export * from './server-admin.js';
 export * from './security.js';

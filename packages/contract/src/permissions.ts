@@ -2,6 +2,7 @@ import type { TRole } from './enums.js';
 import { licensingPermissions } from './licensing-tokens.js';
 import { packagePermissions } from './package-tokens.js';
 import { storagePermissions } from './storage.js';
+import { serverAdminPermissions } from './server-admin.js';
 import { securityPermissions, type TAccessConstraint } from './security.js';
 import { tracePermissions } from './trace.js';
 import { qualityPermissions } from './quality-tokens.js';
@@ -38,6 +39,7 @@ export const permissions = {
   ...tracePermissions,
   ...storagePermissions,
   ...qualityPermissions,
+  ...serverAdminPermissions,
   ...securityPermissions,
   // operators
   'GET /healthz': 'anonymous',

@@ -18,7 +18,9 @@ import {
   IconStack2,
   IconStackPush,
 } from '@tabler/icons-react';
+import { getConsoleConfig, isScreenOpen, type TConsoleConfig } from '../../lib/console-config';
 import {
+  IconAdjustments,
   IconHome,
   IconPackage,
   IconPrinter,
@@ -61,11 +63,15 @@ export const navigationItems: readonly NavigationItem[] = [
   { to: '/access-policies', labelKey: 'nav.accessPolicies', icon: IconNetwork, requires: 'GET /ui/access-control/list' },
   { to: '/access-roles', labelKey: 'nav.accessRoles', icon: IconShieldLock, requires: 'GET /ui/access-role/list' },
   { to: '/setup', labelKey: 'nav.setup', icon: IconSettings, requires: 'GET /ui/admin/database' },
+  { to: '/settings', labelKey: 'nav.settings', icon: IconAdjustments, requires: 'POST /ui/admin/server' },
 ];
 
-/** The screens a role may use, from the contract's permission table (spec §6). */
-export function navigationFor(role: TRole | undefined): NavigationItem[] {
-  return navigationItems.filter((item) => canCall(role, item.requires));
+/**
+ * The screens a role may use, from the contract's permission table (spec §6), leaving out those
+ * of a function or addon the server has switched off.
+ */
+export function navigationFor(role: TRole | undefined, config: TConsoleConfig = getConsoleConfig()): NavigationItem[] {
+  return navigationItems.filter((item) => canCall(role, item.requires) && isScreenOpen(config, item.requires));
 }
 
 /** The call a route's screen needs, for its loader guard. */
