@@ -11,6 +11,7 @@ import { devicesModule } from './modules/devices/devices.module.js';
 import { eventsModule } from './modules/events/events.module.js';
 import { registrationsModule } from './modules/registrations/registrations.module.js';
 import { groupsModule } from './modules/groups/groups.module.js';
+import { identityModule } from './modules/identity/identity.module.js';
 import { licensingModule } from './modules/licensing/licensing.module.js';
 import type { Core } from './modules/module.js';
 import { packagesModule } from './modules/packages/packages.module.js';
@@ -59,9 +60,11 @@ async function createCore(config: Config, database: Database, log: Core['log']):
  */
 export async function createModules(core: Core) {
   const licensing = licensingModule(core);
+  const session = await sessionModule(core);
   return [
     adminModule(),
-    await sessionModule(core),
+    session,
+    identityModule(core, session.services.sessions),
     await usersModule(core),
     groupsModule(core),
     provisionModule(core),

@@ -65,6 +65,16 @@ export const auditEventText: Record<TAuditEventType, string> = {
   // traceability
   traceChainBroken: 'Machine event chain broken',
   traceEventsUploaded: 'Events uploaded',
+  // single sign-on, trusted issuers, OAuth clients
+  ssoLoginSucceeded: 'Signed in with single sign-on',
+  ssoLoginRefused: 'Single sign-on refused',
+  ssoUserCreated: 'User created by single sign-on',
+  ssoProviderSaved: 'Identity provider saved',
+  ssoProviderDeleted: 'Identity provider deleted',
+  trustedIssuerAdded: 'Trusted token issuer added',
+  trustedIssuerDeleted: 'Trusted token issuer removed',
+  oauthClientAdded: 'OAuth client added',
+  oauthClientDeleted: 'OAuth client deleted',
   // accounts and server
   loginSucceeded: 'Signed in',
   loginFailed: 'Sign-in failed',

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { licensingErrorTokens } from './licensing-tokens.js';
 import { traceErrorTokens } from './trace.js';
 import { packageErrorTokens } from './package-tokens.js';
+import { identityErrorTokens } from './identity.js';
 
 /**
  * Business error tokens of spec §8, spelled exactly as the spec spells them (typos included:
@@ -150,6 +151,7 @@ export const manifoldErrorTokens = {
   ...packageErrorTokens,
   ...licensingErrorTokens,
   ...traceErrorTokens,
+  ...identityErrorTokens,
   malformedRequest: 'The request is malformed',
   invalidSessionToken: 'Invalid session token',
   actionNotAllowed: 'Action not allowed',

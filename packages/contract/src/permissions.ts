@@ -2,6 +2,7 @@ import type { TRole } from './enums.js';
 import { licensingPermissions } from './licensing-tokens.js';
 import { packagePermissions } from './package-tokens.js';
 import { tracePermissions } from './trace.js';
+import { identityPermissions } from './identity.js';
 
 /**
  * Who may call what (spec §6). One row per route the server serves; the server refuses to start
@@ -18,6 +19,7 @@ export const permissions = {
   ...packagePermissions,
   ...licensingPermissions,
   ...tracePermissions,
+  ...identityPermissions,
   // operators
   'GET /healthz': 'anonymous',
   // the console: its files, deep links and runtime settings (site name, public address)
@@ -49,7 +51,6 @@ export const permissions = {
   'GET /ui/admin/api-spec': 'admin',
   'GET /ui/admin/jobs': 'admin',
   // unimplemented in the spec (§7): answer 501 functionNotImplemented
-  'POST /ui/admin/sso': 'admin',
   'POST /ui/admin/blockchain/provider': 'admin',
   'GET /ui/qms/search': 'anyRole',
   'GET /ui/qms/parts/list': 'anyRole',

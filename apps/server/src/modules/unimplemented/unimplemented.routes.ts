@@ -9,7 +9,6 @@ import { notImplemented } from '../../lib/app-error.js';
  * Like every route they need a session (and the role their permission row names) first.
  */
 export const unimplementedRoutes = [
-  { method: 'POST', url: '/ui/admin/sso', tags: ['admin'] },
   { method: 'POST', url: '/ui/admin/blockchain/provider', tags: ['admin'] },
   { method: 'GET', url: '/ui/qms/search', tags: ['quality'] },
   { method: 'GET', url: '/ui/qms/parts/list', tags: ['quality'] },
