@@ -113,7 +113,10 @@ describeEachDatabase(
         const raisedJwt = await keys.sign({ sub: worker.username, roles: ['ADMIN'] }, { issuer, audience });
 
         expect((await ctx().call('GET', '/ui/user/login', { token: adminJwt })).statusCode).toBe(401); // not trusted yet
-        expect((await ctx().call('POST', '/ui/authentication/add', { token: admin, body: { issuer, jwkSetUri: keys.url } })).statusCode).toBe(200);
+        expect(
+          (await ctx().call('POST', '/ui/authentication/add', { token: admin, body: { issuer, jwkSetUri: keys.url } }))
+            .statusCode,
+        ).toBe(200);
 
         const session = await ctx().call('GET', '/ui/user/login', { token: adminJwt });
         expect(session.statusCode, session.body).toBe(200);
@@ -137,7 +140,8 @@ describeEachDatabase(
             .setExpirationTime('5m')
             .sign(new TextEncoder().encode('x'.repeat(32))),
         ];
-        for (const jwt of refused) expectToken(await ctx().call('GET', '/ui/user/login', { token: jwt }), 401, 'invalidSessionToken');
+        for (const jwt of refused)
+          expectToken(await ctx().call('GET', '/ui/user/login', { token: jwt }), 401, 'invalidSessionToken');
 
         expect((await ctx().call('POST', '/ui/authentication/delete', { token: admin, body: { issuer } })).statusCode).toBe(200);
         expect((await ctx().call('GET', '/ui/user/login', { token: adminJwt })).statusCode).toBe(401);
@@ -166,7 +170,11 @@ describeEachDatabase(
       it('should require authentication, and ADMIN', async () => {
         expect((await ctx().call('GET', '/ui/client/list')).statusCode).toBe(401);
         const { token: userToken } = await ctx().createUser();
-        expectToken(await ctx().call('POST', '/ui/client/add', { token: userToken, body: clientInput() }), 403, 'actionNotAllowed');
+        expectToken(
+          await ctx().call('POST', '/ui/client/add', { token: userToken, body: clientInput() }),
+          403,
+          'actionNotAllowed',
+        );
       });
 
       it('checks the required fields (spec §5) together', async () => {
@@ -209,11 +217,20 @@ describeEachDatabase(
         const wrong = await token({ grant_type: 'client_credentials', client_id: input.clientId, client_secret: 'nope' });
         expect(wrong.statusCode).toBe(401);
         expect(wrong.json()).toMatchObject({ error: 'invalid_client' });
-        expect((await token({ grant_type: 'password', client_id: input.clientId, client_secret: clientSecret })).json()).toMatchObject({
+        expect(
+          (await token({ grant_type: 'password', client_id: input.clientId, client_secret: clientSecret })).json(),
+        ).toMatchObject({
           error: 'unsupported_grant_type',
         });
         expect(
-          (await token({ grant_type: 'client_credentials', client_id: input.clientId, client_secret: clientSecret, scope: 'admin' })).json(),
+          (
+            await token({
+              grant_type: 'client_credentials',
+              client_id: input.clientId,
+              client_secret: clientSecret,
+              scope: 'admin',
+            })
+          ).json(),
         ).toMatchObject({ error: 'invalid_scope' });
 
         const basic = Buffer.from(`${input.clientId}:${clientSecret}`).toString('base64');
@@ -225,7 +242,13 @@ describeEachDatabase(
         });
         expect(issued.statusCode, issued.body).toBe(200);
         expect(issued.headers['cache-control']).toBe('no-store');
-        const grant = issued.json<{ access_token: string; refresh_token: string; expires_in: number; scope: string; token_type: string }>();
+        const grant = issued.json<{
+          access_token: string;
+          refresh_token: string;
+          expires_in: number;
+          scope: string;
+          token_type: string;
+        }>();
         expect(grant).toMatchObject({ token_type: 'Bearer', expires_in: 600, scope: 'read' });
         expect((await ctx().call('GET', '/ui/client/list', { token: grant.access_token })).statusCode).toBe(200);
 
@@ -245,10 +268,14 @@ describeEachDatabase(
         expect(again.json()).toMatchObject({ error: 'invalid_grant' }); // refresh tokens rotate: one use
         const second = refreshed.json<{ access_token: string }>().access_token;
 
-        expect((await ctx().call('POST', '/ui/client/delete', { token: admin, body: { clientId: input.clientId } })).statusCode).toBe(200);
+        expect(
+          (await ctx().call('POST', '/ui/client/delete', { token: admin, body: { clientId: input.clientId } })).statusCode,
+        ).toBe(200);
         expectToken(await ctx().call('GET', '/ui/client/list', { token: grant.access_token }), 401, 'invalidSessionToken');
         expectToken(await ctx().call('GET', '/ui/client/list', { token: second }), 401, 'invalidSessionToken');
-        expect((await token({ grant_type: 'client_credentials', client_id: input.clientId, client_secret: clientSecret })).statusCode).toBe(401);
+        expect(
+          (await token({ grant_type: 'client_credentials', client_id: input.clientId, client_secret: clientSecret })).statusCode,
+        ).toBe(401);
         expectToken(
           await ctx().call('POST', '/ui/client/delete', { token: admin, body: { clientId: input.clientId } }),
           420,
@@ -260,9 +287,14 @@ describeEachDatabase(
       it('gives a USER-authority client the USER role', async () => {
         const admin = await ctx().adminToken();
         const input = clientInput({ authorities: 'ROLE_USER', authorizedGrantTypes: 'client_credentials' });
-        const { clientSecret } = (await ctx().call('POST', '/ui/client/add', { token: admin, body: input })).json<{ clientSecret: string }>();
+        const { clientSecret } = (await ctx().call('POST', '/ui/client/add', { token: admin, body: input })).json<{
+          clientSecret: string;
+        }>();
         const issued = await token({ grant_type: 'client_credentials', client_id: input.clientId, client_secret: clientSecret });
-        const { access_token: accessToken, refresh_token: refreshToken } = issued.json<{ access_token: string; refresh_token?: string }>();
+        const { access_token: accessToken, refresh_token: refreshToken } = issued.json<{
+          access_token: string;
+          refresh_token?: string;
+        }>();
         expect(refreshToken).toBeUndefined();
         expect((await ctx().call('GET', '/ui/user/list', { token: accessToken })).statusCode).toBe(200);
         expectToken(await ctx().call('GET', '/ui/client/list', { token: accessToken }), 403, 'actionNotAllowed');

@@ -75,7 +75,10 @@ describeEachDatabase(
           .executeTakeFirstOrThrow();
         expect(row.client_secret_sealed).not.toContain(idp.clientSecret);
         const inForce = await ctx().call('GET', '/ui/admin/sso', { token: admin });
-        expect(inForce.json()).toMatchObject({ enabled: true, data: expect.arrayContaining([expect.objectContaining({ id: providerId, clientSecretSet: true })]) });
+        expect(inForce.json()).toMatchObject({
+          enabled: true,
+          data: expect.arrayContaining([expect.objectContaining({ id: providerId, clientSecretSet: true })]),
+        });
         expect(inForce.body).not.toContain(idp.clientSecret);
         const options = await ctx().call('GET', '/ui/user/sso/providers');
         expect(options.json().data).toContainEqual({ id: providerId, name: 'Company login', connection: 'oidc' });
@@ -94,7 +97,12 @@ describeEachDatabase(
       it('creates the account on the first login and finds it again by issuer and subject', async () => {
         const subject = `sub-${unique()}`;
         const username = `ada-${unique()}`;
-        idp.signInAs(subject, { email: `${username}@example.com`, preferredUsername: username, givenName: 'Ada', familyName: 'L' });
+        idp.signInAs(subject, {
+          email: `${username}@example.com`,
+          preferredUsername: username,
+          givenName: 'Ada',
+          familyName: 'L',
+        });
         const first = await start(providerId);
         const callback = await idp.browse(first.location);
         const login = await finish(first.cookie, {
@@ -141,7 +149,11 @@ describeEachDatabase(
         const { location } = await start(providerId);
         const callback = await idp.browse(location);
         expectToken(
-          await finish(undefined, { code: callback.searchParams.get('code')!, state: callback.searchParams.get('state')!, redirectUri }),
+          await finish(undefined, {
+            code: callback.searchParams.get('code')!,
+            state: callback.searchParams.get('state')!,
+            redirectUri,
+          }),
           420,
           'ssoLoginNotStarted',
         );
@@ -154,7 +166,11 @@ describeEachDatabase(
         tampered.searchParams.set('nonce', 'a-nonce-this-server-never-sent');
         const callback = await idp.browse(tampered.href);
         expectToken(
-          await finish(cookie, { code: callback.searchParams.get('code')!, state: callback.searchParams.get('state')!, redirectUri }),
+          await finish(cookie, {
+            code: callback.searchParams.get('code')!,
+            state: callback.searchParams.get('state')!,
+            redirectUri,
+          }),
           420,
           'ssoLoginFailed',
         );
@@ -166,7 +182,11 @@ describeEachDatabase(
         const { location, cookie } = await start(providerId);
         const callback = await idp.browse(location);
         expectToken(
-          await finish(cookie, { code: callback.searchParams.get('code')!, state: callback.searchParams.get('state')!, redirectUri }),
+          await finish(cookie, {
+            code: callback.searchParams.get('code')!,
+            state: callback.searchParams.get('state')!,
+            redirectUri,
+          }),
           420,
           'ssoAccountNotLinked',
         );
@@ -191,7 +211,11 @@ describeEachDatabase(
         const { location, cookie } = await start(strictProviderId);
         const callback = await idp.browse(location);
         expectToken(
-          await finish(cookie, { code: callback.searchParams.get('code')!, state: callback.searchParams.get('state')!, redirectUri }),
+          await finish(cookie, {
+            code: callback.searchParams.get('code')!,
+            state: callback.searchParams.get('state')!,
+            redirectUri,
+          }),
           420,
           'ssoUserNotAllowed',
         );
@@ -200,9 +224,14 @@ describeEachDatabase(
       it('refuses an unknown or disabled provider', async () => {
         expectToken(await ctx().call('GET', '/ui/user/oidc/authenticate/no-such-provider'), 420, 'ssoProviderNotFound');
         const admin = await ctx().adminToken();
-        await ctx().call('POST', '/ui/admin/sso', { token: admin, body: providerInput({ id: strictProviderId, name: 'No new accounts', enabled: false }) });
+        await ctx().call('POST', '/ui/admin/sso', {
+          token: admin,
+          body: providerInput({ id: strictProviderId, name: 'No new accounts', enabled: false }),
+        });
         expectToken(await ctx().call('GET', `/ui/user/oidc/authenticate/${strictProviderId}`), 420, 'ssoProviderNotFound');
-        expect((await ctx().call('GET', '/ui/user/sso/providers')).json().data.map((p: { id: string }) => p.id)).not.toContain(strictProviderId);
+        expect((await ctx().call('GET', '/ui/user/sso/providers')).json().data.map((p: { id: string }) => p.id)).not.toContain(
+          strictProviderId,
+        );
       });
     });
   },

@@ -105,9 +105,7 @@ export const ZOidcTokenLoginRequest = z
   .object({ code: z.string().min(1).max(2048), redirectUri: z.string().min(1).max(512) })
   .meta({ id: 'OidcTokenLoginRequest' });
 /** `POST user/login/saml2/sso/{id} {samlResponse}` (spec §7): the base64 SAMLResponse. */
-export const ZSamlLoginRequest = z
-  .object({ samlResponse: z.string().min(1).max(1_000_000) })
-  .meta({ id: 'SamlLoginRequest' });
+export const ZSamlLoginRequest = z.object({ samlResponse: z.string().min(1).max(1_000_000) }).meta({ id: 'SamlLoginRequest' });
 export const ZSsoProviderParams = z.object({ id: z.string().min(1).max(36) });
 
 /** Authorization server (spec §3): `authentication/add {issuer, jwkSetUri}`. */
@@ -161,7 +159,9 @@ export type TOauthClient = z.infer<typeof ZOauthClient>;
 /** `client/add` answers the client with its secret, shown this once. */
 export const ZOauthClientCreated = ZOauthClient.extend({ clientSecret: z.string() }).meta({ id: 'ClientCreated' });
 export type TOauthClientCreated = z.infer<typeof ZOauthClientCreated>;
-export const ZOauthClientDeleteRequest = z.object({ clientId: z.string().max(128).optional() }).meta({ id: 'ClientDeleteRequest' });
+export const ZOauthClientDeleteRequest = z
+  .object({ clientId: z.string().max(128).optional() })
+  .meta({ id: 'ClientDeleteRequest' });
 
 export const identityErrorTokens = {
   ssoProviderNotFound: 'The identity provider does not exist or is not enabled',
@@ -181,7 +181,8 @@ export const identityErrorTokens = {
   clientIdTaken: 'A client with this clientId already exists',
   clientGrantTypesInvalid: 'authorizedGrantTypes is required: a comma-delimited list of client_credentials and refresh_token',
   clientRedirectUriEmpty: 'webServerRedirectUri is required',
-  clientTokenValidityInvalid: 'accessTokenValidity is required: whole seconds between 60 and 86400 (refreshTokenValidity up to 31536000)',
+  clientTokenValidityInvalid:
+    'accessTokenValidity is required: whole seconds between 60 and 86400 (refreshTokenValidity up to 31536000)',
   clientAuthoritiesInvalid: 'authorities may name only ADMIN, USER, ROLE_ADMIN or ROLE_USER',
 } as const;
 

@@ -86,7 +86,12 @@ export async function startOpenIdProvider(redirectUri: string): Promise<TestOpen
       const grant = new provider.Grant({ accountId, clientId: String(details.params.client_id) });
       grant.addOIDCScope(String(details.params.scope));
       const grantId = await grant.save();
-      await provider.interactionFinished(request, response, { login: { accountId }, consent: { grantId } }, { mergeWithLastSubmission: false });
+      await provider.interactionFinished(
+        request,
+        response,
+        { login: { accountId }, consent: { grantId } },
+        { mergeWithLastSubmission: false },
+      );
     })().catch((error: unknown) => {
       response.statusCode = 500;
       response.end(String(error));

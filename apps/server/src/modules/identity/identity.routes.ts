@@ -61,11 +61,20 @@ export const identityRoutes: FastifyPluginAsyncZod = async (app) => {
       `${SSO_COOKIE}=${loginId}; Path=/ui/; Max-Age=${SSO_LOGIN_TTL_SECONDS}; HttpOnly; SameSite=Lax${config.cookieSecure ? '; Secure' : ''}`,
     );
   const clearLoginCookie = (reply: FastifyReply) =>
-    reply.header('set-cookie', `${SSO_COOKIE}=; Path=/ui/; Max-Age=0; HttpOnly; SameSite=Lax${config.cookieSecure ? '; Secure' : ''}`);
+    reply.header(
+      'set-cookie',
+      `${SSO_COOKIE}=; Path=/ui/; Max-Age=0; HttpOnly; SameSite=Lax${config.cookieSecure ? '; Secure' : ''}`,
+    );
 
   app.get(
     '/ui/admin/sso',
-    { schema: { tags, summary: 'Single sign-on in force: identity providers (no secrets), SAML entity id, token endpoint', response: responses(ZSsoConfig) } },
+    {
+      schema: {
+        tags,
+        summary: 'Single sign-on in force: identity providers (no secrets), SAML entity id, token endpoint',
+        response: responses(ZSsoConfig),
+      },
+    },
     () => sso.describe(),
   );
 
@@ -74,7 +83,8 @@ export const identityRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
-        summary: 'Add (no id) or change an identity provider (OIDC or SAML); the client secret is sealed at rest and never returned',
+        summary:
+          'Add (no id) or change an identity provider (OIDC or SAML); the client secret is sealed at rest and never returned',
         body: ZSsoProviderSaveRequest,
         response: responses(ZSsoProvider),
       },
@@ -195,7 +205,12 @@ export const identityRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/ui/authentication/list',
     {
-      schema: { tags, summary: 'Trusted token issuers (authorization servers)', querystring: ZPageQuery, response: responses(ZPage(ZTrustedIssuer)) },
+      schema: {
+        tags,
+        summary: 'Trusted token issuers (authorization servers)',
+        querystring: ZPageQuery,
+        response: responses(ZPage(ZTrustedIssuer)),
+      },
     },
     (request) => apiTokens.listIssuers(request.query),
   );
@@ -215,7 +230,14 @@ export const identityRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post(
     '/ui/authentication/delete',
-    { schema: { tags, summary: 'Stop trusting an issuer (at once)', body: ZTrustedIssuerDeleteRequest, response: responses(ZEmpty) } },
+    {
+      schema: {
+        tags,
+        summary: 'Stop trusting an issuer (at once)',
+        body: ZTrustedIssuerDeleteRequest,
+        response: responses(ZEmpty),
+      },
+    },
     async (request) => {
       await apiTokens.deleteIssuer(request.body.issuer, callerOf(request));
       return {};
@@ -224,7 +246,14 @@ export const identityRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/ui/client/list',
-    { schema: { tags, summary: 'OAuth clients of this server (no secrets)', querystring: ZPageQuery, response: responses(ZPage(ZOauthClient)) } },
+    {
+      schema: {
+        tags,
+        summary: 'OAuth clients of this server (no secrets)',
+        querystring: ZPageQuery,
+        response: responses(ZPage(ZOauthClient)),
+      },
+    },
     (request) => apiTokens.listClients(request.query),
   );
 
@@ -243,7 +272,14 @@ export const identityRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post(
     '/ui/client/delete',
-    { schema: { tags, summary: 'Delete an OAuth client; its tokens stop working at once', body: ZOauthClientDeleteRequest, response: responses(ZEmpty) } },
+    {
+      schema: {
+        tags,
+        summary: 'Delete an OAuth client; its tokens stop working at once',
+        body: ZOauthClientDeleteRequest,
+        response: responses(ZEmpty),
+      },
+    },
     async (request) => {
       await apiTokens.deleteClient(request.body.clientId, callerOf(request));
       return {};
@@ -255,7 +291,8 @@ export const identityRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
-        summary: 'OAuth 2.0 token endpoint (RFC 6749): client_credentials and refresh_token grants; client secret by HTTP Basic or in the form',
+        summary:
+          'OAuth 2.0 token endpoint (RFC 6749): client_credentials and refresh_token grants; client secret by HTTP Basic or in the form',
         consumes: ['application/x-www-form-urlencoded'],
         body: z.record(z.string(), z.string()),
       },

@@ -1,7 +1,10 @@
 import { PeerHttpError, peerRequest, type PeerHttpConfig } from '../../peers/http-client.js';
 
 /** The `fetch` shape `openid-client` and `jose` accept as their custom fetch. */
-export type OutboundFetch = (url: string, init?: { method?: string; headers?: ConstructorParameters<typeof Headers>[0]; body?: unknown }) => Promise<Response>;
+export type OutboundFetch = (
+  url: string,
+  init?: { method?: string; headers?: ConstructorParameters<typeof Headers>[0]; body?: unknown },
+) => Promise<Response>;
 
 function bodyText(body: unknown): string | undefined {
   if (body === undefined || body === null) return undefined;
@@ -19,7 +22,8 @@ function bodyText(body: unknown): string | undefined {
 export function outboundFetch(config: PeerHttpConfig): OutboundFetch {
   return async (url, init = {}) => {
     const method = (init.method ?? 'GET').toUpperCase();
-    if (method !== 'GET' && method !== 'POST') throw new PeerHttpError('unreachable', `${method} is not used with identity providers`);
+    if (method !== 'GET' && method !== 'POST')
+      throw new PeerHttpError('unreachable', `${method} is not used with identity providers`);
     const headers: Record<string, string> = {};
     new Headers(init.headers).forEach((value, key) => {
       headers[key] = value;

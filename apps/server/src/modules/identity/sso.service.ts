@@ -127,7 +127,11 @@ export class SsoService {
       try {
         parseCertificate(input.idpCertificate ?? '');
       } catch {
-        problems.add('ssoProviderInvalid', 'idpCertificate', 'idpCertificate must be the PEM certificate the provider signs with');
+        problems.add(
+          'ssoProviderInvalid',
+          'idpCertificate',
+          'idpCertificate must be the PEM certificate the provider signs with',
+        );
       }
       secretSealed = null;
     }
@@ -257,7 +261,8 @@ export class SsoService {
   ): Promise<TLoginResponse> {
     const login = loginId ? await new IdentityRepository(this.database.db).takeLogin(loginId, isoNow()) : undefined;
     if (!login) throw new AppError('ssoLoginNotStarted');
-    if (input.state !== undefined && !sameText(input.state, login.state)) throw new AppError('ssoStateMismatch', { field: 'state' });
+    if (input.state !== undefined && !sameText(input.state, login.state))
+      throw new AppError('ssoStateMismatch', { field: 'state' });
     const provider = await this.enabledProvider(login.provider_id, 'oidc');
     if (input.redirectUri !== provider.redirect_uri) throw new AppError('ssoStateMismatch', { field: 'redirectUri' });
     const configuration = await this.oidcConfiguration(provider);
@@ -339,7 +344,12 @@ export class SsoService {
    * signature over exactly what is read), name this server as audience, be inside its time
    * window, and not have been used before.
    */
-  async finishSaml(providerId: string, samlResponse: string, loginId: string | undefined, meta: RequestMeta): Promise<TLoginResponse> {
+  async finishSaml(
+    providerId: string,
+    samlResponse: string,
+    loginId: string | undefined,
+    meta: RequestMeta,
+  ): Promise<TLoginResponse> {
     const provider = await this.enabledProvider(providerId, 'saml');
     const login = loginId ? await new IdentityRepository(this.database.db).takeLogin(loginId, isoNow()) : undefined;
     if (!login || login.provider_id !== provider.id || !login.request_id) throw new AppError('ssoLoginNotStarted');
