@@ -32,7 +32,6 @@ describeEachDatabase('single sign-on with SAML 2.0', (ctx) => {
       connection: 'saml',
       enabled: true,
       domain: idp.entityId,
-      redirectUri: `${publicUrl}/ui/user/saml2/acs/corporate`,
       ssoUrl: idp.ssoUrl,
       defaultRole: 'USER',
       allowCreate: true,
@@ -56,7 +55,7 @@ describeEachDatabase('single sign-on with SAML 2.0', (ctx) => {
   it('sends the browser to the identity provider with an AuthnRequest and the RelayState', async () => {
     const { location, request } = await start('/orders');
     expect(location.startsWith(`${idp.ssoUrl}?`)).toBe(true);
-    expect(request).toMatchObject({ acsUrl: `${publicUrl}/ui/user/saml2/acs/corporate`, relayState: '/orders' });
+    expect(request).toMatchObject({ acsUrl: `${publicUrl}/ui/user/saml2/acs/${providerId}`, relayState: '/orders' });
     expect(request.id).toMatch(/^_/);
   });
 

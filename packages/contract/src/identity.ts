@@ -33,7 +33,11 @@ export const ZSsoProviderSaveRequest = z
     clientId: z.string().max(256).optional(),
     /** OIDC only; left out on an edit keeps the stored one. Never returned. */
     clientSecret: z.string().max(1024).optional(),
-    redirectUri: z.string().min(1).max(512),
+    /**
+     * OIDC: the console's callback registered at the provider (`{PUBLIC_URL}/login/oidc`).
+     * SAML: ignored; the server's assertion consumer `{PUBLIC_URL}/ui/user/saml2/acs/{id}` is used.
+     */
+    redirectUri: z.string().max(512).optional(),
     /** SAML: the identity provider's single sign-on (redirect binding) address. */
     ssoUrl: z.string().max(512).optional(),
     /** SAML: the identity provider's signing certificate (PEM). */

@@ -1,6 +1,6 @@
 import type { RouteKey, TRole } from '@manifold/contract';
 import { canCall } from '@manifold/contract';
-import { IconClipboardList, IconLicense } from '@tabler/icons-react';
+import { IconClipboardList, IconFingerprint, IconLicense, IconPlugConnected, IconShieldCheck } from '@tabler/icons-react';
 import {
   IconHome,
   IconPackage,
@@ -30,6 +30,14 @@ export const navigationItems: readonly NavigationItem[] = [
   { to: '/orders', labelKey: 'orders.nav', icon: IconClipboardList, requires: 'GET /ui/order/list' },
   { to: '/authorizations', labelKey: 'authorizations.nav', icon: IconLicense, requires: 'GET /ui/authorization/list' },
   { to: '/setup', labelKey: 'nav.setup', icon: IconSettings, requires: 'GET /ui/admin/database' },
+  { to: '/identity-providers', labelKey: 'identity.providers.nav', icon: IconFingerprint, requires: 'GET /ui/admin/sso' },
+  {
+    to: '/authentication-servers',
+    labelKey: 'identity.issuers.nav',
+    icon: IconShieldCheck,
+    requires: 'GET /ui/authentication/list',
+  },
+  { to: '/clients', labelKey: 'identity.clients.nav', icon: IconPlugConnected, requires: 'GET /ui/client/list' },
 ];
 
 /** The screens a role may use, from the contract's permission table (spec §6). */

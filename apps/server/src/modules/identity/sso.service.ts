@@ -115,7 +115,10 @@ export class SsoService {
         problems.add('ssoProviderInvalid', field, `${field} must be an absolute http(s) address`);
       }
     };
-    absolute(input.redirectUri, 'redirectUri');
+    const id = existing?.id ?? randomUUID();
+    const redirectUri =
+      input.connection === 'saml' ? `${this.config.publicUrl}/ui/user/saml2/acs/${id}` : (input.redirectUri?.trim() ?? '');
+    absolute(redirectUri, 'redirectUri');
     let secretSealed = existing?.client_secret_sealed ?? null;
     if (input.connection === 'oidc') {
       checkUrl(input.domain, 'domain');
@@ -144,7 +147,7 @@ export class SsoService {
       domain: input.domain.trim(),
       client_id: input.connection === 'oidc' ? (input.clientId ?? null) : null,
       client_secret_sealed: secretSealed,
-      redirect_uri: input.redirectUri.trim(),
+      redirect_uri: redirectUri,
       sso_url: input.connection === 'saml' ? (input.ssoUrl ?? null) : null,
       idp_certificate: input.connection === 'saml' ? (input.idpCertificate?.trim() ?? null) : null,
       default_role: input.defaultRole,
@@ -152,7 +155,6 @@ export class SsoService {
       allowed_domains: input.allowedDomains ?? '',
       updated_at: now,
     };
-    const id = existing?.id ?? randomUUID();
     await this.database.transaction(async (trx) => {
       const providers = new IdentityRepository(trx);
       if (existing) await providers.updateProvider(id, row);
