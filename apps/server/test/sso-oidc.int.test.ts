@@ -43,6 +43,16 @@ describeEachDatabase(
     const finish = (cookie: string | undefined, body: Record<string, string>, path = '/ui/sessions') =>
       ctx().call('POST', path, { body, headers: cookie ? { cookie } : {} });
 
+    /** The whole round trip: start, the provider, back to `POST sessions` with what the provider returned. */
+    const roundTrip = async (id: string, options: { nonce?: string; withCookie?: boolean } = {}) => {
+      const { location, cookie } = await start(id);
+      const url = new URL(location);
+      if (options.nonce) url.searchParams.set('nonce', options.nonce);
+      const callback = await idp.browse(url.href);
+      const answer = { code: callback.searchParams.get('code')!, state: callback.searchParams.get('state')!, redirectUri };
+      return finish(options.withCookie === false ? undefined : cookie, answer);
+    };
+
     describe('POST /ui/admin/sso', () => {
       it('should require authentication, and ADMIN', async () => {
         expect((await ctx().call('GET', '/ui/admin/sso')).statusCode).toBe(401);
@@ -146,79 +156,31 @@ describeEachDatabase(
 
       it('refuses an answer without the cookie of the browser that started the login', async () => {
         idp.signInAs(`sub-${unique()}`, { email: `x${unique()}@example.com` });
-        const { location } = await start(providerId);
-        const callback = await idp.browse(location);
-        expectToken(
-          await finish(undefined, {
-            code: callback.searchParams.get('code')!,
-            state: callback.searchParams.get('state')!,
-            redirectUri,
-          }),
-          420,
-          'ssoLoginNotStarted',
-        );
+        expectToken(await roundTrip(providerId, { withCookie: false }), 420, 'ssoLoginNotStarted');
       });
 
       it('refuses an ID token whose nonce is not the login’s', async () => {
         idp.signInAs(`sub-${unique()}`, { email: `x${unique()}@example.com` });
-        const { location, cookie } = await start(providerId);
-        const tampered = new URL(location);
-        tampered.searchParams.set('nonce', 'a-nonce-this-server-never-sent');
-        const callback = await idp.browse(tampered.href);
-        expectToken(
-          await finish(cookie, {
-            code: callback.searchParams.get('code')!,
-            state: callback.searchParams.get('state')!,
-            redirectUri,
-          }),
-          420,
-          'ssoLoginFailed',
-        );
+        expectToken(await roundTrip(providerId, { nonce: 'a-nonce-this-server-never-sent' }), 420, 'ssoLoginFailed');
       });
 
       it('never merges into a password account of the same name', async () => {
         const { profile } = await ctx().createUser();
         idp.signInAs(`sub-${unique()}`, { email: profile.email, preferredUsername: profile.username });
-        const { location, cookie } = await start(providerId);
-        const callback = await idp.browse(location);
-        expectToken(
-          await finish(cookie, {
-            code: callback.searchParams.get('code')!,
-            state: callback.searchParams.get('state')!,
-            redirectUri,
-          }),
-          420,
-          'ssoAccountNotLinked',
-        );
+        expectToken(await roundTrip(providerId), 420, 'ssoAccountNotLinked');
       });
 
       it('links an account an administrator set up for single sign-on when the e-mail matches', async () => {
         const { profile } = await ctx().createUser({ useSso: true } as never);
         idp.signInAs(`sub-${unique()}`, { email: profile.email, preferredUsername: profile.username });
-        const { location, cookie } = await start(providerId);
-        const callback = await idp.browse(location);
-        const login = await finish(cookie, {
-          code: callback.searchParams.get('code')!,
-          state: callback.searchParams.get('state')!,
-          redirectUri,
-        });
+        const login = await roundTrip(providerId);
         expect(login.statusCode, login.body).toBe(200);
         expect(login.json().userProfile.username).toBe(profile.username);
       });
 
       it('refuses a new subject when the provider may not create accounts', async () => {
         idp.signInAs(`sub-${unique()}`, { email: `x${unique()}@example.com` });
-        const { location, cookie } = await start(strictProviderId);
-        const callback = await idp.browse(location);
-        expectToken(
-          await finish(cookie, {
-            code: callback.searchParams.get('code')!,
-            state: callback.searchParams.get('state')!,
-            redirectUri,
-          }),
-          420,
-          'ssoUserNotAllowed',
-        );
+        expectToken(await roundTrip(strictProviderId), 420, 'ssoUserNotAllowed');
       });
 
       it('refuses an unknown or disabled provider', async () => {

@@ -1,9 +1,10 @@
-import { Button, Group, NumberInput, Stack, TextInput, Textarea } from '@mantine/core';
+import { Group, NumberInput, Stack, TextInput, Textarea } from '@mantine/core';
 import type { TOauthClientCreated } from '@manifold/contract';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formErrorsFrom, type FormErrors } from '../../../components/api-error-message';
 import { ErrorAlert } from '../../../components/error-alert';
+import { FormButtons } from '../../../components/form-buttons';
 import { useFields } from '../../../hooks/use-fields';
 import { useAddOauthClient } from '../api/oauth-clients';
 
@@ -126,14 +127,7 @@ export function OauthClientForm({ onDone, onCancel }: { onDone: (client: TOauthC
             onChange={(value) => setField('refreshTokenValidity', value)}
           />
         </Group>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onCancel}>
-            {t('common.cancel')}
-          </Button>
-          <Button type="submit" loading={add.isPending}>
-            {t('common.save')}
-          </Button>
-        </Group>
+        <FormButtons onCancel={onCancel} pending={add.isPending} />
       </Stack>
     </form>
   );

@@ -1,9 +1,10 @@
-import { Button, Group, PasswordInput, SegmentedControl, Select, Stack, Switch, Text, TextInput, Textarea } from '@mantine/core';
+import { PasswordInput, SegmentedControl, Select, Stack, Switch, Text, TextInput, Textarea } from '@mantine/core';
 import type { TRole, TSsoConnection, TSsoProvider } from '@manifold/contract';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formErrorsFrom, type FormErrors } from '../../../components/api-error-message';
 import { ErrorAlert } from '../../../components/error-alert';
+import { FormButtons } from '../../../components/form-buttons';
 import { useFields } from '../../../hooks/use-fields';
 import { getConsoleConfig } from '../../../lib/console-config';
 import { useSaveSsoProvider } from '../api/sso-providers';
@@ -180,14 +181,7 @@ export function SsoProviderForm({ provider, onDone, onCancel }: SsoProviderFormP
           error={errors.fields.allowedDomains}
           onChange={(event) => setField('allowedDomains', event.currentTarget.value)}
         />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onCancel}>
-            {t('common.cancel')}
-          </Button>
-          <Button type="submit" loading={save.isPending}>
-            {t('common.save')}
-          </Button>
-        </Group>
+        <FormButtons onCancel={onCancel} pending={save.isPending} />
       </Stack>
     </form>
   );

@@ -1,4 +1,4 @@
-import { Button, Group, Stack, Table, TextInput } from '@mantine/core';
+import { Stack, Table, TextInput } from '@mantine/core';
 import type { TTrustedIssuer } from '@manifold/contract';
 import { IconTrash } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
@@ -7,6 +7,7 @@ import { apiErrorMessage, formErrorsFrom, type FormErrors } from '../../../compo
 import { useConfirm } from '../../../components/confirm-modal';
 import { DataTable } from '../../../components/data-table';
 import { ErrorAlert } from '../../../components/error-alert';
+import { FormButtons } from '../../../components/form-buttons';
 import { FormModal } from '../../../components/form-modal';
 import { IconAction } from '../../../components/icon-action';
 import { ListHeader } from '../../../components/list-header';
@@ -52,14 +53,7 @@ function TrustedIssuerForm({ onDone, onCancel }: { onDone: (issuer: TTrustedIssu
           error={errors.fields.jwkSetUri}
           onChange={(event) => setField('jwkSetUri', event.currentTarget.value)}
         />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onCancel}>
-            {t('common.cancel')}
-          </Button>
-          <Button type="submit" loading={add.isPending}>
-            {t('common.save')}
-          </Button>
-        </Group>
+        <FormButtons onCancel={onCancel} pending={add.isPending} />
       </Stack>
     </form>
   );
