@@ -79,6 +79,8 @@ export async function startServer(): Promise<RunningServer> {
       DATABASE_URL: '',
       // The crypto wizard's browser test installs certificates from the development CA.
       DEVELOPMENT_CA: 'true',
+      // The single sign-on test runs its OpenID provider on a loopback port.
+      PEER_ALLOWED_HOSTS: '127.0.0.1',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
