@@ -184,13 +184,19 @@ describeEachDatabase(
       });
 
       it('refuses an unknown or disabled provider', async () => {
-        expectToken(await ctx().call('GET', '/ui/user/oidc/authenticate/no-such-provider'), 420, 'ssoProviderNotFound');
+        const unknown = await ctx().call('GET', '/ui/user/oidc/authenticate/no-such-provider');
+        expect(unknown.statusCode).toBe(303);
+        const back = new URL(String(unknown.headers.location));
+        expect(`${back.origin}${back.pathname}`).toBe(redirectUri);
+        expect(back.searchParams.get('error')).toBe('ssoProviderNotFound');
+        expect(unknown.headers['set-cookie']).toBeUndefined();
         const admin = await ctx().adminToken();
         await ctx().call('POST', '/ui/admin/sso', {
           token: admin,
           body: providerInput({ id: strictProviderId, name: 'No new accounts', enabled: false }),
         });
-        expectToken(await ctx().call('GET', `/ui/user/oidc/authenticate/${strictProviderId}`), 420, 'ssoProviderNotFound');
+        const disabled = await ctx().call('GET', `/ui/user/oidc/authenticate/${strictProviderId}`);
+        expect(new URL(String(disabled.headers.location)).searchParams.get('error')).toBe('ssoProviderNotFound');
         expect((await ctx().call('GET', '/ui/user/sso/providers')).json().data.map((p: { id: string }) => p.id)).not.toContain(
           strictProviderId,
         );

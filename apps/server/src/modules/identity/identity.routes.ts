@@ -26,7 +26,8 @@ import {
 } from '@manifold/contract';
 import { callerOf } from '../../plugins/auth.js';
 import { responses } from '../../lib/route-schemas.js';
-import { SSO_LOGIN_TTL_SECONDS } from './sso.service.js';
+import { AppError } from '../../lib/app-error.js';
+import { SSO_LOGIN_TTL_SECONDS, type SsoStart } from './sso.service.js';
 
 /** The cookie that binds a single sign-on login to the browser that started it. */
 export const SSO_COOKIE = 'manifold_sso';
@@ -42,6 +43,26 @@ function ssoCookieOf(request: FastifyRequest): string | undefined {
 }
 
 const meta = (request: FastifyRequest) => ({ sourceIp: request.ip, userAgent: request.headers['user-agent'] });
+
+/**
+ * A login is started by the browser navigating here: a refusal (unknown provider, provider not
+ * reachable) sends it back to the console's sign-on page with the token and its description in
+ * the query, as a provider's own refusal would (`error`, `error_description`), not a JSON page.
+ */
+async function startOrExplain(
+  reply: FastifyReply,
+  consolePage: string,
+  start: () => Promise<SsoStart>,
+): Promise<SsoStart | undefined> {
+  try {
+    return await start();
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    const query = new URLSearchParams({ error: error.token, error_description: error.message });
+    await reply.redirect(`${consolePage}?${query}`, 303);
+    return undefined;
+  }
+}
 
 /** Single sign-on (`admin/sso`, the login calls of spec §7 Session), trusted issuers and OAuth clients. */
 export const identityRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -111,7 +132,8 @@ export const identityRoutes: FastifyPluginAsyncZod = async (app) => {
     '/ui/user/oidc/authenticate/:id',
     { schema: { tags, summary: 'Start an OpenID Connect login: redirects to the provider', params: ZSsoProviderParams } },
     async (request, reply) => {
-      const start = await sso.startOidc(request.params.id);
+      const start = await startOrExplain(reply, `${config.publicUrl}/login/oidc`, () => sso.startOidc(request.params.id));
+      if (!start) return reply;
       setLoginCookie(reply, start.loginId);
       return reply.redirect(start.location, 302);
     },
@@ -160,7 +182,10 @@ export const identityRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const start = await sso.startSaml(request.params.id, request.query.RelayState);
+      const start = await startOrExplain(reply, `${config.publicUrl}/login/saml/${encodeURIComponent(request.params.id)}`, () =>
+        sso.startSaml(request.params.id, request.query.RelayState),
+      );
+      if (!start) return reply;
       setLoginCookie(reply, start.loginId);
       return reply.redirect(start.location, 302);
     },
