@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOpenIdProvider, type TestOpenIdProvider } from '../apps/server/test/helpers/oidc-provider';
-import { adminToken, api, baseUrl, checkScreen, freshPage, launchBrowser, logInAsAdmin } from './support/browser';
+import { adminToken, api, baseUrl, checkScreen, freshPage, launchBrowser, logInAsAdmin, sessionCookie } from './support/browser';
 
 function field(page: Page, label: string) {
   return page.getByRole('dialog').getByLabel(label, { exact: false }).first();
@@ -50,7 +50,11 @@ describe('console: single sign-on, authentication servers and OAuth clients (ADM
         await checkScreen(login.page, 'login-with-sso');
         await button.click();
         await login.page.waitForURL((url) => url.pathname === '/profile');
-        await login.page.getByText(username).first().waitFor();
+        const session = await api<{ userProfile: { username: string; useSso: boolean; role: string } }>('GET /ui/user/login', {
+          token: await sessionCookie(login.context),
+        });
+        expect(session.body.userProfile).toMatchObject({ username, useSso: true, role: 'USER' });
+        await checkScreen(login.page, 'profile-after-sso');
       } finally {
         await login.context.close();
       }
