@@ -1,5 +1,6 @@
 import { ZLoginResponse, ZSsoLoginOptions, type TLoginResponse, type TSsoLoginOption } from '@manifold/contract';
-import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
 import { apiRequest, fillPath } from '../../../lib/api-client';
 import { sessionQueryOptions } from '../../../lib/session';
 import { setSessionToken } from '../../../lib/session-token';
@@ -7,17 +8,21 @@ import { setSessionToken } from '../../../lib/session-token';
 /** Where the console was asked to go after a single sign-on (the provider's round trip loses it). */
 const REDIRECT_KEY = 'manifold.sso.redirect';
 
-export function ssoLoginOptionsQueryOptions() {
-  return queryOptions({
-    queryKey: ['sso', 'login-options'],
-    queryFn: ({ signal }) =>
-      apiRequest('GET /ui/user/sso/providers', ZSsoLoginOptions, { signal, redirectOnUnauthorized: false }),
-    staleTime: 60_000,
-  });
-}
-
-export function useSsoLoginOptions() {
-  return useQuery(ssoLoginOptionsQueryOptions());
+/**
+ * The enabled identity providers for the login page: one plain request when the page opens (no
+ * query cache on the login page, whose script size is measured: e2e/measure-login.ts). A failure
+ * leaves the password form alone.
+ */
+export function useSsoLoginOptions(): TSsoLoginOption[] {
+  const [options, setOptions] = useState<TSsoLoginOption[]>([]);
+  useEffect(() => {
+    const controller = new AbortController();
+    apiRequest('GET /ui/user/sso/providers', ZSsoLoginOptions, { signal: controller.signal, redirectOnUnauthorized: false })
+      .then((answer) => setOptions(answer.data))
+      .catch(() => setOptions([]));
+    return () => controller.abort();
+  }, []);
+  return options;
 }
 
 /** The server address that starts a login at a provider (the browser goes there). */

@@ -5,8 +5,7 @@ import { rememberSsoRedirect, ssoStartUrl, useSsoLoginOptions } from '../api/sso
 /** The identity providers an administrator enabled, as buttons under the login form. */
 export function SsoButtons({ redirect }: { redirect: string | null }) {
   const { t } = useTranslation();
-  const options = useSsoLoginOptions();
-  const providers = options.data?.data ?? [];
+  const providers = useSsoLoginOptions();
   if (providers.length === 0) return null;
   return (
     <Stack gap="xs" data-testid="sso-buttons">
