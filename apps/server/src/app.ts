@@ -4,6 +4,7 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import type { Config } from './config.js';
 import { createDatabase, type Database } from './db/database.js';
 import { jobsModule, type JobsModule } from './jobs/jobs.module.js';
+import { accessControlModule } from './modules/access-control/access-control.module.js';
 import { adminModule } from './modules/admin/admin.module.js';
 import { auditModule } from './modules/audit/audit.module.js';
 import { certificateExchangeModule } from './modules/certificate-exchange/certificate-exchange.module.js';
@@ -19,6 +20,7 @@ import { loadKeyEncryptionKey } from './modules/provision/key-encryption-key.js'
 import { KeySealer } from './modules/provision/key-sealer.js';
 import { provisionModule } from './modules/provision/provision.module.js';
 import { ServerCredentials } from './modules/provision/server-credentials.service.js';
+import { securityKeysModule } from './modules/security-keys/security-keys.module.js';
 import { sessionModule } from './modules/session/session.module.js';
 import { SettingsRepository } from './modules/settings/settings.repository.js';
 import { unimplementedModule } from './modules/unimplemented/unimplemented.module.js';
@@ -32,6 +34,7 @@ import { registerInputHygiene } from './plugins/input-hygiene.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import { registerRequestLimits, serverTimeouts, warnOnForwardingHeaders } from './plugins/request-limits.js';
 import { registerSecurityHeaders } from './plugins/security-headers.js';
+import { ServerMetrics, exposeMetrics } from './metrics/metrics.js';
 import type { Services } from './services.js';
 import { LocalStorage } from './storage/local-storage.js';
 
@@ -61,15 +64,18 @@ async function createCore(config: Config, database: Database, log: Core['log']):
 export async function createModules(core: Core) {
   const licensing = licensingModule(core);
   const session = await sessionModule(core);
+  const accessControl = accessControlModule(core);
   return [
     adminModule(),
     session,
     identityModule(core, session.services.sessions),
+    securityKeysModule(core),
+    accessControl,
     await usersModule(core),
     groupsModule(core),
     provisionModule(core),
     certificateExchangeModule(core),
-    packagesModule(core),
+    packagesModule(core, accessControl.services.accessControl),
     devicesModule(core),
     licensing,
     eventsModule(core, licensing.services.stp),
@@ -94,7 +100,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
-  const database = options.database ?? createDatabase(config.database, { sqliteSynchronous: config.sqliteSynchronous });
+  const metrics = config.metrics.token !== null || config.metrics.port !== null ? new ServerMetrics() : null;
+  const database =
+    options.database ??
+    createDatabase(config.database, {
+      sqliteSynchronous: config.sqliteSynchronous,
+      ...(metrics ? { onQuery: metrics.observeQuery } : {}),
+    });
   let modules: Awaited<ReturnType<typeof createModules>>;
   let jobs: JobsModule;
   try {
@@ -113,6 +125,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.addHook('onClose', () => jobs.runner.stop()); // onClose hooks run last-added first: before the database closes
 
   registerErrorHandling(app);
+  if (metrics) {
+    metrics.watchDatabase(database);
+    metrics.watchRequests(app);
+  }
   await registerSecurityHeaders(app, config.publicUrl);
   registerRequestLimits(app, config.timeouts);
   if (!config.trustProxy) warnOnForwardingHeaders(app);
@@ -121,6 +137,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerAuth(app);
   await registerOpenApi(app);
   await registerMultipart(app, config.uploadMaxBytes);
+  await exposeMetrics(app, metrics, config.metrics);
   for (const module of [...modules, jobs]) {
     for (const routes of module.routes) await app.register(routes);
   }

@@ -37,11 +37,47 @@ export interface Config {
   /** Largest file one multipart upload may carry, bytes. */
   uploadMaxBytes: number;
   timeouts: TimeoutConfig;
+  metrics: MetricsConfig;
   /** SQLite `synchronous`: FULL (default) survives power loss; NORMAL is faster and survives only a process crash. */
   sqliteSynchronous: 'FULL' | 'NORMAL';
   jobs: JobsConfig;
   /** Outbound calls to peers (docs/configuration.md#peers). */
   peers: PeerHttpConfig;
+  /** Security keys and the escalated session (docs/security-keys-and-access.md). */
+  webauthn: WebAuthnConfig;
+}
+
+export interface WebAuthnConfig {
+  /** `WEBAUTHN_RP_ID`: the relying-party id keys are bound to (a registrable domain of the console's host). */
+  rpId: string;
+  /** `WEBAUTHN_RP_NAME`: the name authenticators show. */
+  rpName: string;
+  /** `WEBAUTHN_ORIGINS`: the origins (scheme://host[:port]) an assertion may come from. */
+  origins: string[];
+  /** `WEBAUTHN_CHALLENGE_SECONDS`: how long a registration or assertion challenge stays usable. */
+  challengeSeconds: number;
+  /** `ESCALATION_SECONDS`: how long a session stays escalated after a security-key assertion. */
+  escalationSeconds: number;
+  /** `ESCALATION_REQUIRED_FOR_ADMINS`: sensitive actions need escalation from every ADMIN, key or not. */
+  requiredForAdmins: boolean;
+}
+
+function webauthnOrigins(raw: string | undefined, publicUrl: string): string[] {
+  const values = raw
+    ? raw
+        .split(',')
+        .map((value) => value.trim())
+        .filter(Boolean)
+    : [publicUrl];
+  return values.map((value) => {
+    try {
+      const url = new URL(value);
+      if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('scheme');
+      return url.origin;
+    } catch {
+      throw new ConfigError(`WEBAUTHN_ORIGINS must be comma-delimited http(s) origins, got "${value}"`);
+    }
+  });
 }
 
 /** The background job runner (docs/background-jobs.md). */
@@ -173,6 +209,27 @@ function sqliteSynchronous(raw: string | undefined): 'FULL' | 'NORMAL' {
 
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
 
+/** Where `GET /metrics` answers (docs/operations.md); both off by default. */
+export interface MetricsConfig {
+  /** `METRICS_TOKEN`: `/metrics` on the public port for callers bearing it (at least 32 characters). */
+  token: string | null;
+  /** `METRICS_PORT`: its own listener without a token, on `METRICS_HOST` (default 127.0.0.1). */
+  port: number | null;
+  host: string;
+}
+
+function metricsConfig(env: Env): MetricsConfig {
+  const token = env.METRICS_TOKEN || null;
+  if (token !== null && !/^[\x21-\x7e]{32,}$/.test(token)) {
+    throw new ConfigError('METRICS_TOKEN must be at least 32 printable characters without spaces (e.g. openssl rand -hex 32)');
+  }
+  return {
+    token,
+    port: env.METRICS_PORT ? integer(env, 'METRICS_PORT', 0, 1, 65535) : null,
+    host: env.METRICS_HOST || '127.0.0.1',
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 8080, 0, 65535);
   const host = env.HOST || '127.0.0.1';
@@ -217,6 +274,7 @@ export function loadConfig(env: Env = process.env): Config {
       keepAliveMs: integer(env, 'KEEP_ALIVE_TIMEOUT_SECONDS', 5, 1, 600) * 1000,
     },
     sqliteSynchronous: sqliteSynchronous(env.SQLITE_SYNCHRONOUS),
+    metrics: metricsConfig(env),
     jobs: {
       enabled: boolean(env, 'JOBS_ENABLED', true),
       concurrency: integer(env, 'JOBS_CONCURRENCY', 4, 1, 64),
@@ -231,6 +289,14 @@ export function loadConfig(env: Env = process.env): Config {
       connectTimeoutMs: integer(env, 'PEER_CONNECT_TIMEOUT_MS', DEFAULT_PEER_HTTP_LIMITS.connectTimeoutMs, 100, 600_000),
       readTimeoutMs: integer(env, 'PEER_READ_TIMEOUT_MS', DEFAULT_PEER_HTTP_LIMITS.readTimeoutMs, 100, 3_600_000),
       maxResponseBytes: integer(env, 'PEER_MAX_RESPONSE_BYTES', DEFAULT_PEER_HTTP_LIMITS.maxResponseBytes, 1024, 1024 ** 3),
+    },
+    webauthn: {
+      rpId: env.WEBAUTHN_RP_ID || new URL(publicUrl).hostname.replace(/^\[|\]$/g, ''),
+      rpName: env.WEBAUTHN_RP_NAME || env.SITE_NAME || 'Manifold',
+      origins: webauthnOrigins(env.WEBAUTHN_ORIGINS, publicUrl),
+      challengeSeconds: integer(env, 'WEBAUTHN_CHALLENGE_SECONDS', 300, 10, 3600),
+      escalationSeconds: integer(env, 'ESCALATION_SECONDS', 600, 10, 24 * 3600),
+      requiredForAdmins: boolean(env, 'ESCALATION_REQUIRED_FOR_ADMINS', false),
     },
   };
 }

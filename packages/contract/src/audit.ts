@@ -4,6 +4,7 @@
  */
 import { licensingAuditEventTypes } from './licensing-tokens.js';
 import { packageAuditEventTypes } from './package-tokens.js';
+import { securityAuditEventTypes } from './security.js';
 import { traceAuditEventTypes } from './trace.js';
 import { identityAuditEventTypes } from './identity.js';
 
@@ -12,6 +13,7 @@ export const auditEventTypes = [
   ...licensingAuditEventTypes,
   ...traceAuditEventTypes,
   ...identityAuditEventTypes,
+  ...securityAuditEventTypes,
   'loginSucceeded',
   'loginFailed',
   'loginThrottleCleared',

@@ -3,6 +3,7 @@ import { licensingErrorTokens } from './licensing-tokens.js';
 import { traceErrorTokens } from './trace.js';
 import { packageErrorTokens } from './package-tokens.js';
 import { identityErrorTokens } from './identity.js';
+import { securityErrorTokens } from './security.js';
 
 /**
  * Business error tokens of spec §8, spelled exactly as the spec spells them (typos included:
@@ -149,6 +150,7 @@ export const specErrorTokens = {
  */
 export const manifoldErrorTokens = {
   ...packageErrorTokens,
+  ...securityErrorTokens,
   ...licensingErrorTokens,
   ...traceErrorTokens,
   ...identityErrorTokens,

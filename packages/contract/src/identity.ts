@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ZRole } from './enums.js';
+import type { PermissionRow } from './permissions.js';
 
 /**
  * Single sign-on (OpenID Connect, SAML 2.0), trusted issuers and OAuth clients (spec §3 SSO
@@ -202,10 +203,15 @@ export const identityAuditEventTypes = [
   'oauthClientDeleted',
 ] as const;
 
+/**
+ * Settings that decide who may log in or call the API are `security-config`; changing who is
+ * trusted (identity provider credentials, issuers, new OAuth clients) is sensitive (an escalated
+ * session, docs/security-keys-and-access.md). Removing a client is not: revocation must be quick.
+ */
 export const identityPermissions = {
-  'GET /ui/admin/sso': 'admin',
-  'POST /ui/admin/sso': 'admin',
-  'POST /ui/admin/sso/delete': 'admin',
+  'GET /ui/admin/sso': { access: 'admin', constraint: 'security-config' },
+  'POST /ui/admin/sso': { access: 'admin', sensitive: true, constraint: 'security-config' },
+  'POST /ui/admin/sso/delete': { access: 'admin', sensitive: true, constraint: 'security-config' },
   'GET /ui/user/sso/providers': 'anonymous',
   'GET /ui/user/oidc/authenticate/:id': 'anonymous',
   'POST /ui/sessions': 'anonymous',
@@ -213,11 +219,11 @@ export const identityPermissions = {
   'GET /ui/user/saml2/authenticate/:id': 'anonymous',
   'POST /ui/user/login/saml2/sso/:id': 'anonymous',
   'POST /ui/user/saml2/acs/:id': 'anonymous',
-  'GET /ui/authentication/list': 'admin',
-  'POST /ui/authentication/add': 'admin',
-  'POST /ui/authentication/delete': 'admin',
-  'GET /ui/client/list': 'admin',
-  'POST /ui/client/add': 'admin',
-  'POST /ui/client/delete': 'admin',
+  'GET /ui/authentication/list': { access: 'admin', constraint: 'security-config' },
+  'POST /ui/authentication/add': { access: 'admin', sensitive: true, constraint: 'security-config' },
+  'POST /ui/authentication/delete': { access: 'admin', constraint: 'security-config' },
+  'GET /ui/client/list': { access: 'admin', constraint: 'security-config' },
+  'POST /ui/client/add': { access: 'admin', sensitive: true, constraint: 'security-config' },
+  'POST /ui/client/delete': { access: 'admin', constraint: 'security-config' },
   'POST /oauth2/token': 'anonymous',
-} as const;
+} as const satisfies Record<string, PermissionRow>;

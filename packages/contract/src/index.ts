@@ -23,3 +23,4 @@ export * from './trace.js';
 export * from './audit-text.js';
 export * from './registrations.js';
 export * from './identity.js';
+export * from './security.js';

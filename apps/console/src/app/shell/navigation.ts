@@ -1,6 +1,14 @@
 import type { RouteKey, TRole } from '@manifold/contract';
 import { canCall } from '@manifold/contract';
-import { IconClipboardList, IconFingerprint, IconLicense, IconPlugConnected, IconShieldCheck } from '@tabler/icons-react';
+import {
+  IconClipboardList,
+  IconFingerprint,
+  IconLicense,
+  IconNetwork,
+  IconPlugConnected,
+  IconShieldCheck,
+  IconShieldLock,
+} from '@tabler/icons-react';
 import {
   IconHome,
   IconPackage,
@@ -29,6 +37,8 @@ export const navigationItems: readonly NavigationItem[] = [
   { to: '/devices', labelKey: 'nav.devices', icon: IconPrinter, requires: 'GET /ui/device/list' },
   { to: '/orders', labelKey: 'orders.nav', icon: IconClipboardList, requires: 'GET /ui/order/list' },
   { to: '/authorizations', labelKey: 'authorizations.nav', icon: IconLicense, requires: 'GET /ui/authorization/list' },
+  { to: '/access-policies', labelKey: 'nav.accessPolicies', icon: IconNetwork, requires: 'GET /ui/access-control/list' },
+  { to: '/access-roles', labelKey: 'nav.accessRoles', icon: IconShieldLock, requires: 'GET /ui/access-role/list' },
   { to: '/setup', labelKey: 'nav.setup', icon: IconSettings, requires: 'GET /ui/admin/database' },
   { to: '/identity-providers', labelKey: 'identity.providers.nav', icon: IconFingerprint, requires: 'GET /ui/admin/sso' },
   {

@@ -357,6 +357,7 @@ export class ApiTokensService {
       role,
       sessionId: token.tokenId,
       escalated: false,
+      escalatedUntil: null,
       sourceIp: token.sourceIp,
       user,
       via: token.via,

@@ -13,6 +13,7 @@ import { AppError } from '../../lib/app-error.js';
 import { attachmentDisposition } from '../../lib/file-names.js';
 import { booleanField, failOnTruncation, formParts, identifierField } from '../../lib/multipart-parts.js';
 import { responses } from '../../lib/route-schemas.js';
+import { classificationField } from '../access-control/classification.js';
 import { callerOf } from '../../plugins/auth.js';
 
 /** The files of a design package: uploaded, made public or private, deleted, downloaded. */
@@ -25,7 +26,8 @@ export const packageFilesRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
-        summary: 'Upload a file (multipart: dsiId and isPublic first, then file); streamed, private files encrypted at rest',
+        summary:
+          'Upload a file (multipart: dsiId, isPublic and optional classification CUI/FCI first, then file); streamed, private files encrypted at rest',
         consumes: ['multipart/form-data'],
         response: responses(ZPackageFile),
       },
@@ -50,6 +52,7 @@ export const packageFilesRoutes: FastifyPluginAsyncZod = async (app) => {
             {
               dsiId: identifierField(fields.dsiId, 'dsiId', ZDsiId),
               isPublic: booleanField(fields.isPublic, 'isPublic'),
+              classification: classificationField(fields.classification),
               fileName: part.filename,
               contentType: part.mimetype,
               stream: pipeline(part.file, failOnTruncation(part.file, config.uploadMaxBytes), () => undefined),
