@@ -204,9 +204,10 @@ export const identityAuditEventTypes = [
 ] as const;
 
 /**
- * Settings that decide who may log in or call the API are `security-config`; changing who is
- * trusted (identity provider credentials, issuers, new OAuth clients) is sensitive (an escalated
- * session, docs/security-keys-and-access.md). Removing a client is not: revocation must be quick.
+ * Settings that decide who may log in or call the API are `security-config`; adding trust
+ * (identity provider settings and credentials, a new issuer, a new OAuth client) is sensitive (an
+ * escalated session, docs/security-keys-and-access.md). Removing an issuer or a client is not:
+ * revocation must never wait.
  */
 export const identityPermissions = {
   'GET /ui/admin/sso': { access: 'admin', constraint: 'security-config' },
