@@ -81,6 +81,8 @@ export async function startServer(): Promise<RunningServer> {
       DEVELOPMENT_CA: 'true',
       // The storage browser test selects emulated S3 and Azure services on loopback ports.
       STORAGE_ENDPOINT_ALLOWED_HOSTS: '127.0.0.0/8',
+      // The single sign-on test runs its OpenID provider on a loopback port.
+      PEER_ALLOWED_HOSTS: '127.0.0.1',
       // Security keys: browsers accept no IP address as relying-party id, so the security-key
       // test opens the console on http://localhost:<port> (also a secure context).
       WEBAUTHN_RP_ID: 'localhost',

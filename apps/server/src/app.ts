@@ -15,6 +15,7 @@ import { EventQueueService } from './modules/outbox/event-queue.service.js';
 import { outboxModule } from './modules/outbox/outbox.module.js';
 import { registrationsModule } from './modules/registrations/registrations.module.js';
 import { groupsModule } from './modules/groups/groups.module.js';
+import { identityModule } from './modules/identity/identity.module.js';
 import { licensingModule } from './modules/licensing/licensing.module.js';
 import { machineDataModule } from './modules/machine-data/machine-data.module.js';
 import type { Core } from './modules/module.js';
@@ -78,10 +79,12 @@ export async function createModules(core: Core) {
   const registrations = registrationsModule(core);
   const eventQueue = new EventQueueService(core.database, core.settings);
   const events = eventsModule(core, licensing.services.stp, (trx, row) => eventQueue.forward(trx, row));
+  const session = await sessionModule(core);
   const accessControl = accessControlModule(core);
   return [
     adminModule(core),
-    await sessionModule(core),
+    session,
+    identityModule(core, session.services.sessions),
     securityKeysModule(core),
     accessControl,
     await usersModule(core),

@@ -77,6 +77,16 @@ export const auditEventText: Record<TAuditEventType, string> = {
   traceParameterTypeAdded: 'Trace parameter type added',
   traceParameterTemplateChanged: 'Trace parameter template changed',
   traceParameterValueChanged: 'Trace parameter value changed',
+  // single sign-on, trusted issuers, OAuth clients
+  ssoLoginSucceeded: 'Signed in with single sign-on',
+  ssoLoginRefused: 'Single sign-on refused',
+  ssoUserCreated: 'User created by single sign-on',
+  ssoProviderSaved: 'Identity provider saved',
+  ssoProviderDeleted: 'Identity provider deleted',
+  trustedIssuerAdded: 'Trusted token issuer added',
+  trustedIssuerDeleted: 'Trusted token issuer removed',
+  oauthClientAdded: 'OAuth client added',
+  oauthClientDeleted: 'OAuth client deleted',
   // accounts and server
   loginSucceeded: 'Signed in',
   loginFailed: 'Sign-in failed',

@@ -8,6 +8,7 @@ import { storageAuditEventTypes } from './storage.js';
 import { securityAuditEventTypes } from './security.js';
 import { traceAuditEventTypes } from './trace.js';
 import { qualityAuditEventTypes } from './quality-tokens.js';
+import { identityAuditEventTypes } from './identity.js';
 
 export const auditEventTypes = [
   ...packageAuditEventTypes,
@@ -15,6 +16,7 @@ export const auditEventTypes = [
   ...traceAuditEventTypes,
   ...storageAuditEventTypes,
   ...qualityAuditEventTypes,
+  ...identityAuditEventTypes,
   ...securityAuditEventTypes,
   'loginSucceeded',
   'loginFailed',

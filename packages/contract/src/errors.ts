@@ -4,6 +4,7 @@ import { traceErrorTokens } from './trace.js';
 import { qualityErrorTokens } from './quality-tokens.js';
 import { packageErrorTokens } from './package-tokens.js';
 import { serverAdminErrorTokens } from './server-admin.js';
+import { identityErrorTokens } from './identity.js';
 import { securityErrorTokens } from './security.js';
 
 /**
@@ -156,6 +157,7 @@ export const manifoldErrorTokens = {
   ...traceErrorTokens,
   ...qualityErrorTokens,
   ...serverAdminErrorTokens,
+  ...identityErrorTokens,
   malformedRequest: 'The request is malformed',
   invalidSessionToken: 'Invalid session token',
   actionNotAllowed: 'Action not allowed',

@@ -27,4 +27,5 @@ export * from './storage.js';
 export * from './quality-tokens.js';
 export * from './quality.js';
 export * from './server-admin.js';
+export * from './identity.js';
 export * from './security.js';

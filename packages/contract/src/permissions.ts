@@ -6,6 +6,7 @@ import { serverAdminPermissions } from './server-admin.js';
 import { securityPermissions, type TAccessConstraint } from './security.js';
 import { tracePermissions } from './trace.js';
 import { qualityPermissions } from './quality-tokens.js';
+import { identityPermissions } from './identity.js';
 
 /**
  * Who may call what (spec §6). One row per route the server serves; the server refuses to start
@@ -40,6 +41,7 @@ export const permissions = {
   ...storagePermissions,
   ...qualityPermissions,
   ...serverAdminPermissions,
+  ...identityPermissions,
   ...securityPermissions,
   // operators
   'GET /healthz': 'anonymous',

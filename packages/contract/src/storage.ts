@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Access } from './permissions.js';
+import type { PermissionRow } from './permissions.js';
 
 /** The storage providers (spec §3 Storage provider): the server's disk, S3 (or S3-compatible), Azure Blob. */
 export const storageProviderIdentifiers = ['local', 'aws', 'azure'] as const;
@@ -103,7 +103,8 @@ export const storageAuditEventTypes = [
 /** Who may call the storage and DAS routes (spec §6: storage list/upload for both roles). */
 export const storagePermissions = {
   'GET /ui/admin/storage/provider': 'admin',
-  'POST /ui/admin/storage/provider': 'admin',
+  // changing where files live, with its credentials: an escalated session (docs/security-keys-and-access.md)
+  'POST /ui/admin/storage/provider': { access: 'admin', sensitive: true, constraint: 'security-config' },
   'GET /ui/admin/storage/provider/list': 'admin',
   'GET /ui/admin/storage/type/list': 'admin',
   'POST /ui/admin/storage/type/list': 'admin',
@@ -114,4 +115,4 @@ export const storagePermissions = {
   'POST /ui/storage/dsi/upload': 'anyRole',
   'GET /ui/admin/das': 'anyRole',
   'POST /ui/admin/das': 'admin',
-} as const satisfies Record<string, Access>;
+} as const satisfies Record<string, PermissionRow>;

@@ -52,6 +52,14 @@ export function createAppRouter(queryClient: QueryClient) {
           lazy: async () => ({ Component: (await import('../features/auth/routes/login-route')).LoginRoute }),
         },
         {
+          path: '/login/oidc',
+          lazy: async () => ({ Component: (await import('../features/auth/routes/sso-callback-route')).SsoCallbackRoute }),
+        },
+        {
+          path: '/login/saml/:id',
+          lazy: async () => ({ Component: (await import('../features/auth/routes/sso-callback-route')).SsoCallbackRoute }),
+        },
+        {
           id: 'app',
           ...gated(
             ({ request }) => requireSession(queryClient, request),
@@ -251,6 +259,30 @@ export function createAppRouter(queryClient: QueryClient) {
                     queryClient,
                     '/storage',
                     async () => (await import('../features/setup/routes/storage-route')).StorageRoute,
+                  ),
+                },
+                {
+                  path: 'identity-providers',
+                  ...screen(
+                    queryClient,
+                    '/identity-providers',
+                    async () => (await import('../features/identity/routes/sso-providers-route')).SsoProvidersRoute,
+                  ),
+                },
+                {
+                  path: 'authentication-servers',
+                  ...screen(
+                    queryClient,
+                    '/authentication-servers',
+                    async () => (await import('../features/identity/routes/trusted-issuers-route')).TrustedIssuersRoute,
+                  ),
+                },
+                {
+                  path: 'clients',
+                  ...screen(
+                    queryClient,
+                    '/clients',
+                    async () => (await import('../features/identity/routes/oauth-clients-route')).OauthClientsRoute,
                   ),
                 },
                 {

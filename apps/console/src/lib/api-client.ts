@@ -10,6 +10,8 @@ export interface RequestOptions {
   /** Query-string values; null and undefined are left out (spec §5). */
   query?: Record<string, QueryValue>;
   body?: unknown;
+  /** Values of the route's `:name` segments (encoded here). */
+  params?: Record<string, string>;
   signal?: AbortSignal;
   /** Whether a 401 (or a missing session) sends the user to /login. Default true. */
   redirectOnUnauthorized?: boolean;
@@ -93,7 +95,7 @@ export async function apiRequest<T>(route: RouteKey, schema: z.ZodType<T>, optio
   let response: Response;
   let text: string;
   try {
-    response = await fetch(buildUrl(path, options.query), init);
+    response = await fetch(buildUrl(fillPath(path, options.params), options.query), init);
     text = await response.text();
   } catch (error) {
     throw isAbort(error, options.signal) ? abortedError() : networkError();

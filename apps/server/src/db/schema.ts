@@ -6,6 +6,7 @@ import type { TraceTables } from './schema-trace.js';
 import type { PeerTables } from './schema-peers.js';
 import type { StorageTables } from './schema-storage.js';
 import type { QualityTables } from './schema-quality.js';
+import type { IdentityTables } from './schema-identity.js';
 import type { SecurityTables } from './schema-security.js';
 
 /**
@@ -126,7 +127,16 @@ export interface DevelopmentCaTable {
 }
 
 export interface DB
-  extends PackageTables, LicensingTables, JobTables, TraceTables, PeerTables, StorageTables, QualityTables, SecurityTables {
+  extends
+    PackageTables,
+    LicensingTables,
+    JobTables,
+    TraceTables,
+    PeerTables,
+    StorageTables,
+    QualityTables,
+    IdentityTables,
+    SecurityTables {
   users: UsersTable;
   sessions: SessionsTable;
   user_groups: UserGroupsTable;

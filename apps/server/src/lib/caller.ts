@@ -12,4 +12,10 @@ export interface Caller {
   escalatedUntil: string | null;
   sourceIp: string;
   user: UserRow;
+  /**
+   * Set when the caller presented an API token instead of a session token: an OAuth client's
+   * access token (`client`) or a trusted issuer's JWT (`issuer`); `sessionId` then names the
+   * token, not a row of `sessions`. Absent for sessions. (docs/identity.md)
+   */
+  via?: 'client' | 'issuer';
 }

@@ -2,6 +2,7 @@ import type { RouteKey, TRole } from '@manifold/contract';
 import { canCall } from '@manifold/contract';
 import {
   IconActivity,
+  IconAdjustments,
   IconArchive,
   IconBox,
   IconChartBar,
@@ -9,27 +10,27 @@ import {
   IconClipboardList,
   IconCloudDataConnection,
   IconDatabase,
+  IconFingerprint,
+  IconHome,
   IconLicense,
   IconListSearch,
   IconMailForward,
   IconNetwork,
+  IconPackage,
+  IconPlugConnected,
+  IconPrinter,
   IconRuler2,
+  IconSettings,
+  IconShieldCheck,
   IconShieldLock,
   IconStack2,
   IconStackPush,
-} from '@tabler/icons-react';
-import { getConsoleConfig, isScreenOpen, type TConsoleConfig } from '../../lib/console-config';
-import {
-  IconAdjustments,
-  IconHome,
-  IconPackage,
-  IconPrinter,
-  IconSettings,
   IconUserCircle,
   IconUsers,
   IconUsersGroup,
   type Icon,
 } from '@tabler/icons-react';
+import { getConsoleConfig, isScreenOpen, type TConsoleConfig } from '../../lib/console-config';
 
 export interface NavigationItem {
   to: string;
@@ -64,6 +65,14 @@ export const navigationItems: readonly NavigationItem[] = [
   { to: '/access-roles', labelKey: 'nav.accessRoles', icon: IconShieldLock, requires: 'GET /ui/access-role/list' },
   { to: '/setup', labelKey: 'nav.setup', icon: IconSettings, requires: 'GET /ui/admin/database' },
   { to: '/settings', labelKey: 'nav.settings', icon: IconAdjustments, requires: 'POST /ui/admin/server' },
+  { to: '/identity-providers', labelKey: 'identity.providers.nav', icon: IconFingerprint, requires: 'GET /ui/admin/sso' },
+  {
+    to: '/authentication-servers',
+    labelKey: 'identity.issuers.nav',
+    icon: IconShieldCheck,
+    requires: 'GET /ui/authentication/list',
+  },
+  { to: '/clients', labelKey: 'identity.clients.nav', icon: IconPlugConnected, requires: 'GET /ui/client/list' },
 ];
 
 /**

@@ -28,8 +28,8 @@ const credentials = (database: Database) => new CredentialsRepository(database.d
 
 /**
  * The wizard's steps in spec order. The first incomplete one is the current step; when all are
- * complete the server is set up and the state is `login`. SSO is not implemented by the spec
- * (its settings call answers 501), so it never holds setup back.
+ * complete the server is set up and the state is `login`. Single sign-on is optional
+ * (docs/identity.md): the server works with local accounts alone, so it never holds setup back.
  */
 export const setupStepChecks: SetupStepCheck[] = [
   { step: 'database', isComplete: (database) => database.ping() },

@@ -10,7 +10,7 @@ import type {
   TSessionResponse,
 } from '@manifold/contract';
 import type { Transaction } from 'kysely';
-import type { DB } from '../../db/schema.js';
+import type { DB, UserRow } from '../../db/schema.js';
 import type { Config } from '../../config.js';
 import type { Database } from '../../db/database.js';
 import { AppError, ErrorCollector } from '../../lib/app-error.js';
@@ -46,7 +46,12 @@ export interface RequestMeta {
   userAgent: string | undefined;
 }
 
+/** Resolves a bearer token that is not a session token to its caller, or undefined. */
+export type BearerVerifier = (token: string, sourceIp: string) => Promise<Caller | undefined>;
+
 export class SessionService {
+  private readonly verifiers: BearerVerifier[] = [];
+
   constructor(
     private readonly database: Database,
     private readonly config: Config,
@@ -80,10 +85,23 @@ export class SessionService {
       throw new AppError('passwordIncorrect', { field: 'password' });
     }
 
+    return this.startSession(user, meta, 'loginSucceeded', (trx) => this.forgive(trx, keys, new Date()));
+  }
+
+  /**
+   * Opens a session for a user whose identity has been established (password or single
+   * sign-on) and answers what a login answers; audited as `auditType`.
+   */
+  async startSession(
+    user: UserRow,
+    meta: RequestMeta,
+    auditType: 'loginSucceeded' | 'ssoLoginSucceeded',
+    alsoInTransaction?: (trx: Transaction<DB>) => Promise<void>,
+  ): Promise<TLoginResponse> {
     const sessionId = randomBytes(24).toString('base64url');
     const expiresAt = new Date(Date.now() + this.config.sessionTtlSeconds * 1000);
     await this.database.transaction(async (trx) => {
-      await this.forgive(trx, keys, new Date());
+      await alsoInTransaction?.(trx);
       await new SessionsRepository(trx).create({
         id: sessionId,
         user_id: user.id,
@@ -94,14 +112,23 @@ export class SessionService {
         source_ip: meta.sourceIp.slice(0, 64),
         user_agent: meta.userAgent?.slice(0, 256) ?? null,
       });
-      await new AuditRepository(trx, dialect).record({
-        type: 'loginSucceeded',
+      await new AuditRepository(trx, this.database.dialect).record({
+        type: auditType,
         actor: user.username,
         sourceIp: meta.sourceIp,
       });
     });
     const sessionToken = await this.tokens.sign({ sessionId, userId: user.id }, expiresAt);
     return { sessionToken, userProfile: toUserProfile(user) };
+  }
+
+  /**
+   * Adds a check for bearer tokens that are not session tokens (OAuth client tokens, JWTs of
+   * trusted issuers: docs/identity.md). Session tokens are tried first; then each verifier in
+   * the order added, the first caller found wins.
+   */
+  addBearerVerifier(verifier: BearerVerifier): void {
+    this.verifiers.push(verifier);
   }
 
   /**
@@ -193,7 +220,13 @@ export class SessionService {
   /** The caller behind a bearer token, or undefined when the token or its session is not live. */
   async authenticate(token: string, sourceIp: string): Promise<Caller | undefined> {
     const claims = await this.tokens.verify(token);
-    if (!claims) return undefined;
+    if (!claims) {
+      for (const verifier of this.verifiers) {
+        const caller = await verifier(token, sourceIp);
+        if (caller) return caller;
+      }
+      return undefined;
+    }
     const now = isoNow();
     const live = await new SessionsRepository(this.database.db).findLive(claims.sessionId, claims.userId, now);
     if (!live) return undefined;
@@ -216,6 +249,7 @@ export class SessionService {
 
   /** A new token on a new session; the old token stops working. */
   async refresh(caller: Caller, meta: RequestMeta): Promise<{ sessionToken: string }> {
+    if (caller.via) throw new AppError('actionNotAllowed', { description: 'An API token cannot be turned into a session' });
     const sessionId = randomBytes(24).toString('base64url');
     const expiresAt = new Date(Date.now() + this.config.sessionTtlSeconds * 1000);
     await this.database.transaction(async (trx) => {
@@ -237,6 +271,7 @@ export class SessionService {
   }
 
   async logout(caller: Caller): Promise<void> {
+    if (caller.via) throw new AppError('actionNotAllowed', { description: 'An API token has no session to end' });
     await this.database.transaction(async (trx) => {
       await new SessionsRepository(trx).revoke(caller.sessionId, isoNow());
       await new AuditRepository(trx, this.database.dialect).record({

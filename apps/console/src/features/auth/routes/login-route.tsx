@@ -10,6 +10,7 @@ import { isLoginReason } from '../../../lib/login-redirect';
 import { resolveRedirectTarget } from '../../../lib/redirect-target';
 import { useLogin } from '../api/login';
 import { ErrorAlert } from '../../../components/error-alert';
+import { SsoButtons } from '../components/sso-buttons';
 
 /** /login: the entry of the console; shows why the user was sent here and returns them after. */
 export function LoginRoute() {
@@ -90,6 +91,7 @@ export function LoginRoute() {
             <Button type="submit" loading={loginMutation.isPending} fullWidth>
               {t('login.submit')}
             </Button>
+            <SsoButtons redirect={redirectParam} />
           </Stack>
         </form>
       </Paper>

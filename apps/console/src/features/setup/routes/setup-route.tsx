@@ -1,4 +1,5 @@
-import { Badge, Card, Group, Stack, Stepper, Text, Title } from '@mantine/core';
+import { Badge, Button, Card, Group, Stack, Stepper, Text, Title } from '@mantine/core';
+import { Link } from 'react-router';
 import { setupSteps, type TSetupStep } from '@manifold/contract';
 import { useTranslation } from 'react-i18next';
 import { apiErrorMessage } from '../../../components/api-error-message';
@@ -108,6 +109,25 @@ export function SetupRoute() {
           {t('setup.steps.configuration.needs')}
         </Text>
         <ServerSettingsForm />
+      </Card>
+      <Card withBorder component="section" aria-labelledby="setup-sso-heading">
+        <Title order={2} size="h4" id="setup-sso-heading" mb="xs">
+          {t('setup.sso.heading')}
+        </Title>
+        <Text size="sm" mb="sm">
+          {t('setup.sso.text')}
+        </Text>
+        <Group gap="sm">
+          <Button component={Link} to="/identity-providers" variant="default">
+            {t('identity.providers.nav')}
+          </Button>
+          <Button component={Link} to="/authentication-servers" variant="default">
+            {t('identity.issuers.nav')}
+          </Button>
+          <Button component={Link} to="/clients" variant="default">
+            {t('identity.clients.nav')}
+          </Button>
+        </Group>
       </Card>
     </Stack>
   );

@@ -1,0 +1,134 @@
+import { Group, NumberInput, Stack, TextInput, Textarea } from '@mantine/core';
+import type { TOauthClientCreated } from '@manifold/contract';
+import { useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { formErrorsFrom, type FormErrors } from '../../../components/api-error-message';
+import { ErrorAlert } from '../../../components/error-alert';
+import { FormButtons } from '../../../components/form-buttons';
+import { useFields } from '../../../hooks/use-fields';
+import { useAddOauthClient } from '../api/oauth-clients';
+
+const fieldNames = [
+  'clientId',
+  'resourceIds',
+  'scope',
+  'authorizedGrantTypes',
+  'webServerRedirectUri',
+  'authorities',
+  'additionalInformation',
+  'autoapprove',
+  'accessTokenValidity',
+  'refreshTokenValidity',
+] as const;
+const textFields = ['resourceIds', 'scope', 'authorities', 'autoapprove'] as const;
+
+/** Adds an OAuth client (spec §3 Client; lists comma-delimited without spaces, validities in seconds). */
+export function OauthClientForm({ onDone, onCancel }: { onDone: (client: TOauthClientCreated) => void; onCancel: () => void }) {
+  const { t } = useTranslation();
+  const { values, setField } = useFields({
+    clientId: '',
+    resourceIds: '',
+    scope: '',
+    authorizedGrantTypes: 'client_credentials,refresh_token',
+    webServerRedirectUri: '',
+    authorities: 'USER',
+    additionalInformation: '',
+    autoapprove: '',
+    accessTokenValidity: 3600 as number | string,
+    refreshTokenValidity: 2_592_000 as number | string,
+  });
+  const [errors, setErrors] = useState<FormErrors>({ fields: {}, general: [] });
+  const add = useAddOauthClient();
+
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    setErrors({ fields: {}, general: [] });
+    const { accessTokenValidity, refreshTokenValidity, additionalInformation, ...rest } = values;
+    add.mutate(
+      {
+        ...rest,
+        ...(additionalInformation ? { additionalInformation } : {}),
+        ...(typeof accessTokenValidity === 'number' ? { accessTokenValidity } : {}),
+        ...(typeof refreshTokenValidity === 'number' ? { refreshTokenValidity } : {}),
+      },
+      { onSuccess: onDone, onError: (error) => setErrors(formErrorsFrom(t, error, fieldNames)) },
+    );
+  };
+
+  return (
+    <form onSubmit={submit} noValidate aria-label={t('identity.clients.addTitle')}>
+      <Stack>
+        {errors.general.length > 0 ? <ErrorAlert>{errors.general.join(' ')}</ErrorAlert> : null}
+        <TextInput
+          label={t('identity.clients.clientId')}
+          name="clientId"
+          withAsterisk
+          value={values.clientId}
+          error={errors.fields.clientId}
+          onChange={(event) => setField('clientId', event.currentTarget.value)}
+        />
+        <TextInput
+          label={t('identity.clients.authorizedGrantTypes')}
+          description={t('identity.clients.listHelp')}
+          name="authorizedGrantTypes"
+          withAsterisk
+          value={values.authorizedGrantTypes}
+          error={errors.fields.authorizedGrantTypes}
+          onChange={(event) => setField('authorizedGrantTypes', event.currentTarget.value)}
+        />
+        <TextInput
+          label={t('identity.clients.webServerRedirectUri')}
+          name="webServerRedirectUri"
+          withAsterisk
+          value={values.webServerRedirectUri}
+          error={errors.fields.webServerRedirectUri}
+          onChange={(event) => setField('webServerRedirectUri', event.currentTarget.value)}
+        />
+        {textFields.map((field) => (
+          <TextInput
+            key={field}
+            label={t(`identity.clients.${field}`)}
+            description={t('identity.clients.listHelp')}
+            name={field}
+            value={values[field]}
+            error={errors.fields[field]}
+            onChange={(event) => setField(field, event.currentTarget.value)}
+          />
+        ))}
+        <Textarea
+          label={t('identity.clients.additionalInformation')}
+          name="additionalInformation"
+          autosize
+          minRows={2}
+          value={values.additionalInformation}
+          error={errors.fields.additionalInformation}
+          onChange={(event) => setField('additionalInformation', event.currentTarget.value)}
+        />
+        <Group grow>
+          <NumberInput
+            label={t('identity.clients.accessTokenValidity')}
+            name="accessTokenValidity"
+            withAsterisk
+            min={60}
+            max={86_400}
+            allowDecimal={false}
+            value={values.accessTokenValidity}
+            error={errors.fields.accessTokenValidity}
+            onChange={(value) => setField('accessTokenValidity', value)}
+          />
+          <NumberInput
+            label={t('identity.clients.refreshTokenValidity')}
+            name="refreshTokenValidity"
+            min={60}
+            max={31_536_000}
+            allowDecimal={false}
+            value={values.refreshTokenValidity}
+            error={errors.fields.refreshTokenValidity}
+            onChange={(value) => setField('refreshTokenValidity', value)}
+          />
+        </Group>
+        <FormButtons onCancel={onCancel} pending={add.isPending} />
+      </Stack>
+    </form>
+  );
+}

@@ -1,0 +1,188 @@
+import { PasswordInput, SegmentedControl, Select, Stack, Switch, Text, TextInput, Textarea } from '@mantine/core';
+import type { TRole, TSsoConnection, TSsoProvider } from '@manifold/contract';
+import { useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { formErrorsFrom, type FormErrors } from '../../../components/api-error-message';
+import { ErrorAlert } from '../../../components/error-alert';
+import { FormButtons } from '../../../components/form-buttons';
+import { useFields } from '../../../hooks/use-fields';
+import { getConsoleConfig } from '../../../lib/console-config';
+import { useSaveSsoProvider } from '../api/sso-providers';
+
+const fieldNames = [
+  'name',
+  'domain',
+  'clientId',
+  'clientSecret',
+  'redirectUri',
+  'ssoUrl',
+  'idpCertificate',
+  'allowedDomains',
+] as const;
+
+export interface SsoProviderFormProps {
+  provider?: TSsoProvider;
+  onDone: (provider: TSsoProvider) => void;
+  onCancel: () => void;
+}
+
+/** Adds or changes an identity provider; the client secret is write-only (left empty: kept). */
+export function SsoProviderForm({ provider, onDone, onCancel }: SsoProviderFormProps) {
+  const { t } = useTranslation();
+  const { values, setField } = useFields({
+    name: provider?.name ?? '',
+    connection: provider?.connection ?? ('oidc' as TSsoConnection),
+    enabled: provider?.enabled ?? true,
+    domain: provider?.domain ?? '',
+    clientId: provider?.clientId ?? '',
+    clientSecret: '',
+    redirectUri: provider?.connection === 'oidc' ? provider.redirectUri : `${getConsoleConfig().publicUrl}/login/oidc`,
+    ssoUrl: provider?.ssoUrl ?? '',
+    idpCertificate: provider?.idpCertificate ?? '',
+    defaultRole: provider?.defaultRole ?? ('USER' as TRole),
+    allowCreate: provider?.allowCreate ?? false,
+    allowedDomains: provider?.allowedDomains ?? '',
+  });
+  const [errors, setErrors] = useState<FormErrors>({ fields: {}, general: [] });
+  const save = useSaveSsoProvider();
+  const oidc = values.connection === 'oidc';
+
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    setErrors({ fields: {}, general: [] });
+    const { clientSecret, clientId, ssoUrl, idpCertificate, redirectUri, ...common } = values;
+    save.mutate(
+      {
+        ...common,
+        ...(provider ? { id: provider.id } : {}),
+        ...(oidc ? { clientId, redirectUri, ...(clientSecret ? { clientSecret } : {}) } : { ssoUrl, idpCertificate }),
+      },
+      { onSuccess: onDone, onError: (error) => setErrors(formErrorsFrom(t, error, fieldNames)) },
+    );
+  };
+
+  return (
+    <form
+      onSubmit={submit}
+      noValidate
+      aria-label={provider ? t('identity.providers.editTitle') : t('identity.providers.addTitle')}
+    >
+      <Stack>
+        {errors.general.length > 0 ? <ErrorAlert>{errors.general.join(' ')}</ErrorAlert> : null}
+        <TextInput
+          label={t('identity.providers.name')}
+          name="name"
+          withAsterisk
+          value={values.name}
+          error={errors.fields.name}
+          onChange={(event) => setField('name', event.currentTarget.value)}
+        />
+        <SegmentedControl
+          aria-label={t('identity.providers.connection')}
+          value={values.connection}
+          disabled={!!provider}
+          data={[
+            { value: 'oidc', label: 'OpenID Connect' },
+            { value: 'saml', label: 'SAML 2.0' },
+          ]}
+          onChange={(value) => setField('connection', value as TSsoConnection)}
+        />
+        <Switch
+          label={t('identity.providers.enabled')}
+          checked={values.enabled}
+          onChange={(event) => setField('enabled', event.currentTarget.checked)}
+        />
+        <TextInput
+          label={oidc ? t('identity.providers.issuer') : t('identity.providers.entityId')}
+          name="domain"
+          withAsterisk
+          value={values.domain}
+          error={errors.fields.domain}
+          onChange={(event) => setField('domain', event.currentTarget.value)}
+        />
+        {oidc ? (
+          <>
+            <TextInput
+              label={t('identity.providers.clientId')}
+              name="clientId"
+              withAsterisk
+              value={values.clientId}
+              error={errors.fields.clientId}
+              onChange={(event) => setField('clientId', event.currentTarget.value)}
+            />
+            <PasswordInput
+              label={t('identity.providers.clientSecret')}
+              description={provider?.clientSecretSet ? t('identity.providers.secretKept') : undefined}
+              name="clientSecret"
+              autoComplete="new-password"
+              withAsterisk={!provider?.clientSecretSet}
+              value={values.clientSecret}
+              error={errors.fields.clientSecret}
+              onChange={(event) => setField('clientSecret', event.currentTarget.value)}
+            />
+            <TextInput
+              label={t('identity.providers.redirectUri')}
+              description={t('identity.providers.redirectUriHelp')}
+              name="redirectUri"
+              withAsterisk
+              value={values.redirectUri}
+              error={errors.fields.redirectUri}
+              onChange={(event) => setField('redirectUri', event.currentTarget.value)}
+            />
+          </>
+        ) : (
+          <>
+            <TextInput
+              label={t('identity.providers.ssoUrl')}
+              name="ssoUrl"
+              withAsterisk
+              value={values.ssoUrl}
+              error={errors.fields.ssoUrl}
+              onChange={(event) => setField('ssoUrl', event.currentTarget.value)}
+            />
+            <Textarea
+              label={t('identity.providers.idpCertificate')}
+              name="idpCertificate"
+              withAsterisk
+              autosize
+              minRows={4}
+              styles={{ input: { fontFamily: 'monospace' } }}
+              value={values.idpCertificate}
+              error={errors.fields.idpCertificate}
+              onChange={(event) => setField('idpCertificate', event.currentTarget.value)}
+            />
+            {provider ? (
+              <Text size="sm" c="dimmed">
+                {t('identity.providers.acsUrl', { url: provider.redirectUri })}
+              </Text>
+            ) : null}
+          </>
+        )}
+        <Select
+          label={t('identity.providers.defaultRole')}
+          data={[
+            { value: 'USER', label: t('roles.USER') },
+            { value: 'ADMIN', label: t('roles.ADMIN') },
+          ]}
+          allowDeselect={false}
+          value={values.defaultRole}
+          onChange={(value) => setField('defaultRole', (value ?? 'USER') as TRole)}
+        />
+        <Switch
+          label={t('identity.providers.allowCreate')}
+          checked={values.allowCreate}
+          onChange={(event) => setField('allowCreate', event.currentTarget.checked)}
+        />
+        <TextInput
+          label={t('identity.providers.allowedDomains')}
+          description={t('identity.providers.allowedDomainsHelp')}
+          name="allowedDomains"
+          value={values.allowedDomains}
+          error={errors.fields.allowedDomains}
+          onChange={(event) => setField('allowedDomains', event.currentTarget.value)}
+        />
+        <FormButtons onCancel={onCancel} pending={save.isPending} />
+      </Stack>
+    </form>
+  );
+}

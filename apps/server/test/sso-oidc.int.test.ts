@@ -1,0 +1,211 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeEachDatabase, expectToken } from './helpers/test-app.js';
+import { startOpenIdProvider, type TestOpenIdProvider } from './helpers/oidc-provider.js';
+
+const redirectUri = 'http://127.0.0.1:8080/login/oidc';
+let idp: TestOpenIdProvider;
+beforeAll(async () => {
+  idp = await startOpenIdProvider(redirectUri);
+});
+afterAll(async () => {
+  await idp.close();
+});
+
+describeEachDatabase(
+  'single sign-on with OpenID Connect',
+  (ctx) => {
+    let providerId: string;
+    let strictProviderId: string;
+    const unique = () => Math.random().toString(36).slice(2, 8);
+
+    const providerInput = (overrides: Record<string, unknown> = {}) => ({
+      name: 'Company login',
+      connection: 'oidc',
+      enabled: true,
+      domain: idp.issuer,
+      clientId: idp.clientId,
+      clientSecret: idp.clientSecret,
+      redirectUri,
+      defaultRole: 'USER',
+      allowCreate: true,
+      allowedDomains: '',
+      ...overrides,
+    });
+
+    /** Starts a login as the browser would: the authorization address and the cookie that binds it. */
+    const start = async (id: string) => {
+      const response = await ctx().call('GET', `/ui/user/oidc/authenticate/${id}`);
+      expect(response.statusCode, response.body).toBe(302);
+      const cookie = String(response.headers['set-cookie']).split(';')[0]!;
+      expect(String(response.headers['set-cookie'])).toMatch(/HttpOnly; SameSite=Lax/);
+      return { location: String(response.headers.location), cookie };
+    };
+    const finish = (cookie: string | undefined, body: Record<string, string>, path = '/ui/sessions') =>
+      ctx().call('POST', path, { body, headers: cookie ? { cookie } : {} });
+
+    /** The whole round trip: start, the provider, back to `POST sessions` with what the provider returned. */
+    const roundTrip = async (id: string, options: { nonce?: string; withCookie?: boolean } = {}) => {
+      const { location, cookie } = await start(id);
+      const url = new URL(location);
+      if (options.nonce) url.searchParams.set('nonce', options.nonce);
+      const callback = await idp.browse(url.href);
+      const answer = { code: callback.searchParams.get('code')!, state: callback.searchParams.get('state')!, redirectUri };
+      return finish(options.withCookie === false ? undefined : cookie, answer);
+    };
+
+    describe('POST /ui/admin/sso/provider', () => {
+      it('should require authentication, and ADMIN', async () => {
+        expect((await ctx().call('GET', '/ui/admin/sso')).statusCode).toBe(401);
+        const { token } = await ctx().createUser();
+        expectToken(
+          await ctx().call('POST', '/ui/admin/sso/provider', { token, body: providerInput() }),
+          403,
+          'actionNotAllowed',
+        );
+      });
+
+      it('stores the provider with its secret sealed, shows it without the secret and offers it on the login page', async () => {
+        const admin = await ctx().adminToken();
+        expectToken(
+          await ctx().call('POST', '/ui/admin/sso/provider', { token: admin, body: providerInput({ clientSecret: undefined }) }),
+          420,
+          'ssoProviderInvalid',
+          'clientSecret',
+        );
+        const saved = await ctx().call('POST', '/ui/admin/sso/provider', { token: admin, body: providerInput() });
+        expect(saved.statusCode, saved.body).toBe(200);
+        expect(saved.body).not.toContain(idp.clientSecret);
+        providerId = saved.json<{ id: string }>().id;
+        const strict = await ctx().call('POST', '/ui/admin/sso/provider', {
+          token: admin,
+          body: providerInput({ name: 'No new accounts', allowCreate: false }),
+        });
+        strictProviderId = strict.json<{ id: string }>().id;
+
+        const row = await ctx()
+          .app.services.database.db.selectFrom('identity_providers')
+          .select('client_secret_sealed')
+          .where('id', '=', providerId)
+          .executeTakeFirstOrThrow();
+        expect(row.client_secret_sealed).not.toContain(idp.clientSecret);
+        const inForce = await ctx().call('GET', '/ui/admin/sso', { token: admin });
+        expect(inForce.json()).toMatchObject({
+          enabled: true,
+          data: expect.arrayContaining([expect.objectContaining({ id: providerId, clientSecretSet: true })]),
+        });
+        expect(inForce.body).not.toContain(idp.clientSecret);
+        const options = await ctx().call('GET', '/ui/user/sso/providers');
+        expect(options.json().data).toContainEqual({ id: providerId, name: 'Company login', connection: 'oidc' });
+
+        // an edit without a secret keeps the stored one
+        const edited = await ctx().call('POST', '/ui/admin/sso/provider', {
+          token: admin,
+          body: providerInput({ id: providerId, clientSecret: undefined, name: 'Company login' }),
+        });
+        expect(edited.statusCode, edited.body).toBe(200);
+        expect(edited.json()).toMatchObject({ clientSecretSet: true });
+      });
+    });
+
+    describe('the login', () => {
+      it('creates the account on the first login and finds it again by issuer and subject', async () => {
+        const subject = `sub-${unique()}`;
+        const username = `ada-${unique()}`;
+        idp.signInAs(subject, {
+          email: `${username}@example.com`,
+          preferredUsername: username,
+          givenName: 'Ada',
+          familyName: 'L',
+        });
+        const first = await start(providerId);
+        const callback = await idp.browse(first.location);
+        const login = await finish(first.cookie, {
+          code: callback.searchParams.get('code')!,
+          state: callback.searchParams.get('state')!,
+          redirectUri,
+        });
+        expect(login.statusCode, login.body).toBe(200);
+        const body = login.json<{ sessionToken: string; userProfile: { username: string; role: string; useSso: boolean } }>();
+        expect(body.userProfile).toMatchObject({ username, role: 'USER', useSso: true, firstName: 'Ada' });
+        expect((await ctx().call('GET', '/ui/user/login', { token: body.sessionToken })).statusCode).toBe(200);
+
+        // the same subject again, through user/login/token (no state: the cookie and PKCE bind it)
+        idp.signInAs(subject, { email: `${username}@example.com`, preferredUsername: `${username}-renamed` });
+        const second = await start(providerId);
+        const again = await idp.browse(second.location);
+        const token = await finish(second.cookie, { code: again.searchParams.get('code')!, redirectUri }, '/ui/user/login/token');
+        expect(token.statusCode, token.body).toBe(200);
+        expect(token.json().userProfile.username).toBe(username);
+
+        const links = await ctx()
+          .app.services.database.db.selectFrom('external_identities')
+          .select(['issuer', 'subject'])
+          .where('subject', '=', subject)
+          .execute();
+        expect(links).toEqual([{ issuer: idp.issuer, subject }]);
+      });
+
+      it('refuses a state that is not the one this browser started with, and the login cannot be retried', async () => {
+        idp.signInAs(`sub-${unique()}`, { email: `x${unique()}@example.com` });
+        const { location, cookie } = await start(providerId);
+        const callback = await idp.browse(location);
+        const code = callback.searchParams.get('code')!;
+        expectToken(await finish(cookie, { code, state: 'forged-state', redirectUri }), 420, 'ssoStateMismatch', 'state');
+        expectToken(
+          await finish(cookie, { code, state: callback.searchParams.get('state')!, redirectUri }),
+          420,
+          'ssoLoginNotStarted',
+        );
+      });
+
+      it('refuses an answer without the cookie of the browser that started the login', async () => {
+        idp.signInAs(`sub-${unique()}`, { email: `x${unique()}@example.com` });
+        expectToken(await roundTrip(providerId, { withCookie: false }), 420, 'ssoLoginNotStarted');
+      });
+
+      it('refuses an ID token whose nonce is not the login’s', async () => {
+        idp.signInAs(`sub-${unique()}`, { email: `x${unique()}@example.com` });
+        expectToken(await roundTrip(providerId, { nonce: 'a-nonce-this-server-never-sent' }), 420, 'ssoLoginFailed');
+      });
+
+      it('never merges into a password account of the same name', async () => {
+        const { profile } = await ctx().createUser();
+        idp.signInAs(`sub-${unique()}`, { email: profile.email, preferredUsername: profile.username });
+        expectToken(await roundTrip(providerId), 420, 'ssoAccountNotLinked');
+      });
+
+      it('links an account an administrator set up for single sign-on when the e-mail matches', async () => {
+        const { profile } = await ctx().createUser({ useSso: true } as never);
+        idp.signInAs(`sub-${unique()}`, { email: profile.email, preferredUsername: profile.username });
+        const login = await roundTrip(providerId);
+        expect(login.statusCode, login.body).toBe(200);
+        expect(login.json().userProfile.username).toBe(profile.username);
+      });
+
+      it('refuses a new subject when the provider may not create accounts', async () => {
+        idp.signInAs(`sub-${unique()}`, { email: `x${unique()}@example.com` });
+        expectToken(await roundTrip(strictProviderId), 420, 'ssoUserNotAllowed');
+      });
+
+      it('refuses an unknown or disabled provider', async () => {
+        const unknown = await ctx().call('GET', '/ui/user/oidc/authenticate/no-such-provider');
+        expect(unknown.statusCode).toBe(303);
+        const back = new URL(String(unknown.headers.location));
+        expect(`${back.origin}${back.pathname}`).toBe(redirectUri);
+        expect(back.searchParams.get('error')).toBe('ssoProviderNotFound');
+        expect(unknown.headers['set-cookie']).toBeUndefined();
+        const admin = await ctx().adminToken();
+        await ctx().call('POST', '/ui/admin/sso/provider', {
+          token: admin,
+          body: providerInput({ id: strictProviderId, name: 'No new accounts', enabled: false }),
+        });
+        const disabled = await ctx().call('GET', `/ui/user/oidc/authenticate/${strictProviderId}`);
+        expect(new URL(String(disabled.headers.location)).searchParams.get('error')).toBe('ssoProviderNotFound');
+        expect((await ctx().call('GET', '/ui/user/sso/providers')).json().data.map((p: { id: string }) => p.id)).not.toContain(
+          strictProviderId,
+        );
+      });
+    });
+  },
+  { PEER_ALLOWED_HOSTS: '127.0.0.1' },
+);

@@ -1,0 +1,191 @@
+import { beforeAll, expect, it } from 'vitest';
+import { describeEachDatabase, expectToken } from './helpers/test-app.js';
+import { startSamlIdp, type TestSamlIdp } from './helpers/saml-idp.js';
+
+const publicUrl = 'http://127.0.0.1:8080';
+let idp: TestSamlIdp;
+beforeAll(async () => {
+  idp = await startSamlIdp(publicUrl);
+});
+
+const decode = (response: string) => Buffer.from(response, 'base64').toString('utf8');
+const encode = (xml: string) => Buffer.from(xml, 'utf8').toString('base64');
+
+describeEachDatabase('single sign-on with SAML 2.0', (ctx) => {
+  let providerId: string;
+  const unique = () => Math.random().toString(36).slice(2, 8);
+
+  const start = async (relayState?: string) => {
+    const query = relayState ? `?RelayState=${encodeURIComponent(relayState)}` : '';
+    const response = await ctx().call('GET', `/ui/user/saml2/authenticate/${providerId}${query}`);
+    expect(response.statusCode, response.body).toBe(302);
+    const location = String(response.headers.location);
+    return { location, cookie: String(response.headers['set-cookie']).split(';')[0]!, request: idp.readRequest(location) };
+  };
+  const finish = (cookie: string | undefined, samlResponse: string) =>
+    ctx().call('POST', `/ui/user/login/saml2/sso/${providerId}`, { body: { samlResponse }, headers: cookie ? { cookie } : {} });
+
+  it('configures a SAML identity provider (its signing certificate, no secret)', async () => {
+    const admin = await ctx().adminToken();
+    const base = {
+      name: 'Corporate SAML',
+      connection: 'saml',
+      enabled: true,
+      domain: idp.entityId,
+      ssoUrl: idp.ssoUrl,
+      defaultRole: 'USER',
+      allowCreate: true,
+      allowedDomains: 'example.com',
+    };
+    expectToken(
+      await ctx().call('POST', '/ui/admin/sso/provider', {
+        token: admin,
+        body: { ...base, idpCertificate: 'not a certificate' },
+      }),
+      420,
+      'ssoProviderInvalid',
+      'idpCertificate',
+    );
+    const saved = await ctx().call('POST', '/ui/admin/sso/provider', {
+      token: admin,
+      body: { ...base, idpCertificate: idp.certificatePem },
+    });
+    expect(saved.statusCode, saved.body).toBe(200);
+    providerId = saved.json<{ id: string }>().id;
+    expect((await ctx().call('GET', '/ui/admin/sso', { token: admin })).json()).toMatchObject({ samlEntityId: publicUrl });
+  });
+
+  it('sends the browser to the identity provider with an AuthnRequest and the RelayState', async () => {
+    const { location, request } = await start('/orders');
+    expect(location.startsWith(`${idp.ssoUrl}?`)).toBe(true);
+    expect(request).toMatchObject({ acsUrl: `${publicUrl}/ui/user/saml2/acs/${providerId}`, relayState: '/orders' });
+    expect(request.id).toMatch(/^_/);
+  });
+
+  it('logs in with a signed assertion, creating the account, and refuses the same assertion again', async () => {
+    const name = `grace-${unique()}`;
+    const { cookie, request } = await start();
+    const samlResponse = idp.respond(request, { nameId: name, email: `${name}@example.com`, givenName: 'Grace', surname: 'H' });
+    const login = await finish(cookie, samlResponse);
+    expect(login.statusCode, login.body).toBe(200);
+    const body = login.json<{ sessionToken: string; userProfile: Record<string, unknown> }>();
+    expect(body.userProfile).toMatchObject({ username: name, firstName: 'Grace', role: 'USER', useSso: true });
+    expect((await ctx().call('GET', '/ui/user/login', { token: body.sessionToken })).statusCode).toBe(200);
+
+    // the same response with the cookie already used: no login to answer
+    expectToken(await finish(cookie, samlResponse), 420, 'ssoLoginNotStarted');
+    // even a login in progress for the very same request cannot use the assertion twice
+    const database = ctx().app.services.database.db;
+    const now = Date.now();
+    await database
+      .insertInto('sso_logins')
+      .values({
+        id: 'replay-login',
+        provider_id: providerId,
+        state: 's',
+        nonce: 'n',
+        code_verifier: 'v',
+        request_id: request.id,
+        relay_state: null,
+        created_at: new Date(now).toISOString(),
+        expires_at: new Date(now + 60_000).toISOString(),
+      })
+      .execute();
+    expectToken(await finish('manifold_sso=replay-login', samlResponse), 420, 'samlResponseReplayed');
+  });
+
+  it('refuses an expired assertion, one for another audience, an unsigned one and one answering another request', async () => {
+    const user = { nameId: `eve-${unique()}`, email: 'eve@example.com' };
+    const expired = await start();
+    expectToken(
+      await finish(
+        expired.cookie,
+        idp.respond(expired.request, user, { issueInstant: new Date(Date.now() - 30 * 60_000), validMinutes: 10 }),
+      ),
+      420,
+      'samlResponseInvalid',
+    );
+    const audience = await start();
+    expectToken(
+      await finish(audience.cookie, idp.respond(audience.request, user, { audience: 'https://another-sp.example' })),
+      420,
+      'samlResponseInvalid',
+    );
+    const unsigned = await start();
+    expectToken(await finish(unsigned.cookie, idp.respond(unsigned.request, user, { sign: false })), 420, 'samlResponseInvalid');
+    const mine = await start();
+    const other = await start();
+    expectToken(await finish(mine.cookie, idp.respond(other.request, user)), 420, 'samlResponseInvalid');
+  });
+
+  it('refuses signature-wrapped responses', async () => {
+    const victim = `admin-${unique()}`;
+    // an evil unsigned assertion next to the genuinely signed one
+    const first = await start();
+    const genuine = decode(idp.respond(first.request, { nameId: `mallory-${unique()}`, email: 'mallory@example.com' }));
+    const assertion = /<saml:Assertion[\s\S]*<\/saml:Assertion>/.exec(genuine)![0];
+    const evil = assertion
+      .replace(/ID="[^"]+"/, 'ID="_evil"')
+      .replace(/<(?:ds:)?Signature[\s\S]*<\/(?:ds:)?Signature>/, '')
+      .replace(/(<saml:NameID[^>]*>)[^<]+/, `$1${victim}`);
+    expectToken(await finish(first.cookie, encode(genuine.replace(assertion, evil + assertion))), 420, 'samlResponseInvalid');
+
+    // the signed assertion hidden in Extensions, the evil one where the reader looks
+    const second = await start();
+    const signed = decode(idp.respond(second.request, { nameId: `mallory-${unique()}`, email: 'mallory@example.com' }));
+    const signedAssertion = /<saml:Assertion[\s\S]*<\/saml:Assertion>/.exec(signed)![0];
+    const signature = /<(?:ds:)?Signature[\s\S]*<\/(?:ds:)?Signature>/.exec(signedAssertion)![0];
+    const forged = signedAssertion
+      .replace(/<(?:ds:)?Signature[\s\S]*<\/(?:ds:)?Signature>/, '')
+      .replace(/(<saml:NameID[^>]*>)[^<]+/, `$1${victim}`)
+      .replace(/(<saml:Issuer>[^<]*<\/saml:Issuer>)/, `$1${signature}`);
+    const wrapped = signed.replace(signedAssertion, `<samlp:Extensions>${signedAssertion}</samlp:Extensions>${forged}`);
+    expectToken(await finish(second.cookie, encode(wrapped)), 420, 'samlResponseInvalid');
+
+    const victims = await ctx()
+      .app.services.database.db.selectFrom('users')
+      .select('id')
+      .where('username', '=', victim)
+      .execute();
+    expect(victims).toEqual([]);
+  });
+
+  it('records each refusal with its reason in the audit trail', async () => {
+    const rows = await ctx()
+      .app.services.database.db.selectFrom('audit_events')
+      .select(['details'])
+      .where('event_type', '=', 'ssoLoginRefused')
+      .orderBy('id')
+      .execute();
+    const reasons = rows.map((row) => (JSON.parse(row.details!) as { reason: string }).reason);
+    expect(reasons).toEqual([
+      'assertion replayed',
+      expect.stringMatching(/subject confirmation/), // expired
+      expect.stringMatching(/audience mismatch/),
+      expect.stringMatching(/Invalid signature/), // unsigned
+      expect.stringMatching(/InResponseTo/),
+      expect.stringMatching(/multiple assertions/),
+      expect.stringMatching(/Invalid signature/), // signed assertion moved into Extensions
+    ]);
+  });
+
+  it('refuses an e-mail domain the provider does not allow', async () => {
+    const { cookie, request } = await start();
+    expectToken(
+      await finish(cookie, idp.respond(request, { nameId: `out-${unique()}`, email: 'someone@elsewhere.example' })),
+      420,
+      'ssoUserNotAllowed',
+    );
+  });
+
+  it('hands the identity provider’s form post to the console login page in the URL fragment', async () => {
+    const response = await ctx().app.inject({
+      method: 'POST',
+      url: `/ui/user/saml2/acs/${providerId}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ SAMLResponse: 'PHNhbWw+', RelayState: '/orders' }).toString(),
+    });
+    expect(response.statusCode).toBe(303);
+    expect(response.headers.location).toBe(`${publicUrl}/login/saml/${providerId}#samlResponse=PHNhbWw%2B&RelayState=%2Forders`);
+  });
+});
