@@ -18,6 +18,7 @@ import { loadKeyEncryptionKey } from './modules/provision/key-encryption-key.js'
 import { KeySealer } from './modules/provision/key-sealer.js';
 import { provisionModule } from './modules/provision/provision.module.js';
 import { ServerCredentials } from './modules/provision/server-credentials.service.js';
+import { secureRepoModule } from './modules/secure-repo/secure-repo.module.js';
 import { sessionModule } from './modules/session/session.module.js';
 import { SettingsRepository } from './modules/settings/settings.repository.js';
 import { unimplementedModule } from './modules/unimplemented/unimplemented.module.js';
@@ -72,6 +73,7 @@ export async function createModules(core: Core) {
     eventsModule(core, licensing.services.stp),
     auditModule(core),
     registrationsModule(core),
+    secureRepoModule(core),
     unimplementedModule(),
   ] as const;
 }

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { auditEventTypes, type TAuditEventType } from './audit.js';
 import { ZPageQuery } from './common.js';
+import { secureRepoAuditEventText } from './secure-repo.js';
 
 export const auditEventText: Record<TAuditEventType, string> = {
   // spec §4
@@ -84,6 +85,7 @@ export const auditEventText: Record<TAuditEventType, string> = {
   serverCertificateInstalled: 'Server certificate installed',
   trustAnchorAdded: 'Trust anchor added',
   developmentCaCreated: 'Development certificate authority created',
+  ...secureRepoAuditEventText,
 };
 
 /** `GET /ui/audit/list`: newest first; each filter optional. `from` inclusive, `to` exclusive. */

@@ -5,11 +5,13 @@
 import { licensingAuditEventTypes } from './licensing-tokens.js';
 import { packageAuditEventTypes } from './package-tokens.js';
 import { traceAuditEventTypes } from './trace.js';
+import { secureRepoAuditEventTypes } from './secure-repo.js';
 
 export const auditEventTypes = [
   ...packageAuditEventTypes,
   ...licensingAuditEventTypes,
   ...traceAuditEventTypes,
+  ...secureRepoAuditEventTypes,
   'loginSucceeded',
   'loginFailed',
   'loginThrottleCleared',

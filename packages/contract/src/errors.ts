@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { licensingErrorTokens } from './licensing-tokens.js';
 import { traceErrorTokens } from './trace.js';
 import { packageErrorTokens } from './package-tokens.js';
+import { secureRepoErrorTokens } from './secure-repo.js';
 
 /**
  * Business error tokens of spec §8, spelled exactly as the spec spells them (typos included:
@@ -150,6 +151,7 @@ export const manifoldErrorTokens = {
   ...packageErrorTokens,
   ...licensingErrorTokens,
   ...traceErrorTokens,
+  ...secureRepoErrorTokens,
   malformedRequest: 'The request is malformed',
   invalidSessionToken: 'Invalid session token',
   actionNotAllowed: 'Action not allowed',

@@ -22,3 +22,4 @@ export * from './jobs.js';
 export * from './trace.js';
 export * from './audit-text.js';
 export * from './registrations.js';
+export * from './secure-repo.js';

@@ -2,6 +2,7 @@ import type { TRole } from './enums.js';
 import { licensingPermissions } from './licensing-tokens.js';
 import { packagePermissions } from './package-tokens.js';
 import { tracePermissions } from './trace.js';
+import { secureRepoPermissions } from './secure-repo.js';
 
 /**
  * Who may call what (spec §6). One row per route the server serves; the server refuses to start
@@ -18,6 +19,7 @@ export const permissions = {
   ...packagePermissions,
   ...licensingPermissions,
   ...tracePermissions,
+  ...secureRepoPermissions,
   // operators
   'GET /healthz': 'anonymous',
   // the console: its files, deep links and runtime settings (site name, public address)

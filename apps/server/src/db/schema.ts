@@ -4,6 +4,7 @@ import type { LicensingTables } from './schema-licensing.js';
 import type { PackageTables } from './schema-packages.js';
 import type { TraceTables } from './schema-trace.js';
 import type { PeerTables } from './schema-peers.js';
+import type { SecureRepoTables } from './schema-secure-repo.js';
 
 /**
  * Database vocabulary: tables plural snake_case, columns snake_case. Times are ISO-8601 UTC
@@ -120,7 +121,7 @@ export interface DevelopmentCaTable {
   created_at: string;
 }
 
-export interface DB extends PackageTables, LicensingTables, JobTables, TraceTables, PeerTables {
+export interface DB extends PackageTables, LicensingTables, JobTables, TraceTables, PeerTables, SecureRepoTables {
   users: UsersTable;
   sessions: SessionsTable;
   user_groups: UserGroupsTable;

@@ -8,6 +8,7 @@ import * as jobs from './011-jobs.js';
 import * as usernameKeys from './012-username-keys.js';
 import * as traceability from './013-traceability.js';
 import * as peers from './014-peers.js';
+import * as secureRepo from './018-secure-repo.js';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -24,6 +25,7 @@ const migrations: Record<string, DialectMigration> = {
   '012-username-keys': usernameKeys,
   '013-traceability': traceability,
   '014-peers': peers,
+  '018-secure-repo': secureRepo,
 };
 
 export function migrationProvider(kind: DatabaseKind): MigrationProvider {

@@ -1,0 +1,146 @@
+import { pipeline } from 'node:stream';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import {
+  ZEmpty,
+  ZSecureRepoCreateFolderRequest,
+  ZSecureRepoDownloadQuery,
+  ZSecureRepoEditRequest,
+  ZSecureRepoListQuery,
+  ZSecureRepoListResponse,
+  ZSecureRepoNode,
+  ZSecureRepoNodeId,
+  ZSecureRepoNodeRequest,
+  type TSecureRepoNode,
+} from '@manifold/contract';
+import { AppError } from '../../lib/app-error.js';
+import { attachmentDisposition } from '../../lib/file-names.js';
+import { failOnTruncation, formParts, identifierField } from '../../lib/multipart-parts.js';
+import { responses } from '../../lib/route-schemas.js';
+import { callerOf } from '../../plugins/auth.js';
+
+/** The secure file repository (spec §7 `secure-repo/*`; docs/secure-repository.md). */
+export const secureRepoRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { secureRepo, config } = app.services;
+  const tags = ['secure-repo'];
+
+  app.get(
+    '/ui/secure-repo/list',
+    {
+      schema: {
+        tags,
+        summary: 'The folders and files in a folder (the top level without nodeId) that the caller may see, a page at a time',
+        querystring: ZSecureRepoListQuery,
+        response: responses(ZSecureRepoListResponse),
+      },
+    },
+    (request) => secureRepo.list(request.query, callerOf(request)),
+  );
+
+  app.post(
+    '/ui/secure-repo/create-folder',
+    {
+      schema: {
+        tags,
+        summary: 'Create a folder shared with groups (top level: ADMIN; inside a folder: within its groups)',
+        body: ZSecureRepoCreateFolderRequest,
+        response: responses(ZSecureRepoNode),
+      },
+    },
+    (request) => secureRepo.createFolder(request.body, callerOf(request)),
+  );
+
+  app.post(
+    '/ui/secure-repo/upload',
+    {
+      schema: {
+        tags,
+        summary: 'Upload a file into a folder (multipart: nodeId first, then file); streamed, encrypted at rest',
+        consumes: ['multipart/form-data'],
+        response: responses(ZSecureRepoNode),
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const fields: Record<string, string> = {};
+      let uploaded: TSecureRepoNode | undefined;
+      for await (const part of formParts(request)) {
+        if (part.type === 'field') {
+          fields[part.fieldname] = String(part.value);
+          continue;
+        }
+        if (part.fieldname !== 'file' || uploaded) {
+          part.file.resume();
+          continue;
+        }
+        try {
+          if (fields.nodeId === undefined) throw new AppError('secureRepoFieldsFirst', { field: 'file' });
+          uploaded = await secureRepo.upload(
+            {
+              nodeId: identifierField(fields.nodeId, 'nodeId', ZSecureRepoNodeId),
+              fileName: part.filename,
+              contentType: part.mimetype,
+              stream: pipeline(part.file, failOnTruncation(part.file, config.uploadMaxBytes), () => undefined),
+            },
+            caller,
+          );
+        } catch (error) {
+          part.file.resume();
+          throw error;
+        }
+      }
+      if (!uploaded) throw new AppError('uploadFileMissing', { field: 'file' });
+      return uploaded;
+    },
+  );
+
+  app.post(
+    '/ui/secure-repo/edit-file',
+    {
+      schema: {
+        tags,
+        summary: "Change a folder's or file's description (and, ADMIN, a folder's groups)",
+        body: ZSecureRepoEditRequest,
+        response: responses(ZSecureRepoNode),
+      },
+    },
+    (request) => secureRepo.edit(request.body, callerOf(request)),
+  );
+
+  app.post(
+    '/ui/secure-repo/delete',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a file, or a folder with everything in it',
+        body: ZSecureRepoNodeRequest,
+        response: responses(ZEmpty),
+      },
+    },
+    async (request) => {
+      await secureRepo.delete(request.body.nodeId, callerOf(request));
+      return {};
+    },
+  );
+
+  app.get(
+    '/ui/secure-repo/download',
+    {
+      schema: {
+        tags,
+        summary: 'Download a file, decrypted on the fly with every record verified (audited)',
+        querystring: ZSecureRepoDownloadQuery,
+      },
+    },
+    async (request, reply) => {
+      const opened = await secureRepo.open(request.query.nodeId, callerOf(request));
+      reply
+        .header('content-type', 'application/octet-stream')
+        .header('content-disposition', attachmentDisposition(opened.node.folderName))
+        .header('content-length', String(opened.node.size ?? 0))
+        .header('x-content-type-options', 'nosniff')
+        .header('cache-control', 'no-store')
+        .header('x-content-sha256', opened.node.sha256 ?? '');
+      return reply.send(opened.stream);
+    },
+  );
+};
