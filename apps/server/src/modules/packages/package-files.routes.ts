@@ -1,17 +1,8 @@
-import { pipeline } from 'node:stream';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import {
-  ZDsiId,
-  ZEmpty,
-  ZFileIdQuery,
-  ZFileIdRequest,
-  ZFilePrivacyRequest,
-  ZPackageFile,
-  type TPackageFile,
-} from '@manifold/contract';
+import { ZDsiId, ZEmpty, ZFileIdQuery, ZFileIdRequest, ZFilePrivacyRequest, ZPackageFile } from '@manifold/contract';
 import { AppError } from '../../lib/app-error.js';
 import { attachmentDisposition } from '../../lib/file-names.js';
-import { booleanField, failOnTruncation, formParts, identifierField } from '../../lib/multipart-parts.js';
+import { booleanField, identifierField, streamFormFile } from '../../lib/multipart-parts.js';
 import { responses } from '../../lib/route-schemas.js';
 import { callerOf } from '../../plugins/auth.js';
 
@@ -32,37 +23,18 @@ export const packageFilesRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const caller = callerOf(request);
-      const fields: Record<string, string> = {};
-      let uploaded: TPackageFile | undefined;
-      for await (const part of formParts(request)) {
-        if (part.type === 'field') {
-          fields[part.fieldname] = String(part.value);
-          continue;
-        }
-        if (part.fieldname !== 'file' || uploaded) {
-          part.file.resume();
-          continue;
-        }
-        try {
-          if (fields.dsiId === undefined || fields.isPublic === undefined)
-            throw new AppError('packageFileFieldsFirst', { field: 'file' });
-          uploaded = await packageFiles.upload(
-            {
-              dsiId: identifierField(fields.dsiId, 'dsiId', ZDsiId),
-              isPublic: booleanField(fields.isPublic, 'isPublic'),
-              fileName: part.filename,
-              contentType: part.mimetype,
-              stream: pipeline(part.file, failOnTruncation(part.file, config.uploadMaxBytes), () => undefined),
-            },
-            caller,
-          );
-        } catch (error) {
-          part.file.resume();
-          throw error;
-        }
-      }
-      if (!uploaded) throw new AppError('uploadFileMissing', { field: 'file' });
-      return uploaded;
+      return streamFormFile(request, config.uploadMaxBytes, (fields, file) => {
+        if (fields.dsiId === undefined || fields.isPublic === undefined)
+          throw new AppError('packageFileFieldsFirst', { field: 'file' });
+        return packageFiles.upload(
+          {
+            dsiId: identifierField(fields.dsiId, 'dsiId', ZDsiId),
+            isPublic: booleanField(fields.isPublic, 'isPublic'),
+            ...file,
+          },
+          caller,
+        );
+      });
     },
   );
 

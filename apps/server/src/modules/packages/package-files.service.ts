@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { pipeline, type Readable, type Transform } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import type { Kysely, Transaction } from 'kysely';
 import type { TPackageFile } from '@manifold/contract';
@@ -17,8 +17,9 @@ import { AppError } from '../../lib/app-error.js';
 import type { Caller } from '../../lib/caller.js';
 import { sanitizeContentType, sanitizeFileName } from '../../lib/file-names.js';
 import { isoNow } from '../../lib/time.js';
+import { chain, uploadError } from '../../lib/upload-streams.js';
 import { readZipThumbnail } from '../../lib/zip-thumbnail.js';
-import { DigestCounter, type Storage, StorageLimitError, type StoredObject } from '../../storage/storage.js';
+import { DigestCounter, type Storage, type StoredObject } from '../../storage/storage.js';
 import { AuditRepository } from '../audit/audit.repository.js';
 import { IMAGE_MAX_BYTES, sniffImage, storeImage } from '../images/images.js';
 import { ImagesRepository } from '../images/images.repository.js';
@@ -269,21 +270,4 @@ export class PackageFilesService {
 
 function looksLike3mf(row: PackageFileRow): boolean {
   return row.file_name.toLowerCase().endsWith('.3mf') || row.content_type.includes('3mf');
-}
-
-/** Pipes the stages together; an error in any stage destroys the others and surfaces on the last. */
-function chain(source: Readable, ...stages: Transform[]): Readable {
-  return pipeline(source, ...(stages as [Transform]), () => undefined);
-}
-
-function uploadError(error: unknown): Error {
-  if (error instanceof AppError) return error;
-  if (error instanceof StorageLimitError) {
-    return new AppError('payloadTooLarge', { description: `The file exceeds the upload limit of ${error.maxBytes} bytes` });
-  }
-  const reason = error instanceof Error ? error.message : String(error);
-  if (typeof error === 'object' && error !== null && 'syscall' in error) {
-    return new AppError('storageTypeWriteError', { description: `The file could not be stored: ${reason}` });
-  }
-  return new AppError('malformedRequest', { field: 'file', description: `The upload was interrupted: ${reason}` });
 }

@@ -1,4 +1,3 @@
-import { pipeline } from 'node:stream';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
   ZEmpty,
@@ -10,11 +9,10 @@ import {
   ZSecureRepoNode,
   ZSecureRepoNodeId,
   ZSecureRepoNodeRequest,
-  type TSecureRepoNode,
 } from '@manifold/contract';
 import { AppError } from '../../lib/app-error.js';
 import { attachmentDisposition } from '../../lib/file-names.js';
-import { failOnTruncation, formParts, identifierField } from '../../lib/multipart-parts.js';
+import { identifierField, streamFormFile } from '../../lib/multipart-parts.js';
 import { responses } from '../../lib/route-schemas.js';
 import { callerOf } from '../../plugins/auth.js';
 
@@ -61,35 +59,10 @@ export const secureRepoRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const caller = callerOf(request);
-      const fields: Record<string, string> = {};
-      let uploaded: TSecureRepoNode | undefined;
-      for await (const part of formParts(request)) {
-        if (part.type === 'field') {
-          fields[part.fieldname] = String(part.value);
-          continue;
-        }
-        if (part.fieldname !== 'file' || uploaded) {
-          part.file.resume();
-          continue;
-        }
-        try {
-          if (fields.nodeId === undefined) throw new AppError('secureRepoFieldsFirst', { field: 'file' });
-          uploaded = await secureRepo.upload(
-            {
-              nodeId: identifierField(fields.nodeId, 'nodeId', ZSecureRepoNodeId),
-              fileName: part.filename,
-              contentType: part.mimetype,
-              stream: pipeline(part.file, failOnTruncation(part.file, config.uploadMaxBytes), () => undefined),
-            },
-            caller,
-          );
-        } catch (error) {
-          part.file.resume();
-          throw error;
-        }
-      }
-      if (!uploaded) throw new AppError('uploadFileMissing', { field: 'file' });
-      return uploaded;
+      return streamFormFile(request, config.uploadMaxBytes, (fields, file) => {
+        if (fields.nodeId === undefined) throw new AppError('secureRepoFieldsFirst', { field: 'file' });
+        return secureRepo.upload({ nodeId: identifierField(fields.nodeId, 'nodeId', ZSecureRepoNodeId), ...file }, caller);
+      });
     },
   );
 

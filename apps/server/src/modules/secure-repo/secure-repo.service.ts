@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { pipeline, Readable, type Transform } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { Kysely } from 'kysely';
 import {
   SECURE_REPO_MAX_DEPTH,
@@ -18,13 +18,8 @@ import { AppError } from '../../lib/app-error.js';
 import type { Caller } from '../../lib/caller.js';
 import { sanitizeContentType } from '../../lib/file-names.js';
 import { isoNow } from '../../lib/time.js';
-import {
-  DigestCounter,
-  type Storage,
-  StorageLimitError,
-  StorageNotFoundError,
-  type StoredObject,
-} from '../../storage/storage.js';
+import { chain, uploadError } from '../../lib/upload-streams.js';
+import { DigestCounter, type Storage, StorageNotFoundError, type StoredObject } from '../../storage/storage.js';
 import { AuditRepository } from '../audit/audit.repository.js';
 import type { KeySealer } from '../provision/key-sealer.js';
 import { checkedNodeName, nodeNameKey } from './node-names.js';
@@ -389,23 +384,6 @@ async function insertUnlessNameTaken(repository: SecureRepoRepository, row: Secu
     if (isUniqueViolation(error)) throw new AppError('secureRepoNameTaken', { field });
     throw error;
   }
-}
-
-/** Pipes the stages together; an error in any stage destroys the others and surfaces on the last. */
-function chain(source: Readable, ...stages: Transform[]): Readable {
-  return pipeline(source, ...(stages as [Transform]), () => undefined);
-}
-
-function uploadError(error: unknown): Error {
-  if (error instanceof AppError) return error;
-  if (error instanceof StorageLimitError) {
-    return new AppError('payloadTooLarge', { description: `The file exceeds the upload limit of ${error.maxBytes} bytes` });
-  }
-  const reason = error instanceof Error ? error.message : String(error);
-  if (typeof error === 'object' && error !== null && 'syscall' in error) {
-    return new AppError('storageTypeWriteError', { description: `The file could not be stored: ${reason}` });
-  }
-  return new AppError('malformedRequest', { field: 'file', description: `The upload was interrupted: ${reason}` });
 }
 
 function readError(error: unknown): Error {
