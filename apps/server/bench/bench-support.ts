@@ -1,4 +1,7 @@
 import autocannon from 'autocannon';
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { startServer, type ServerProcess } from '../test/helpers/server-process.js';
 
@@ -65,4 +68,76 @@ export async function measure(title: string, { url, connections, duration, heade
     'p99 ms': result.latency.p99,
     'mean ms': Number(result.latency.average.toFixed(2)),
   };
+}
+
+/** Resident set size of a process, MiB (Linux /proc). */
+export function rssMiB(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return Math.round((kb / 1024) * 10) / 10;
+}
+
+/** Samples a process's resident memory every 50 ms while `work` runs; answers the peak (MiB). */
+export async function peakRss<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; peakMiB: number }> {
+  let peakMiB = rssMiB(pid);
+  const sampler = setInterval(() => (peakMiB = Math.max(peakMiB, rssMiB(pid))), 50);
+  try {
+    return { result: await work(), peakMiB };
+  } finally {
+    clearInterval(sampler);
+  }
+}
+
+/**
+ * Streams a multipart upload: the text `fields`, then a `file` part of `size` bytes repeating
+ * `block`, written as the socket drains (never held in memory). Answers the response and the
+ * SHA-256 of the bytes sent.
+ */
+export function streamMultipartUpload(options: {
+  url: string;
+  token: string;
+  fields: Record<string, string>;
+  size: number;
+  block: Buffer;
+  filename?: string;
+}): Promise<{ status: number; body: string; sha256: string }> {
+  const { url, token, fields, size, block } = options;
+  const boundary = `----bench${randomBytes(8).toString('hex')}`;
+  const head = Buffer.from(
+    Object.entries(fields)
+      .map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)
+      .join('') +
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${options.filename ?? 'bench.bin'}"\r\n` +
+      'Content-Type: application/octet-stream\r\n\r\n',
+  );
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  const hash = createHash('sha256');
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'content-length': String(head.length + size + tail.length),
+      },
+    });
+    request.on('error', reject);
+    request.on('response', (response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body, sha256: hash.digest('hex') }));
+    });
+    request.write(head);
+    let sent = 0;
+    const pump = () => {
+      while (sent < size) {
+        const chunk = block.subarray(0, Math.min(block.length, size - sent));
+        sent += chunk.length;
+        hash.update(chunk);
+        if (!request.write(chunk)) return void request.once('drain', pump);
+      }
+      request.end(tail);
+    };
+    pump();
+  });
 }
