@@ -4,7 +4,6 @@
 // Usage: npm run bench:upload [-- --mib 1024]
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
