@@ -229,19 +229,30 @@ export class SecureRepoService {
     } catch (error) {
       throw readError(error);
     }
-    await this.audit(this.database.db).recordBy(caller, 'secureRepoFileDownloaded', node.id, {
-      folderNodeId: node.parent_id,
-      fileName: node.name,
-      size: Number(node.size),
-    });
-    const groups = await this.repository().groupsOf([node.parent_id!]);
+    let groups: Map<string, number[]>;
+    try {
+      await this.audit(this.database.db).recordBy(caller, 'secureRepoFileDownloaded', node.id, {
+        folderNodeId: node.parent_id,
+        fileName: node.name,
+        size: Number(node.size),
+      });
+      groups = await this.repository().groupsOf([node.parent_id!]);
+    } catch (error) {
+      plain.destroy();
+      throw error;
+    }
+    // a client that goes away ends the generator: the storage stream is closed with it
     async function* rest(): AsyncGenerator<Buffer> {
-      if (first.done) return;
-      yield first.value;
-      for (;;) {
-        const next = await iterator.next();
-        if (next.done) return;
-        yield next.value;
+      try {
+        if (first.done) return;
+        yield first.value;
+        for (;;) {
+          const next = await iterator.next();
+          if (next.done) return;
+          yield next.value;
+        }
+      } finally {
+        plain.destroy();
       }
     }
     return { node: nodeOf(node, groups), stream: Readable.from(rest(), { objectMode: false }) };
