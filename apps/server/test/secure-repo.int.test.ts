@@ -369,6 +369,17 @@ describeEachDatabase(
         );
       });
 
+      it('has no HEAD download (it would record a download that hands nothing out)', async () => {
+        const node = (await uploadFile(alice.token, folderA.nodeId, 'head.txt', 'x')).json<TSecureRepoNode>();
+        const response = await ctx().app.inject({
+          method: 'HEAD',
+          url: `/ui/secure-repo/download?nodeId=${node.nodeId}`,
+          headers: { authorization: `Bearer ${alice.token}` },
+        });
+        expect(response.statusCode).toBe(404);
+        expect(await audits(ctx(), 'secureRepoFileDownloaded', node.nodeId)).toEqual([]);
+      });
+
       it('refuses to download a folder', async () => {
         expectToken(await download(alice.token, folderA.nodeId), 420, 'secureRepoNotAFolder', 'nodeId');
       });

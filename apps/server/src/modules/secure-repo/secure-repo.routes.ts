@@ -98,6 +98,8 @@ export const secureRepoRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/ui/secure-repo/download',
     {
+      // a HEAD would decrypt and record a download without handing the file out
+      exposeHeadRoute: false,
       schema: {
         tags,
         summary: 'Download a file, decrypted on the fly with every record verified (audited)',
