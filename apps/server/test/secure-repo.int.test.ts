@@ -345,6 +345,27 @@ describeEachDatabase(
         expect(rows).toEqual([]);
       });
 
+      it('stores nothing of an upload cut off before its end (400 malformedRequest)', async () => {
+        const before = await storageKeys(ctx());
+        const { body, headers } = multipartForm({
+          nodeId: folderA.nodeId,
+          file: { filename: 'cut.bin', content: randomBytes(200_000) },
+        });
+        const response = await ctx().call('POST', '/ui/secure-repo/upload', {
+          token: alice.token,
+          body: body.subarray(0, body.length - 100_000),
+          headers,
+        });
+        expectToken(response, 400, 'malformedRequest');
+        expect(await storageKeys(ctx())).toEqual(before);
+        const rows = await ctx()
+          .app.services.database.db.selectFrom('secure_repo_nodes')
+          .select('id')
+          .where('name', '=', 'cut.bin')
+          .execute();
+        expect(rows).toEqual([]);
+      });
+
       it('accepts a file of exactly the limit', async () => {
         const content = randomBytes(UPLOAD_MAX_BYTES);
         const node = (await uploadFile(alice.token, folderA.nodeId, 'limit.bin', content)).json<TSecureRepoNode>();
