@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ZDsiId, ZEmpty, ZFileIdQuery, ZFileIdRequest, ZFilePrivacyRequest, ZPackageFile } from '@manifold/contract';
 import { AppError } from '../../lib/app-error.js';
-import { attachmentDisposition } from '../../lib/file-names.js';
 import { booleanField, identifierField, streamFormFile } from '../../lib/multipart-parts.js';
 import { responses } from '../../lib/route-schemas.js';
+import { sendFile } from '../../lib/send-file.js';
 import { callerOf } from '../../plugins/auth.js';
 
 /** The files of a design package: uploaded, made public or private, deleted, downloaded. */
@@ -71,16 +71,14 @@ export const packageFilesRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const opened = await packageFiles.open(request.query.fileId, callerOf(request));
-      reply
-        .header('content-type', 'application/octet-stream')
-        .header('content-disposition', attachmentDisposition(opened.file.fileName))
-        .header('x-content-type-options', 'nosniff')
-        .header('cache-control', 'no-store')
-        .header('x-content-sha256', opened.file.sha256);
       // A private file's length is only known for sure once its tag verified: sent chunked, so a
       // failed check aborts the response instead of completing it.
-      if (opened.file.isPublic) reply.header('content-length', String(opened.size));
-      return reply.send(opened.stream);
+      return sendFile(reply, {
+        fileName: opened.file.fileName,
+        sha256: opened.file.sha256,
+        stream: opened.stream,
+        length: opened.file.isPublic ? opened.size : undefined,
+      });
     },
   );
 };

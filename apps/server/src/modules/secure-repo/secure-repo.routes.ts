@@ -11,9 +11,9 @@ import {
   ZSecureRepoNodeRequest,
 } from '@manifold/contract';
 import { AppError } from '../../lib/app-error.js';
-import { attachmentDisposition } from '../../lib/file-names.js';
 import { identifierField, streamFormFile } from '../../lib/multipart-parts.js';
 import { responses } from '../../lib/route-schemas.js';
+import { sendFile } from '../../lib/send-file.js';
 import { callerOf } from '../../plugins/auth.js';
 
 /** The secure file repository (spec §7 `secure-repo/*`; docs/secure-repository.md). */
@@ -108,14 +108,13 @@ export const secureRepoRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const opened = await secureRepo.open(request.query.nodeId, callerOf(request));
-      reply
-        .header('content-type', 'application/octet-stream')
-        .header('content-disposition', attachmentDisposition(opened.node.folderName))
-        .header('content-length', String(opened.node.size ?? 0))
-        .header('x-content-type-options', 'nosniff')
-        .header('cache-control', 'no-store')
-        .header('x-content-sha256', opened.node.sha256 ?? '');
-      return reply.send(opened.stream);
+      // every byte is verified before it is sent and the size is the plaintext's: a failure aborts the answer short
+      return sendFile(reply, {
+        fileName: opened.node.folderName,
+        sha256: opened.node.sha256 ?? '',
+        stream: opened.stream,
+        length: opened.node.size ?? 0,
+      });
     },
   );
 };
