@@ -79,6 +79,10 @@ export async function startServer(): Promise<RunningServer> {
       DATABASE_URL: '',
       // The crypto wizard's browser test installs certificates from the development CA.
       DEVELOPMENT_CA: 'true',
+      // Security keys: browsers accept no IP address as relying-party id, so the security-key
+      // test opens the console on http://localhost:<port> (also a secure context).
+      WEBAUTHN_RP_ID: 'localhost',
+      WEBAUTHN_ORIGINS: `${baseUrl},http://localhost:${port}`,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -4,6 +4,7 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import type { Config } from './config.js';
 import { createDatabase, type Database } from './db/database.js';
 import { jobsModule, type JobsModule } from './jobs/jobs.module.js';
+import { accessControlModule } from './modules/access-control/access-control.module.js';
 import { adminModule } from './modules/admin/admin.module.js';
 import { auditModule } from './modules/audit/audit.module.js';
 import { certificateExchangeModule } from './modules/certificate-exchange/certificate-exchange.module.js';
@@ -18,6 +19,7 @@ import { loadKeyEncryptionKey } from './modules/provision/key-encryption-key.js'
 import { KeySealer } from './modules/provision/key-sealer.js';
 import { provisionModule } from './modules/provision/provision.module.js';
 import { ServerCredentials } from './modules/provision/server-credentials.service.js';
+import { securityKeysModule } from './modules/security-keys/security-keys.module.js';
 import { secureRepoModule } from './modules/secure-repo/secure-repo.module.js';
 import { sessionModule } from './modules/session/session.module.js';
 import { SettingsRepository } from './modules/settings/settings.repository.js';
@@ -60,14 +62,17 @@ async function createCore(config: Config, database: Database, log: Core['log']):
  */
 export async function createModules(core: Core) {
   const licensing = licensingModule(core);
+  const accessControl = accessControlModule(core);
   return [
     adminModule(),
     await sessionModule(core),
+    securityKeysModule(core),
+    accessControl,
     await usersModule(core),
     groupsModule(core),
     provisionModule(core),
     certificateExchangeModule(core),
-    packagesModule(core),
+    packagesModule(core, accessControl.services.accessControl),
     devicesModule(core),
     licensing,
     eventsModule(core, licensing.services.stp),

@@ -42,6 +42,41 @@ export interface Config {
   jobs: JobsConfig;
   /** Outbound calls to peers (docs/configuration.md#peers). */
   peers: PeerHttpConfig;
+  /** Security keys and the escalated session (docs/security-keys-and-access.md). */
+  webauthn: WebAuthnConfig;
+}
+
+export interface WebAuthnConfig {
+  /** `WEBAUTHN_RP_ID`: the relying-party id keys are bound to (a registrable domain of the console's host). */
+  rpId: string;
+  /** `WEBAUTHN_RP_NAME`: the name authenticators show. */
+  rpName: string;
+  /** `WEBAUTHN_ORIGINS`: the origins (scheme://host[:port]) an assertion may come from. */
+  origins: string[];
+  /** `WEBAUTHN_CHALLENGE_SECONDS`: how long a registration or assertion challenge stays usable. */
+  challengeSeconds: number;
+  /** `ESCALATION_SECONDS`: how long a session stays escalated after a security-key assertion. */
+  escalationSeconds: number;
+  /** `ESCALATION_REQUIRED_FOR_ADMINS`: sensitive actions need escalation from every ADMIN, key or not. */
+  requiredForAdmins: boolean;
+}
+
+function webauthnOrigins(raw: string | undefined, publicUrl: string): string[] {
+  const values = raw
+    ? raw
+        .split(',')
+        .map((value) => value.trim())
+        .filter(Boolean)
+    : [publicUrl];
+  return values.map((value) => {
+    try {
+      const url = new URL(value);
+      if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('scheme');
+      return url.origin;
+    } catch {
+      throw new ConfigError(`WEBAUTHN_ORIGINS must be comma-delimited http(s) origins, got "${value}"`);
+    }
+  });
 }
 
 /** The background job runner (docs/background-jobs.md). */
@@ -231,6 +266,14 @@ export function loadConfig(env: Env = process.env): Config {
       connectTimeoutMs: integer(env, 'PEER_CONNECT_TIMEOUT_MS', DEFAULT_PEER_HTTP_LIMITS.connectTimeoutMs, 100, 600_000),
       readTimeoutMs: integer(env, 'PEER_READ_TIMEOUT_MS', DEFAULT_PEER_HTTP_LIMITS.readTimeoutMs, 100, 3_600_000),
       maxResponseBytes: integer(env, 'PEER_MAX_RESPONSE_BYTES', DEFAULT_PEER_HTTP_LIMITS.maxResponseBytes, 1024, 1024 ** 3),
+    },
+    webauthn: {
+      rpId: env.WEBAUTHN_RP_ID || new URL(publicUrl).hostname.replace(/^\[|\]$/g, ''),
+      rpName: env.WEBAUTHN_RP_NAME || env.SITE_NAME || 'Manifold',
+      origins: webauthnOrigins(env.WEBAUTHN_ORIGINS, publicUrl),
+      challengeSeconds: integer(env, 'WEBAUTHN_CHALLENGE_SECONDS', 300, 10, 3600),
+      escalationSeconds: integer(env, 'ESCALATION_SECONDS', 600, 10, 24 * 3600),
+      requiredForAdmins: boolean(env, 'ESCALATION_REQUIRED_FOR_ADMINS', false),
     },
   };
 }

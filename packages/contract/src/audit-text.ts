@@ -85,6 +85,15 @@ export const auditEventText: Record<TAuditEventType, string> = {
   serverCertificateInstalled: 'Server certificate installed',
   trustAnchorAdded: 'Trust anchor added',
   developmentCaCreated: 'Development certificate authority created',
+  authenticatorAdded: 'Security key added',
+  authenticatorDeleted: 'Security key removed',
+  sessionEscalated: 'Session escalated with a security key',
+  escalationFailed: 'Security-key escalation failed',
+  accessControlAdded: 'Access policy added',
+  accessControlDeleted: 'Access policy deleted',
+  accessRoleAdded: 'Access role added',
+  accessRoleDeleted: 'Access role deleted',
+  accessConstraintRefused: 'Refused by access controls',
   ...secureRepoAuditEventText,
 };
 

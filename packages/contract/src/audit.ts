@@ -4,6 +4,7 @@
  */
 import { licensingAuditEventTypes } from './licensing-tokens.js';
 import { packageAuditEventTypes } from './package-tokens.js';
+import { securityAuditEventTypes } from './security.js';
 import { traceAuditEventTypes } from './trace.js';
 import { secureRepoAuditEventTypes } from './secure-repo.js';
 
@@ -11,6 +12,7 @@ export const auditEventTypes = [
   ...packageAuditEventTypes,
   ...licensingAuditEventTypes,
   ...traceAuditEventTypes,
+  ...securityAuditEventTypes,
   ...secureRepoAuditEventTypes,
   'loginSucceeded',
   'loginFailed',

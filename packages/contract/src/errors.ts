@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { licensingErrorTokens } from './licensing-tokens.js';
 import { traceErrorTokens } from './trace.js';
 import { packageErrorTokens } from './package-tokens.js';
+import { securityErrorTokens } from './security.js';
 import { secureRepoErrorTokens } from './secure-repo.js';
 
 /**
@@ -149,6 +150,7 @@ export const specErrorTokens = {
  */
 export const manifoldErrorTokens = {
   ...packageErrorTokens,
+  ...securityErrorTokens,
   ...licensingErrorTokens,
   ...traceErrorTokens,
   ...secureRepoErrorTokens,

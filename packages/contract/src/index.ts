@@ -22,4 +22,5 @@ export * from './jobs.js';
 export * from './trace.js';
 export * from './audit-text.js';
 export * from './registrations.js';
+export * from './security.js';
 export * from './secure-repo.js';

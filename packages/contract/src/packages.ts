@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ZDeviceTemplateId, ZDsiId, ZFileId, ZWorkflowStepId } from './identifiers.js';
 import { ZDeviceTemplate } from './device-template.js';
+import { ZClassification } from './security.js';
 
 /**
  * Design packages (spec §3 Package, Workflow step, Package file, DSI entry; §7 Packages).
@@ -128,6 +129,8 @@ export const ZPackageFile = z
     /** SHA-256 (hex) of the file itself. */
     sha256: z.string(),
     isPublic: z.boolean(),
+    /** `CUI`, `FCI` or null: access controls gate uploads and downloads of labelled files. */
+    classification: ZClassification.nullable(),
     dateCreated: z.string(),
     dateModified: z.string(),
     createdBy: z.string().nullable(),

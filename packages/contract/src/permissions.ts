@@ -1,6 +1,7 @@
 import type { TRole } from './enums.js';
 import { licensingPermissions } from './licensing-tokens.js';
 import { packagePermissions } from './package-tokens.js';
+import { securityPermissions, type TAccessConstraint } from './security.js';
 import { tracePermissions } from './trace.js';
 import { secureRepoPermissions } from './secure-repo.js';
 
@@ -15,10 +16,26 @@ import { secureRepoPermissions } from './secure-repo.js';
  */
 export type Access = 'anonymous' | 'anyRole' | 'admin' | 'partner';
 
+/**
+ * A row that asks more than a role (docs/security-keys-and-access.md):
+ * - `sensitive`: the session must be escalated (a security-key assertion within the escalation
+ *   time) when the caller has a security key, or, with `ESCALATION_REQUIRED_FOR_ADMINS`, is ADMIN;
+ *   refused 403 `escalationRequired`.
+ * - `constraint`: the access controls must allow the caller this constraint from their address;
+ *   refused 403 `accessConstraintFailed` naming it (audited).
+ */
+export interface GuardedAccess {
+  access: Access;
+  sensitive?: true;
+  constraint?: TAccessConstraint;
+}
+export type PermissionRow = Access | GuardedAccess;
+
 export const permissions = {
   ...packagePermissions,
   ...licensingPermissions,
   ...tracePermissions,
+  ...securityPermissions,
   ...secureRepoPermissions,
   // operators
   'GET /healthz': 'anonymous',
@@ -31,18 +48,18 @@ export const permissions = {
   'GET /ui/user/login': 'anyRole',
   'POST /ui/user/refresh': 'anyRole',
   'POST /ui/user/logout': 'anyRole',
-  'GET /ui/admin/login-throttle': 'admin',
-  'POST /ui/admin/login-throttle/clear': 'admin',
+  'GET /ui/admin/login-throttle': { access: 'admin', constraint: 'security-config' },
+  'POST /ui/admin/login-throttle/clear': { access: 'admin', constraint: 'security-config' },
   // users and groups
   'GET /ui/user/list': 'anyRole',
   'GET /ui/user/roles': 'anyRole',
-  'POST /ui/user/add': 'admin',
+  'POST /ui/user/add': { access: 'admin', constraint: 'user-management' },
   'POST /ui/user/edit': 'anyRole',
-  'POST /ui/user/delete': 'admin',
+  'POST /ui/user/delete': { access: 'admin', sensitive: true, constraint: 'user-management' },
   'GET /ui/groups/list': 'anyRole',
-  'POST /ui/groups/add': 'admin',
-  'POST /ui/groups/edit': 'admin',
-  'POST /ui/groups/delete': 'admin',
+  'POST /ui/groups/add': { access: 'admin', constraint: 'user-management' },
+  'POST /ui/groups/edit': { access: 'admin', constraint: 'user-management' },
+  'POST /ui/groups/delete': { access: 'admin', constraint: 'user-management' },
   // admin
   'GET /ui/admin/state': 'anonymous',
   'GET /ui/version': 'anyRole',
@@ -60,11 +77,12 @@ export const permissions = {
   'GET /ui/qms/results': 'anyRole',
   'POST /ui/qms/parts/entry': 'anyRole',
   // keys and certificates
-  'POST /ui/admin/provision': 'admin',
+  // re-keying and installing certificates are sensitive (an escalated session)
+  'POST /ui/admin/provision': { access: 'admin', sensitive: true },
   'GET /ui/admin/provision': 'admin',
-  'POST /ui/admin/upload/provision': 'admin',
+  'POST /ui/admin/upload/provision': { access: 'admin', sensitive: true },
   'GET /ui/admin/provision/certificates': 'admin',
-  'POST /ui/admin/provision/development-ca': 'admin',
+  'POST /ui/admin/provision/development-ca': { access: 'admin', sensitive: true },
   // peer registrations (spec §6: manage list for both roles; add, delete, approve ADMIN)
   'GET /ui/manage/list': 'anyRole',
   'POST /ui/manage/add': 'admin',
@@ -88,17 +106,29 @@ export const permissions = {
   'POST /apl/registration/delete': 'partner',
   'POST /apl/registration/status': 'partner',
   'GET /apl/registration/status': 'partner',
-} as const satisfies Record<string, Access>;
+} as const satisfies Record<string, PermissionRow>;
 
 export type RouteKey = keyof typeof permissions;
 
+function rowOf(key: string): PermissionRow | undefined {
+  return (permissions as Record<string, PermissionRow>)[key];
+}
+
 export function accessOf(key: string): Access | undefined {
-  return (permissions as Record<string, Access>)[key];
+  const row = rowOf(key);
+  return typeof row === 'object' ? row.access : row;
+}
+
+/** What a route asks beyond its role: escalation and an access-control constraint. */
+export function guardOf(key: string): { sensitive: boolean; constraint: TAccessConstraint | undefined } {
+  const row = rowOf(key);
+  if (typeof row !== 'object') return { sensitive: false, constraint: undefined };
+  return { sensitive: row.sensitive === true, constraint: row.constraint };
 }
 
 /** Whether a caller with this role (undefined: no session) may call the route. */
 export function canCall(role: TRole | undefined, key: RouteKey): boolean {
-  const access = permissions[key] as Access;
+  const access = accessOf(key);
   switch (access) {
     case 'anonymous':
     case 'partner':
@@ -107,5 +137,7 @@ export function canCall(role: TRole | undefined, key: RouteKey): boolean {
       return role !== undefined;
     case 'admin':
       return role === 'ADMIN';
+    case undefined:
+      return false;
   }
 }

@@ -184,7 +184,7 @@ export const tracePermissions = {
   'GET /ui/event/list': 'anyRole',
   'GET /ui/build/list': 'anyRole',
   'GET /ui/part/list': 'admin',
-  'GET /ui/audit/list': 'admin',
+  'GET /ui/audit/list': { access: 'admin', constraint: 'audit-access' },
 } as const;
 
 /** `GET /ui/event/list` (spec §7: filter dsiId; §9: 10 a page), newest first. */

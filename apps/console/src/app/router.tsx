@@ -77,6 +77,22 @@ export function createAppRouter(queryClient: QueryClient) {
                   ...screen(queryClient, '/users', async () => (await import('../features/users/routes/users-route')).UsersRoute),
                 },
                 {
+                  path: 'access-policies',
+                  ...screen(
+                    queryClient,
+                    '/access-policies',
+                    async () => (await import('../features/access-control/routes/access-policies-route')).AccessPoliciesRoute,
+                  ),
+                },
+                {
+                  path: 'access-roles',
+                  ...screen(
+                    queryClient,
+                    '/access-roles',
+                    async () => (await import('../features/access-control/routes/access-roles-route')).AccessRolesRoute,
+                  ),
+                },
+                {
                   path: 'groups',
                   ...screen(
                     queryClient,

@@ -13,6 +13,9 @@ export function apiErrorMessage(t: TFunction, error: unknown): string {
     if (error.problems.length === 0) return t('apiErrors.server');
     return error.problems.map((problem) => problemMessage(t, problem)).join(' ');
   }
+  // a refusal that says why (access controls, escalation) is shown as said, not as a bare 403
+  const reasoned = error.problems.find((problem) => problem.errorToken !== 'actionNotAllowed');
+  if (error.kind === 'forbidden' && reasoned) return problemMessage(t, reasoned);
   return t(`apiErrors.${error.kind}`);
 }
 

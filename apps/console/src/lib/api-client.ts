@@ -1,4 +1,4 @@
-import { permissions, type RouteKey } from '@manifold/contract';
+import { accessOf, type RouteKey } from '@manifold/contract';
 import type { z } from 'zod';
 import { abortedError, ApiError, apiMessages, errorFromResponse, InvalidSessionError, networkError } from './api-errors';
 import { redirectToLogin } from './login-redirect';
@@ -25,7 +25,7 @@ function splitRoute(route: RouteKey): { method: string; path: string } {
 }
 
 function needsSession(route: RouteKey): boolean {
-  const access = permissions[route] as string;
+  const access = accessOf(route);
   return access === 'anyRole' || access === 'admin';
 }
 

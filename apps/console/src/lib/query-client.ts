@@ -1,5 +1,6 @@
-import { QueryClient } from '@tanstack/react-query';
+import { MutationCache, QueryCache, QueryClient } from '@tanstack/react-query';
 import { isRetryable } from './api-errors';
+import { isEscalationRequired, requestEscalation } from './escalation';
 
 /** Cache rules of spec §9. */
 export const queryDefaults = {
@@ -19,8 +20,15 @@ export function retryDelay(attempt: number): number {
   return Math.min(queryDefaults.firstRetryDelay * 2 ** attempt, queryDefaults.maxRetryDelay);
 }
 
+/** A refusal that asks for a security-key confirmation opens the escalation prompt, from any screen. */
+function promptOnEscalation(error: unknown): void {
+  if (isEscalationRequired(error)) requestEscalation();
+}
+
 export function createQueryClient(): QueryClient {
   return new QueryClient({
+    queryCache: new QueryCache({ onError: promptOnEscalation }),
+    mutationCache: new MutationCache({ onError: promptOnEscalation }),
     defaultOptions: {
       queries: {
         staleTime: queryDefaults.staleTime,

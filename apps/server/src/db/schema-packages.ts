@@ -73,6 +73,8 @@ export interface PackageFilesTable {
   stored_size: BigCount;
   /** The content key as a compact JWE for the server's encryption certificate; null when public. */
   wrapped_key: string | null;
+  /** `CUI`, `FCI` or null (not controlled): which access-control constraints gate the file. */
+  classification: string | null;
   created_by: string | null;
   created_at: string;
   updated_at: string;

@@ -1,9 +1,10 @@
-import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
 import type { JobTables } from './schema-jobs.js';
 import type { LicensingTables } from './schema-licensing.js';
 import type { PackageTables } from './schema-packages.js';
 import type { TraceTables } from './schema-trace.js';
 import type { PeerTables } from './schema-peers.js';
+import type { SecurityTables } from './schema-security.js';
 import type { SecureRepoTables } from './schema-secure-repo.js';
 
 /**
@@ -36,6 +37,8 @@ export interface SessionsTable {
   expires_at: string;
   revoked_at: string | null;
   escalated: number;
+  /** Until when `escalated` holds (a security-key assertion); null: never escalated. */
+  escalated_until: ColumnType<string | null, string | null | undefined, string | null>;
   source_ip: string | null;
   user_agent: string | null;
 }
@@ -121,7 +124,7 @@ export interface DevelopmentCaTable {
   created_at: string;
 }
 
-export interface DB extends PackageTables, LicensingTables, JobTables, TraceTables, PeerTables, SecureRepoTables {
+export interface DB extends PackageTables, LicensingTables, JobTables, TraceTables, PeerTables, SecurityTables, SecureRepoTables {
   users: UsersTable;
   sessions: SessionsTable;
   user_groups: UserGroupsTable;
@@ -140,6 +143,7 @@ export type NewUserRow = Insertable<UsersTable>;
 export type UserRowUpdate = Updateable<UsersTable>;
 export type GroupRow = Selectable<UserGroupsTable>;
 export type SessionRow = Selectable<SessionsTable>;
+export type NewSessionRow = Insertable<SessionsTable>;
 export type ServerKeyPairRow = Selectable<ServerKeyPairsTable>;
 export type ServerCertificateRow = Selectable<ServerCertificatesTable>;
 export type TrustAnchorRow = Selectable<TrustAnchorsTable>;

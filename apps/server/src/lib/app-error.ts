@@ -13,6 +13,8 @@ export const errorStatus: Partial<Record<ErrorToken, number>> = {
   traceEventSignatureInvalid: 401,
   traceEventMalformed: 400,
   actionNotAllowed: 403,
+  escalationRequired: 403,
+  accessConstraintFailed: 403,
   entityDoesNotExist: 404,
   payloadTooLarge: 413,
   functionNotImplemented: 501,

@@ -7,7 +7,9 @@ export interface Caller {
   username: string;
   role: TRole;
   sessionId: string;
+  /** A security-key assertion within the escalation time (`escalatedUntil`, ISO UTC) confirmed this session. */
   escalated: boolean;
+  escalatedUntil: string | null;
   sourceIp: string;
   user: UserRow;
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { accessOf, errorDescriptions } from '@manifold/contract';
+import { accessOf, errorDescriptions, guardOf } from '@manifold/contract';
 import type { Caller } from '../lib/caller.js';
 
 export function routeKey(method: string, url: string): string {
@@ -23,7 +23,8 @@ function unauthorized(reply: FastifyReply): FastifyReply {
 /**
  * The one place that enforces the contract's permission table (spec §6): every route must have
  * a row (the server does not start otherwise); a request without a live session gets 401, a
- * caller of the wrong role 403.
+ * caller of the wrong role 403; a row's access-control constraint and its `sensitive` mark are
+ * checked here too (403 `accessConstraintFailed`, `escalationRequired`).
  */
 export function registerAuth(app: FastifyInstance): void {
   app.decorateRequest('caller', undefined);
@@ -41,7 +42,8 @@ export function registerAuth(app: FastifyInstance): void {
   app.addHook('onRequest', async (request, reply) => {
     const url = request.routeOptions.url;
     if (!url) return; // no such route: the not-found handler answers
-    const access = accessOf(routeKey(request.method, url));
+    const key = routeKey(request.method, url);
+    const access = accessOf(key);
     if (access === 'anonymous' || access === 'partner') return;
     const token = bearerToken(request);
     if (!token) return unauthorized(reply);
@@ -51,6 +53,10 @@ export function registerAuth(app: FastifyInstance): void {
       return reply.status(403).send({ errorToken: 'actionNotAllowed', errorDescription: errorDescriptions.actionNotAllowed });
     }
     request.caller = caller;
+    // rows that ask more than a role (permissions.ts `GuardedAccess`): access controls, then escalation
+    const guard = guardOf(key);
+    if (guard.constraint) await app.services.accessControl.require(caller, guard.constraint);
+    if (guard.sensitive) await app.services.securityKeys.requireEscalation(caller);
   });
 }
 

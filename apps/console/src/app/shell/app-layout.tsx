@@ -10,6 +10,7 @@ import { getConsoleConfig } from '../../lib/console-config';
 import { redirectToLogin } from '../../lib/login-redirect';
 import { sessionQueryOptions } from '../../lib/session';
 import { scheduleSessionRefresh } from '../../lib/session-refresh';
+import { EscalationPrompt } from './escalation-prompt';
 import { navigationFor } from './navigation';
 import { UserMenu } from './user-menu';
 
@@ -66,6 +67,7 @@ export function AppLayout() {
       <AppShell.Main>
         <ModalsProvider modalProps={{ closeButtonProps: { 'aria-label': t('common.close') } }}>
           <Outlet />
+          <EscalationPrompt />
         </ModalsProvider>
       </AppShell.Main>
     </AppShell>

@@ -9,6 +9,7 @@ import * as usernameKeys from './012-username-keys.js';
 import * as traceability from './013-traceability.js';
 import * as peers from './014-peers.js';
 import * as secureRepo from './018-secure-repo.js';
+import * as securityKeysAccess from './022-security-keys-access.js';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -26,6 +27,7 @@ const migrations: Record<string, DialectMigration> = {
   '013-traceability': traceability,
   '014-peers': peers,
   '018-secure-repo': secureRepo,
+  '022-security-keys-access': securityKeysAccess,
 };
 
 export function migrationProvider(kind: DatabaseKind): MigrationProvider {

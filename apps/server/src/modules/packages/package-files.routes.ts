@@ -4,6 +4,7 @@ import { AppError } from '../../lib/app-error.js';
 import { booleanField, identifierField, streamFormFile } from '../../lib/multipart-parts.js';
 import { responses } from '../../lib/route-schemas.js';
 import { sendFile } from '../../lib/send-file.js';
+import { classificationField } from '../access-control/classification.js';
 import { callerOf } from '../../plugins/auth.js';
 
 /** The files of a design package: uploaded, made public or private, deleted, downloaded. */
@@ -16,7 +17,8 @@ export const packageFilesRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
-        summary: 'Upload a file (multipart: dsiId and isPublic first, then file); streamed, private files encrypted at rest',
+        summary:
+          'Upload a file (multipart: dsiId, isPublic and optional classification CUI/FCI first, then file); streamed, private files encrypted at rest',
         consumes: ['multipart/form-data'],
         response: responses(ZPackageFile),
       },
@@ -30,6 +32,7 @@ export const packageFilesRoutes: FastifyPluginAsyncZod = async (app) => {
           {
             dsiId: identifierField(fields.dsiId, 'dsiId', ZDsiId),
             isPublic: booleanField(fields.isPublic, 'isPublic'),
+            classification: classificationField(fields.classification),
             ...file,
           },
           caller,

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import type { Kysely, Transaction } from 'kysely';
-import type { TPackageFile } from '@manifold/contract';
+import type { TClassification, TPackageFile } from '@manifold/contract';
+import type { ClassificationGate } from '../access-control/access-control.service.js';
 import {
   CONTENT_OVERHEAD_BYTES,
   createContentDecryptStream,
@@ -25,10 +26,13 @@ import { IMAGE_MAX_BYTES, sniffImage, storeImage } from '../images/images.js';
 import { ImagesRepository } from '../images/images.repository.js';
 import type { DesignKeys } from './design-keys.port.js';
 import { PackagesRepository, toFile } from './packages.repository.js';
+import { parseClassification } from '../access-control/classification.js';
 
 export interface UploadInput {
   dsiId: string;
   isPublic: boolean;
+  /** CUI, FCI or null: the upload and every download are gated by the matching constraint. */
+  classification: TClassification | null;
   /** As the client named it: kept as data only. */
   fileName: string | undefined;
   contentType: string | undefined;
@@ -55,6 +59,7 @@ export class PackageFilesService {
     private readonly storage: Storage,
     private readonly keys: DesignKeys,
     private readonly uploadMaxBytes: number,
+    private readonly classificationGate: ClassificationGate,
   ) {}
 
   private packages(db: Kysely<DB> = this.database.db): PackagesRepository {
@@ -62,6 +67,7 @@ export class PackageFilesService {
   }
 
   async upload(input: UploadInput, caller: Caller): Promise<TPackageFile> {
+    await this.classificationGate.requireForLabel(caller, input.classification, 'upload');
     if (!(await this.packages().findPackage(input.dsiId))) throw new AppError('packageNotPresent', { field: 'dsiId' });
     const sealing = input.isPublic ? undefined : await this.newContentKey();
     const plain = new DigestCounter(this.uploadMaxBytes);
@@ -78,6 +84,7 @@ export class PackageFilesService {
       storage_key: stored.key,
       stored_size: stored.size,
       wrapped_key: sealing?.wrappedKey ?? null,
+      classification: input.classification,
       created_by: caller.username,
       created_at: now,
       updated_at: now,
@@ -179,6 +186,7 @@ export class PackageFilesService {
     if (!row) throw new AppError('packageFileNotPresent', { field: 'fileId' });
     const isPublic = row.is_public === 1;
     if (!isPublic && caller.role !== 'ADMIN') throw new AppError('actionNotAllowed');
+    await this.classificationGate.requireForLabel(caller, parseClassification(row.classification), 'download');
     const contentKey = isPublic ? undefined : await this.keys.unwrapContentKey(row.wrapped_key ?? '');
     const source = await this.storage.get(row.storage_key);
     await this.audit().recordBy(caller, isPublic ? 'publicFileAccessed' : 'privateFileDecrypted', row.package_id, {

@@ -13,6 +13,7 @@ import type {
   WorkflowStepRow,
 } from '../../db/schema-packages.js';
 import { isoNow } from '../../lib/time.js';
+import { parseClassification } from '../access-control/classification.js';
 
 export interface RevisionLinks {
   /** This instance's canonical address (`PUBLIC_URL`). */
@@ -335,6 +336,7 @@ export function toFile(row: PackageFileRow): TPackageFile {
     size: Number(row.size),
     sha256: row.sha256,
     isPublic: row.is_public === 1,
+    classification: parseClassification(row.classification),
     dateCreated: row.created_at,
     dateModified: row.updated_at,
     createdBy: row.created_by,

@@ -194,14 +194,17 @@ export class SessionService {
   async authenticate(token: string, sourceIp: string): Promise<Caller | undefined> {
     const claims = await this.tokens.verify(token);
     if (!claims) return undefined;
-    const live = await new SessionsRepository(this.database.db).findLive(claims.sessionId, claims.userId, isoNow());
+    const now = isoNow();
+    const live = await new SessionsRepository(this.database.db).findLive(claims.sessionId, claims.userId, now);
     if (!live) return undefined;
+    const escalatedUntil = live.session.escalated_until;
     return {
       userId: live.user.id,
       username: live.user.username,
       role: live.user.role as TRole,
       sessionId: live.session.id,
-      escalated: Number(live.session.escalated) === 1,
+      escalated: Number(live.session.escalated) === 1 && escalatedUntil !== null && escalatedUntil > now,
+      escalatedUntil,
       sourceIp,
       user: live.user,
     };
@@ -225,6 +228,7 @@ export class SessionService {
         expires_at: expiresAt.toISOString(),
         revoked_at: null,
         escalated: caller.escalated ? 1 : 0,
+        escalated_until: caller.escalated ? caller.escalatedUntil : null,
         source_ip: meta.sourceIp.slice(0, 64),
         user_agent: meta.userAgent?.slice(0, 256) ?? null,
       });

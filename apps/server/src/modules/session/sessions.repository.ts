@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
-import type { DB, SessionRow, UserRow } from '../../db/schema.js';
+import type { DB, NewSessionRow, SessionRow, UserRow } from '../../db/schema.js';
 
 export class SessionsRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
-  async create(session: SessionRow): Promise<void> {
+  async create(session: NewSessionRow): Promise<void> {
     await this.db.insertInto('sessions').values(session).execute();
   }
 
@@ -20,6 +20,7 @@ export class SessionsRepository {
         'sessions.expires_at as s_expires_at',
         'sessions.revoked_at as s_revoked_at',
         'sessions.escalated as s_escalated',
+        'sessions.escalated_until as s_escalated_until',
         'sessions.source_ip as s_source_ip',
         'sessions.user_agent as s_user_agent',
       ])
@@ -30,7 +31,18 @@ export class SessionsRepository {
       .where('sessions.expires_at', '>', now)
       .executeTakeFirst();
     if (!row) return undefined;
-    const { s_id, s_user_id, s_created_at, s_expires_at, s_revoked_at, s_escalated, s_source_ip, s_user_agent, ...user } = row;
+    const {
+      s_id,
+      s_user_id,
+      s_created_at,
+      s_expires_at,
+      s_revoked_at,
+      s_escalated,
+      s_escalated_until,
+      s_source_ip,
+      s_user_agent,
+      ...user
+    } = row;
     return {
       session: {
         id: s_id,
@@ -39,6 +51,7 @@ export class SessionsRepository {
         expires_at: s_expires_at,
         revoked_at: s_revoked_at,
         escalated: s_escalated,
+        escalated_until: s_escalated_until,
         source_ip: s_source_ip,
         user_agent: s_user_agent,
       },

@@ -10,6 +10,7 @@ import {
   ZUserProfile,
 } from '@manifold/contract';
 import { callerOf } from '../../plugins/auth.js';
+import { usernameKey } from './usernames.js';
 import { responses } from '../../lib/route-schemas.js';
 
 export const usersRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -44,7 +45,15 @@ export const usersRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/ui/user/edit',
     { schema: { tags: ['users'], summary: 'Edit a user', body: ZUserEditRequest, response: responses(ZUserProfile) } },
-    (request) => users.edit(request.body, callerOf(request)),
+    async (request) => {
+      const caller = callerOf(request);
+      // an administrator editing someone else's profile is user management (access controls);
+      // one's own profile is not, and a USER editing another is refused by the service
+      if (caller.role === 'ADMIN' && usernameKey(request.body.username ?? '') !== usernameKey(caller.username)) {
+        await app.services.accessControl.require(caller, 'user-management');
+      }
+      return users.edit(request.body, caller);
+    },
   );
 
   app.post(

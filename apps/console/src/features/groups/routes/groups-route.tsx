@@ -1,8 +1,9 @@
-import { Badge, Group, Stack, Table } from '@mantine/core';
+import { Stack, Table } from '@mantine/core';
 import type { TGroup } from '@manifold/contract';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { apiErrorMessage } from '../../../components/api-error-message';
+import { BadgeList } from '../../../components/badge-list';
 import { useConfirm } from '../../../components/confirm-modal';
 import { DataTable } from '../../../components/data-table';
 import { ErrorAlert } from '../../../components/error-alert';
@@ -65,13 +66,7 @@ export function GroupsRoute() {
             <Table.Td>{group.name}</Table.Td>
             <Table.Td>{group.description}</Table.Td>
             <Table.Td>
-              <Group gap={4}>
-                {group.members.map((member) => (
-                  <Badge key={member} variant="light" color="gray" c="gray.9" tt="none">
-                    {member}
-                  </Badge>
-                ))}
-              </Group>
+              <BadgeList items={group.members.map((member) => ({ key: member, label: member }))} />
             </Table.Td>
             <Table.Td>
               <EditDeleteActions

@@ -1,5 +1,5 @@
-import { Button, Code, FileButton, Group, Stack, Switch, Table, Text, Tooltip } from '@mantine/core';
-import type { TPackageFile } from '@manifold/contract';
+import { Badge, Button, Code, FileButton, Group, Select, Stack, Switch, Table, Text, Tooltip } from '@mantine/core';
+import { classifications, type TClassification, type TPackageFile } from '@manifold/contract';
 import { IconDownload, IconTrash, IconUpload } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -31,6 +31,7 @@ export function PackageFiles({ dsiId, files, canEdit }: PackageFilesProps) {
   const format = useDateTimeFormat();
   const queryClient = useQueryClient();
   const [uploadPublic, setUploadPublic] = useState(false);
+  const [uploadLabel, setUploadLabel] = useState<TClassification | null>(null);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [uploadError, setUploadError] = useState<string | null>(null);
   const privacy = useSetFilePrivacy();
@@ -49,11 +50,12 @@ export function PackageFiles({ dsiId, files, canEdit }: PackageFilesProps) {
     if (chosen.length === 0) return;
     setUploadError(null);
     const isPublic = uploadPublic;
+    const label = uploadLabel;
     uploadTray.addFiles(chosen, {
       uploadType: 'package-file',
       upload: async (file, context) => {
         try {
-          return await uploadPackageFile(dsiId, isPublic, file, context);
+          return await uploadPackageFile(dsiId, isPublic, label, file, context);
         } catch (error) {
           setUploadError(`${file.name}: ${apiErrorMessage(t, error)}`);
           throw error;
@@ -99,6 +101,17 @@ export function PackageFiles({ dsiId, files, canEdit }: PackageFilesProps) {
             checked={uploadPublic}
             onChange={(event) => setUploadPublic(event.currentTarget.checked)}
           />
+          <Select
+            label={t('packages.files.classification')}
+            w={200}
+            allowDeselect={false}
+            data={[
+              { value: '', label: t('packages.files.unlabelled') },
+              ...classifications.map((value) => ({ value, label: value })),
+            ]}
+            value={uploadLabel ?? ''}
+            onChange={(value) => setUploadLabel(value ? (value as TClassification) : null)}
+          />
         </Group>
       ) : null}
       {canEdit ? (
@@ -126,9 +139,16 @@ export function PackageFiles({ dsiId, files, canEdit }: PackageFilesProps) {
           <Table.Tr key={file.fileId} data-file-name={file.fileName}>
             <Table.Td>
               <Stack gap={2}>
-                <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
-                  {file.fileName}
-                </Text>
+                <Group gap={6} wrap="nowrap">
+                  <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+                    {file.fileName}
+                  </Text>
+                  {file.classification ? (
+                    <Badge size="sm" color="red.9" variant="filled" title={t('packages.files.classification')}>
+                      {file.classification}
+                    </Badge>
+                  ) : null}
+                </Group>
                 {errors[file.fileId] ? (
                   <Text size="xs" c="red.9" role="alert">
                     {errors[file.fileId]}

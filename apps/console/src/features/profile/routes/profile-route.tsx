@@ -7,8 +7,9 @@ import { PageLoader } from '../../../components/page-loader';
 import { sessionQueryOptions } from '../../../lib/session';
 import { ChangePasswordForm } from '../components/change-password-form';
 import { ProfileDetailsForm } from '../components/profile-details-form';
+import { SecurityKeysCard } from '../components/security-keys-card';
 
-/** The signed-in user's own profile: details, preferences and password. */
+/** The signed-in user's own profile: details, preferences, password and security keys. */
 export function ProfileRoute() {
   const { t } = useTranslation();
   const session = useQuery(sessionQueryOptions());
@@ -30,6 +31,7 @@ export function ProfileRoute() {
         </Title>
         <ChangePasswordForm username={profile.username} />
       </Card>
+      <SecurityKeysCard />
     </Stack>
   );
 }

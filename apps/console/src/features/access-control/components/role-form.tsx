@@ -1,0 +1,91 @@
+import { Button, Group, Select, Stack } from '@mantine/core';
+import {
+  accessConstraints,
+  accessRoleCodes,
+  roleCodeGrants,
+  type TAccessConstraint,
+  type TAccessRole,
+  type TAccessRoleCode,
+  type TUserProfile,
+} from '@manifold/contract';
+import { useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { formErrorsFrom, type FormErrors } from '../../../components/api-error-message';
+import { ErrorAlert } from '../../../components/error-alert';
+import { SearchMultiSelect, type SearchSource } from '../../../components/search-select';
+import { useFields } from '../../../hooks/use-fields';
+import { userOption, userPickerQueryOptions } from '../../../lib/pickers';
+import { useAddAccessRole } from '../api/access-controls';
+
+const fieldNames = ['roleCode', 'constraintName', 'roleMembers'] as const;
+const fieldOfToken: Record<string, string> = { accessRoleInvalid: 'roleCode', userNotPresent: 'roleMembers' };
+const users: SearchSource<TUserProfile> = { queryOptions: userPickerQueryOptions, toOption: userOption };
+
+export function RoleForm({ onDone, onCancel }: { onDone: (role: TAccessRole) => void; onCancel: () => void }) {
+  const { t } = useTranslation();
+  const { values, setField } = useFields({
+    roleCode: 'user' as TAccessRoleCode,
+    constraintName: 'cui-download' as TAccessConstraint,
+    roleMembers: [] as string[],
+  });
+  const [errors, setErrors] = useState<FormErrors>({ fields: {}, general: [] });
+  const add = useAddAccessRole();
+  const granted = accessConstraints.filter((constraint) => roleCodeGrants(values.roleCode, constraint));
+
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    setErrors({ fields: {}, general: [] });
+    add.mutate(values, { onSuccess: onDone, onError: (error) => setErrors(formErrorsFrom(t, error, fieldNames, fieldOfToken)) });
+  };
+
+  return (
+    <form onSubmit={submit} noValidate aria-label={t('accessControl.roles.addTitle')}>
+      <Stack>
+        {errors.general.length > 0 ? <ErrorAlert>{errors.general.join(' ')}</ErrorAlert> : null}
+        <Select
+          label={t('accessControl.roles.code')}
+          description={t('accessControl.roles.codeHint')}
+          withAsterisk
+          allowDeselect={false}
+          data={accessRoleCodes.map((value) => ({ value, label: value }))}
+          value={values.roleCode}
+          error={errors.fields.roleCode}
+          onChange={(value) => {
+            const code = (value ?? 'user') as TAccessRoleCode;
+            setField('roleCode', code);
+            if (!roleCodeGrants(code, values.constraintName)) {
+              setField(
+                'constraintName',
+                accessConstraints.find((constraint) => roleCodeGrants(code, constraint))!,
+              );
+            }
+          }}
+        />
+        <Select
+          label={t('accessControl.roles.constraint')}
+          withAsterisk
+          allowDeselect={false}
+          data={granted.map((value) => ({ value, label: t(`accessControl.constraint.${value}`) }))}
+          value={values.constraintName}
+          error={errors.fields.constraintName}
+          onChange={(value) => setField('constraintName', (value ?? granted[0]) as TAccessConstraint)}
+        />
+        <SearchMultiSelect
+          source={users}
+          label={t('accessControl.roles.members')}
+          value={values.roleMembers}
+          error={errors.fields.roleMembers}
+          onChange={(members) => setField('roleMembers', members)}
+        />
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onCancel}>
+            {t('common.cancel')}
+          </Button>
+          <Button type="submit" loading={add.isPending}>
+            {t('accessControl.roles.add')}
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}

@@ -1,0 +1,96 @@
+import { Stack, Table } from '@mantine/core';
+import type { TAccessRole } from '@manifold/contract';
+import { IconTrash } from '@tabler/icons-react';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { apiErrorMessage } from '../../../components/api-error-message';
+import { BadgeList } from '../../../components/badge-list';
+import { useConfirm } from '../../../components/confirm-modal';
+import { DataTable } from '../../../components/data-table';
+import { ErrorAlert } from '../../../components/error-alert';
+import { FormModal } from '../../../components/form-modal';
+import { IconAction } from '../../../components/icon-action';
+import { ListHeader } from '../../../components/list-header';
+import { ListPagination } from '../../../components/list-pagination';
+import { alerts } from '../../../lib/alerts';
+import { pageCount } from '../../../lib/paging';
+import { useAccessRoles, useDeleteAccessRole } from '../api/access-controls';
+import { RoleForm } from '../components/role-form';
+
+const pageSize = 10;
+
+/** Access roles (ADMIN with security-config): who holds which constraint, and whether it needs a security key. */
+export function AccessRolesRoute() {
+  const { t } = useTranslation();
+  const confirm = useConfirm();
+  const [page, setPage] = useState(1);
+  const [adding, setAdding] = useState(false);
+  const roles = useAccessRoles(page, pageSize);
+  const remove = useDeleteAccessRole();
+
+  const confirmDelete = (role: TAccessRole) =>
+    confirm({
+      title: t('accessControl.roles.deleteTitle'),
+      message: t('accessControl.roles.deleteConfirm', { code: role.roleCode, constraint: role.constraintName }),
+      onConfirm: () =>
+        remove.mutate(role.accessRoleId, {
+          onSuccess: () => alerts.success(t('accessControl.roles.deleted', { code: role.roleCode })),
+          onError: (error) => alerts.error(apiErrorMessage(t, error)),
+        }),
+    });
+
+  return (
+    <Stack gap="lg">
+      <ListHeader
+        title={t('accessControl.roles.title')}
+        description={t('accessControl.roles.description')}
+        add={{ label: t('accessControl.roles.add'), onClick: () => setAdding(true) }}
+      />
+      {roles.error ? <ErrorAlert>{apiErrorMessage(t, roles.error)}</ErrorAlert> : null}
+      <DataTable
+        testId="access-roles-table"
+        minWidth={640}
+        busy={roles.isFetching}
+        caption={t('accessControl.roles.caption', { total: roles.data?.totalNumOfItems ?? 0 })}
+        columns={[
+          t('accessControl.roles.code'),
+          t('accessControl.roles.constraint'),
+          t('accessControl.roles.members'),
+          t('common.actions'),
+        ]}
+        empty={roles.data?.data.length === 0 ? t('accessControl.roles.empty') : null}
+      >
+        {(roles.data?.data ?? []).map((role) => (
+          <Table.Tr key={role.accessRoleId} data-role={role.roleCode}>
+            <Table.Td>{role.roleCode}</Table.Td>
+            <Table.Td>{t(`accessControl.constraint.${role.constraintName}`)}</Table.Td>
+            <Table.Td>
+              <BadgeList items={role.roleMembers.map((member) => ({ key: member, label: member }))} />
+            </Table.Td>
+            <Table.Td>
+              <IconAction
+                tooltip={t('common.delete')}
+                label={t('accessControl.roles.deleteRole', { code: role.roleCode, constraint: role.constraintName })}
+                icon={IconTrash}
+                color="red"
+                onClick={() => confirmDelete(role)}
+              />
+            </Table.Td>
+          </Table.Tr>
+        ))}
+      </DataTable>
+      <ListPagination total={pageCount(roles.data)} value={page} onChange={setPage} />
+      <FormModal opened={adding} onClose={() => setAdding(false)} title={t('accessControl.roles.addTitle')}>
+        {adding ? (
+          <RoleForm
+            onCancel={() => setAdding(false)}
+            onDone={(role) => {
+              alerts.success(t('accessControl.roles.added', { code: role.roleCode }));
+              setAdding(false);
+            }}
+          />
+        ) : null}
+      </FormModal>
+    </Stack>
+  );
+}

@@ -1,0 +1,146 @@
+import type { Kysely } from 'kysely';
+import type { TAccessConstraint, TAccessControl, TAccessRole, TAccessRoleCode, TPage, TPageQuery } from '@manifold/contract';
+import { paginate } from '../../db/paging.js';
+import type { DB } from '../../db/schema.js';
+import type { AccessControlRow, AccessRoleRow } from '../../db/schema-security.js';
+import type { PolicyRule, RoleRule } from './access-rules.js';
+
+export function policyNameKey(name: string): string {
+  return name.trim().toLowerCase();
+}
+
+function list<T extends string>(text: string): T[] {
+  return text ? (text.split(',') as T[]) : [];
+}
+
+function toAccessControl(row: AccessControlRow): TAccessControl {
+  return {
+    accessControlId: row.id,
+    policyName: row.policy_name,
+    constraints: list<TAccessConstraint>(row.constraints),
+    incomingIpAddresses: list(row.ip_ranges),
+  };
+}
+
+/** Access policies and access roles with their members. */
+export class AccessControlRepository {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  listPolicies(page: TPageQuery): Promise<TPage<TAccessControl>> {
+    return paginate(
+      this.db.selectFrom('access_controls'),
+      page,
+      (base) => base.selectAll().orderBy('policy_name_key'),
+      (rows) => rows.map(toAccessControl),
+    );
+  }
+
+  findPolicy(id: string): Promise<AccessControlRow | undefined> {
+    return this.db.selectFrom('access_controls').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  findPolicyByName(name: string): Promise<AccessControlRow | undefined> {
+    return this.db
+      .selectFrom('access_controls')
+      .selectAll()
+      .where('policy_name_key', '=', policyNameKey(name))
+      .executeTakeFirst();
+  }
+
+  async insertPolicy(row: AccessControlRow): Promise<TAccessControl> {
+    await this.db.insertInto('access_controls').values(row).execute();
+    return toAccessControl(row);
+  }
+
+  async deletePolicy(id: string): Promise<void> {
+    await this.db.deleteFrom('access_controls').where('id', '=', id).execute();
+  }
+
+  listRoles(page: TPageQuery): Promise<TPage<TAccessRole>> {
+    return paginate(
+      this.db.selectFrom('access_roles'),
+      page,
+      (base) => base.selectAll().orderBy('constraint_name').orderBy('role_code').orderBy('created_at').orderBy('id'),
+      (rows) => this.toAccessRoles(rows),
+    );
+  }
+
+  async getRole(id: string): Promise<TAccessRole | undefined> {
+    const row = await this.findRole(id);
+    return row ? (await this.toAccessRoles([row]))[0] : undefined;
+  }
+
+  private async toAccessRoles(rows: AccessRoleRow[]): Promise<TAccessRole[]> {
+    const members = await this.memberNames(rows.map((row) => row.id));
+    return rows.map((row) => ({
+      accessRoleId: row.id,
+      roleCode: row.role_code as TAccessRoleCode,
+      constraintName: row.constraint_name as TAccessConstraint,
+      roleMembers: members.get(row.id) ?? [],
+    }));
+  }
+
+  findRole(id: string): Promise<AccessRoleRow | undefined> {
+    return this.db.selectFrom('access_roles').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async insertRole(row: AccessRoleRow, memberIds: number[]): Promise<void> {
+    await this.db.insertInto('access_roles').values(row).execute();
+    await this.db
+      .insertInto('access_role_members')
+      .values(memberIds.map((userId) => ({ role_id: row.id, user_id: userId })))
+      .execute();
+  }
+
+  async deleteRole(id: string): Promise<void> {
+    await this.db.deleteFrom('access_roles').where('id', '=', id).execute();
+  }
+
+  /** The policies that name the constraint (constraints are a comma list of fixed names, none a part of another). */
+  async policyRules(constraint: TAccessConstraint): Promise<PolicyRule[]> {
+    const rows = await this.db
+      .selectFrom('access_controls')
+      .selectAll()
+      .where('constraints', 'like', `%${constraint}%`)
+      .execute();
+    return rows
+      .map(toAccessControl)
+      .filter((policy) => policy.constraints.includes(constraint))
+      .map((policy) => ({ policyName: policy.policyName, constraints: policy.constraints, ranges: policy.incomingIpAddresses }));
+  }
+
+  /** The roles that name the constraint, with their members' ids. */
+  async roleRules(constraint: TAccessConstraint): Promise<RoleRule[]> {
+    const rows = await this.db
+      .selectFrom('access_roles')
+      .leftJoin('access_role_members', 'access_role_members.role_id', 'access_roles.id')
+      .select(['access_roles.id', 'access_roles.role_code', 'access_roles.constraint_name', 'access_role_members.user_id'])
+      .where('access_roles.constraint_name', '=', constraint)
+      .execute();
+    const roles = new Map<string, RoleRule & { memberIds: number[] }>();
+    for (const row of rows) {
+      const role = roles.get(row.id) ?? {
+        roleCode: row.role_code as TAccessRoleCode,
+        constraintName: row.constraint_name as TAccessConstraint,
+        memberIds: [],
+      };
+      if (row.user_id !== null) role.memberIds.push(Number(row.user_id));
+      roles.set(row.id, role);
+    }
+    return [...roles.values()];
+  }
+
+  private async memberNames(roleIds: string[]): Promise<Map<string, string[]>> {
+    const members = new Map<string, string[]>();
+    if (roleIds.length === 0) return members;
+    const rows = await this.db
+      .selectFrom('access_role_members')
+      .innerJoin('users', 'users.id', 'access_role_members.user_id')
+      .select(['access_role_members.role_id', 'users.username'])
+      .where('access_role_members.role_id', 'in', roleIds)
+      .orderBy('users.username_key')
+      .execute();
+    for (const row of rows) members.set(row.role_id, [...(members.get(row.role_id) ?? []), row.username]);
+    return members;
+  }
+}

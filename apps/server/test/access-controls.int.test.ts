@@ -1,0 +1,300 @@
+import { describe, expect, it } from 'vitest';
+import { multipartForm } from './helpers/multipart.js';
+import { createPackage } from './helpers/packages-fixtures.js';
+import { SoftwareAuthenticator } from './helpers/software-authenticator.js';
+import { describeEachDatabase, expectToken, type TestApp } from './helpers/test-app.js';
+
+const wired = '10.1.2.3';
+const outside = '203.0.113.9';
+
+/** A request from a given client address (the server's `request.ip`). */
+function from(ctx: TestApp, address: string, method: 'GET' | 'POST', url: string, token: string, body?: unknown) {
+  return ctx.app.inject({
+    method,
+    url,
+    remoteAddress: address,
+    headers: { authorization: `Bearer ${token}` },
+    ...(body !== undefined ? { payload: body as object } : {}),
+  });
+}
+
+async function uploadLabelled(ctx: TestApp, token: string, dsiId: string, classification: string, address = '127.0.0.1') {
+  const { body, headers } = multipartForm({
+    dsiId,
+    isPublic: 'true',
+    classification,
+    file: { filename: 'drawing.stl', content: 'solid part', contentType: 'model/stl' },
+  });
+  return ctx.app.inject({
+    method: 'POST',
+    url: '/ui/package/files/upload',
+    remoteAddress: address,
+    headers: { ...headers, authorization: `Bearer ${token}` },
+    payload: body,
+  });
+}
+
+async function refusals(ctx: TestApp, constraint: string): Promise<{ actor: string | null; details: string | null }[]> {
+  return ctx.app.services.database.db
+    .selectFrom('audit_events')
+    .select(['actor', 'details'])
+    .where('event_type', '=', 'accessConstraintRefused')
+    .where('subject', '=', constraint)
+    .execute();
+}
+
+describeEachDatabase('access controls', (ctx) => {
+  describe('access-control and access-role calls', () => {
+    it('should require authentication and an administrator', async () => {
+      expectToken(await ctx().call('GET', '/ui/access-control/list'), 401, 'invalidSessionToken');
+      const { token } = await ctx().createUser();
+      expectToken(await ctx().call('GET', '/ui/access-role/list', { token }), 403, 'actionNotAllowed');
+      expectToken(
+        await ctx().call('POST', '/ui/access-control/add', {
+          token,
+          body: { policyName: 'X', constraints: ['cui-download'], incomingIpAddresses: ['10.0.0.0/8'] },
+        }),
+        403,
+        'actionNotAllowed',
+      );
+    });
+
+    it('adds, lists and deletes policies, refusing bad ranges and duplicate names', async () => {
+      const token = await ctx().adminToken();
+      const add = (body: unknown) => ctx().call('POST', '/ui/access-control/add', { token, body });
+      expectToken(
+        await add({ policyName: 'Bad', constraints: ['fci-upload'], incomingIpAddresses: ['10.0.0.0/33', 'wifi.example'] }),
+        420,
+        'accessControlInvalid',
+        'incomingIpAddresses',
+      );
+      expect((await add({ policyName: 'Bad', constraints: ['no-such'], incomingIpAddresses: ['10.0.0.0/8'] })).statusCode).toBe(
+        400,
+      );
+      const created = await add({
+        policyName: 'Mobile Device',
+        constraints: ['fci-upload', 'fci-upload'],
+        incomingIpAddresses: ['fd00::/8'],
+      });
+      expect(created.statusCode, created.body).toBe(200);
+      expect(created.json()).toMatchObject({
+        policyName: 'Mobile Device',
+        constraints: ['fci-upload'],
+        incomingIpAddresses: ['fd00::/8'],
+      });
+      expectToken(
+        await add({ policyName: 'mobile device', constraints: ['fci-upload'], incomingIpAddresses: ['fd00::/8'] }),
+        420,
+        'accessControlNameTaken',
+        'policyName',
+      );
+      const list = await ctx().call('GET', '/ui/access-control/list', { token });
+      expect(list.json()).toMatchObject({ totalNumOfItems: 1, data: [{ policyName: 'Mobile Device' }] });
+      const id = created.json<{ accessControlId: string }>().accessControlId;
+      expect((await ctx().call('POST', '/ui/access-control/delete', { token, body: { accessControlId: id } })).statusCode).toBe(
+        200,
+      );
+      expectToken(
+        await ctx().call('POST', '/ui/access-control/delete', { token, body: { accessControlId: id } }),
+        420,
+        'accessControlNotPresent',
+        'accessControlId',
+      );
+    });
+
+    it('refuses a role code that does not grant its constraint and unknown members', async () => {
+      const token = await ctx().adminToken();
+      expectToken(
+        await ctx().call('POST', '/ui/access-role/add', {
+          token,
+          body: { roleCode: 'audit-admin', constraintName: 'cui-download', roleMembers: ['admin'] },
+        }),
+        420,
+        'accessRoleInvalid',
+        'roleCode',
+      );
+      expectToken(
+        await ctx().call('POST', '/ui/access-role/add', {
+          token,
+          body: { roleCode: 'user', constraintName: 'cui-download', roleMembers: ['nobody-here'] },
+        }),
+        420,
+        'userNotPresent',
+        'roleMembers',
+      );
+    });
+
+    it('refuses a change that would shut the administrator out of security-config', async () => {
+      const token = await ctx().adminToken();
+      expectToken(
+        await ctx().call('POST', '/ui/access-control/add', {
+          token,
+          body: { policyName: 'VPN', constraints: ['security-config'], incomingIpAddresses: ['10.8.0.0/16'] },
+        }),
+        420,
+        'accessControlWouldLockOut',
+      );
+      const other = await ctx().createUser({ role: 'ADMIN' });
+      expectToken(
+        await ctx().call('POST', '/ui/access-role/add', {
+          token,
+          body: { roleCode: 'security-admin', constraintName: 'security-config', roleMembers: [other.profile.username] },
+        }),
+        420,
+        'accessControlWouldLockOut',
+      );
+      expect((await ctx().call('GET', '/ui/access-control/list', { token })).json()).toMatchObject({ totalNumOfItems: 0 });
+    });
+  });
+
+  describe('CUI downloads', () => {
+    it('refuses an address outside the policy and a user without the constraint, and lets an allowed one through', async () => {
+      const admin = await ctx().adminToken();
+      const reader = await ctx().createUser();
+      const stranger = await ctx().createUser();
+      const pkg = await createPackage(ctx());
+      const uploaded = await uploadLabelled(ctx(), admin, pkg.dsiId, 'CUI');
+      expect(uploaded.statusCode, uploaded.body).toBe(200);
+      expect(uploaded.json()).toMatchObject({ classification: 'CUI' });
+      const url = `/ui/package/files/download?fileId=${uploaded.json<{ fileId: string }>().fileId}`;
+
+      const policy = await ctx().call('POST', '/ui/access-control/add', {
+        token: admin,
+        body: { policyName: 'Internal Wired', constraints: ['cui-download', 'cui-upload'], incomingIpAddresses: ['10.1.0.0/16'] },
+      });
+      expect(policy.statusCode, policy.body).toBe(200);
+
+      const far = expectToken(await from(ctx(), outside, 'GET', url, reader.token), 403, 'accessConstraintFailed');
+      expect(far.errorDescription).toContain('cui-download');
+      expect(far.errorDescription).toContain('Internal Wired');
+      expect((await from(ctx(), wired, 'GET', url, reader.token)).statusCode).toBe(200);
+
+      const role = await ctx().call('POST', '/ui/access-role/add', {
+        token: admin,
+        body: { roleCode: 'user', constraintName: 'cui-download', roleMembers: [reader.profile.username] },
+      });
+      expect(role.statusCode, role.body).toBe(200);
+      expect(role.json()).toMatchObject({
+        roleCode: 'user',
+        constraintName: 'cui-download',
+        roleMembers: [reader.profile.username],
+      });
+
+      const denied = expectToken(await from(ctx(), wired, 'GET', url, stranger.token), 403, 'accessConstraintFailed');
+      expect(denied.errorDescription).toContain('cui-download');
+      const allowed = await from(ctx(), wired, 'GET', url, reader.token);
+      expect(allowed.statusCode, allowed.body).toBe(200);
+      expect(allowed.body).toBe('solid part');
+
+      const audited = await refusals(ctx(), 'cui-download');
+      expect(audited.map((row) => [row.actor, JSON.parse(row.details ?? '{}').reason])).toEqual([
+        [reader.profile.username, 'network'],
+        [stranger.profile.username, 'membership'],
+      ]);
+
+      // an upload labelled CUI is gated by cui-upload: from outside refused before anything is stored
+      expectToken(await uploadLabelled(ctx(), admin, pkg.dsiId, 'CUI', outside), 403, 'accessConstraintFailed');
+      expect((await uploadLabelled(ctx(), admin, pkg.dsiId, 'CUI', wired)).statusCode).toBe(200);
+      // unlabelled files are not gated
+      expect((await uploadLabelled(ctx(), admin, pkg.dsiId, '', outside)).json()).toMatchObject({ classification: null });
+      expect((await uploadLabelled(ctx(), admin, pkg.dsiId, 'SECRET')).statusCode).toBe(400);
+
+      // leave no policy behind for the next tests
+      for (const page of [await ctx().call('GET', '/ui/access-role/list', { token: admin })]) {
+        for (const item of page.json<{ data: { accessRoleId: string }[] }>().data)
+          await ctx().call('POST', '/ui/access-role/delete', { token: admin, body: { accessRoleId: item.accessRoleId } });
+      }
+      await ctx().call('POST', '/ui/access-control/delete', {
+        token: admin,
+        body: { accessControlId: policy.json<{ accessControlId: string }>().accessControlId },
+      });
+    });
+
+    it('asks a -webauth role member for an escalated session', async () => {
+      const admin = await ctx().adminToken();
+      const reader = await ctx().createUser();
+      const pkg = await createPackage(ctx());
+      const uploaded = await uploadLabelled(ctx(), admin, pkg.dsiId, 'FCI');
+      const url = `/ui/package/files/download?fileId=${uploaded.json<{ fileId: string }>().fileId}`;
+      const role = await ctx().call('POST', '/ui/access-role/add', {
+        token: admin,
+        body: { roleCode: 'user-webauth', constraintName: 'fci-download', roleMembers: [reader.profile.username] },
+      });
+      expect(role.statusCode, role.body).toBe(200);
+      const refused = expectToken(await ctx().call('GET', url, { token: reader.token }), 403, 'escalationRequired');
+      expect(refused.errorDescription).toContain('fci-download');
+      expect(refused.errorDescription).toContain('escalated');
+
+      const origin = ctx().config.publicUrl;
+      const key = new SoftwareAuthenticator(new URL(origin).hostname, origin);
+      const options = (kind: string) =>
+        ctx()
+          .call('POST', `/ui/authenticators/${kind}-options/generate`, { token: reader.token })
+          .then((r) => r.json<{ challenge: string }>().challenge);
+      expect(
+        (
+          await ctx().call('POST', '/ui/authenticators/add', {
+            token: reader.token,
+            body: { name: 'k', credential: key.register(await options('attestation')) },
+          })
+        ).statusCode,
+      ).toBe(200);
+      expect(
+        (
+          await ctx().call('POST', '/ui/authenticators/escalate-login', {
+            token: reader.token,
+            body: { credential: key.assert(await options('assertion')) },
+          })
+        ).statusCode,
+      ).toBe(200);
+      expect((await ctx().call('GET', url, { token: reader.token })).statusCode).toBe(200);
+      await ctx().call('POST', '/ui/access-role/delete', {
+        token: admin,
+        body: { accessRoleId: role.json<{ accessRoleId: string }>().accessRoleId },
+      });
+    });
+  });
+
+  describe('route constraints', () => {
+    it('gates the audit list with audit-access and user management with user-management', async () => {
+      const admin = await ctx().adminToken();
+      const auditor = await ctx().createUser({ role: 'ADMIN' });
+      const role = await ctx().call('POST', '/ui/access-role/add', {
+        token: admin,
+        body: { roleCode: 'audit-admin', constraintName: 'audit-access', roleMembers: [auditor.profile.username] },
+      });
+      expect(role.statusCode, role.body).toBe(200);
+      expect(
+        expectToken(await ctx().call('GET', '/ui/audit/list', { token: admin }), 403, 'accessConstraintFailed').errorDescription,
+      ).toContain('audit-access');
+      expect((await ctx().call('GET', '/ui/audit/list', { token: auditor.token })).statusCode).toBe(200);
+
+      const policy = await ctx().call('POST', '/ui/access-control/add', {
+        token: admin,
+        body: { policyName: 'Internal WiFi', constraints: ['user-management'], incomingIpAddresses: ['10.1.0.0/16'] },
+      });
+      expect(policy.statusCode, policy.body).toBe(200);
+      const body = {
+        username: `u${Date.now()}`,
+        password: 'Password-123',
+        firstName: 'A',
+        lastName: 'B',
+        email: 'a@example.com',
+        role: 'USER',
+        timeZone: 'Europe/London',
+        language: 'en_US',
+      };
+      expectToken(await from(ctx(), outside, 'POST', '/ui/user/add', admin, body), 403, 'accessConstraintFailed');
+      expect((await from(ctx(), wired, 'POST', '/ui/user/add', admin, body)).statusCode).toBe(200);
+      const edit = { username: body.username, firstName: 'Changed' };
+      expectToken(await from(ctx(), outside, 'POST', '/ui/user/edit', admin, edit), 403, 'accessConstraintFailed');
+      expect((await from(ctx(), wired, 'POST', '/ui/user/edit', admin, edit)).statusCode).toBe(200);
+      // one's own profile is no user management
+      expect(
+        (await from(ctx(), outside, 'POST', '/ui/user/edit', admin, { username: 'admin', firstName: 'Ada' })).statusCode,
+      ).toBe(200);
+      expect((await refusals(ctx(), 'audit-access')).length).toBe(1);
+      expect((await refusals(ctx(), 'user-management')).length).toBe(2);
+    });
+  });
+});
