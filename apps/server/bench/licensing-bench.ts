@@ -3,6 +3,9 @@
 //   npm run bench:authorize [-- --databases sqlite,postgres --duration 10 --connections 10]
 //     authorize throughput and p99: POST /ui/authorization/authorize of quantity 1 on an order of
 //     1,000,000,000 to an approved machine (every licence check, one atomic UPDATE, audit row).
+//   npm run bench:instances [-- --databases postgres --duration 10 --connections 10]
+//     the authorize load through a round-robin proxy to one, then two server processes on one
+//     database, and the order's books checked afterwards.
 //   npm run bench:orders [-- --databases sqlite,postgres --orders 1000000 --duration 5]
 //     seeds the orders table with batched multi-row inserts in transactions, then GET
 //     /ui/order/list p99 for the first, a middle and the last page with a filter and a sort.
@@ -10,6 +13,7 @@
 // PostgreSQL comes from TEST_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test); a
 // scratch database is created and dropped.
 import { randomBytes, randomUUID } from 'node:crypto';
+import autocannon from 'autocannon';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,8 +29,8 @@ import { parseDatabaseUrl } from '../src/config.js';
 import { canonicalJson } from '../src/lib/canonical-json.js';
 import { createScratchDatabase } from '../test/helpers/database-servers.js';
 import { multipartForm } from '../test/helpers/multipart.js';
-import type { ServerProcess } from '../test/helpers/server-process.js';
-import { measure, startBenchServer } from './bench-support.js';
+import { startServer, type ServerProcess } from '../test/helpers/server-process.js';
+import { measure, startBenchProcess, startBenchServer } from './bench-support.js';
 import { issue, testRoot } from '../test/helpers/test-pki.js';
 
 const { values } = parseArgs({
@@ -301,12 +305,102 @@ async function benchOrders(kind: string) {
   }
 }
 
+/**
+ * Two server processes on one database behind a round-robin proxy against one process behind the
+ * same proxy: authorize throughput and p99, and afterwards the order's books checked exactly
+ * (allocated = authorizations = 2xx answers; never more than asked).
+ */
+async function benchInstances(kind: string) {
+  if (kind === 'sqlite') throw new Error('--mode instances needs a database server: --databases postgres (or mysql)');
+  const t = await target(kind);
+  const { server, call, auth } = await start(t);
+  const processes: ServerProcess[] = [server];
+  try {
+    const { orderId, deviceId } = await licensingWorld(call);
+    // the same DATA_DIR: the same key-encryption key and the same file storage, as docs/operations.md asks
+    const second = await startBenchProcess(t.dataDir, { DATABASE_URL: t.databaseUrl });
+    processes.push(second);
+    const proxy = async (upstreams: ServerProcess[]) => {
+      const started = await startServer(
+        { UPSTREAMS: upstreams.map((upstream) => upstream.url).join(',') },
+        { file: path.resolve(import.meta.dirname, 'round-robin-proxy.ts'), inheritEnv: true },
+      ); // the proxy has no /healthz of its own: it forwards the upstream's
+      processes.push(started);
+      return started;
+    };
+    const one = await proxy([server]);
+    const two = await proxy([server, second]);
+    const load = (url: string) => ({
+      url: `${url}/ui/authorization/authorize`,
+      connections,
+      duration,
+      headers: { ...auth, 'content-type': 'application/json' },
+      method: 'POST' as const,
+      body: JSON.stringify({ orderId, deviceId, quantity: 1 }),
+    });
+    let answered = (await autocannonCount('warm-up', { ...load(two.url), duration: 2 })).ok;
+    const rows: Record<string, unknown>[] = [];
+    const rates: number[] = [];
+    for (const [title, url] of [
+      [`${kind}: one instance behind the proxy`, one.url],
+      [`${kind}: two instances behind the proxy`, two.url],
+    ] as const) {
+      const result = await autocannonCount(title, load(url));
+      answered += result.ok;
+      rates.push(result.rate);
+      rows.push(result.row);
+    }
+    const detail = (await call('GET', `/ui/order/fetch?orderId=${orderId}`)) as { allocatedQuantity: number };
+    // autocannon stops with up to one request per connection in flight: those are served (and
+    // allocated) but not counted, so the books hold between the 2xx answers and that many more
+    const inFlight = connections * 3;
+    if (detail.allocatedQuantity < answered || detail.allocatedQuantity > answered + inFlight) {
+      throw new Error(`the books do not add up: ${answered} authorizations answered 2xx, ${detail.allocatedQuantity} allocated`);
+    }
+    rows[1]!.ratio = Number((rates[1]! / rates[0]!).toFixed(2));
+    rows.push({
+      title: `${kind}: books: allocated vs 2xx answers (+ ≤ ${inFlight} in flight at the stops)`,
+      'authorized in total': `${detail.allocatedQuantity} vs ${answered}`,
+    });
+    return rows;
+  } finally {
+    await Promise.all(processes.reverse().map((process) => process.stop()));
+    await t.drop();
+    await fs.rm(t.dataDir, { recursive: true, force: true });
+  }
+}
+
+/** `measure`, also answering how many requests got a 2xx (to check the books against). */
+async function autocannonCount(title: string, load: Parameters<typeof measure>[1]) {
+  const result = await autocannon({
+    url: load.url,
+    connections: load.connections,
+    duration: load.duration,
+    headers: load.headers,
+    method: load.method,
+    body: load.body,
+  });
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${title}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  return {
+    ok: result['2xx'],
+    rate: result.requests.average,
+    row: {
+      title,
+      'requests/s': Math.round(result.requests.average),
+      'p99 ms': result.latency.p99,
+      'mean ms': Number(result.latency.average.toFixed(2)),
+    } as Record<string, unknown>,
+  };
+}
+
 const kinds = values.databases.split(',').map((kind) => kind.trim());
 console.log(`${values.mode}: ${connections} connections, ${duration} s per measurement, ${os.cpus().length} cores`);
 const table = [];
 for (const kind of kinds) {
   if (values.mode === 'authorize') table.push(await benchAuthorize(kind));
   else if (values.mode === 'orders') table.push(...(await benchOrders(kind)));
-  else throw new Error(`--mode ${values.mode}: use authorize or orders`);
+  else if (values.mode === 'instances') table.push(...(await benchInstances(kind)));
+  else throw new Error(`--mode ${values.mode}: use authorize, orders or instances`);
 }
 console.table(table);

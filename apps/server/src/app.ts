@@ -34,6 +34,7 @@ import { registerInputHygiene } from './plugins/input-hygiene.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import { registerRequestLimits, serverTimeouts, warnOnForwardingHeaders } from './plugins/request-limits.js';
 import { registerSecurityHeaders } from './plugins/security-headers.js';
+import { ServerMetrics, exposeMetrics } from './metrics/metrics.js';
 import type { Services } from './services.js';
 import { LocalStorage } from './storage/local-storage.js';
 
@@ -98,7 +99,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
-  const database = options.database ?? createDatabase(config.database, { sqliteSynchronous: config.sqliteSynchronous });
+  const metrics = config.metrics.token !== null || config.metrics.port !== null ? new ServerMetrics() : null;
+  const database =
+    options.database ??
+    createDatabase(config.database, {
+      sqliteSynchronous: config.sqliteSynchronous,
+      ...(metrics ? { onQuery: metrics.observeQuery } : {}),
+    });
   let modules: Awaited<ReturnType<typeof createModules>>;
   let jobs: JobsModule;
   try {
@@ -117,6 +124,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.addHook('onClose', () => jobs.runner.stop()); // onClose hooks run last-added first: before the database closes
 
   registerErrorHandling(app);
+  if (metrics) {
+    metrics.watchDatabase(database);
+    metrics.watchRequests(app);
+  }
   await registerSecurityHeaders(app, config.publicUrl);
   registerRequestLimits(app, config.timeouts);
   if (!config.trustProxy) warnOnForwardingHeaders(app);
@@ -125,6 +136,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerAuth(app);
   await registerOpenApi(app);
   await registerMultipart(app, config.uploadMaxBytes);
+  await exposeMetrics(app, metrics, config.metrics);
   for (const module of [...modules, jobs]) {
     for (const routes of module.routes) await app.register(routes);
   }

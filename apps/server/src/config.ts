@@ -37,6 +37,7 @@ export interface Config {
   /** Largest file one multipart upload may carry, bytes. */
   uploadMaxBytes: number;
   timeouts: TimeoutConfig;
+  metrics: MetricsConfig;
   /** SQLite `synchronous`: FULL (default) survives power loss; NORMAL is faster and survives only a process crash. */
   sqliteSynchronous: 'FULL' | 'NORMAL';
   jobs: JobsConfig;
@@ -208,6 +209,27 @@ function sqliteSynchronous(raw: string | undefined): 'FULL' | 'NORMAL' {
 
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
 
+/** Where `GET /metrics` answers (docs/operations.md); both off by default. */
+export interface MetricsConfig {
+  /** `METRICS_TOKEN`: `/metrics` on the public port for callers bearing it (at least 32 characters). */
+  token: string | null;
+  /** `METRICS_PORT`: its own listener without a token, on `METRICS_HOST` (default 127.0.0.1). */
+  port: number | null;
+  host: string;
+}
+
+function metricsConfig(env: Env): MetricsConfig {
+  const token = env.METRICS_TOKEN || null;
+  if (token !== null && !/^[\x21-\x7e]{32,}$/.test(token)) {
+    throw new ConfigError('METRICS_TOKEN must be at least 32 printable characters without spaces (e.g. openssl rand -hex 32)');
+  }
+  return {
+    token,
+    port: env.METRICS_PORT ? integer(env, 'METRICS_PORT', 0, 1, 65535) : null,
+    host: env.METRICS_HOST || '127.0.0.1',
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 8080, 0, 65535);
   const host = env.HOST || '127.0.0.1';
@@ -252,6 +274,7 @@ export function loadConfig(env: Env = process.env): Config {
       keepAliveMs: integer(env, 'KEEP_ALIVE_TIMEOUT_SECONDS', 5, 1, 600) * 1000,
     },
     sqliteSynchronous: sqliteSynchronous(env.SQLITE_SYNCHRONOUS),
+    metrics: metricsConfig(env),
     jobs: {
       enabled: boolean(env, 'JOBS_ENABLED', true),
       concurrency: integer(env, 'JOBS_CONCURRENCY', 4, 1, 64),

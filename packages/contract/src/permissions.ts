@@ -39,6 +39,8 @@ export const permissions = {
   ...secureRepoPermissions,
   // operators
   'GET /healthz': 'anonymous',
+  // the handler checks METRICS_TOKEN (docs/operations.md)
+  'GET /metrics': 'anonymous',
   // the console: its files, deep links and runtime settings (site name, public address)
   'GET /*': 'anonymous',
   'GET /console-config.json': 'anonymous',

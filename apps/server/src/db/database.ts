@@ -1,12 +1,24 @@
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, MysqlDialect, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import {
+  Kysely,
+  Migrator,
+  MysqlDialect,
+  PostgresDialect,
+  SqliteDialect,
+  sql,
+  type Dialect as KyselyDialect,
+  type LogEvent,
+  type Transaction,
+} from 'kysely';
 import { createPool } from 'mysql2';
 import pg from 'pg';
 import type { TDatabaseConfig } from '@manifold/contract';
 import type { DatabaseTarget } from '../config.js';
 import { assertPrivateFile, createPrivateFile, makePrivateDirectory } from '../lib/private-files.js';
 import { createDialect, type Dialect } from './dialect.js';
+import { nameStatements } from './pg-named-statements.js';
+import { cachingStatements } from './statement-cache.js';
 import { migrationProvider } from './migrations/index.js';
 import type { DB } from './schema.js';
 
@@ -17,6 +29,8 @@ export interface Database {
   describe(): TDatabaseConfig;
   migrate(): Promise<void>;
   ping(): Promise<boolean>;
+  /** The connection pool's state (PostgreSQL), or null where there is no pool to watch. */
+  poolStats(): { total: number; idle: number; waiting: number } | null;
   transaction<T>(work: (trx: Transaction<DB>) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
@@ -27,9 +41,13 @@ export interface DatabaseOptions {
    * survives a power loss or OS crash; NORMAL survives a killed process only.
    */
   sqliteSynchronous?: 'FULL' | 'NORMAL';
+  /** Called after every query with its duration (metrics); costs a clock read per query. */
+  onQuery?: (milliseconds: number, failed: boolean) => void;
 }
 
-function kyselyDialect(target: DatabaseTarget, options: DatabaseOptions) {
+type PoolStats = ReturnType<Database['poolStats']>;
+
+function kyselyDialect(target: DatabaseTarget, options: DatabaseOptions): { dialect: KyselyDialect; poolStats(): PoolStats } {
   if (target.kind === 'sqlite') {
     if (target.file !== ':memory:') {
       makePrivateDirectory(path.dirname(target.file));
@@ -41,7 +59,7 @@ function kyselyDialect(target: DatabaseTarget, options: DatabaseOptions) {
     connection.pragma('foreign_keys = ON');
     connection.pragma('busy_timeout = 5000');
     connection.pragma(`synchronous = ${options.sqliteSynchronous ?? 'FULL'}`);
-    return new SqliteDialect({ database: connection });
+    return { dialect: new SqliteDialect({ database: cachingStatements(connection) }), poolStats: () => null };
   }
   if (target.kind === 'postgres') {
     // Counts and sums come back as strings (int8); repositories convert with Number().
@@ -49,11 +67,18 @@ function kyselyDialect(target: DatabaseTarget, options: DatabaseOptions) {
     // An idle connection the server closed (restart, failover, admin command) is dropped from the
     // pool and replaced on next use; without a listener its error would end the process.
     pool.on('error', () => undefined);
-    return new PostgresDialect({ pool });
+    return {
+      dialect: new PostgresDialect({ pool: nameStatements(pool) }),
+      poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    };
   }
-  return new MysqlDialect({
-    pool: createPool({ uri: target.url, connectionLimit: 10, supportBigNumbers: true, timezone: 'Z' }),
-  });
+  return {
+    dialect: new MysqlDialect({
+      pool: createPool({ uri: target.url, connectionLimit: 10, supportBigNumbers: true, timezone: 'Z' }),
+    }),
+    // mysql2's pool keeps its counts private
+    poolStats: () => null,
+  };
 }
 
 function describeTarget(target: DatabaseTarget): TDatabaseConfig {
@@ -73,12 +98,18 @@ function describeTarget(target: DatabaseTarget): TDatabaseConfig {
 }
 
 export function createDatabase(target: DatabaseTarget, options: DatabaseOptions = {}): Database {
-  const db = new Kysely<DB>({ dialect: kyselyDialect(target, options) });
+  const { dialect: kyselyDialectOf, poolStats } = kyselyDialect(target, options);
+  const onQuery = options.onQuery;
+  const db = new Kysely<DB>({
+    dialect: kyselyDialectOf,
+    ...(onQuery ? { log: (event: LogEvent) => onQuery(event.queryDurationMillis, event.level === 'error') } : {}),
+  });
   const dialect = createDialect(target.kind);
   return {
     db,
     dialect,
     describe: () => describeTarget(target),
+    poolStats,
     async migrate() {
       const migrator = new Migrator({ db, provider: migrationProvider(target.kind) });
       const { error, results } = await migrator.migrateToLatest();

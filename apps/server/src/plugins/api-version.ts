@@ -5,15 +5,17 @@ export const supportedApiVersions = ['1'];
 
 /** `X-API-Version` is optional and defaults to 1; any other version is a 400. */
 export function registerApiVersion(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const requested = request.headers['x-api-version'];
-    if (requested === undefined) return;
+    if (requested === undefined) return done();
     const version = Array.isArray(requested) ? requested.join(',') : requested.trim();
     if (!supportedApiVersions.includes(version)) {
-      return reply.status(400).send({
+      reply.status(400).send({
         errorToken: 'unsupportedApiVersion',
         errorDescription: `${errorDescriptions.unsupportedApiVersion}: ${version.slice(0, 20)} (supported: ${supportedApiVersions.join(', ')})`,
       });
+      return;
     }
+    done();
   });
 }

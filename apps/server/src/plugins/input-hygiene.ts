@@ -45,9 +45,9 @@ export function assertCarryableText(value: unknown, path = ''): void {
  * (`formParts`); uploaded documents by the code that parses them (`assertCarryableText`).
  */
 export function registerInputHygiene(app: FastifyInstance): void {
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     const found =
       findForbidden(request.params, 'params') ?? findForbidden(request.query, 'querystring') ?? findForbidden(request.body, '');
-    if (found) throw forbiddenCharacterError(found.path ? found : { ...found, path: 'body' });
+    done(found ? forbiddenCharacterError(found.path ? found : { ...found, path: 'body' }) : undefined);
   });
 }

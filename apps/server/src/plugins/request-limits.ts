@@ -28,7 +28,8 @@ const SAMPLE_MS = 1000;
  * file) closes the connection, so the unread rest is never taken for the next request.
  */
 export function registerRequestLimits(app: FastifyInstance, timeouts: TimeoutConfig): void {
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', (request, _reply, done) => {
+    done();
     const raw = request.raw;
     const socket = raw.socket;
     // requests injected in-process (tests) have no network socket to watch
@@ -56,9 +57,9 @@ export function registerRequestLimits(app: FastifyInstance, timeouts: TimeoutCon
     raw.once('close', stop);
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (!request.raw.complete && hasBody(request.raw)) reply.header('Connection', 'close');
-    return payload;
+    done(null, payload);
   });
 }
 
@@ -68,7 +69,8 @@ export function registerRequestLimits(app: FastifyInstance, timeouts: TimeoutCon
  */
 export function warnOnForwardingHeaders(app: FastifyInstance): void {
   let warned = false;
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', (request, _reply, done) => {
+    done();
     if (warned) return;
     const headers = request.headers;
     if (headers['x-forwarded-for'] === undefined && headers.forwarded === undefined) return;

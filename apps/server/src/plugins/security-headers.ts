@@ -1,4 +1,5 @@
-import helmet from '@fastify/helmet';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import helmet, { type HelmetOptions } from 'helmet';
 import type { FastifyInstance } from 'fastify';
 import { isApiPath } from '../lib/api-paths.js';
 
@@ -28,16 +29,58 @@ export const contentSecurityPolicy = {
  */
 export async function registerSecurityHeaders(app: FastifyInstance, publicUrl: string): Promise<void> {
   const https = new URL(publicUrl).protocol === 'https:';
-  await app.register(helmet, {
-    global: true,
+  const hsts = https ? { maxAge: 31_536_000, includeSubDomains: true } : false;
+  const documentHeaders = helmetHeaders({
     contentSecurityPolicy: { useDefaults: false, directives: contentSecurityPolicy },
     crossOriginEmbedderPolicy: false,
     referrerPolicy: { policy: 'same-origin' },
-    strictTransportSecurity: https ? { maxAge: 31_536_000, includeSubDomains: true } : false,
+    strictTransportSecurity: hsts,
     frameguard: { action: 'deny' },
   });
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (isApiPath(request.url) && !reply.hasHeader('cache-control')) reply.header('Cache-Control', 'no-store');
-    return payload;
+  const apiHeaders = {
+    ...apiReplyHeaders,
+    ...(https ? { 'Strict-Transport-Security': documentHeaders['Strict-Transport-Security']! } : {}),
+  };
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.headers(isApiPath(request.url) ? apiHeaders : documentHeaders);
+    done();
   });
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (isApiPath(request.url) && !reply.hasHeader('cache-control')) reply.header('Cache-Control', 'no-store');
+    done(null, payload);
+  });
+}
+
+/**
+ * API replies (JSON, XML, files) are never rendered as pages of the console, so they get the
+ * OWASP REST set instead of the document set: a policy under which nothing in them can run or be
+ * framed, no sniffing into another type, no referrer, and `Cache-Control: no-store` (added on
+ * send unless a reply chose its own caching).
+ */
+const apiReplyHeaders: Record<string, string> = {
+  'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'same-origin',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+};
+
+/**
+ * The headers Helmet sets with `options`, worked out once: the same for every request (no nonces),
+ * so there is no reason to run Helmet's middleware (which re-reads its options) per request.
+ */
+export function helmetHeaders(options: HelmetOptions): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const response = {
+    setHeader(name: string, value: string | number | readonly string[]) {
+      headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
+    },
+    removeHeader(name: string) {
+      delete headers[name];
+    },
+  } as unknown as ServerResponse;
+  let failure: unknown;
+  helmet(options)({} as IncomingMessage, response, (error?: unknown) => (failure = error));
+  if (failure) throw failure instanceof Error ? failure : new Error(String(failure));
+  return headers;
 }

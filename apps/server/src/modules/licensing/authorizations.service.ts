@@ -13,6 +13,7 @@ import type { Database } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
 import { AppError, AppErrors, ErrorCollector } from '../../lib/app-error.js';
 import type { Caller } from '../../lib/caller.js';
+import { KeyedBatches } from '../../lib/keyed-batches.js';
 import { AuditRepository } from '../audit/audit.repository.js';
 import { UsersRepository } from '../users/users.repository.js';
 import { checkAuthorize, isSerialized, isUuid, targetIds, whyTakeRefused } from './authorize-checks.js';
@@ -22,6 +23,29 @@ import { type OrderRecord, sortColumns, type Viewer } from './orders.repository.
 import { RecipientsRepository } from './recipients.repository.js';
 import type { SignedAuthorizations } from './signed-authorization.js';
 
+/** An authorize request that passed every rule, waiting for its order's quantity. */
+interface Take {
+  input: TAuthorizeRequest;
+  caller: Caller;
+  live: OrderRecord;
+  quantity: number;
+  expiresAt: string | null;
+  device: Awaited<ReturnType<RecipientsRepository['findDevice']>>;
+  manage: Awaited<ReturnType<RecipientsRepository['findManage']>>;
+}
+
+/** Why the order could not give `quantity` (as an error to hand to that request alone). */
+async function refusal(changes: LicensingChanges, orderId: string, quantity: number, nowIso: string): Promise<Error> {
+  const refused = new ErrorCollector();
+  whyTakeRefused(await changes.orders.find(orderId), quantity, nowIso, refused);
+  try {
+    refused.throwIfAny();
+  } catch (error) {
+    return error as Error;
+  }
+  return new AppError('orderHasNoMoreQuantity', { field: 'quantity' });
+}
+
 /**
  * Authorizations: parts of an order handed to one machine or one downstream Manage instance
  * under every rule of the licence chain (`authorize-checks.ts`), then revoked, listed and
@@ -30,6 +54,10 @@ import type { SignedAuthorizations } from './signed-authorization.js';
  * never hand out more than the order holds.
  */
 export class AuthorizationsService {
+  private readonly takes = new KeyedBatches<Take, { authorizationId: string }>((orderId, takes) =>
+    this.takeTogether(orderId, takes),
+  );
+
   constructor(
     private readonly database: Database,
     private readonly signed: SignedAuthorizations,
@@ -85,58 +113,88 @@ export class AuthorizationsService {
     problems.throwIfAny();
     const quantity = input.quantity;
     if (!live || !quantity) throw new Error('unreachable: a valid request has an order and a quantity');
-    const { device, manage } = facts;
-    const nowIso = facts.now.toISOString();
-    const authorizationId = randomUUID();
-    await this.database.transaction(async (trx) => {
+    // every rule is checked above, outside any transaction; what is left (take the quantity,
+    // write the rows) runs for this order together with the requests that arrive meanwhile
+    return this.takes.submit(live.id, { input, caller, live, quantity, expiresAt, device: facts.device, manage: facts.manage });
+  }
+
+  /**
+   * One transaction for the authorize requests of one order that arrived together: the order's
+   * row is locked once, by one conditional UPDATE taking their summed quantity (and as many serial
+   * numbers, handed out in arrival order), and committed once. When the order cannot give the sum,
+   * each request is taken alone in arrival order, so exactly those the order can serve succeed
+   * and the others get the reason they would have got alone.
+   */
+  private async takeTogether(orderId: string, takes: Take[]): Promise<({ authorizationId: string } | Error)[]> {
+    const serialized = isSerialized(takes[0]!.live);
+    return this.database.transaction(async (trx) => {
       const changes = this.changes(trx);
-      const serialFirst = await changes.orders.takeQuantity(live.id, quantity, nowIso, isSerialized(live));
-      if (serialFirst === undefined) {
-        const refused = new ErrorCollector();
-        whyTakeRefused(await changes.orders.find(live.id), quantity, nowIso, refused);
-        refused.throwIfAny();
-        throw new AppError('orderHasNoMoreQuantity', { field: 'quantity' });
+      const nowIso = new Date().toISOString();
+      const total = takes.reduce((sum, take) => sum + take.quantity, 0);
+      const together = takes.length > 1 ? await changes.orders.takeQuantity(orderId, total, nowIso, serialized) : undefined;
+      const results: ({ authorizationId: string } | Error)[] = [];
+      let next = together;
+      for (const take of takes) {
+        let serialFirst: number | null | undefined;
+        if (together !== undefined) {
+          serialFirst = next ?? null;
+          if (next !== null && next !== undefined) next += take.quantity;
+        } else {
+          serialFirst = await changes.orders.takeQuantity(orderId, take.quantity, nowIso, serialized);
+          if (serialFirst === undefined) {
+            results.push(await refusal(changes, orderId, take.quantity, nowIso));
+            continue;
+          }
+        }
+        results.push({ authorizationId: await this.record(changes, take, serialFirst, nowIso) });
       }
-      await changes.authorizations.insert({
-        id: authorizationId,
-        order_id: live.id,
-        version: 1,
-        target_kind: device ? 'device' : 'manage',
-        device_id: device?.id ?? null,
-        manage_id: manage?.id ?? null,
-        quantity,
-        state: 'authorized',
-        expires_at: expiresAt,
-        serial_first: serialFirst,
-        serial_last: serialFirst === null ? null : serialFirst + quantity - 1,
-        authorized_users: input.authorizedUserList,
-        tracking: input.tracking,
-        device_parameters: input.deviceParameters,
-        quality_parameters: input.qualityParameters,
-        dsi_id: live.dsi_id,
-        company_name: live.company_name,
-        user_id: live.user_id,
-        archived: live.archived,
-        downstream_device_id: null,
-        created_by: caller.username,
-        created_at: nowIso,
-        sent_at: null,
-        received_at: null,
-        revoked_at: null,
-        updated_at: nowIso,
-      });
-      const referrer = { kind: 'authorization', id: authorizationId } as const;
-      if (device) await changes.references.insert({ kind: 'device', id: device.id }, referrer, expiresAt);
-      await changes.references.insert({ kind: 'package', id: live.dsi_id }, referrer, expiresAt);
-      await changes.audit(caller, 'licenceAuthorized', live.id, {
-        authorizationId,
-        quantity,
-        target: device ? { deviceId: device.id } : { manageId: manage?.id },
-        serialFirst,
-        expiration: expiresAt,
-      });
+      return results;
     });
-    return { authorizationId };
+  }
+
+  /** The rows of one granted authorization: itself, what it refers to, its audit entry. */
+  private async record(changes: LicensingChanges, take: Take, serialFirst: number | null, nowIso: string): Promise<string> {
+    const { input, caller, live, quantity, expiresAt, device, manage } = take;
+    const authorizationId = randomUUID();
+    await changes.authorizations.insert({
+      id: authorizationId,
+      order_id: live.id,
+      version: 1,
+      target_kind: device ? 'device' : 'manage',
+      device_id: device?.id ?? null,
+      manage_id: manage?.id ?? null,
+      quantity,
+      state: 'authorized',
+      expires_at: expiresAt,
+      serial_first: serialFirst,
+      serial_last: serialFirst === null ? null : serialFirst + quantity - 1,
+      authorized_users: input.authorizedUserList,
+      tracking: input.tracking,
+      device_parameters: input.deviceParameters,
+      quality_parameters: input.qualityParameters,
+      dsi_id: live.dsi_id,
+      company_name: live.company_name,
+      user_id: live.user_id,
+      archived: live.archived,
+      downstream_device_id: null,
+      created_by: caller.username,
+      created_at: nowIso,
+      sent_at: null,
+      received_at: null,
+      revoked_at: null,
+      updated_at: nowIso,
+    });
+    const referrer = { kind: 'authorization', id: authorizationId } as const;
+    if (device) await changes.references.insert({ kind: 'device', id: device.id }, referrer, expiresAt);
+    await changes.references.insert({ kind: 'package', id: live.dsi_id }, referrer, expiresAt);
+    await changes.audit(caller, 'licenceAuthorized', live.id, {
+      authorizationId,
+      quantity,
+      target: device ? { deviceId: device.id } : { manageId: manage?.id },
+      serialFirst,
+      expiration: expiresAt,
+    });
+    return authorizationId;
   }
 
   list(query: TAuthorizationListQuery, viewer: Viewer): Promise<TPage<TAuthorization>> {

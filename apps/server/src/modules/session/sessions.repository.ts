@@ -1,5 +1,29 @@
 import type { Kysely } from 'kysely';
+import { precompiled } from '../../db/precompiled.js';
 import type { DB, NewSessionRow, SessionRow, UserRow } from '../../db/schema.js';
+
+/** Every authenticated request runs this: compiled once (`precompiled`), not built per call. */
+const findLiveQuery = precompiled((db: Kysely<DB>, args: { sessionId: string; userId: number; now: string }) =>
+  db
+    .selectFrom('sessions')
+    .innerJoin('users', 'users.id', 'sessions.user_id')
+    .select([
+      'sessions.id as s_id',
+      'sessions.user_id as s_user_id',
+      'sessions.created_at as s_created_at',
+      'sessions.expires_at as s_expires_at',
+      'sessions.revoked_at as s_revoked_at',
+      'sessions.escalated as s_escalated',
+      'sessions.escalated_until as s_escalated_until',
+      'sessions.source_ip as s_source_ip',
+      'sessions.user_agent as s_user_agent',
+    ])
+    .selectAll('users')
+    .where('sessions.id', '=', args.sessionId)
+    .where('sessions.user_id', '=', args.userId)
+    .where('sessions.revoked_at', 'is', null)
+    .where('sessions.expires_at', '>', args.now),
+);
 
 export class SessionsRepository {
   constructor(private readonly db: Kysely<DB>) {}
@@ -10,26 +34,7 @@ export class SessionsRepository {
 
   /** The live session and its user, in one query: unrevoked, unexpired, user still present. */
   async findLive(sessionId: string, userId: number, now: string): Promise<{ session: SessionRow; user: UserRow } | undefined> {
-    const row = await this.db
-      .selectFrom('sessions')
-      .innerJoin('users', 'users.id', 'sessions.user_id')
-      .select([
-        'sessions.id as s_id',
-        'sessions.user_id as s_user_id',
-        'sessions.created_at as s_created_at',
-        'sessions.expires_at as s_expires_at',
-        'sessions.revoked_at as s_revoked_at',
-        'sessions.escalated as s_escalated',
-        'sessions.escalated_until as s_escalated_until',
-        'sessions.source_ip as s_source_ip',
-        'sessions.user_agent as s_user_agent',
-      ])
-      .selectAll('users')
-      .where('sessions.id', '=', sessionId)
-      .where('sessions.user_id', '=', userId)
-      .where('sessions.revoked_at', 'is', null)
-      .where('sessions.expires_at', '>', now)
-      .executeTakeFirst();
+    const [row] = await findLiveQuery(this.db, { sessionId, userId, now });
     if (!row) return undefined;
     const {
       s_id,

@@ -1,0 +1,39 @@
+import { createHash } from 'node:crypto';
+import type pg from 'pg';
+
+/** Distinct statements one connection keeps prepared; beyond it, queries are sent unnamed. */
+const perConnection = 1000;
+
+/**
+ * PostgreSQL parses and plans an unnamed parameterised query on every execution. Kysely sends
+ * every query unnamed, so this names them (by a digest of their text) on each pooled connection:
+ * the server then parses a statement once per connection and binds values after. Only queries
+ * with parameters are named (a named statement is one command, and migrations send scripts
+ * without parameters); cursors and query objects pass through untouched. A statement whose
+ * table changed under it ("cached plan must not change result type", e.g. another instance
+ * migrated) is retried, and from then on sent, unnamed.
+ */
+export function nameStatements(pool: pg.Pool): pg.Pool {
+  pool.on('connect', (client) => {
+    const named = new Set<string>();
+    const stale = new Set<string>();
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    client.query = ((text: unknown, values?: unknown, callback?: unknown) => {
+      if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0 || typeof callback === 'function') {
+        return query(text, values, callback);
+      }
+      const name = `m${createHash('sha1').update(text).digest('base64url')}`;
+      if (stale.has(name)) return query(text, values);
+      if (!named.has(name)) {
+        if (named.size >= perConnection) return query(text, values);
+        named.add(name);
+      }
+      return (query({ name, text, values }) as Promise<pg.QueryResult>).catch((error: { code?: string }) => {
+        if (error.code !== '0A000') throw error;
+        stale.add(name);
+        return query(text, values);
+      });
+    }) as typeof client.query;
+  });
+  return pool;
+}

@@ -1,0 +1,87 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { freePort, startServer } from './helpers/server-process.js';
+import { describeEachDatabase, expectToken } from './helpers/test-app.js';
+
+const metricsToken = 'm'.repeat(40);
+
+/** The value of one sample line (`name{labels} value`) of a Prometheus text exposition. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(name)) continue;
+    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!match || match[1] !== name) continue;
+    const found = Object.fromEntries([...(match[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+    if (Object.entries(labels).every(([key, value]) => found[key] === value)) return Number(match[3]);
+  }
+  return undefined;
+}
+
+describeEachDatabase(
+  'GET /metrics behind METRICS_TOKEN',
+  (ctx) => {
+    it('answers 401 without the token and with another one', async () => {
+      expectToken(await ctx().call('GET', '/metrics'), 401, 'invalidSessionToken');
+      expectToken(await ctx().call('GET', '/metrics', { token: 'n'.repeat(40) }), 401, 'invalidSessionToken');
+      // a session token is not the metrics token
+      expectToken(await ctx().call('GET', '/metrics', { token: await ctx().adminToken() }), 401, 'invalidSessionToken');
+    });
+
+    it('counts requests by route pattern and status, queries, the event loop and the queues', async () => {
+      const token = await ctx().adminToken();
+      for (let i = 0; i < 3; i += 1) expect((await ctx().call('GET', '/ui/user/login', { token })).statusCode).toBe(200);
+      expect((await ctx().call('GET', '/ui/user/login')).statusCode).toBe(401);
+      const response = await ctx().call('GET', '/metrics', { token: metricsToken });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
+      expect(response.headers['cache-control']).toBe('no-store');
+      const text = response.body;
+      const ok = { method: 'GET', route: '/ui/user/login', status_code: '200' };
+      expect(sample(text, 'manifold_http_request_duration_seconds_count', ok)).toBeGreaterThanOrEqual(3);
+      expect(sample(text, 'manifold_http_request_duration_seconds_count', { ...ok, status_code: '401' })).toBeGreaterThanOrEqual(
+        1,
+      );
+      expect(sample(text, 'manifold_db_query_duration_seconds_count', { outcome: 'ok' })).toBeGreaterThan(0);
+      expect(sample(text, 'manifold_nodejs_eventloop_lag_seconds')).toBeGreaterThanOrEqual(0);
+      expect(sample(text, 'manifold_outbox_oldest_waiting_seconds')).toBe(0);
+      expect(sample(text, 'manifold_jobs_oldest_waiting_seconds')).toBeGreaterThanOrEqual(0);
+      expect(text).toContain('# TYPE manifold_jobs gauge');
+      if (ctx().kind === 'postgres') expect(sample(text, 'manifold_db_pool_connections', { state: 'total' })).toBeGreaterThan(0);
+      // the URL never becomes a label: unknown paths are one series
+      await ctx().call('GET', '/ui/no/such/route/123');
+      const again = (await ctx().call('GET', '/metrics', { token: metricsToken })).body;
+      expect(again).not.toContain('/ui/no/such/route/123');
+    });
+  },
+  { METRICS_TOKEN: metricsToken },
+);
+
+describe('metrics configuration', () => {
+  it('refuses a short METRICS_TOKEN', () => {
+    expect(() => loadConfig({ METRICS_TOKEN: 'short' })).toThrow(ConfigError);
+    expect(() => loadConfig({ METRICS_TOKEN: `${'x'.repeat(31)} ` })).toThrow(/at least 32 printable characters/);
+  });
+
+  it('serves /metrics without a token on its own port, and to nobody on the public port without METRICS_TOKEN', async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'manifold-metrics-'));
+    const metricsPort = await freePort();
+    const env = { DATA_DIR: dataDir, LOG_LEVEL: 'warn', CONSOLE_DIR: path.join(dataDir, 'none') };
+    const server = await startServer({ ...env, METRICS_PORT: String(metricsPort) });
+    try {
+      const own = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+      expect(own.status).toBe(200);
+      expect(await own.text()).toContain('manifold_http_request_duration_seconds');
+      expect((await fetch(`http://127.0.0.1:${metricsPort}/other`)).status).toBe(404);
+      // no METRICS_TOKEN: nobody may read them on the public port
+      const publicPort = await fetch(`${server.url}/metrics`, { headers: { authorization: 'Bearer ' } });
+      expect(publicPort.status).toBe(401);
+      expect(await publicPort.json()).toMatchObject({ errorToken: 'invalidSessionToken' });
+    } finally {
+      await server.stop();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
