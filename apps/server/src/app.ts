@@ -10,6 +10,8 @@ import { auditModule } from './modules/audit/audit.module.js';
 import { certificateExchangeModule } from './modules/certificate-exchange/certificate-exchange.module.js';
 import { devicesModule } from './modules/devices/devices.module.js';
 import { eventsModule } from './modules/events/events.module.js';
+import { EventQueueService } from './modules/outbox/event-queue.service.js';
+import { outboxModule } from './modules/outbox/outbox.module.js';
 import { registrationsModule } from './modules/registrations/registrations.module.js';
 import { groupsModule } from './modules/groups/groups.module.js';
 import { licensingModule } from './modules/licensing/licensing.module.js';
@@ -63,6 +65,9 @@ async function createCore(config: Config, database: Database, log: Core['log']):
  */
 export async function createModules(core: Core) {
   const licensing = licensingModule(core);
+  const registrations = registrationsModule(core);
+  const eventQueue = new EventQueueService(core.database, core.settings);
+  const events = eventsModule(core, licensing.services.stp, (trx, row) => eventQueue.forward(trx, row));
   const accessControl = accessControlModule(core);
   return [
     adminModule(),
@@ -76,9 +81,13 @@ export async function createModules(core: Core) {
     packagesModule(core, accessControl.services.accessControl),
     devicesModule(core),
     licensing,
-    eventsModule(core, licensing.services.stp),
+    events,
     auditModule(core),
-    registrationsModule(core),
+    registrations,
+    outboxModule(core, registrations.services.peerRegistrations, eventQueue, {
+      ...licensing.services.delegatedLicences.handlers(),
+      ...events.services.events.handlers(),
+    }),
     secureRepoModule(core),
     unimplementedModule(),
   ] as const;

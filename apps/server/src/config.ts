@@ -43,8 +43,20 @@ export interface Config {
   jobs: JobsConfig;
   /** Outbound calls to peers (docs/configuration.md#peers). */
   peers: PeerHttpConfig;
+  /** Delivery of the outbox (docs/peer-network.md#the-outbox). */
+  outbox: OutboxConfig;
   /** Security keys and the escalated session (docs/security-keys-and-access.md). */
   webauthn: WebAuthnConfig;
+}
+
+/** How the outbox retries a message its peer did not take. */
+export interface OutboxConfig {
+  /** Delay after the first failed attempt, ms; doubled after each further failure (half of it random). */
+  retryBaseMs: number;
+  /** Longest delay between two attempts, ms. */
+  retryMaxMs: number;
+  /** Attempts before a message is given up as `failed`. */
+  maxAttempts: number;
 }
 
 export interface WebAuthnConfig {
@@ -289,6 +301,11 @@ export function loadConfig(env: Env = process.env): Config {
       connectTimeoutMs: integer(env, 'PEER_CONNECT_TIMEOUT_MS', DEFAULT_PEER_HTTP_LIMITS.connectTimeoutMs, 100, 600_000),
       readTimeoutMs: integer(env, 'PEER_READ_TIMEOUT_MS', DEFAULT_PEER_HTTP_LIMITS.readTimeoutMs, 100, 3_600_000),
       maxResponseBytes: integer(env, 'PEER_MAX_RESPONSE_BYTES', DEFAULT_PEER_HTTP_LIMITS.maxResponseBytes, 1024, 1024 ** 3),
+    },
+    outbox: {
+      retryBaseMs: integer(env, 'OUTBOX_RETRY_BASE_MS', 5000, 10, 3_600_000),
+      retryMaxMs: integer(env, 'OUTBOX_RETRY_MAX_MS', 3_600_000, 10, 86_400_000),
+      maxAttempts: integer(env, 'OUTBOX_MAX_ATTEMPTS', 20, 1, 1000),
     },
     webauthn: {
       rpId: env.WEBAUTHN_RP_ID || new URL(publicUrl).hostname.replace(/^\[|\]$/g, ''),

@@ -538,43 +538,58 @@ describeEachDatabase('authorizations', (ctx) => {
       expect(history).toContain('licenceRevoked');
     });
 
-    it('queues authorizations for downstream Manage instances and revokes them only before delivery', async () => {
+    it('queues authorizations for downstream Manage instances; revoking a delivered one queues its revocation', async () => {
       const orderId = await addOrder(ctx(), policyFor(world));
       const downstream = await manageInstance(ctx(), 'downStreamManage', 'Approved');
       const db = ctx().app.services.database.db;
       const pending = await authorize(ctx(), { orderId, manageId: downstream, quantity: 1 });
       const delivered = await authorize(ctx(), { orderId, manageId: downstream, quantity: 1 });
       const assigned = await authorize(ctx(), { orderId, manageId: downstream, quantity: 1 });
+      const blocked = await authorize(ctx(), { orderId, manageId: downstream, quantity: 1 });
       const sent = await call('/ui/authorization/send', { orderId });
-      expect(sent.json<{ data: { delivery: string }[] }>().data.map((d) => d.delivery)).toEqual([
-        'pending',
-        'pending',
-        'pending',
-      ]);
+      expect(sent.json<{ data: { delivery: string }[] }>().data.map((d) => d.delivery)).toEqual(Array(4).fill('pending'));
       const outbox = await db
         .selectFrom('outbox')
         .selectAll()
-        .where('subject_id', 'in', [pending, delivered, assigned])
+        .where('subject_id', 'in', [pending, delivered, assigned, blocked])
         .execute();
-      expect(outbox.map((row) => [row.state, row.target_id, row.attempts])).toEqual(Array(3).fill(['pending', downstream, 0]));
+      expect(outbox.map((row) => [row.kind, row.state, row.target_id, row.attempts])).toEqual(
+        Array(4).fill(['authorization', 'pending', downstream, 0]),
+      );
+      // each message has its first delivery attempt queued as a job, in the same transaction
+      const jobs = await db.selectFrom('jobs').select('payload').where('kind', '=', 'outbox.deliver').execute();
+      for (const row of outbox) expect(jobs.map((job) => job.payload)).toContain(JSON.stringify({ messageId: row.message_id }));
 
-      // what the peer client records once the downstream instance acknowledged (and assigned) them
-      await db.updateTable('outbox').set({ state: 'delivered' }).where('subject_id', 'in', [delivered, assigned]).execute();
+      // what the delivery records once the downstream instance acknowledged (and assigned) them
+      await db
+        .updateTable('outbox')
+        .set({ state: 'delivered' })
+        .where('subject_id', 'in', [delivered, assigned, blocked])
+        .execute();
       await db
         .updateTable('authorizations')
         .set({ downstream_device_id: 'their-printer-7' })
         .where('id', '=', assigned)
         .execute();
-      expectToken(
-        await call('/ui/authorization/revoke', { orderId, authorizationId: delivered }),
-        420,
-        'unableToRevokeDownstream',
-      );
+      expect((await call('/ui/authorization/revoke', { orderId, authorizationId: delivered })).statusCode).toBe(200);
+      const revocation = await db
+        .selectFrom('outbox')
+        .selectAll()
+        .where('subject_id', '=', delivered)
+        .where('kind', '=', 'revocation')
+        .executeTakeFirstOrThrow();
+      expect([revocation.state, revocation.target_id, JSON.parse(revocation.payload)]).toEqual([
+        'pending',
+        downstream,
+        { authorizationId: delivered, reason: 'The authorization was revoked upstream' },
+      ]);
       expectToken(
         await call('/ui/authorization/revoke', { orderId, authorizationId: assigned }),
         420,
         'authorizationAssignedToDownstreamDevice',
       );
+      await db.updateTable('manage_instances').set({ registration_state: 'Suspended' }).where('id', '=', downstream).execute();
+      expectToken(await call('/ui/authorization/revoke', { orderId, authorizationId: blocked }), 420, 'unableToRevokeDownstream');
       const whole = await call('/ui/order/revoke', { orderId, includeAuthorized: true });
       expect(whole.statusCode).toBe(420);
       expect(['unableToRevokeDownstream', 'authorizationAssignedToDownstreamDevice']).toContain(
@@ -582,7 +597,12 @@ describeEachDatabase('authorizations', (ctx) => {
       );
       expect((await fetchOrder(orderId)).revoked).toBe(false);
       expect((await call('/ui/authorization/revoke', { orderId, authorizationId: pending })).statusCode).toBe(200);
-      const cancelled = await db.selectFrom('outbox').select('state').where('subject_id', '=', pending).executeTakeFirstOrThrow();
+      const cancelled = await db
+        .selectFrom('outbox')
+        .select('state')
+        .where('subject_id', '=', pending)
+        .where('kind', '=', 'authorization')
+        .executeTakeFirstOrThrow();
       expect(cancelled.state).toBe('cancelled');
     });
 

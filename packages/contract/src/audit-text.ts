@@ -66,6 +66,10 @@ export const auditEventText: Record<TAuditEventType, string> = {
   // traceability
   traceChainBroken: 'Machine event chain broken',
   traceEventsUploaded: 'Events uploaded',
+  eventConfigurationChanged: 'Event forwarding configured',
+  queuedEventSent: 'Queued event sent now',
+  queuedEventDeleted: 'Queued event deleted',
+  forwardedEventReceived: 'Event received from a Manage instance',
   // accounts and server
   loginSucceeded: 'Signed in',
   loginFailed: 'Sign-in failed',

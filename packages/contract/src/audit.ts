@@ -32,5 +32,10 @@ export const auditEventTypes = [
   'serverCertificateInstalled',
   'trustAnchorAdded',
   'developmentCaCreated',
+  // the event queue (docs/traceability.md#the-event-queue)
+  'eventConfigurationChanged',
+  'queuedEventSent',
+  'queuedEventDeleted',
+  'forwardedEventReceived',
 ] as const;
 export type TAuditEventType = (typeof auditEventTypes)[number];

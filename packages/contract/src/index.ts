@@ -22,5 +22,6 @@ export * from './jobs.js';
 export * from './trace.js';
 export * from './audit-text.js';
 export * from './registrations.js';
+export * from './outbox.js';
 export * from './security.js';
 export * from './secure-repo.js';

@@ -91,7 +91,7 @@ export const ZOrder = z
     deviceParameters: z.array(ZDeviceParameter),
     qualityParameters: z.array(ZQualityParameter),
     /** How it arrived: `ui` (order/add), `upload` (order/upload) or `partner` (/apl/order/add). */
-    source: z.enum(['ui', 'upload', 'partner']),
+    source: z.enum(['ui', 'upload', 'partner', 'upstream']),
   })
   .meta({ id: 'Order' });
 export type TOrder = z.infer<typeof ZOrder>;

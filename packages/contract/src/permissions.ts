@@ -69,6 +69,13 @@ export const permissions = {
   'POST /ui/admin/database': 'admin',
   'GET /ui/admin/api-spec': 'admin',
   'GET /ui/admin/jobs': 'admin',
+  'GET /ui/admin/outbox': 'admin',
+  'GET /ui/admin/event': 'anyRole',
+  'POST /ui/admin/event': 'admin',
+  'GET /ui/queue/list': 'anyRole',
+  'GET /ui/queue/download': 'anyRole',
+  'POST /ui/queue/send': 'admin',
+  'POST /ui/queue/delete': 'admin',
   // unimplemented in the spec (§7): answer 501 functionNotImplemented
   'POST /ui/admin/sso': 'admin',
   'POST /ui/admin/blockchain/provider': 'admin',
@@ -105,6 +112,7 @@ export const permissions = {
   // partner interfaces
   'POST /certificate/certificateChain': 'partner',
   'POST /apl/registration/update': 'partner',
+  'POST /apl/peer/message': 'partner',
   'POST /apl/registration/delete': 'partner',
   'POST /apl/registration/status': 'partner',
   'GET /apl/registration/status': 'partner',

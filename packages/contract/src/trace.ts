@@ -212,7 +212,7 @@ export const ZTraceEventEntry = z
     sequence: z.number().int(),
     eventHash: ZEventHash,
     previousHash: ZEventHash.nullable(),
-    source: z.enum(['stp', 'xml', 'upload']),
+    source: z.enum(['stp', 'xml', 'upload', 'peer']),
     dateCreated: z.string(),
   })
   .meta({ id: 'TraceEventEntry' });

@@ -133,6 +133,22 @@ export function createAppRouter(queryClient: QueryClient) {
                   ),
                 },
                 {
+                  path: 'queue',
+                  ...screen(
+                    queryClient,
+                    '/queue',
+                    async () => (await import('../features/outbox/routes/queue-route')).QueueRoute,
+                  ),
+                },
+                {
+                  path: 'outbox',
+                  ...screen(
+                    queryClient,
+                    '/outbox',
+                    async () => (await import('../features/outbox/routes/outbox-route')).OutboxRoute,
+                  ),
+                },
+                {
                   path: 'orders',
                   ...screen(
                     queryClient,

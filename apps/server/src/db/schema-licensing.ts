@@ -16,7 +16,8 @@ export interface OrdersTable {
   company_name: string;
   source_company_name: string;
   source_date_created: string | null;
-  source: 'ui' | 'upload' | 'partner';
+  /** `upstream`: an authorization an upstream Manage instance delivered (docs/peer-network.md#the-licence-chain). */
+  source: 'ui' | 'upload' | 'partner' | 'upstream';
   manage_user_id: number | null;
   user_id: string;
   dsi_id: string;
@@ -130,13 +131,18 @@ export interface OutboxTable {
   target_id: string;
   subject_id: string;
   payload: string;
-  /** `pending` (waiting for delivery or a retry), `delivered`, `cancelled`. */
+  /** `pending` (waiting for delivery or a retry), `delivered`, `cancelled`, `failed` (given up). */
   state: string;
   attempts: number;
   next_attempt_at: string;
   last_error: string | null;
   created_at: string;
   updated_at: string;
+  /** The id the receiver applies the message once by (migration 015). */
+  message_id: string | null;
+  delivered_at: string | null;
+  /** Delivery is given up after this time (null: after the attempts run out). */
+  expires_at: string | null;
 }
 
 export interface StpNoncesTable {

@@ -26,7 +26,16 @@ export interface ProtectRegistrationsTable {
   updated_at: string;
 }
 
+/** Outbox messages of registered peers applied here, by message id (migration 015). */
+export interface PeerMessagesTable {
+  registration_id: string;
+  message_id: string;
+  kind: string;
+  received_at: string;
+}
+
 export interface PeerTables {
   peer_nonces: PeerNoncesTable;
+  peer_messages: PeerMessagesTable;
   protect_registrations: ProtectRegistrationsTable;
 }

@@ -17,7 +17,8 @@ export interface TraceEventsTable {
   previous_hash: string | null;
   event_hash: string;
   chain_finding: 'gap' | 'fork' | null;
-  source: 'stp' | 'xml' | 'upload';
+  /** `peer`: forwarded by a Manage instance that reports to this Trace (its outbox). */
+  source: 'stp' | 'xml' | 'upload' | 'peer';
   /** JSON of the contract's `TTraceEventProof`. */
   proof: string;
   received_at: string;

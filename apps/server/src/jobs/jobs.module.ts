@@ -1,4 +1,7 @@
+import { revokeAfterLateDelivery } from '../modules/licensing/delegation.js';
 import type { Core, ServerModule } from '../modules/module.js';
+import { outboxDeliveryJob } from '../modules/outbox/outbox-delivery.job.js';
+import { OUTBOX_DELIVER } from '../modules/outbox/outbox.repository.js';
 import { REGISTRATION_CANCEL, registrationCancelJob } from '../modules/registrations/registration-cancel.job.js';
 import { JOB_HISTORY_PURGE, jobHistoryPurgeJob } from './job-history-purge.js';
 import { type JobLog, JobRunner } from './job-runner.js';
@@ -17,7 +20,10 @@ export interface JobsModule extends ServerModule<{ jobs: JobsService }> {
 const HOUR = 3600;
 
 /** The background jobs: the runner with every job kind and schedule, and `GET admin/jobs`. */
-export function jobsModule({ database, storage, credentials, config: { jobs: config, peers } }: Core, log: JobLog): JobsModule {
+export function jobsModule(
+  { database, storage, credentials, config: { jobs: config, peers, outbox } }: Core,
+  log: JobLog,
+): JobsModule {
   const service = new JobsService(database);
   const runner = new JobRunner(database, service, { ...config, log });
 
@@ -35,6 +41,10 @@ export function jobsModule({ database, storage, credentials, config: { jobs: con
   runner.register(JOB_HISTORY_PURGE, jobHistoryPurgeJob(new JobsRepository(database.db, database.dialect)));
   runner.schedule({ kind: JOB_HISTORY_PURGE, everySeconds: HOUR });
   runner.register(REGISTRATION_CANCEL, registrationCancelJob(credentials, peers));
+  runner.register(
+    OUTBOX_DELIVER,
+    outboxDeliveryJob(database, credentials, peers, outbox, { authorization: revokeAfterLateDelivery(database.dialect) }),
+  );
 
   return { services: { jobs: service }, runner, routes: [jobsRoutes(service)] };
 }

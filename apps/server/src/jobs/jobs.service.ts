@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { TJob, TJobListQuery, TPage } from '@manifold/contract';
 import type { Database } from '../db/database.js';
+import type { Dialect } from '../db/dialect.js';
 import type { DB } from '../db/schema.js';
 import { isoNow } from '../lib/time.js';
 import { JobsRepository } from './jobs.repository.js';
@@ -16,6 +17,31 @@ export interface EnqueueOptions {
   dedupeKey?: string;
 }
 
+/** `JobsService.enqueue` for code that holds an executor and the dialect but not the service. */
+export function enqueueJob(
+  db: Kysely<DB>,
+  dialect: Dialect,
+  kind: string,
+  payload: unknown,
+  options: EnqueueOptions = {},
+): Promise<number | undefined> {
+  const now = isoNow();
+  return new JobsRepository(db, dialect).insert({
+    kind,
+    payload: JSON.stringify(payload ?? null),
+    state: 'pending',
+    attempts: 0,
+    max_attempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+    run_at: options.runAt ? isoNow(options.runAt) : now,
+    lease_owner: null,
+    lease_until: null,
+    last_error: null,
+    dedupe_key: options.dedupeKey ?? null,
+    created_at: now,
+    updated_at: now,
+  });
+}
+
 /** Adding jobs and looking at them; the runner (`job-runner.ts`) runs them. */
 export class JobsService {
   constructor(private readonly database: Database) {}
@@ -26,21 +52,7 @@ export class JobsService {
    * job's id, or undefined when a job with the same dedupe key exists.
    */
   enqueue(db: Kysely<DB>, kind: string, payload: unknown, options: EnqueueOptions = {}): Promise<number | undefined> {
-    const now = isoNow();
-    return new JobsRepository(db, this.database.dialect).insert({
-      kind,
-      payload: JSON.stringify(payload ?? null),
-      state: 'pending',
-      attempts: 0,
-      max_attempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
-      run_at: options.runAt ? isoNow(options.runAt) : now,
-      lease_owner: null,
-      lease_until: null,
-      last_error: null,
-      dedupe_key: options.dedupeKey ?? null,
-      created_at: now,
-      updated_at: now,
-    });
+    return enqueueJob(db, this.database.dialect, kind, payload, options);
   }
 
   list(query: TJobListQuery): Promise<TPage<TJob>> {

@@ -8,10 +8,14 @@ import { AppError } from '../lib/app-error.js';
 import { peerEndpoint, peerRequest, PeerHttpError, type PeerHttpConfig, parseJsonText } from './http-client.js';
 
 export type AplPath =
-  '/apl/registration/add' | '/apl/registration/update' | '/apl/registration/delete' | '/apl/registration/status';
+  | '/apl/registration/add'
+  | '/apl/registration/update'
+  | '/apl/registration/delete'
+  | '/apl/registration/status'
+  | '/apl/peer/message';
 
 /** The paths of notices about an existing registration. */
-export type NoticePath = Exclude<AplPath, '/apl/registration/add'>;
+export type NoticePath = Exclude<AplPath, '/apl/registration/add' | '/apl/peer/message'>;
 
 /** A signed APL message: `signature` is a detached JWS over the canonical JSON of `apl`. */
 export interface SignedApl {

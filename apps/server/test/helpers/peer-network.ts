@@ -27,8 +27,9 @@ export type AdminCall = (
 /**
  * Provisions an instance into the test network: EC keys, both CSRs signed by `root`, and `root`
  * as its trust anchor, so every instance provisioned with the same root trusts the others.
+ * Answers the instance's signing certificate.
  */
-export async function joinNetwork(call: AdminCall, root: DevelopmentCa): Promise<void> {
+export async function joinNetwork(call: AdminCall, root: DevelopmentCa): Promise<string> {
   const ok = async (answer: Promise<Answer>) => {
     const response = await answer;
     expect(response.statusCode, response.body).toBe(200);
@@ -44,8 +45,10 @@ export async function joinNetwork(call: AdminCall, root: DevelopmentCa): Promise
     return ok(call('POST', '/ui/admin/upload/provision', { body, headers }));
   };
   await upload('trustAnchor', root.certificatePem);
-  await upload('signing', await issue(root, csrs.signingCSR));
+  const signing = await issue(root, csrs.signingCSR);
+  await upload('signing', signing);
   await upload('encryption', await issue(root, csrs.encryptionCSR));
+  return signing;
 }
 
 /** A server process of its own (SQLite in a fresh DATA_DIR) that may call loopback peers. */

@@ -1,6 +1,14 @@
 import type { RouteKey, TRole } from '@manifold/contract';
 import { canCall } from '@manifold/contract';
-import { IconClipboardList, IconLicense, IconLock, IconNetwork, IconShieldLock } from '@tabler/icons-react';
+import {
+  IconClipboardList,
+  IconLicense,
+  IconLock,
+  IconMailForward,
+  IconNetwork,
+  IconShieldLock,
+  IconStack2,
+} from '@tabler/icons-react';
 import {
   IconHome,
   IconPackage,
@@ -29,6 +37,8 @@ export const navigationItems: readonly NavigationItem[] = [
   { to: '/devices', labelKey: 'nav.devices', icon: IconPrinter, requires: 'GET /ui/device/list' },
   { to: '/orders', labelKey: 'orders.nav', icon: IconClipboardList, requires: 'GET /ui/order/list' },
   { to: '/authorizations', labelKey: 'authorizations.nav', icon: IconLicense, requires: 'GET /ui/authorization/list' },
+  { to: '/queue', labelKey: 'queue.nav', icon: IconStack2, requires: 'GET /ui/queue/list' },
+  { to: '/outbox', labelKey: 'outbox.nav', icon: IconMailForward, requires: 'GET /ui/admin/outbox' },
   { to: '/secure-files', labelKey: 'secureFiles.nav', icon: IconLock, requires: 'GET /ui/secure-repo/list' },
   { to: '/access-policies', labelKey: 'nav.accessPolicies', icon: IconNetwork, requires: 'GET /ui/access-control/list' },
   { to: '/access-roles', labelKey: 'nav.accessRoles', icon: IconShieldLock, requires: 'GET /ui/access-role/list' },

@@ -55,6 +55,13 @@ export class EventsRepository {
       .execute();
   }
 
+  /** Events by id (those that exist). */
+  async findMany(eventIds: string[]): Promise<Map<string, TraceEventRow>> {
+    if (eventIds.length === 0) return new Map();
+    const rows = await this.db.selectFrom('trace_events').selectAll().where('event_id', 'in', eventIds).execute();
+    return new Map(rows.map((row) => [row.event_id, row]));
+  }
+
   find(eventId: string): Promise<TraceEventRow | undefined> {
     return this.db.selectFrom('trace_events').selectAll().where('event_id', '=', eventId).executeTakeFirst();
   }

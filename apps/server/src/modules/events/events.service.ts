@@ -4,6 +4,7 @@ import {
   TRACE_HISTORY_FORMAT,
   ZTraceEventBody,
   ZTraceEventFile,
+  ZForwardedEvent,
   type TChainFinding,
   type TPage,
   type TPageQuery,
@@ -16,11 +17,14 @@ import {
   type TTraceEventUploadResult,
   type TTraceHistory,
 } from '@manifold/contract';
+import type { Kysely } from 'kysely';
 import { isCryptoError } from '../../crypto/crypto-errors.js';
 import type { Database } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import type { DeviceRow } from '../../db/schema-packages.js';
-import type { TraceEventRow } from '../../db/schema-trace.js';
+import type { DB } from '../../db/schema.js';
+import type { ManageInstanceRow } from '../../db/schema-licensing.js';
+import type { TraceChainRow, TraceEventRow } from '../../db/schema-trace.js';
 import { AppError } from '../../lib/app-error.js';
 import type { Caller } from '../../lib/caller.js';
 import { identifierErrors } from '../../lib/identifier-errors.js';
@@ -29,6 +33,10 @@ import { AuditRepository } from '../audit/audit.repository.js';
 import { DevicesRepository } from '../devices/devices.repository.js';
 import { formatPath } from '../packages/device-parameters.js';
 import type { StpService } from '../licensing/stp.service.js';
+import type { MessageHandler } from '../outbox/peer-messages.service.js';
+import { parseApl } from '../registrations/apl-checks.js';
+import { traceEnabled } from '../settings/trace-enabled.js';
+import { SettingsRepository } from '../settings/settings.repository.js';
 import { BuildsRepository } from './builds.repository.js';
 import { type EventAuthorization, EventsRepository } from './events.repository.js';
 import { applyJobEvent } from './job-effects.js';
@@ -87,6 +95,8 @@ export class EventsService {
   constructor(
     private readonly database: Database,
     private readonly stp: StpService,
+    /** Queues a newly stored event for the Trace instances (the event queue), in its transaction. */
+    private readonly forward?: (trx: Kysely<DB>, row: TraceEventRow) => Promise<void>,
   ) {}
 
   private repository(db = this.database.db): EventsRepository {
@@ -309,32 +319,18 @@ export class EventsService {
             if (existing.event_hash !== hash) throw eventIdTaken('body.eventId');
             return { receipt: receiptOf(existing), repeated: true };
           }
-          const previous = event.body.previousHash;
-          const known =
-            previous !== null && previous !== chain.head_hash && (await repository.hasHash(event.device.id, previous));
-          const finding = findingOf(previous, chain.head_hash, known);
           const now = isoNow();
-          const row = {
-            event_id: event.body.eventId,
-            device_id: event.device.id,
-            sequence: chain.length + 1,
-            kind: event.body.kind,
-            occurred_at: event.body.occurredAt,
-            authorization_id: event.body.authorizationId,
-            order_id: event.authorization?.order_id ?? null,
-            dsi_id: event.authorization?.dsi_id ?? null,
-            job_id: event.body.jobId,
-            quantity: event.body.quantity,
-            data: JSON.stringify(event.body.data),
-            previous_hash: previous,
-            event_hash: hash,
-            chain_finding: finding,
+          const { row, finding } = await this.append(trx, {
+            deviceId: event.device.id,
+            body: event.body,
+            hash,
+            chain,
+            orderId: event.authorization?.order_id ?? null,
+            dsiId: event.authorization?.dsi_id ?? null,
             source: event.source,
-            proof: JSON.stringify(event.proof),
-            received_at: now,
-          };
-          await repository.insert(row);
-          await repository.advanceChain(event.device.id, row.sequence, hash, now);
+            proof: event.proof,
+            now,
+          });
           if (event.authorization && isJobEventKind(event.body.kind)) {
             const job = {
               eventId: row.event_id,
@@ -360,15 +356,8 @@ export class EventsService {
               occurredAt: row.occurred_at,
             },
           });
-          if (finding) {
-            await audit.record({
-              type: 'traceChainBroken',
-              actor,
-              subject: event.device.id,
-              sourceIp: event.sourceIp,
-              details: { eventId: row.event_id, finding, previousHash: previous, expectedPreviousHash: chain.head_hash },
-            });
-          }
+          if (finding) await this.recordChainBroken(audit, actor, row, chain.head_hash, event.sourceIp);
+          if (this.forward) await this.forward(trx, row);
           return { receipt: receiptOf(row), repeated: false };
         });
       } catch (error) {
@@ -376,5 +365,128 @@ export class EventsService {
         throw error;
       }
     }
+  }
+
+  /** Chains the event after the machine's head (locked by the caller) and stores it; answers the row and its chain finding. */
+  private async append(
+    trx: Kysely<DB>,
+    event: {
+      deviceId: string;
+      body: TTraceEventBody;
+      hash: string;
+      chain: TraceChainRow;
+      orderId: string | null;
+      dsiId: string | null;
+      source: TraceEventRow['source'];
+      proof: TTraceEventProof;
+      now: string;
+    },
+  ): Promise<{ row: TraceEventRow; finding: TChainFinding | null }> {
+    const repository = this.repository(trx);
+    const previous = event.body.previousHash;
+    const known = previous !== null && previous !== event.chain.head_hash && (await repository.hasHash(event.deviceId, previous));
+    const finding = findingOf(previous, event.chain.head_hash, known);
+    const row: TraceEventRow = {
+      event_id: event.body.eventId,
+      device_id: event.deviceId,
+      sequence: event.chain.length + 1,
+      kind: event.body.kind,
+      occurred_at: event.body.occurredAt,
+      authorization_id: event.body.authorizationId,
+      order_id: event.orderId,
+      dsi_id: event.dsiId,
+      job_id: event.body.jobId,
+      quantity: event.body.quantity,
+      data: JSON.stringify(event.body.data),
+      previous_hash: previous,
+      event_hash: event.hash,
+      chain_finding: finding,
+      source: event.source,
+      proof: JSON.stringify(event.proof),
+      received_at: event.now,
+    };
+    await repository.insert(row);
+    await repository.advanceChain(event.deviceId, row.sequence, event.hash, event.now);
+    return { row, finding };
+  }
+
+  private async recordChainBroken(
+    audit: AuditRepository,
+    actor: string,
+    row: TraceEventRow,
+    expected: string | null,
+    sourceIp: string,
+  ): Promise<void> {
+    await audit.record({
+      type: 'traceChainBroken',
+      actor,
+      subject: row.device_id,
+      sourceIp,
+      details: {
+        eventId: row.event_id,
+        finding: row.chain_finding,
+        previousHash: row.previous_hash,
+        expectedPreviousHash: expected,
+      },
+    });
+  }
+
+  /** The outbox message kind this side takes: events forwarded by a Manage instance that reports to this Trace (it asked). */
+  handlers(): { event: MessageHandler } {
+    return {
+      event: {
+        accepts: (peer) => peer.manage_type === 'trace' && peer.initiator === 0,
+        apply: (trx, peer, body, { sourceIp, now }) => this.receiveForwarded(trx, peer, body, sourceIp, now),
+      },
+    };
+  }
+
+  /**
+   * An event a registered Manage instance forwarded (its outbox): stored like one reported here —
+   * once by eventId, chained per machine (a gap or fork recorded as a finding), audited — with
+   * source `peer` and the machine's own proof as that instance received it. Without `traceEnabled`:
+   * `traceFuncitionalityNotEnabled`.
+   */
+  async receiveForwarded(trx: Kysely<DB>, peer: ManageInstanceRow, input: unknown, sourceIp: string, now: string): Promise<void> {
+    if (!(await traceEnabled(new SettingsRepository(trx)))) {
+      throw new AppError('traceFuncitionalityNotEnabled', { description: 'This instance does not take events from peers' });
+    }
+    const event = parseApl(ZForwardedEvent, input, 'apl.body');
+    const hash = eventHash(canonicalEvent(event.body, event.deviceId));
+    if (hash !== event.eventHash) {
+      throw new AppError('registrationExchangeInvalidApl', {
+        field: 'apl.body.eventHash',
+        description: 'The hash does not match the event',
+      });
+    }
+    const repository = this.repository(trx);
+    const existing = await repository.find(event.body.eventId);
+    if (existing) {
+      if (existing.event_hash !== hash) throw eventIdTaken('apl.body.body.eventId');
+      return;
+    }
+    await repository.ensureChain(event.deviceId, now);
+    const chain = (await repository.lockChain(event.deviceId))!;
+    const { row, finding } = await this.append(trx, {
+      deviceId: event.deviceId,
+      body: event.body,
+      hash,
+      chain,
+      orderId: event.orderId,
+      dsiId: event.dsiId,
+      source: 'peer',
+      proof: event.proof,
+      now,
+    });
+    const audit = new AuditRepository(trx, this.database.dialect);
+    const actor = `manage:${peer.manage_site_name}`;
+    await audit.record({
+      type: 'forwardedEventReceived',
+      actor,
+      subject: event.deviceId,
+      sourceIp,
+      details: { eventId: row.event_id, kind: row.kind, manageId: peer.id, occurredAt: row.occurred_at },
+    });
+    if (finding) await this.recordChainBroken(audit, actor, row, chain.head_hash, sourceIp);
   }
 }

@@ -5,6 +5,7 @@ import type { Caller } from '../../lib/caller.js';
 import { isoNow } from '../../lib/time.js';
 import type { AuthorizationRecord } from './authorizations.repository.js';
 import { orderAndAuthorization } from './authorizations.service.js';
+import { delegatedAuthorization } from './delegation.js';
 import { LicensingChanges } from './licensing-changes.js';
 import { RecipientsRepository } from './recipients.repository.js';
 
@@ -17,8 +18,8 @@ export interface SentAuthorization {
 /**
  * Sending authorizations: to a machine, an authorization becomes `sent`, i.e. offered to the
  * machine's next STP pull; to a downstream Manage instance, a message is queued in the outbox
- * (delivered and retried with back-off by the peer client) and the authorization is `sent` with
- * delivery `pending`.
+ * (delivered and retried with back-off by the `outbox.deliver` jobs; it becomes an order there)
+ * and the authorization is `sent` with delivery `pending`.
  */
 export class AuthorizationDeliveryService {
   constructor(private readonly database: Database) {}
@@ -59,6 +60,10 @@ export class AuthorizationDeliveryService {
           const device = await recipients.findDevice(target.device_id!);
           if (!device || device.registration_state !== 'Approved' || device.disabled === 1)
             problems.add('sendingAuthorizationFailed', field, 'The machine is not approved, disabled or deregistered');
+        } else {
+          const manage = await recipients.findManage(target.manage_id!);
+          if (manage?.registration_state !== 'Approved')
+            problems.add('sendingAuthorizationFailed', field, 'The downstream Manage instance is not approved');
         }
       }
       problems.throwIfAny();
@@ -69,8 +74,14 @@ export class AuthorizationDeliveryService {
           const queued = await changes.outbox.queuedDelivery(target.id);
           delivery = queued?.state ?? 'pending';
           if (!queued) {
-            await changes.outbox.enqueueAuthorization(
-              { manageId: target.manage_id!, orderId: order.id, authorizationId: target.id },
+            await changes.outbox.enqueue(
+              {
+                kind: 'authorization',
+                targetKind: 'manage',
+                targetId: target.manage_id!,
+                subjectId: target.id,
+                body: delegatedAuthorization(order, target),
+              },
               now,
             );
           }

@@ -15,7 +15,7 @@ import type { DB } from '../../db/schema.js';
 import type { AuthorizationRow, AuthorizationValues } from '../../db/schema-licensing.js';
 import { nextVersion } from '../../db/version.js';
 import { type ListFilters, type ListSort, pageOfIds, type Viewer, visibleOrderIds } from './orders.repository.js';
-import { OutboxRepository } from './outbox.repository.js';
+import { deliveryStates } from '../outbox/outbox.repository.js';
 import { formatSerial, nullableNumber } from './serial-numbers.js';
 
 type JsonColumns = 'authorized_users' | 'tracking' | 'device_parameters' | 'quality_parameters';
@@ -250,7 +250,7 @@ export class AuthorizationsRepository {
       .select(['orders.serial_type', 'orders.serial_prefix'])
       .where('authorizations.id', 'in', ids)
       .execute();
-    const deliveries = await new OutboxRepository(this.db).deliveryStates(ids);
+    const deliveries = await deliveryStates(this.db, ids);
     const byId = new Map(rows.map((row) => [row.id, row]));
     return ids.map((id) => {
       const row = byId.get(id)!;

@@ -8,7 +8,8 @@ import { AuditRepository } from '../audit/audit.repository.js';
 import { type AuthorizationRecord, AuthorizationsRepository } from './authorizations.repository.js';
 import { EntityReferencesRepository } from './entity-references.repository.js';
 import { type OrderRecord, OrdersRepository } from './orders.repository.js';
-import { OutboxRepository } from './outbox.repository.js';
+import { OutboxRepository } from '../outbox/outbox.repository.js';
+import { RecipientsRepository } from './recipients.repository.js';
 
 /** Who changed something: a signed-in user, or a partner (`sender:<name>`, `device:<id>`). */
 export interface Actor {
@@ -31,11 +32,14 @@ export class LicensingChanges {
   readonly outbox: OutboxRepository;
   private readonly auditLog: AuditRepository;
 
-  constructor(db: Kysely<DB>, dialect: Dialect) {
+  constructor(
+    private readonly db: Kysely<DB>,
+    dialect: Dialect,
+  ) {
     this.orders = new OrdersRepository(db, dialect);
     this.authorizations = new AuthorizationsRepository(db);
     this.references = new EntityReferencesRepository(db);
-    this.outbox = new OutboxRepository(db);
+    this.outbox = new OutboxRepository(db, dialect);
     this.auditLog = new AuditRepository(db, dialect);
   }
 
@@ -48,21 +52,22 @@ export class LicensingChanges {
    * the parts already made under it (broken parts the policy counted have already left its
    * quantity for `expiredQuantity`; docs/breakage-policy.md). A machine learns of it on
    * its next pull. One for a downstream Manage instance is withdrawn from the outbox while it is
-   * still pending; once delivered, revoking it needs the downstream instance (the peer client,
-   * not here yet): `unableToRevokeDownstream`, or `authorizationAssignedToDownstreamDevice` when
-   * the downstream instance has already handed it to one of its machines.
+   * still pending; once it has gone out (or its delivery was given up: it may have arrived), a
+   * `revocation` message is queued for the downstream instance, which revokes the order it became
+   * there — which needs the registration approved (`unableToRevokeDownstream` otherwise), and
+   * `authorizationAssignedToDownstreamDevice` when the downstream instance handed it to one of
+   * its machines as it was.
    */
   async revokeAuthorization(authorization: AuthorizationRecord, actor: Actor, now = isoNow()): Promise<void> {
     if (authorization.state === 'revoked') throw new AppError('authorizationAlreadyRevoked', { field: 'authorizationId' });
+    let downstream: string | undefined;
     if (authorization.target_kind === 'manage') {
       const delivery = await this.outbox.latestDelivery(authorization.id);
-      if (delivery?.state === 'delivered') {
-        throw new AppError(
-          authorization.downstream_device_id !== null ? 'authorizationAssignedToDownstreamDevice' : 'unableToRevokeDownstream',
-          { field: 'authorizationId' },
-        );
-      }
-      if (delivery) await this.outbox.cancelPending(delivery.id, now);
+      if (delivery?.state === 'delivered' || delivery?.state === 'failed') {
+        if (authorization.downstream_device_id !== null)
+          throw new AppError('authorizationAssignedToDownstreamDevice', { field: 'authorizationId' });
+        downstream = await this.queueRevocation(authorization, now);
+      } else if (delivery) await this.outbox.cancelPending(delivery.id, now);
     }
     if (!(await this.authorizations.markRevoked(authorization.id, now)))
       throw new AppError('authorizationAlreadyRevoked', { field: 'authorizationId' });
@@ -73,7 +78,29 @@ export class LicensingChanges {
       authorizationId: authorization.id,
       quantityReturned: unused,
       target: authorization.device_id ?? authorization.manage_id,
+      ...(downstream ? { downstreamRevocation: downstream } : {}),
     });
+  }
+
+  /** Queues the revocation of a delivered authorization for its downstream instance; answers the message id. */
+  async queueRevocation(authorization: Pick<AuthorizationRecord, 'id' | 'manage_id'>, now: string): Promise<string> {
+    const peer = await new RecipientsRepository(this.db).findManage(authorization.manage_id!);
+    if (!peer || peer.registration_state !== 'Approved') {
+      throw new AppError('unableToRevokeDownstream', {
+        field: 'authorizationId',
+        description: `The downstream Manage instance is ${peer ? peer.registration_state : 'no longer registered'}`,
+      });
+    }
+    return this.outbox.enqueue(
+      {
+        kind: 'revocation',
+        targetKind: 'manage',
+        targetId: peer.id,
+        subjectId: authorization.id,
+        body: { authorizationId: authorization.id, reason: 'The authorization was revoked upstream' },
+      },
+      now,
+    );
   }
 
   /** Revokes an order (locked by the caller), and with `includeAuthorized` every live authorization of it. */

@@ -1,5 +1,6 @@
 import type { Core, ServerModule } from '../module.js';
 import { AuthorizationDeliveryService } from './authorization-delivery.service.js';
+import { DelegatedLicences } from './delegation.js';
 import { authorizationsRoutes } from './authorizations.routes.js';
 import { AuthorizationsService } from './authorizations.service.js';
 import { orderSendersRoutes } from './order-senders.routes.js';
@@ -16,6 +17,7 @@ export function licensingModule({ config, database, storage, credentials }: Core
   authorizations: AuthorizationsService;
   authorizationDelivery: AuthorizationDeliveryService;
   stp: StpService;
+  delegatedLicences: DelegatedLicences;
 }> {
   const signed = new SignedAuthorizations(database.db, credentials, config.publicUrl);
   return {
@@ -25,6 +27,7 @@ export function licensingModule({ config, database, storage, credentials }: Core
       authorizations: new AuthorizationsService(database, signed),
       authorizationDelivery: new AuthorizationDeliveryService(database),
       stp: new StpService(database, storage, signed),
+      delegatedLicences: new DelegatedLicences(database.dialect),
     },
     routes: [ordersRoutes, authorizationsRoutes, orderSendersRoutes, stpRoutes],
   };

@@ -186,8 +186,12 @@ export class OrdersRepository {
   }
 
   async existsWithDedupeKey(key: string): Promise<boolean> {
+    return (await this.idWithDedupeKey(key)) !== undefined;
+  }
+
+  async idWithDedupeKey(key: string): Promise<string | undefined> {
     const row = await this.db.selectFrom('orders').select('id').where('dedupe_key', '=', key).executeTakeFirst();
-    return row !== undefined;
+    return row?.id;
   }
 
   /** Orders carrying `orderNumber`, from any source (the caller compares the source). */

@@ -47,11 +47,11 @@ export async function verifyAplSignature(input: TAplRegistrationRequest, certifi
 }
 
 /** The `apl` of a message parsed with its schema; the first problem is `registrationExchangeInvalidApl` naming its field. */
-export function parseApl<T extends z.ZodType>(schema: T, apl: unknown): z.infer<T> {
+export function parseApl<T extends z.ZodType>(schema: T, apl: unknown, at = 'apl'): z.infer<T> {
   const parsed = schema.safeParse(apl);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
-  throw new AppError('registrationExchangeInvalidApl', { field: ['apl', ...issue.path].join('.'), description: issue.message });
+  throw new AppError('registrationExchangeInvalidApl', { field: [at, ...issue.path].join('.'), description: issue.message });
 }
 
 /** `{aplType, apl, signature}`: a detached JWS over the canonical JSON of `apl` by our signing key. */

@@ -22,6 +22,18 @@ export class PeerRegistrationsRepository {
       .executeTakeFirst();
   }
 
+  /** Ids of the approved Trace instances this instance reports to (it asked them: `initiator`). */
+  async traceTargets(): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('manage_instances')
+      .select('id')
+      .where('manage_type', '=', 'trace')
+      .where('initiator', '=', 1)
+      .where('registration_state', '=', 'Approved')
+      .execute();
+    return rows.map((row) => row.id);
+  }
+
   findByNonce(registrationNonce: string): Promise<ManageInstanceRow | undefined> {
     return this.db
       .selectFrom('manage_instances')

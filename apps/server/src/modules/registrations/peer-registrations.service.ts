@@ -41,7 +41,7 @@ export type PeerAplType = (typeof peerAplTypes)[number];
 const NOTICE_WINDOW_MS = 5 * 60 * 1000;
 
 /** The APL type we send to a peer we hold as `relation` (it is our downstream: we are its upstream). */
-const sentAplType: Record<PeerRelation, PeerAplType> = {
+export const sentAplType: Record<PeerRelation, PeerAplType> = {
   downStreamManage: 'upstreamManage',
   upStreamManage: 'downstreamManage',
   trace: 'trace',
@@ -78,6 +78,9 @@ function checkStatusChange(current: string, wanted: TRegistrationState): void {
     });
   }
 }
+
+const replayed = () =>
+  new AppError('duplicateAplReceived', { field: 'apl.nonce', description: 'This message was received before (a replay)' });
 
 const invalidApl = (field: string, description: string) => new AppError('registrationExchangeInvalidApl', { field, description });
 
@@ -269,21 +272,7 @@ export class PeerRegistrationsService {
     path: NoticePath,
   ): Promise<TAplPeerRegistrationResponse> {
     const notice = parseApl(ZRegistrationNoticeApl, input.apl);
-    const row = await this.instances().findByNonce(notice.registrationNonce);
-    if (!row?.signing_certificate || row.manage_type !== heldAs[input.aplType]) {
-      throw new AppError('registrationNotPresent', { field: 'apl.registrationNonce' });
-    }
-    await verifyAplSignature(input, parseCertificateBundle(row.signing_certificate)[0]!.pem);
-    const signedAt = Date.parse(notice.timestamp);
-    if (!Number.isFinite(signedAt) || Math.abs(Date.now() - signedAt) > NOTICE_WINDOW_MS) {
-      throw invalidApl('apl.timestamp', 'The notice is not from the last five minutes');
-    }
-    if (await this.instances().nonceSeen(row.id, notice.nonce)) {
-      throw new AppError('duplicateAplReceived', {
-        field: 'apl.nonce',
-        description: 'This notice was received before (a replay)',
-      });
-    }
+    const row = await this.authenticate(input, notice);
     if (row.registration_state === 'Cancelled') throw new AppError('registrationHasBeenCanceled', { field: 'apl' });
     const expected = expectedStates[path];
     if (!expected.includes(notice.registrationState)) {
@@ -305,22 +294,46 @@ export class PeerRegistrationsService {
       }
     }
     await this.database.transaction(async (trx) => {
-      const instances = this.instances(trx);
-      await instances.forgetNonces(isoNow(new Date(Date.now() - 2 * NOTICE_WINDOW_MS)));
-      try {
-        await instances.rememberNonce(row.id, notice.nonce, isoNow());
-      } catch (error) {
-        if (isUniqueViolation(error)) {
-          throw new AppError('duplicateAplReceived', {
-            field: 'apl.nonce',
-            description: 'This notice was received before (a replay)',
-          });
-        }
-        throw error;
-      }
-      await this.transition(row, notice.registrationState, instances);
+      await this.rememberNonce(trx, row.id, notice.nonce);
+      await this.transition(row, notice.registrationState, this.instances(trx));
     });
     return { registrationId: row.id, registrationState: notice.registrationState };
+  }
+
+  /**
+   * A signed message from a registered peer (a notice, an outbox message): the registration its
+   * `registrationNonce` names, held as its `aplType` says (`registrationNotPresent`), signed by the
+   * key registered there (`registrationSignatureInvalid`), with a `timestamp` within five minutes
+   * (`registrationExchangeInvalidApl`) and a `nonce` not seen before (`duplicateAplReceived`).
+   * The caller remembers the nonce with {@link rememberNonce} in the transaction that applies it.
+   */
+  async authenticate(
+    input: TAplRegistrationRequest & { aplType: PeerAplType },
+    apl: { registrationNonce: string; timestamp: string; nonce: string },
+  ): Promise<ManageInstanceRow> {
+    const row = await this.instances().findByNonce(apl.registrationNonce);
+    if (!row?.signing_certificate || row.manage_type !== heldAs[input.aplType]) {
+      throw new AppError('registrationNotPresent', { field: 'apl.registrationNonce' });
+    }
+    await verifyAplSignature(input, parseCertificateBundle(row.signing_certificate)[0]!.pem);
+    const signedAt = Date.parse(apl.timestamp);
+    if (!Number.isFinite(signedAt) || Math.abs(Date.now() - signedAt) > NOTICE_WINDOW_MS) {
+      throw invalidApl('apl.timestamp', 'The message is not from the last five minutes');
+    }
+    if (await this.instances().nonceSeen(row.id, apl.nonce)) throw replayed();
+    return row;
+  }
+
+  /** Keeps a message's nonce for twice the timestamp window (a second message with it is a replay). */
+  async rememberNonce(trx: Kysely<DB>, registrationId: string, nonce: string): Promise<void> {
+    const instances = this.instances(trx);
+    await instances.forgetNonces(isoNow(new Date(Date.now() - 2 * NOTICE_WINDOW_MS)));
+    try {
+      await instances.rememberNonce(registrationId, nonce, isoNow());
+    } catch (error) {
+      if (isUniqueViolation(error)) throw replayed();
+      throw error;
+    }
   }
 
   private async transition(row: ManageInstanceRow, to: TRegistrationState, instances = this.instances()): Promise<void> {

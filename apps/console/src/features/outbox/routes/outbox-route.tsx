@@ -1,0 +1,103 @@
+import { Badge, Code, Group, SegmentedControl, Stack, Table, Text } from '@mantine/core';
+import type { TOutboxState } from '@manifold/contract';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { apiErrorMessage } from '../../../components/api-error-message';
+import { DataTable } from '../../../components/data-table';
+import { ErrorAlert } from '../../../components/error-alert';
+import { ListHeader } from '../../../components/list-header';
+import { ListPagination } from '../../../components/list-pagination';
+import { useDateTimeFormat } from '../../../lib/format';
+import { pageCount } from '../../../lib/paging';
+import { useOutbox } from '../api/outbox';
+
+const pageSize = 10;
+const filters = ['all', 'pending', 'failed', 'delivered', 'cancelled'] as const;
+type Filter = (typeof filters)[number];
+const isFilter = (value: string): value is Filter => filters.some((filter) => filter === value);
+
+const stateColors: Record<TOutboxState, string> = { pending: 'yellow', failed: 'red', delivered: 'green', cancelled: 'gray' };
+
+export function OutboxStateBadge({ state }: { state: TOutboxState }) {
+  const { t } = useTranslation();
+  return (
+    <Badge variant="light" color={stateColors[state]} c={`${stateColors[state]}.9`}>
+      {t(`outbox.states.${state}`)}
+    </Badge>
+  );
+}
+
+/** The outbox (ADMIN): messages to peers with their state, attempts, next attempt and last error. */
+export function OutboxRoute() {
+  const { t } = useTranslation();
+  const format = useDateTimeFormat();
+  const [page, setPage] = useState(1);
+  const [filter, setFilter] = useState<Filter>('all');
+  const outbox = useOutbox({ pageNum: page, numberOfItems: pageSize, state: filter === 'all' ? undefined : filter });
+
+  return (
+    <Stack gap="lg">
+      <ListHeader title={t('outbox.title')} description={t('outbox.description')} />
+      <Stack gap={4}>
+        <Text size="sm" fw={500} id="outbox-filter-label">
+          {t('outbox.filter')}
+        </Text>
+        <Group>
+          <SegmentedControl
+            aria-labelledby="outbox-filter-label"
+            value={filter}
+            data={filters.map((value) => ({ value, label: t(value === 'all' ? 'outbox.all' : `outbox.states.${value}`) }))}
+            onChange={(value) => {
+              if (isFilter(value)) {
+                setFilter(value);
+                setPage(1);
+              }
+            }}
+          />
+        </Group>
+      </Stack>
+      {outbox.error ? <ErrorAlert>{apiErrorMessage(t, outbox.error)}</ErrorAlert> : null}
+      <DataTable
+        testId="outbox-table"
+        minWidth={900}
+        busy={outbox.isFetching}
+        caption={t('outbox.caption', { total: outbox.data?.totalNumOfItems ?? 0 })}
+        columns={[
+          t('outbox.kind'),
+          t('outbox.subject'),
+          t('outbox.state'),
+          t('outbox.attempts'),
+          t('outbox.nextAttempt'),
+          t('outbox.lastError'),
+          t('outbox.created'),
+        ]}
+        empty={outbox.data?.data.length === 0 ? t('outbox.empty') : null}
+      >
+        {(outbox.data?.data ?? []).map((message) => (
+          <Table.Tr key={message.id} data-message-id={message.messageId}>
+            <Table.Td>{t(`outbox.kinds.${message.kind}`, { defaultValue: message.kind })}</Table.Td>
+            <Table.Td>
+              <Code>{message.subjectId}</Code>
+            </Table.Td>
+            <Table.Td>
+              <OutboxStateBadge state={message.state} />
+            </Table.Td>
+            <Table.Td>{message.attempts}</Table.Td>
+            <Table.Td>
+              {message.state === 'pending' ? <time dateTime={message.nextAttemptAt}>{format(message.nextAttemptAt)}</time> : null}
+            </Table.Td>
+            <Table.Td>
+              <Text size="sm" c="red.9" style={{ wordBreak: 'break-word' }}>
+                {message.lastError}
+              </Text>
+            </Table.Td>
+            <Table.Td>
+              <time dateTime={message.createdAt}>{format(message.createdAt)}</time>
+            </Table.Td>
+          </Table.Tr>
+        ))}
+      </DataTable>
+      <ListPagination total={pageCount(outbox.data)} value={page} onChange={setPage} />
+    </Stack>
+  );
+}

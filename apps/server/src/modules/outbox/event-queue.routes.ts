@@ -1,0 +1,111 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  ZEventConfiguration,
+  ZEventConfigurationUpdate,
+  ZPage,
+  ZPageQuery,
+  ZQueueDownloadQuery,
+  ZQueuedEvent,
+  ZQueueEventRequest,
+} from '@manifold/contract';
+import { responses } from '../../lib/route-schemas.js';
+import { callerOf } from '../../plugins/auth.js';
+import type { EventQueueService } from './event-queue.service.js';
+
+const tags = ['events'];
+
+/** The event queue (spec §7 `queue/*`) and the event configuration (`admin/event`). */
+export function eventQueueRoutes(queue: EventQueueService): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.get(
+      '/ui/queue/list',
+      {
+        schema: {
+          tags,
+          summary: 'Events waiting until every Trace instance acknowledged them, newest first (default page size 10)',
+          querystring: ZPageQuery,
+          response: responses(ZPage(ZQueuedEvent)),
+        },
+      },
+      (request) => queue.list(request.query),
+    );
+
+    app.post(
+      '/ui/queue/send',
+      {
+        schema: {
+          tags,
+          summary: 'Tries every delivery of the event not yet acknowledged now (a given-up one again)',
+          body: ZQueueEventRequest,
+          response: responses(z.object({})),
+        },
+      },
+      async (request) => {
+        await queue.send(request.body.eventId, callerOf(request));
+        return {};
+      },
+    );
+
+    app.post(
+      '/ui/queue/delete',
+      {
+        schema: {
+          tags,
+          summary: 'Takes the event out of the queue: its deliveries not yet acknowledged are withdrawn',
+          body: ZQueueEventRequest,
+          response: responses(z.object({})),
+        },
+      },
+      async (request) => {
+        await queue.delete(request.body.eventId, callerOf(request));
+        return {};
+      },
+    );
+
+    app.get(
+      '/ui/queue/download',
+      {
+        schema: {
+          tags,
+          summary: "The event as XML: the machine's signed document, or the unsigned TraceEvent document of its canonical form",
+          querystring: ZQueueDownloadQuery,
+          produces: ['application/xml'],
+        },
+      },
+      async (request, reply) => {
+        const xml = await queue.download(request.query.traceEventId);
+        return reply
+          .type('application/xml; charset=utf-8')
+          .header('content-disposition', `attachment; filename="event-${request.query.traceEventId}.xml"`)
+          .send(xml);
+      },
+    );
+
+    app.get(
+      '/ui/admin/event',
+      {
+        schema: {
+          tags: ['admin'],
+          summary:
+            'The event configuration: forwarding to the Trace instances on or off, and how long each event is tried (seconds)',
+          response: responses(ZEventConfiguration),
+        },
+      },
+      () => queue.configuration(),
+    );
+
+    app.post(
+      '/ui/admin/event',
+      {
+        schema: {
+          tags: ['admin'],
+          summary: 'Changes the event configuration; a null or absent field leaves its value unchanged',
+          body: ZEventConfigurationUpdate,
+          response: responses(ZEventConfiguration),
+        },
+      },
+      (request) => queue.configure(request.body, callerOf(request)),
+    );
+  };
+}

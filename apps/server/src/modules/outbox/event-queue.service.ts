@@ -1,0 +1,178 @@
+import type { Kysely } from 'kysely';
+import type {
+  TEventConfiguration,
+  TEventConfigurationUpdate,
+  TForwardedEvent,
+  TPage,
+  TPageQuery,
+  TQueuedEvent,
+  TTraceEventBody,
+  TTraceEventProof,
+} from '@manifold/contract';
+import type { Database } from '../../db/database.js';
+import type { DB } from '../../db/schema.js';
+import type { TraceEventRow } from '../../db/schema-trace.js';
+import { AppError } from '../../lib/app-error.js';
+import type { Caller } from '../../lib/caller.js';
+import { isoNow } from '../../lib/time.js';
+import { AuditRepository } from '../audit/audit.repository.js';
+import { EventsRepository } from '../events/events.repository.js';
+import { canonicalEvent, traceEventXml } from '../events/trace-event-format.js';
+import { SettingsRepository } from '../settings/settings.repository.js';
+import { OutboxRepository } from './outbox.repository.js';
+import { PeerRegistrationsRepository } from '../registrations/peer-registrations.repository.js';
+
+/** Settings keys of the event configuration (`admin/event`). */
+const ENABLED_KEY = 'eventForwarding.enabled';
+const TIMEOUT_KEY = 'eventForwarding.timeoutSeconds';
+/** Defaults: forwarding on, each event tried for a week. */
+export const DEFAULT_EVENT_CONFIGURATION: TEventConfiguration = { enabled: true, timeout: 7 * 86_400 };
+
+const notQueued = () =>
+  new AppError('traceEventIdNotValid', { field: 'eventId', description: 'The event is not waiting in the queue' });
+
+/** What the machine reported of a stored event. */
+function bodyOf(row: TraceEventRow): TTraceEventBody {
+  return {
+    eventId: row.event_id,
+    kind: row.kind as TTraceEventBody['kind'],
+    occurredAt: row.occurred_at,
+    authorizationId: row.authorization_id,
+    jobId: row.job_id,
+    quantity: row.quantity === null ? null : Number(row.quantity),
+    previousHash: row.previous_hash,
+    data: JSON.parse(row.data) as Record<string, string>,
+  };
+}
+
+/**
+ * The event queue (docs/traceability.md#the-event-queue): every event stored here waits in the
+ * outbox, one message per approved Trace instance this instance reports to, until each has
+ * acknowledged it (`queue/list`, `queue/send`, `queue/delete`, `queue/download`), as the event
+ * configuration (`admin/event`) says.
+ */
+export class EventQueueService {
+  constructor(
+    private readonly database: Database,
+    private readonly settings: SettingsRepository,
+  ) {}
+
+  /** The configuration, read through `settings` (the caller's transaction when it has one). */
+  async configuration(settings: Pick<SettingsRepository, 'get'> = this.settings): Promise<TEventConfiguration> {
+    const enabled = await settings.get(ENABLED_KEY);
+    const timeout = await settings.get(TIMEOUT_KEY);
+    return {
+      enabled: enabled === undefined ? DEFAULT_EVENT_CONFIGURATION.enabled : enabled === 'true',
+      timeout: timeout === undefined ? DEFAULT_EVENT_CONFIGURATION.timeout : Number(timeout),
+    };
+  }
+
+  async configure(input: TEventConfigurationUpdate, caller: Caller): Promise<TEventConfiguration> {
+    if (input.enabled !== null && input.enabled !== undefined) await this.settings.set(ENABLED_KEY, String(input.enabled));
+    if (input.timeout !== null && input.timeout !== undefined) await this.settings.set(TIMEOUT_KEY, String(input.timeout));
+    const configuration = await this.configuration();
+    await new AuditRepository(this.database.db, this.database.dialect).recordBy(
+      caller,
+      'eventConfigurationChanged',
+      'admin/event',
+      {
+        ...configuration,
+      },
+    );
+    return configuration;
+  }
+
+  /**
+   * Queues a newly stored event for every approved Trace instance this instance reports to (in
+   * the transaction that stores it), when forwarding is enabled; tried for the configured time.
+   */
+  async forward(trx: Kysely<DB>, row: TraceEventRow): Promise<void> {
+    // one read of the (small) registrations table on the ingestion path when nothing is forwarded
+    const targets = await new PeerRegistrationsRepository(trx).traceTargets();
+    if (targets.length === 0) return;
+    const configuration = await this.configuration(new SettingsRepository(trx));
+    if (!configuration.enabled) return;
+    const now = isoNow();
+    const expiresAt = isoNow(new Date(Date.parse(now) + configuration.timeout * 1000));
+    const body: TForwardedEvent = {
+      deviceId: row.device_id,
+      body: bodyOf(row),
+      eventHash: row.event_hash,
+      orderId: row.order_id,
+      dsiId: row.dsi_id,
+      proof: JSON.parse(row.proof) as TTraceEventProof,
+      receivedAt: row.received_at,
+    };
+    const outbox = new OutboxRepository(trx, this.database.dialect);
+    for (const target of targets) {
+      await outbox.enqueue(
+        { kind: 'event', targetKind: 'trace', targetId: target, subjectId: row.event_id, body, expiresAt },
+        now,
+      );
+    }
+  }
+
+  async list(page: TPageQuery): Promise<TPage<TQueuedEvent>> {
+    const queued = await new OutboxRepository(this.database.db, this.database.dialect).queuedEvents(page);
+    const events = await new EventsRepository(this.database.db, this.database.dialect).findMany(
+      queued.data.map((q) => q.eventId),
+    );
+    return {
+      ...queued,
+      data: queued.data.map((entry) => {
+        const event = events.get(entry.eventId);
+        return {
+          id: entry.eventId,
+          eventId: entry.eventId,
+          kind: event?.kind ?? '',
+          deviceId: event?.device_id ?? '',
+          occurredAt: event?.occurred_at ?? '',
+          state: entry.pending > 0 ? 'pending' : 'failed',
+          targets: entry.targets,
+          delivered: entry.delivered,
+          attempts: entry.attempts,
+          nextAttemptAt: entry.nextAttemptAt,
+          lastError: entry.lastError,
+          dateCreated: entry.createdAt,
+        };
+      }),
+    };
+  }
+
+  /** `queue/send`: every delivery of the event not yet acknowledged is tried now (a given-up one again, for the configured time). */
+  async send(eventId: string, caller: Caller): Promise<void> {
+    const { timeout } = await this.configuration();
+    await this.database.transaction(async (trx) => {
+      const now = new Date();
+      const outbox = new OutboxRepository(trx, this.database.dialect);
+      const rows = await outbox.hurry(eventId, 'event', isoNow(now), isoNow(new Date(now.getTime() + timeout * 1000)));
+      if (rows.length === 0) throw notQueued();
+      for (const row of rows) await outbox.scheduleAttempt(row.message_id!, row.attempts, now, `now:${now.getTime()}`);
+      await new AuditRepository(trx, this.database.dialect).recordBy(caller, 'queuedEventSent', eventId, {
+        messages: rows.length,
+      });
+    });
+  }
+
+  /** `queue/delete`: the event leaves the queue; its deliveries not yet acknowledged are withdrawn. */
+  async delete(eventId: string, caller: Caller): Promise<void> {
+    await this.database.transaction(async (trx) => {
+      const withdrawn = await new OutboxRepository(trx, this.database.dialect).cancelSubject(eventId, 'event', isoNow());
+      if (withdrawn === 0) throw notQueued();
+      await new AuditRepository(trx, this.database.dialect).recordBy(caller, 'queuedEventDeleted', eventId, {
+        messages: withdrawn,
+      });
+    });
+  }
+
+  /**
+   * `queue/download`: the event as XML — the machine's signed document when it reported one
+   * (`POST /apl/event`), else its canonical form as the unsigned `TraceEvent` document.
+   */
+  async download(eventId: string): Promise<string> {
+    const row = await new EventsRepository(this.database.db, this.database.dialect).find(eventId);
+    if (!row) throw new AppError('traceEventIdNotValid', { field: 'traceEventId', description: 'No such event' });
+    const proof = JSON.parse(row.proof) as TTraceEventProof;
+    return proof.format === 'xml' ? proof.xml : traceEventXml(canonicalEvent(bodyOf(row), row.device_id));
+  }
+}

@@ -1,0 +1,47 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { ZAplRegistrationRequest, ZOutboxListQuery, ZOutboxMessage, ZPage, ZPeerMessageResponse } from '@manifold/contract';
+import { AppError } from '../../lib/app-error.js';
+import { responses } from '../../lib/route-schemas.js';
+import { peerAplTypes, type PeerAplType } from '../registrations/peer-registrations.service.js';
+import type { PeerMessagesService } from './peer-messages.service.js';
+
+/** `GET /ui/admin/outbox` and the partner entry point `POST /apl/peer/message`. */
+export function outboxRoutes(messages: PeerMessagesService): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.get(
+      '/ui/admin/outbox',
+      {
+        schema: {
+          tags: ['admin'],
+          summary: 'Messages to peers, newest first, optionally of one state: attempts, next attempt, last error',
+          querystring: ZOutboxListQuery,
+          response: responses(ZPage(ZOutboxMessage)),
+        },
+      },
+      (request) => messages.list(request.query),
+    );
+
+    app.post(
+      '/apl/peer/message',
+      {
+        schema: {
+          tags: ['partner'],
+          summary:
+            'A registered, approved peer delivers an outbox message (signed apl {registrationNonce, messageId, kind, timestamp, nonce, body}); a message id is applied once',
+          body: ZAplRegistrationRequest,
+          response: responses(ZPeerMessageResponse),
+        },
+      },
+      (request) => {
+        const input = request.body;
+        if (!(peerAplTypes as readonly string[]).includes(input.aplType)) {
+          throw new AppError('registrationExchangeInvalidApl', {
+            field: 'aplType',
+            description: `Peer messages come from ${peerAplTypes.join(', ')}`,
+          });
+        }
+        return messages.receive(input as typeof input & { aplType: PeerAplType }, request.ip);
+      },
+    );
+  };
+}
