@@ -79,6 +79,8 @@ export async function startServer(): Promise<RunningServer> {
       DATABASE_URL: '',
       // The crypto wizard's browser test installs certificates from the development CA.
       DEVELOPMENT_CA: 'true',
+      // The storage browser test selects emulated S3 and Azure services on loopback ports.
+      STORAGE_ENDPOINT_ALLOWED_HOSTS: '127.0.0.0/8',
       // Security keys: browsers accept no IP address as relying-party id, so the security-key
       // test opens the console on http://localhost:<port> (also a secure context).
       WEBAUTHN_RP_ID: 'localhost',

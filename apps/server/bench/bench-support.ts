@@ -1,8 +1,9 @@
 import autocannon from 'autocannon';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import { startServer, type ServerProcess } from '../test/helpers/server-process.js';
 
 /** The first administrator's password on every benchmark server. */
@@ -77,6 +78,45 @@ export function rssMiB(pid: number): number {
   return Math.round((kb / 1024) * 10) / 10;
 }
 
+/**
+ * POSTs a multipart form as a stream: the text `fields`, then a `file` part named `fileName` with
+ * the `size` bytes `source` yields (never held in memory). Answers the status and the body.
+ */
+export function streamMultipartUpload(
+  url: string,
+  token: string,
+  form: { fields?: Record<string, string>; fileName: string; size: number; source: Readable },
+): Promise<{ status: number; body: string }> {
+  const boundary = `----bench${randomBytes(8).toString('hex')}`;
+  const head = Buffer.from(
+    Object.entries(form.fields ?? {})
+      .map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)
+      .join('') +
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${form.fileName}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'content-length': String(head.length + form.size + tail.length),
+      },
+    });
+    request.on('error', reject);
+    request.on('response', (response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+    });
+    request.write(head);
+    form.source.on('error', reject);
+    form.source.on('end', () => request.end(tail));
+    form.source.pipe(request, { end: false });
+  });
+}
+
 /** Samples a process's resident memory every 50 ms while `work` runs; answers the peak (MiB). */
 export async function peakRss<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; peakMiB: number }> {
   let peakMiB = rssMiB(pid);
@@ -86,58 +126,4 @@ export async function peakRss<T>(pid: number, work: () => Promise<T>): Promise<{
   } finally {
     clearInterval(sampler);
   }
-}
-
-/**
- * Streams a multipart upload: the text `fields`, then a `file` part of `size` bytes repeating
- * `block`, written as the socket drains (never held in memory). Answers the response and the
- * SHA-256 of the bytes sent.
- */
-export function streamMultipartUpload(options: {
-  url: string;
-  token: string;
-  fields: Record<string, string>;
-  size: number;
-  block: Buffer;
-  filename?: string;
-}): Promise<{ status: number; body: string; sha256: string }> {
-  const { url, token, fields, size, block } = options;
-  const boundary = `----bench${randomBytes(8).toString('hex')}`;
-  const head = Buffer.from(
-    Object.entries(fields)
-      .map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)
-      .join('') +
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${options.filename ?? 'bench.bin'}"\r\n` +
-      'Content-Type: application/octet-stream\r\n\r\n',
-  );
-  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-  const hash = createHash('sha256');
-  return new Promise((resolve, reject) => {
-    const request = http.request(url, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${token}`,
-        'content-type': `multipart/form-data; boundary=${boundary}`,
-        'content-length': String(head.length + size + tail.length),
-      },
-    });
-    request.on('error', reject);
-    request.on('response', (response) => {
-      let body = '';
-      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body, sha256: hash.digest('hex') }));
-    });
-    request.write(head);
-    let sent = 0;
-    const pump = () => {
-      while (sent < size) {
-        const chunk = block.subarray(0, Math.min(block.length, size - sent));
-        sent += chunk.length;
-        hash.update(chunk);
-        if (!request.write(chunk)) return void request.once('drain', pump);
-      }
-      request.end(tail);
-    };
-    pump();
-  });
 }

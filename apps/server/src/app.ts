@@ -15,6 +15,7 @@ import { outboxModule } from './modules/outbox/outbox.module.js';
 import { registrationsModule } from './modules/registrations/registrations.module.js';
 import { groupsModule } from './modules/groups/groups.module.js';
 import { licensingModule } from './modules/licensing/licensing.module.js';
+import { machineDataModule } from './modules/machine-data/machine-data.module.js';
 import type { Core } from './modules/module.js';
 import { packagesModule } from './modules/packages/packages.module.js';
 import { loadKeyEncryptionKey } from './modules/provision/key-encryption-key.js';
@@ -39,6 +40,8 @@ import { registerSecurityHeaders } from './plugins/security-headers.js';
 import { ServerMetrics, exposeMetrics } from './metrics/metrics.js';
 import type { Services } from './services.js';
 import { LocalStorage } from './storage/local-storage.js';
+import { ProviderStorage } from './storage/provider-storage.js';
+import { storageModule } from './modules/storage/storage.module.js';
 
 export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
@@ -55,8 +58,9 @@ async function createCore(config: Config, database: Database, log: Core['log']):
     await loadKeyEncryptionKey({ configured: config.keyEncryptionKey, dataDir: config.dataDir }, settings, log),
   );
   const credentials = new ServerCredentials(database, sealer);
-  const storage = await LocalStorage.open(path.join(config.dataDir, 'storage'));
-  return { config, database, settings, sealer, credentials, storage, log };
+  const local = await LocalStorage.open(path.join(config.dataDir, 'storage'));
+  const storage = new ProviderStorage(settings, sealer, local);
+  return { config, database, settings, sealer, credentials, storage, storageProviders: storage, log };
 }
 
 /**
@@ -82,12 +86,14 @@ export async function createModules(core: Core) {
     devicesModule(core),
     licensing,
     events,
+    machineDataModule(core),
     auditModule(core),
     registrations,
     outboxModule(core, registrations.services.peerRegistrations, eventQueue, {
       ...licensing.services.delegatedLicences.handlers(),
       ...events.services.events.handlers(),
     }),
+    storageModule(core),
     secureRepoModule(core),
     unimplementedModule(),
   ] as const;

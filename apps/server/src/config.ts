@@ -45,6 +45,8 @@ export interface Config {
   peers: PeerHttpConfig;
   /** Delivery of the outbox (docs/peer-network.md#the-outbox). */
   outbox: OutboxConfig;
+  /** Hosts a storage provider's custom endpoint may name (`STORAGE_ENDPOINT_ALLOWED_HOSTS`, docs/storage.md). */
+  storageEndpointHosts: PeerHttpConfig['allowedHosts'];
   /** Security keys and the escalated session (docs/security-keys-and-access.md). */
   webauthn: WebAuthnConfig;
 }
@@ -205,11 +207,11 @@ export function parseKeyEncryptionKey(raw: string | undefined, name = 'KEY_ENCRY
   return key;
 }
 
-function peerHostPolicy(raw: string | undefined): PeerHttpConfig['allowedHosts'] {
+function peerHostPolicy(raw: string | undefined, name = 'PEER_ALLOWED_HOSTS'): PeerHttpConfig['allowedHosts'] {
   try {
     return parsePeerHostPolicy(raw);
   } catch (error) {
-    throw new ConfigError(`PEER_ALLOWED_HOSTS: ${(error as Error).message}`);
+    throw new ConfigError(`${name}: ${(error as Error).message}`);
   }
 }
 
@@ -296,6 +298,7 @@ export function loadConfig(env: Env = process.env): Config {
       storageGraceSeconds: integer(env, 'STORAGE_SWEEP_GRACE_SECONDS', 3600, 1, 30 * 86400),
       storageTempGraceSeconds: integer(env, 'STORAGE_TEMP_GRACE_SECONDS', 120, 1, 30 * 86400),
     },
+    storageEndpointHosts: peerHostPolicy(env.STORAGE_ENDPOINT_ALLOWED_HOSTS, 'STORAGE_ENDPOINT_ALLOWED_HOSTS'),
     peers: {
       allowedHosts: peerHostPolicy(env.PEER_ALLOWED_HOSTS),
       connectTimeoutMs: integer(env, 'PEER_CONNECT_TIMEOUT_MS', DEFAULT_PEER_HTTP_LIMITS.connectTimeoutMs, 100, 600_000),

@@ -4,6 +4,7 @@
  */
 import { licensingAuditEventTypes } from './licensing-tokens.js';
 import { packageAuditEventTypes } from './package-tokens.js';
+import { storageAuditEventTypes } from './storage.js';
 import { securityAuditEventTypes } from './security.js';
 import { traceAuditEventTypes } from './trace.js';
 import { secureRepoAuditEventTypes } from './secure-repo.js';
@@ -12,6 +13,7 @@ export const auditEventTypes = [
   ...packageAuditEventTypes,
   ...licensingAuditEventTypes,
   ...traceAuditEventTypes,
+  ...storageAuditEventTypes,
   ...securityAuditEventTypes,
   ...secureRepoAuditEventTypes,
   'loginSucceeded',

@@ -23,5 +23,6 @@ export * from './trace.js';
 export * from './audit-text.js';
 export * from './registrations.js';
 export * from './outbox.js';
+export * from './storage.js';
 export * from './security.js';
 export * from './secure-repo.js';

@@ -1,6 +1,7 @@
 import type { TRole } from './enums.js';
 import { licensingPermissions } from './licensing-tokens.js';
 import { packagePermissions } from './package-tokens.js';
+import { storagePermissions } from './storage.js';
 import { securityPermissions, type TAccessConstraint } from './security.js';
 import { tracePermissions } from './trace.js';
 import { secureRepoPermissions } from './secure-repo.js';
@@ -35,6 +36,7 @@ export const permissions = {
   ...packagePermissions,
   ...licensingPermissions,
   ...tracePermissions,
+  ...storagePermissions,
   ...securityPermissions,
   ...secureRepoPermissions,
   // operators

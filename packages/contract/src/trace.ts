@@ -161,6 +161,9 @@ export const ZTraceHistoryQuery = z.object({ deviceId: ZId('deviceIdNotValid') }
 export const traceErrorTokens = {
   traceEventSignatureInvalid: 'The event is not signed by the registered signing key of the machine it names',
   traceEventMalformed: 'The event document is not a well-formed trace event (no DOCTYPE or entities are accepted)',
+  partNotPresent: 'The part does not exist',
+  uploadTokenInvalid: 'The upload token is unknown, spent, expired, not for machine data, or of a machine not approved',
+  machineDataFieldsFirst: 'Send the fields (token, or deviceId and authorizationId) before the file in the upload',
 } as const;
 
 export const traceAuditEventTypes = [
@@ -184,6 +187,13 @@ export const tracePermissions = {
   'GET /ui/event/list': 'anyRole',
   'GET /ui/build/list': 'anyRole',
   'GET /ui/part/list': 'admin',
+  'GET /ui/part/history': 'admin',
+  // EPCIS 2.0 exports: a part's history as the part's history, an event search as the event list
+  'GET /ui/part/epcis': 'admin',
+  'GET /ui/event/epcis': 'anyRole',
+  // machine data: a machine with its upload token; spec §6 storage upload for both roles
+  'POST /mpf/dtl': 'partner',
+  'POST /ui/storage/dtl/upload': 'anyRole',
   'GET /ui/audit/list': { access: 'admin', constraint: 'audit-access' },
 } as const;
 
@@ -265,3 +275,79 @@ export const ZBuild = z
   })
   .meta({ id: 'Build' });
 export type TBuild = z.infer<typeof ZBuild>;
+
+/** `GET /ui/part/history?partId=` (ADMIN, like `part/list`): the part's whole history. */
+export const ZPartHistoryQuery = z.object({ partId: ZId('partNotPresent') });
+
+/** At most this many events of the part's licence on its machine are returned, oldest first. */
+export const PART_HISTORY_MAX_EVENTS = 1000;
+
+/**
+ * A part's history, step by step: the design revision it was made from, the order and the
+ * authorization that licensed it, the machine, the job (build), and the machine's events of that
+ * licence — the job's own and those naming no job (licence or design received by the machine) —
+ * oldest first. Inspection is the part's QMS state and the quality and scanning events among them.
+ */
+export const ZPartHistory = z
+  .object({
+    part: ZPart,
+    design: z.object({
+      dsiId: z.string(),
+      dsiVersion: z.number().int(),
+      designName: z.string(),
+      digestValue: z.string(),
+      /** When the revision was built; null when the revision is not on this server (an order from a peer). */
+      builtAt: z.string().nullable(),
+    }),
+    order: z.object({
+      orderId: z.string(),
+      orderNumber: z.string(),
+      companyName: z.string(),
+      quantity: z.number().int(),
+      expiredQuantity: z.number().int(),
+      breakagePolicy: z.string(),
+      revoked: z.boolean(),
+      dateCreated: z.string(),
+    }),
+    authorization: z.object({
+      authorizationId: z.string(),
+      state: z.enum(['authorized', 'sent', 'received', 'revoked']),
+      quantity: z.number().int(),
+      dateCreated: z.string(),
+      sentAt: z.string().nullable(),
+      receivedAt: z.string().nullable(),
+      revokedAt: z.string().nullable(),
+    }),
+    /** Null once the machine's registration was deleted. */
+    machine: z
+      .object({
+        deviceId: z.string(),
+        name: z.string(),
+        serialNumber: z.string(),
+        manufacturer: z.string(),
+        model: z.string(),
+        dateCreated: z.string(),
+      })
+      .nullable(),
+    build: ZBuild,
+    events: z.array(ZTraceEventEntry),
+    /** More events than `PART_HISTORY_MAX_EVENTS` exist; the newest are left out. */
+    eventsTruncated: z.boolean(),
+  })
+  .meta({ id: 'PartHistory' });
+export type TPartHistory = z.infer<typeof ZPartHistory>;
+
+/**
+ * An EPCIS 2.0 JSON-LD document (`part/epcis`, `event/epcis`): each event carries its CBV 2.0
+ * event hash as `eventID` (docs/traceability.md).
+ */
+export const ZEpcisDocument = z
+  .object({
+    '@context': z.array(z.union([z.string(), z.record(z.string(), z.string())])),
+    type: z.literal('EPCISDocument'),
+    schemaVersion: z.literal('2.0'),
+    creationDate: z.string(),
+    epcisBody: z.object({ eventList: z.array(z.record(z.string(), z.unknown())) }),
+  })
+  .meta({ id: 'EpcisDocument' });
+export type TEpcisDocument = z.infer<typeof ZEpcisDocument>;

@@ -197,6 +197,54 @@ export function createAppRouter(queryClient: QueryClient) {
                   ),
                 },
                 {
+                  path: 'audit',
+                  ...screen(queryClient, '/audit', async () => (await import('../features/trace/routes/audit-route')).AuditRoute),
+                },
+                {
+                  path: 'events',
+                  ...screen(
+                    queryClient,
+                    '/events',
+                    async () => (await import('../features/trace/routes/events-route')).EventsRoute,
+                  ),
+                },
+                {
+                  path: 'builds',
+                  ...screen(
+                    queryClient,
+                    '/builds',
+                    async () => (await import('../features/trace/routes/builds-route')).BuildsRoute,
+                  ),
+                },
+                {
+                  path: 'parts',
+                  ...screen(queryClient, '/parts', async () => (await import('../features/trace/routes/parts-route')).PartsRoute),
+                },
+                {
+                  path: 'parts/:partId',
+                  ...screen(queryClient, '/parts', async () => (await import('../features/trace/routes/part-route')).PartRoute),
+                },
+                {
+                  path: 'machine-data',
+                  ...screen(
+                    queryClient,
+                    '/machine-data',
+                    async () => (await import('../features/trace/routes/machine-data-route')).MachineDataRoute,
+                  ),
+                },
+                {
+                  path: 'das',
+                  ...screen(queryClient, '/das', async () => (await import('../features/das/routes/das-route')).DasRoute),
+                },
+                {
+                  path: 'storage',
+                  ...screen(
+                    queryClient,
+                    '/storage',
+                    async () => (await import('../features/setup/routes/storage-route')).StorageRoute,
+                  ),
+                },
+                {
                   path: 'setup',
                   ...screen(queryClient, '/setup', async () => (await import('../features/setup/routes/setup-route')).SetupRoute),
                 },

@@ -111,7 +111,10 @@ export function createDatabase(target: DatabaseTarget, options: DatabaseOptions 
     describe: () => describeTarget(target),
     poolStats,
     async migrate() {
-      const migrator = new Migrator({ db, provider: migrationProvider(target.kind) });
+      // Migrations are numbered by the piece of work that adds them, and pieces land in any order:
+      // a database that has run a later number still runs an earlier one that arrives after it
+      // (each migration touches only its own tables and columns).
+      const migrator = new Migrator({ db, provider: migrationProvider(target.kind), allowUnorderedMigrations: true });
       const { error, results } = await migrator.migrateToLatest();
       const failed = results?.find((result) => result.status === 'Error');
       if (error || failed) {

@@ -4,6 +4,7 @@ import type { LicensingTables } from './schema-licensing.js';
 import type { PackageTables } from './schema-packages.js';
 import type { TraceTables } from './schema-trace.js';
 import type { PeerTables } from './schema-peers.js';
+import type { StorageTables } from './schema-storage.js';
 import type { SecurityTables } from './schema-security.js';
 import type { SecureRepoTables } from './schema-secure-repo.js';
 
@@ -124,7 +125,8 @@ export interface DevelopmentCaTable {
   created_at: string;
 }
 
-export interface DB extends PackageTables, LicensingTables, JobTables, TraceTables, PeerTables, SecurityTables, SecureRepoTables {
+export interface DB
+  extends PackageTables, LicensingTables, JobTables, TraceTables, PeerTables, StorageTables, SecurityTables, SecureRepoTables {
   users: UsersTable;
   sessions: SessionsTable;
   user_groups: UserGroupsTable;

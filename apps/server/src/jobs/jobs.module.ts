@@ -10,6 +10,8 @@ import { jobsRoutes } from './jobs.routes.js';
 import { JobsService } from './jobs.service.js';
 import { SESSION_PURGE, sessionPurgeJob } from './session-purge.js';
 import { STORAGE_SWEEP, storageSweepJob } from './storage-sweep.js';
+import { STORAGE_MOVE } from '../modules/storage/storage-settings.service.js';
+import { storageMoveJob } from '../modules/storage/storage-move.job.js';
 
 /** `jobs.enqueue` for other modules, `GET admin/jobs`, and the runner. */
 export interface JobsModule extends ServerModule<{ jobs: JobsService }> {
@@ -21,7 +23,7 @@ const HOUR = 3600;
 
 /** The background jobs: the runner with every job kind and schedule, and `GET admin/jobs`. */
 export function jobsModule(
-  { database, storage, credentials, config: { jobs: config, peers, outbox } }: Core,
+  { database, storage, storageProviders, credentials, config: { jobs: config, peers, outbox } }: Core,
   log: JobLog,
 ): JobsModule {
   const service = new JobsService(database);
@@ -40,6 +42,7 @@ export function jobsModule(
   runner.schedule({ kind: STORAGE_SWEEP, everySeconds: HOUR, atStart: true });
   runner.register(JOB_HISTORY_PURGE, jobHistoryPurgeJob(new JobsRepository(database.db, database.dialect)));
   runner.schedule({ kind: JOB_HISTORY_PURGE, everySeconds: HOUR });
+  runner.register(STORAGE_MOVE, storageMoveJob(database, storageProviders, log));
   runner.register(REGISTRATION_CANCEL, registrationCancelJob(credentials, peers));
   runner.register(
     OUTBOX_DELIVER,

@@ -11,6 +11,7 @@ export const errorStatus: Partial<Record<ErrorToken, number>> = {
   stpTimestampOutOfWindow: 401,
   stpNonceReplayed: 401,
   traceEventSignatureInvalid: 401,
+  uploadTokenInvalid: 401,
   traceEventMalformed: 400,
   actionNotAllowed: 403,
   escalationRequired: 403,

@@ -4,6 +4,7 @@ import type { Database } from '../db/database.js';
 import type { ServerCredentials } from './provision/server-credentials.service.js';
 import type { KeySealer } from './provision/key-sealer.js';
 import type { SettingsRepository } from './settings/settings.repository.js';
+import type { ProviderStorage } from '../storage/provider-storage.js';
 import type { Storage } from '../storage/storage.js';
 
 /** What the server shares with every module: built once in `buildApp`, before the modules. */
@@ -16,6 +17,8 @@ export interface Core {
   /** The server's keys, certificates and trust anchors, for every feature that signs, verifies or decrypts. */
   credentials: ServerCredentials;
   storage: Storage;
+  /** The same storage seen as the provider selection (storage settings, the move job). */
+  storageProviders: ProviderStorage;
   log: { info(message: string): void; warn(message: string): void };
 }
 

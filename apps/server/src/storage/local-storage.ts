@@ -7,10 +7,10 @@ import {
   DigestCounter,
   newStorageKey,
   type ListedObject,
-  type Storage,
   type StoredObject,
   StorageNotFoundError,
   storageKeyPattern,
+  type StorageProvider,
 } from './storage.js';
 
 /**
@@ -18,7 +18,7 @@ import {
  * at `<root>/tmp/<random>.part`. A put writes the temporary file, fsyncs it, renames it into place
  * and fsyncs the directory, so an object either exists completely or not at all.
  */
-export class LocalStorage implements Storage {
+export class LocalStorage implements StorageProvider {
   private readonly tmpDir: string;
   /** Temporary files of the puts running in this process: the sweeper leaves them alone. */
   private readonly writing = new Set<string>();
@@ -27,21 +27,28 @@ export class LocalStorage implements Storage {
     this.tmpDir = path.join(root, 'tmp');
   }
 
+  get location(): string {
+    return `file://${this.root}`;
+  }
+
   static async open(root: string): Promise<LocalStorage> {
     const storage = new LocalStorage(path.resolve(root));
     await fsp.mkdir(storage.tmpDir, { recursive: true, mode: 0o700 });
     return storage;
   }
 
-  async put(source: Readable, options: { maxBytes?: number } = {}): Promise<StoredObject> {
-    const key = newStorageKey();
+  put(source: Readable, options: { maxBytes?: number } = {}): Promise<StoredObject> {
+    return this.putAs(newStorageKey(), source, options);
+  }
+
+  async putAs(key: string, source: Readable, options: { maxBytes?: number } = {}): Promise<StoredObject> {
+    const target = this.pathOf(key);
     const temporary = path.join(this.tmpDir, `${newStorageKey()}.part`);
     const counter = new DigestCounter(options.maxBytes);
     this.writing.add(temporary);
     const sink = fs.createWriteStream(temporary, { flags: 'wx', mode: 0o600, flush: true });
     try {
       await pipeline(source, counter, sink);
-      const target = this.pathOf(key);
       await fsp.mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
       await fsp.rename(temporary, target);
       await syncDirectory(path.dirname(target));

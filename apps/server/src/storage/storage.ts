@@ -1,11 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { Transform, type Readable, type TransformCallback } from 'node:stream';
+import { PassThrough, Transform, type Readable, type TransformCallback } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 
 /**
  * Where file contents live. Objects are immutable: `put` writes a new object under a key the
  * storage generates and answers it only once the bytes are durable (local disk: written to a
  * temporary name, fsynced, renamed); a failed or interrupted `put` leaves nothing. Keys never
- * come from requests. Providers: local disk now; S3 and Azure Blob implement the same interface.
+ * come from requests. Providers: local disk, S3 and Azure Blob ({@link StorageProvider}); the server's
+ * `ProviderStorage` routes to the one selected.
  */
 export interface Storage {
   /**
@@ -25,6 +27,17 @@ export interface Storage {
    * never the data of a put still running in this process. Answers how many were removed.
    */
   removeAbandonedUploads(olderThan: Date): Promise<number>;
+}
+
+/**
+ * One place objects can live (local disk, S3, Azure Blob). Beside {@link Storage} it can write
+ * under a key it is given, so a move between providers keeps every key the database refers to.
+ */
+export interface StorageProvider extends Storage {
+  /** Stores the stream under `key` (a {@link storageKeyPattern} key), with the guarantees of `put`. */
+  putAs(key: string, source: Readable, options?: { maxBytes?: number }): Promise<StoredObject>;
+  /** Where the objects are (a directory, an endpoint and bucket): two providers with one location share objects. */
+  readonly location: string;
 }
 
 export interface ListedObject {
@@ -85,4 +98,25 @@ export class DigestCounter extends Transform {
     this.digest ??= this.hash.digest('hex');
     return this.digest;
   }
+}
+
+/**
+ * Streams `source` through `counter` into an SDK upload that reads `body` (buffering at most
+ * `bufferBytes` between them). Rejects when either side fails: a failing upload stops reading, so
+ * it also fails the body (or the feeding would wait forever); a failing source fails the upload.
+ */
+export async function feedUpload(
+  source: Readable,
+  counter: DigestCounter,
+  bufferBytes: number,
+  upload: (body: Readable) => Promise<unknown>,
+): Promise<void> {
+  const body = new PassThrough({ highWaterMark: bufferBytes });
+  const uploading = upload(body).catch((error: unknown) => {
+    body.destroy(error as Error);
+    throw error;
+  });
+  const [fed, uploaded] = await Promise.allSettled([pipeline(source, counter, body), uploading]);
+  if (fed.status === 'rejected') throw fed.reason;
+  if (uploaded.status === 'rejected') throw uploaded.reason;
 }

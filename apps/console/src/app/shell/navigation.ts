@@ -1,13 +1,20 @@
 import type { RouteKey, TRole } from '@manifold/contract';
 import { canCall } from '@manifold/contract';
 import {
+  IconActivity,
+  IconArchive,
+  IconBox,
   IconClipboardList,
+  IconCloudDataConnection,
+  IconDatabase,
   IconLicense,
+  IconListSearch,
   IconLock,
   IconMailForward,
   IconNetwork,
   IconShieldLock,
   IconStack2,
+  IconStackPush,
 } from '@tabler/icons-react';
 import {
   IconHome,
@@ -37,8 +44,15 @@ export const navigationItems: readonly NavigationItem[] = [
   { to: '/devices', labelKey: 'nav.devices', icon: IconPrinter, requires: 'GET /ui/device/list' },
   { to: '/orders', labelKey: 'orders.nav', icon: IconClipboardList, requires: 'GET /ui/order/list' },
   { to: '/authorizations', labelKey: 'authorizations.nav', icon: IconLicense, requires: 'GET /ui/authorization/list' },
-  { to: '/queue', labelKey: 'queue.nav', icon: IconStack2, requires: 'GET /ui/queue/list' },
+  { to: '/events', labelKey: 'nav.events', icon: IconActivity, requires: 'GET /ui/event/list' },
+  { to: '/builds', labelKey: 'nav.builds', icon: IconStack2, requires: 'GET /ui/build/list' },
+  { to: '/parts', labelKey: 'nav.parts', icon: IconBox, requires: 'GET /ui/part/list' },
+  { to: '/machine-data', labelKey: 'nav.machineData', icon: IconDatabase, requires: 'GET /ui/dtl/list' },
+  { to: '/audit', labelKey: 'nav.audit', icon: IconListSearch, requires: 'GET /ui/audit/list' },
+  { to: '/queue', labelKey: 'queue.nav', icon: IconStackPush, requires: 'GET /ui/queue/list' },
   { to: '/outbox', labelKey: 'outbox.nav', icon: IconMailForward, requires: 'GET /ui/admin/outbox' },
+  { to: '/das', labelKey: 'nav.das', icon: IconArchive, requires: 'GET /ui/das/list' },
+  { to: '/storage', labelKey: 'nav.storage', icon: IconCloudDataConnection, requires: 'POST /ui/admin/storage/provider' },
   { to: '/secure-files', labelKey: 'secureFiles.nav', icon: IconLock, requires: 'GET /ui/secure-repo/list' },
   { to: '/access-policies', labelKey: 'nav.accessPolicies', icon: IconNetwork, requires: 'GET /ui/access-control/list' },
   { to: '/access-roles', labelKey: 'nav.accessRoles', icon: IconShieldLock, requires: 'GET /ui/access-role/list' },

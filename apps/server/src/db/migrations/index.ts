@@ -9,6 +9,7 @@ import * as usernameKeys from './012-username-keys.js';
 import * as traceability from './013-traceability.js';
 import * as peers from './014-peers.js';
 import * as outbox from './015-outbox.js';
+import * as storage from './017-storage.js';
 import * as secureRepo from './018-secure-repo.js';
 import * as securityKeysAccess from './022-security-keys-access.js';
 
@@ -28,6 +29,7 @@ const migrations: Record<string, DialectMigration> = {
   '013-traceability': traceability,
   '014-peers': peers,
   '015-outbox': outbox,
+  '017-storage': storage,
   '018-secure-repo': secureRepo,
   '022-security-keys-access': securityKeysAccess,
 };

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { TAuditEntry, TAuditEventType, TPage, TPageQuery } from '@manifold/contract';
 import type { Dialect } from '../../db/dialect.js';
-import { paginate } from '../../db/paging.js';
+import { paginateFromNearerEnd } from '../../db/paging.js';
 import type { AuditEventsTable, DB } from '../../db/schema.js';
 import type { Caller } from '../../lib/caller.js';
 import type { Selectable } from 'kysely';
@@ -85,10 +85,13 @@ export class AuditRepository {
     if (filter.to) base = base.where('created_at', '<', filter.to);
     if (filter.actor) base = base.where('actor', '=', filter.actor);
     if (filter.subject) base = base.where('subject', '=', filter.subject);
-    return paginate(
+    return paginateFromNearerEnd(
       base,
       page,
-      (query) => query.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc'),
+      (query, reversed) => {
+        const direction = reversed ? 'asc' : 'desc';
+        return query.selectAll().orderBy('created_at', direction).orderBy('id', direction);
+      },
       (rows) => rows,
     );
   }

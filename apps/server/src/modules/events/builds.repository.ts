@@ -167,4 +167,47 @@ export class BuildsRepository {
       (rows) => rows,
     );
   }
+
+  /** One part with its build (the job), or undefined. */
+  async partWithBuild(partId: string): Promise<{ part: PartRow; build: BuildRow } | undefined> {
+    const part = await this.db.selectFrom('parts').selectAll().where('id', '=', partId).executeTakeFirst();
+    if (!part) return undefined;
+    const build = await this.db.selectFrom('builds').selectAll().where('id', '=', part.build_id).executeTakeFirstOrThrow();
+    return { part, build };
+  }
+
+  /** What licensed a part: its order (with the design revision it names), authorization and machine. */
+  async licensing(orderId: string, authorizationId: string, deviceId: string) {
+    const order = await this.db
+      .selectFrom('orders')
+      .leftJoin('package_revisions', 'package_revisions.id', 'orders.revision_id')
+      .select([
+        'orders.id',
+        'orders.order_number',
+        'orders.company_name',
+        'orders.quantity',
+        'orders.expired_quantity',
+        'orders.breakage_policy',
+        'orders.revoked',
+        'orders.created_at',
+        'orders.dsi_id',
+        'orders.dsi_version',
+        'orders.design_name',
+        'orders.digest_value',
+        'package_revisions.created_at as revision_created_at',
+      ])
+      .where('orders.id', '=', orderId)
+      .executeTakeFirstOrThrow();
+    const authorization = await this.db
+      .selectFrom('authorizations')
+      .select(['id', 'state', 'quantity', 'created_at', 'sent_at', 'received_at', 'revoked_at'])
+      .where('id', '=', authorizationId)
+      .executeTakeFirstOrThrow();
+    const device = await this.db
+      .selectFrom('devices')
+      .select(['id', 'name', 'serial_number', 'manufacturer', 'model', 'created_at'])
+      .where('id', '=', deviceId)
+      .executeTakeFirst();
+    return { order, authorization, device };
+  }
 }

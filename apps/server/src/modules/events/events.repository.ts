@@ -2,7 +2,7 @@ import type { Insertable, Kysely } from 'kysely';
 import type { TPage, TPageQuery } from '@manifold/contract';
 import type { Dialect } from '../../db/dialect.js';
 import { isUniqueViolation } from '../../db/dialect.js';
-import { paginate } from '../../db/paging.js';
+import { paginateFromNearerEnd } from '../../db/paging.js';
 import type { DB } from '../../db/schema.js';
 import type { TraceChainRow, TraceEventRow, TraceEventsTable } from '../../db/schema-trace.js';
 
@@ -104,10 +104,13 @@ export class EventsRepository {
   list(page: TPageQuery, filter: { dsiId?: string | undefined }): Promise<TPage<TraceEventRow>> {
     let base = this.db.selectFrom('trace_events');
     if (filter.dsiId) base = base.where('dsi_id', '=', filter.dsiId);
-    return paginate(
+    return paginateFromNearerEnd(
       base,
       page,
-      (query) => query.selectAll().orderBy('received_at', 'desc').orderBy('event_id', 'desc'),
+      (query, reversed) => {
+        const direction = reversed ? 'asc' : 'desc';
+        return query.selectAll().orderBy('received_at', direction).orderBy('event_id', direction);
+      },
       (rows) => rows,
     );
   }
@@ -128,5 +131,21 @@ export class EventsRepository {
       byJob.set(key, [...(byJob.get(key) ?? []), row.event_id]);
     }
     return byJob;
+  }
+
+  /**
+   * A machine's events of one licence that belong to one job or to none (the licence or design
+   * received by the machine), oldest first, at most `limit`.
+   */
+  eventsOfLicenceJob(deviceId: string, authorizationId: string, jobId: string, limit: number): Promise<TraceEventRow[]> {
+    return this.db
+      .selectFrom('trace_events')
+      .selectAll()
+      .where('device_id', '=', deviceId)
+      .where('authorization_id', '=', authorizationId)
+      .where((eb) => eb.or([eb('job_id', '=', jobId), eb('job_id', 'is', null)]))
+      .orderBy('sequence')
+      .limit(limit)
+      .execute();
   }
 }

@@ -3,9 +3,12 @@ import { z } from 'zod';
 import {
   ZBuild,
   ZBuildListQuery,
+  ZEpcisDocument,
   ZEventListQuery,
   ZPage,
   ZPart,
+  ZPartHistory,
+  ZPartHistoryQuery,
   ZPartListQuery,
   ZStpEnvelope,
   ZTraceEventEntry,
@@ -132,6 +135,46 @@ export const eventsRoutes: FastifyPluginAsyncZod = async (app) => {
     (request) => {
       const { dsiId, serialNumber, ...page } = request.query;
       return parts.partList(page, { dsiId, serialNumber });
+    },
+  );
+  app.get(
+    '/ui/part/history',
+    {
+      schema: {
+        tags,
+        summary: 'A part\u2019s whole history: design revision, order, authorization, machine, job and events',
+        querystring: ZPartHistoryQuery,
+        response: responses(ZPartHistory),
+      },
+    },
+    (request) => parts.partHistory(request.query.partId),
+  );
+  app.get(
+    '/ui/part/epcis',
+    {
+      schema: {
+        tags,
+        summary: 'A part\u2019s history as an EPCIS 2.0 JSON-LD document, each event with its CBV 2.0 event hash',
+        querystring: ZPartHistoryQuery,
+        response: responses(ZEpcisDocument),
+      },
+    },
+    (request) => parts.partEpcis(request.query.partId),
+  );
+
+  app.get(
+    '/ui/event/epcis',
+    {
+      schema: {
+        tags,
+        summary: 'A page of the event search (filter: dsiId) as an EPCIS 2.0 JSON-LD document',
+        querystring: ZEventListQuery,
+        response: responses(ZEpcisDocument),
+      },
+    },
+    (request) => {
+      const { dsiId, ...page } = request.query;
+      return events.epcis(page, { dsiId });
     },
   );
 };

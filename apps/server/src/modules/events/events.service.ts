@@ -11,7 +11,6 @@ import {
   type TStpEnvelope,
   type TTraceEventBody,
   type TTraceEventEntry,
-  type TTraceEventKind,
   type TTraceEventProof,
   type TTraceEventReceipt,
   type TTraceEventUploadResult,
@@ -39,6 +38,9 @@ import { traceEnabled } from '../settings/trace-enabled.js';
 import { SettingsRepository } from '../settings/settings.repository.js';
 import { BuildsRepository } from './builds.repository.js';
 import { type EventAuthorization, EventsRepository } from './events.repository.js';
+import { traceEventEntry } from './entries.js';
+import { epcisDocument } from './epcis.js';
+import { eventSearchEpcis } from './epcis-export.js';
 import { applyJobEvent } from './job-effects.js';
 import {
   canonicalEvent,
@@ -165,32 +167,13 @@ export class EventsService {
   /** `GET /ui/event/list`: newest first, optionally of one design. */
   async list(page: TPageQuery, filter: { dsiId?: string | undefined }): Promise<TPage<TTraceEventEntry>> {
     const found = await this.repository().list(page, filter);
-    return {
-      ...found,
-      data: found.data.map((row) => ({
-        id: row.event_id,
-        eventId: row.event_id,
-        version: 1,
-        event: {
-          kind: row.kind as TTraceEventKind,
-          deviceId: row.device_id,
-          occurredAt: row.occurred_at,
-          authorizationId: row.authorization_id,
-          orderId: row.order_id,
-          dsiId: row.dsi_id,
-          jobId: row.job_id,
-          quantity: row.quantity,
-          data: JSON.parse(row.data) as Record<string, string>,
-        },
-        status: row.chain_finding ? 'chainBroken' : 'verified',
-        chainFinding: row.chain_finding,
-        sequence: row.sequence,
-        eventHash: row.event_hash,
-        previousHash: row.previous_hash,
-        source: row.source,
-        dateCreated: row.received_at,
-      })),
-    };
+    return { ...found, data: found.data.map(traceEventEntry) };
+  }
+
+  /** `GET /ui/event/epcis`: a page of the event search as an EPCIS 2.0 document. */
+  async epcis(page: TPageQuery, filter: { dsiId?: string | undefined }) {
+    const found = await this.list(page, filter);
+    return epcisDocument(eventSearchEpcis(found.data), new Date().toISOString());
   }
 
   /** `GET /ui/event/export`: the machine's whole history with its proofs, in chain order. */

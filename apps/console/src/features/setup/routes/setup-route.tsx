@@ -7,6 +7,7 @@ import { PageLoader } from '../../../components/page-loader';
 import { useAdminState } from '../api/get-admin-state';
 import { CryptoSteps } from '../components/crypto-steps';
 import { DatabaseStep } from '../components/database-step';
+import { StorageProviderForm } from '../components/storage-provider-form';
 import { ErrorAlert } from '../../../components/error-alert';
 
 type StepStatus = 'done' | 'current' | 'pending';
@@ -92,6 +93,12 @@ export function SetupRoute() {
         <DatabaseStep />
       </Card>
       <CryptoSteps />
+      <Card withBorder component="section" aria-labelledby="setup-storage-heading" data-testid="setup-storage">
+        <Title order={2} size="h4" id="setup-storage-heading" mb="md">
+          {t('storage.provider.heading')}
+        </Title>
+        <StorageProviderForm />
+      </Card>
     </Stack>
   );
 }

@@ -1,0 +1,81 @@
+import { Code, Stack, Table, Text } from '@mantine/core';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { apiErrorMessage } from '../../../components/api-error-message';
+import { DataTable } from '../../../components/data-table';
+import { ErrorAlert } from '../../../components/error-alert';
+import { ListHeader } from '../../../components/list-header';
+import { ListPagination } from '../../../components/list-pagination';
+import { TextFilterForm } from '../../../components/text-filter-form';
+import { useDateTimeFormat } from '../../../lib/format';
+import { pageCount } from '../../../lib/paging';
+import { useDasEntries } from '../api/get-das-entries';
+
+const pageSize = 10;
+
+/** The design archive service: DSI entries (built, signed revisions), paged, filtered by dsiId. */
+export function DasRoute() {
+  const { t } = useTranslation();
+  const format = useDateTimeFormat();
+  const [page, setPage] = useState(1);
+  const [dsiId, setDsiId] = useState<string | undefined>(undefined);
+  const entries = useDasEntries({ pageNum: page, numberOfItems: pageSize, dsiId });
+
+  return (
+    <Stack gap="lg">
+      <ListHeader title={t('das.title')} description={t('das.description')} />
+      <TextFilterForm
+        title={t('das.filter')}
+        fields={[{ name: 'dsiId', label: t('das.columns.dsiId') }]}
+        applied={{ dsiId }}
+        onApply={(filters) => {
+          setDsiId(filters.dsiId);
+          setPage(1);
+        }}
+        applyLabel={t('das.apply')}
+        clearLabel={t('das.clear')}
+      />
+      {entries.error ? <ErrorAlert>{apiErrorMessage(t, entries.error)}</ErrorAlert> : null}
+      <DataTable
+        testId="das-table"
+        minWidth={900}
+        busy={entries.isFetching}
+        caption={t('das.caption', { total: entries.data?.totalNumOfItems ?? 0 })}
+        columns={[
+          t('das.columns.designName'),
+          t('das.columns.dsiId'),
+          t('das.columns.dsiVersion'),
+          t('das.columns.version'),
+          t('das.columns.companyName'),
+          t('das.columns.publicKeySN'),
+          t('das.columns.dateCreated'),
+        ]}
+        empty={entries.data?.data.length === 0 ? t('das.empty') : null}
+      >
+        {(entries.data?.data ?? []).map((entry) => (
+          <Table.Tr key={entry.revisionId} data-dsi-id={entry.dsiId} data-dsi-version={entry.dsiVersion}>
+            <Table.Td>
+              <Text size="sm">{entry.designName}</Text>
+              {entry.description ? (
+                <Text size="xs" c="dimmed">
+                  {entry.description}
+                </Text>
+              ) : null}
+            </Table.Td>
+            <Table.Td>
+              <Code>{entry.dsiId}</Code>
+            </Table.Td>
+            <Table.Td>{entry.dsiVersion}</Table.Td>
+            <Table.Td>{entry.version}</Table.Td>
+            <Table.Td>{entry.companyName || '—'}</Table.Td>
+            <Table.Td>{entry.publicKeySN ?? '—'}</Table.Td>
+            <Table.Td>
+              <time dateTime={entry.dateCreated}>{format(entry.dateCreated)}</time>
+            </Table.Td>
+          </Table.Tr>
+        ))}
+      </DataTable>
+      <ListPagination total={pageCount(entries.data)} value={page} onChange={setPage} />
+    </Stack>
+  );
+}

@@ -1,0 +1,154 @@
+import { Badge, Button, Group, PasswordInput, Progress, Select, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
+import type { TStorageCredentials, TStorageMove } from '@manifold/contract';
+import { IconRefresh } from '@tabler/icons-react';
+import { type FormEvent, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { ErrorAlert } from '../../../components/error-alert';
+import { apiErrorMessage } from '../../../components/api-error-message';
+import { useActionError } from '../../../hooks/use-action-error';
+import { alerts } from '../../../lib/alerts';
+import { useSelectStorageProvider, useStorageProvider, useStorageProviderList } from '../api/storage-provider';
+
+type CredentialField = keyof TStorageCredentials;
+
+/** The fields each provider asks for; secrets are typed into password fields and never shown again. */
+const providerFields: Record<string, { field: CredentialField; secret?: boolean; optional?: boolean }[]> = {
+  local: [],
+  aws: [
+    { field: 'awsStorageRegion' },
+    { field: 'awsAccessKeyId', secret: true },
+    { field: 'awsSecretAccessKey', secret: true },
+    { field: 'awsStorageBucket' },
+    { field: 'awsStorageEndpoint', optional: true },
+  ],
+  azure: [
+    { field: 'azureAccountName' },
+    { field: 'azureAccountKey', secret: true },
+    { field: 'azureContainerName' },
+    { field: 'azureEndpoint', optional: true },
+  ],
+};
+
+const moveColors: Record<TStorageMove['state'], string> = { running: 'blue', done: 'green', failed: 'red' };
+
+/** Where the stored files go (local disk, S3, Azure Blob): chosen, probed by the server, then moved there. */
+export function StorageProviderForm() {
+  const { t } = useTranslation();
+  const provider = useStorageProvider();
+  const list = useStorageProviderList();
+  const select = useSelectStorageProvider();
+  const action = useActionError();
+  const [identifier, setIdentifier] = useState<string | null>(null);
+  const [credentials, setCredentials] = useState<TStorageCredentials>({});
+  const chosen = identifier ?? provider.data?.identifier ?? 'local';
+  const move = provider.data?.move ?? null;
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    action.clearError();
+    const filled = Object.fromEntries(
+      (providerFields[chosen] ?? []).map(({ field }) => [field, credentials[field]?.trim()]).filter(([, value]) => value),
+    ) as TStorageCredentials;
+    select.mutate(
+      { identifier: chosen, credentials: filled },
+      {
+        onSuccess: (selected) => {
+          setCredentials({});
+          setIdentifier(null);
+          alerts.success(
+            selected.move?.state === 'running'
+              ? t('storage.provider.savedMoving', { provider: t(`storage.providers.${chosen}`) })
+              : t('storage.provider.saved', { provider: t(`storage.providers.${chosen}`) }),
+          );
+        },
+        onError: action.onError,
+      },
+    );
+  };
+
+  return (
+    <Stack gap="md">
+      {provider.error ? <ErrorAlert>{apiErrorMessage(t, provider.error)}</ErrorAlert> : null}
+      <Text size="sm" data-testid="storage-current-provider">
+        {provider.data?.configured
+          ? t('storage.provider.current', { provider: t(`storage.providers.${provider.data.identifier ?? 'local'}`) })
+          : t('storage.provider.none')}
+      </Text>
+      {move ? (
+        <Stack gap={4} data-testid="storage-move" data-state={move.state}>
+          <Group justify="space-between">
+            <Text size="sm">
+              {t('storage.move.title', {
+                from: t(`storage.providers.${move.from}`),
+                to: t(`storage.providers.${move.to}`),
+              })}
+            </Text>
+            <Group gap="xs">
+              <Badge variant="light" color={moveColors[move.state]} c={`${moveColors[move.state]}.9`}>
+                {t(`storage.move.states.${move.state}`)}
+              </Badge>
+              <Button
+                size="xs"
+                variant="default"
+                leftSection={<IconRefresh size={14} aria-hidden />}
+                loading={provider.isFetching}
+                onClick={() => void provider.refetch()}
+              >
+                {t('storage.move.refresh')}
+              </Button>
+            </Group>
+          </Group>
+          <Progress
+            value={move.total === 0 ? 100 : Math.min(100, (move.moved / move.total) * 100)}
+            aria-label={t('storage.move.progress', { moved: move.moved, total: move.total })}
+          />
+          <Text size="xs" c="dimmed">
+            {t('storage.move.progress', { moved: move.moved, total: move.total })}
+          </Text>
+          {move.lastError ? <ErrorAlert>{t('storage.move.lastError', { error: move.lastError })}</ErrorAlert> : null}
+        </Stack>
+      ) : null}
+      <form onSubmit={submit} aria-label={t('storage.provider.formLabel')}>
+        <Stack gap="sm">
+          <Select
+            label={t('storage.provider.identifier')}
+            data={(list.data?.data ?? ['local']).map((value) => ({ value, label: t(`storage.providers.${value}`) }))}
+            value={chosen}
+            allowDeselect={false}
+            onChange={(value) => {
+              setIdentifier(value);
+              setCredentials({});
+            }}
+            data-testid="storage-provider-select"
+          />
+          <SimpleGrid cols={{ base: 1, sm: 2 }}>
+            {(providerFields[chosen] ?? []).map(({ field, secret, optional }) => {
+              const props = {
+                key: field,
+                label: t(`storage.fields.${field}`),
+                required: !optional,
+                autoComplete: 'off',
+                value: credentials[field] ?? '',
+                onChange: (event: React.ChangeEvent<HTMLInputElement>) =>
+                  setCredentials((current) => ({ ...current, [field]: event.currentTarget.value })),
+                'data-testid': `storage-field-${field}`,
+              };
+              return secret ? <PasswordInput {...props} /> : <TextInput {...props} />;
+            })}
+          </SimpleGrid>
+          {chosen !== 'local' ? (
+            <Text size="xs" c="dimmed">
+              {t('storage.provider.secretsHint')}
+            </Text>
+          ) : null}
+          {action.error ? <ErrorAlert data-testid="storage-provider-error">{action.error}</ErrorAlert> : null}
+          <Group>
+            <Button type="submit" loading={select.isPending} data-testid="storage-provider-save">
+              {t('storage.provider.testAndSave')}
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Stack>
+  );
+}

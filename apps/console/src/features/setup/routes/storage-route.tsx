@@ -1,0 +1,15 @@
+import { Stack } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
+import { ListHeader } from '../../../components/list-header';
+import { StorageSettings } from '../components/storage-settings';
+
+/** Admin storage settings: provider, storage types, design archive service. */
+export function StorageRoute() {
+  const { t } = useTranslation();
+  return (
+    <Stack gap="lg" maw={960}>
+      <ListHeader title={t('storage.title')} description={t('storage.description')} />
+      <StorageSettings />
+    </Stack>
+  );
+}

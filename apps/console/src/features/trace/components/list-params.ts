@@ -1,0 +1,48 @@
+import { useSearchParams } from 'react-router';
+
+function positive(value: string | null, fallback: number, max: number): number {
+  const number = value === null ? Number.NaN : Number(value);
+  return Number.isInteger(number) && number >= 1 && number <= max ? number : fallback;
+}
+
+export type ListState<TFilter extends string> = { pageNum: number; numberOfItems: number } & Partial<Record<TFilter, string>>;
+
+/** A list's paging and text filters from the address's query string (blank filters left out). */
+export function listStateFrom<TFilter extends string>(params: URLSearchParams, filters: readonly TFilter[]): ListState<TFilter> {
+  const state: Partial<Record<TFilter, string>> = {};
+  for (const name of filters) {
+    const value = params.get(name)?.trim();
+    if (value) state[name] = value;
+  }
+  return {
+    pageNum: positive(params.get('pageNum'), 1, 1_000_000_000),
+    numberOfItems: positive(params.get('numberOfItems'), 10, 500),
+    ...state,
+  };
+}
+
+/** The query string of a list state: blanks and the defaults (page 1, 10 a page) left out. */
+export function listSearch(state: Record<string, string | number | undefined>): URLSearchParams {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(state)) {
+    if (value === undefined || value === '') continue;
+    if ((key === 'pageNum' && value === 1) || (key === 'numberOfItems' && value === 10)) continue;
+    params.set(key, String(value));
+  }
+  return params;
+}
+
+/**
+ * A list kept in the address: its state, `update` (a change of filters or page size starts at
+ * page 1) and `page` (another page).
+ */
+export function useListParams<TFilter extends string>(filters: readonly TFilter[]) {
+  const [params, setParams] = useSearchParams();
+  const state = listStateFrom(params, filters);
+  return {
+    state,
+    update: (change: { [name: string]: string | number | undefined }) =>
+      setParams(listSearch({ ...state, pageNum: 1, ...change })),
+    page: (pageNum: number) => setParams(listSearch({ ...state, pageNum })),
+  };
+}

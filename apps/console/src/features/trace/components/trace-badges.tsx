@@ -1,0 +1,63 @@
+import { Badge, Code } from '@mantine/core';
+import type { TBuild, TPart, TTraceEventEntry } from '@manifold/contract';
+import { useTranslation } from 'react-i18next';
+
+const good = { color: 'green', c: 'green.9' } as const;
+const bad = { color: 'red', c: 'red.9' } as const;
+const neutral = { color: 'gray', c: 'dark.7' } as const;
+const pending = { color: 'yellow', c: 'dark.7' } as const;
+
+const buildColors: Record<TBuild['state'], { color: string; c: string }> = {
+  started: pending,
+  paused: neutral,
+  ended: good,
+  failed: bad,
+  cancelled: neutral,
+};
+
+const qmsColors: Record<TPart['partQmsState'], { color: string; c: string }> = {
+  NO_QMS_STEP: good,
+  MANUFACTURED: pending,
+  CANCELED: neutral,
+  FAILURE: bad,
+};
+
+/** An event's check: its signature verified and its machine's chain continued, or the break found. */
+export function EventStatusBadge({ event }: { event: Pick<TTraceEventEntry, 'status' | 'chainFinding'> }) {
+  const { t } = useTranslation();
+  const colors = event.status === 'verified' ? good : bad;
+  return (
+    <Badge variant="light" color={colors.color} c={colors.c} data-status={event.status}>
+      {event.chainFinding ? t(`trace.chainFindings.${event.chainFinding}`) : t('trace.eventStatus.verified')}
+    </Badge>
+  );
+}
+
+export function BuildStateBadge({ state }: { state: TBuild['state'] }) {
+  const { t } = useTranslation();
+  const colors = buildColors[state];
+  return (
+    <Badge variant="light" color={colors.color} c={colors.c} data-state={state}>
+      {t(`trace.buildStates.${state}`)}
+    </Badge>
+  );
+}
+
+export function QmsStateBadge({ state }: { state: TPart['partQmsState'] }) {
+  const { t } = useTranslation();
+  const colors = qmsColors[state];
+  return (
+    <Badge variant="light" color={colors.color} c={colors.c} data-state={state}>
+      {t(`trace.qmsStates.${state}`)}
+    </Badge>
+  );
+}
+
+/** A long identifier shown by its first eight characters; the whole one on hover. */
+export function ShortId({ id }: { id: string }) {
+  return (
+    <Code title={id} data-id={id}>
+      {id.slice(0, 8)}
+    </Code>
+  );
+}

@@ -1,0 +1,104 @@
+import { Anchor, Button, Group, Stack, Table } from '@mantine/core';
+import { IconDownload } from '@tabler/icons-react';
+import { useState } from 'react';
+import { apiErrorMessage } from '../../../components/api-error-message';
+import { ErrorAlert } from '../../../components/error-alert';
+import { saveText } from '../../../lib/download';
+import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
+import { DataTable } from '../../../components/data-table';
+import { useDateTimeFormat } from '../../../lib/format';
+import { getEventsEpcis, useEventList } from '../api/trace-lists';
+import { useListParams } from '../components/list-params';
+import { TraceListScreen } from '../components/trace-list-screen';
+import { EventStatusBadge, ShortId } from '../components/trace-badges';
+
+const filters = ['dsiId'] as const;
+
+/** Trace events the machines reported, newest first, with their check; filtered by design. */
+export function EventsRoute() {
+  const { t } = useTranslation();
+  const format = useDateTimeFormat();
+  const list = useListParams(filters);
+  const { state } = list;
+  const events = useEventList(state);
+  const [exportError, setExportError] = useState<string | null>(null);
+  const exportEpcis = async () => {
+    setExportError(null);
+    try {
+      const document = await getEventsEpcis(state);
+      saveText(JSON.stringify(document, null, 2), `events-page-${state.pageNum}.epcis.jsonld`, 'application/ld+json');
+    } catch (caught) {
+      setExportError(apiErrorMessage(t, caught));
+    }
+  };
+
+  return (
+    <TraceListScreen
+      title={t('trace.events.title')}
+      description={t('trace.events.description')}
+      list={list}
+      textFilters={[{ name: 'dsiId', label: t('trace.filters.dsiId') }]}
+      result={events}
+      controls={
+        <Stack gap="xs">
+          <Group>
+            <Button variant="default" leftSection={<IconDownload size={16} aria-hidden />} onClick={() => void exportEpcis()}>
+              {t('trace.events.exportEpcis')}
+            </Button>
+          </Group>
+          {exportError ? <ErrorAlert>{exportError}</ErrorAlert> : null}
+        </Stack>
+      }
+    >
+      <DataTable
+        testId="events-table"
+        minWidth={1000}
+        busy={events.isFetching}
+        caption={t('trace.events.caption', { total: events.data?.totalNumOfItems ?? 0 })}
+        columns={[
+          t('trace.events.occurredAt'),
+          t('trace.events.kind'),
+          t('trace.events.machine'),
+          t('trace.events.job'),
+          t('trace.events.quantity'),
+          t('trace.events.order'),
+          t('trace.events.status'),
+          t('trace.events.received'),
+        ]}
+        empty={events.data?.data.length === 0 ? t('trace.events.empty') : null}
+      >
+        {(events.data?.data ?? []).map((entry) => (
+          <Table.Tr key={entry.eventId} data-event-id={entry.eventId} data-kind={entry.event.kind}>
+            <Table.Td>
+              <time dateTime={entry.event.occurredAt}>{format(entry.event.occurredAt)}</time>
+            </Table.Td>
+            <Table.Td>{t(`auditKinds.${entry.event.kind}`)}</Table.Td>
+            <Table.Td>
+              <Anchor component={Link} to={`/devices/${entry.event.deviceId}`} c="green.9">
+                <ShortId id={entry.event.deviceId} />
+              </Anchor>
+            </Table.Td>
+            <Table.Td>{entry.event.jobId ?? '—'}</Table.Td>
+            <Table.Td>{entry.event.quantity ?? '—'}</Table.Td>
+            <Table.Td>
+              {entry.event.orderId ? (
+                <Anchor component={Link} to={`/orders/${entry.event.orderId}`} c="green.9">
+                  <ShortId id={entry.event.orderId} />
+                </Anchor>
+              ) : (
+                '—'
+              )}
+            </Table.Td>
+            <Table.Td>
+              <EventStatusBadge event={entry} />
+            </Table.Td>
+            <Table.Td>
+              <time dateTime={entry.dateCreated}>{format(entry.dateCreated)}</time>
+            </Table.Td>
+          </Table.Tr>
+        ))}
+      </DataTable>
+    </TraceListScreen>
+  );
+}

@@ -1,0 +1,169 @@
+// Trace list benchmark on a started server (HTTP, autocannon):
+//
+//   npm run bench:trace-lists [-- --databases sqlite,postgres --rows 1000000 --duration 5 --connections 10]
+//     seeds trace_events and audit_events with --rows rows each (batched multi-row inserts in
+//     transactions, straight into the tables; the seeding time is printed), then measures
+//     GET /ui/event/list and GET /ui/audit/list, unfiltered and filtered (a design; a kind), on the
+//     first and the last page.
+//
+// PostgreSQL comes from TEST_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test); a
+// scratch database is created and dropped.
+import { createHash, randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { sql, type Insertable } from 'kysely';
+import { parseDatabaseUrl } from '../src/config.js';
+import { createDatabase } from '../src/db/database.js';
+import type { AuditEventsTable } from '../src/db/schema.js';
+import type { TraceEventsTable } from '../src/db/schema-trace.js';
+import { createScratchDatabase } from '../test/helpers/database-servers.js';
+import { measure, startBenchServer } from './bench-support.js';
+
+const { values } = parseArgs({
+  options: {
+    databases: { type: 'string', default: 'sqlite,postgres' },
+    rows: { type: 'string', default: '1000000' },
+    duration: { type: 'string', default: '5' },
+    connections: { type: 'string', default: '10' },
+  },
+});
+const rows = Number(values.rows);
+const duration = Number(values.duration);
+const connections = Number(values.connections);
+
+const machines = Array.from({ length: 20 }, () => randomUUID());
+const designs = Array.from({ length: 20 }, () => randomUUID());
+const kinds = ['jobStarted', 'jobEnded', 'machineIdle', 'qualityCheckPassed', 'quantityConsumed'];
+const base = Date.parse('2025-01-01T00:00:00Z');
+
+function traceEvent(i: number): Insertable<TraceEventsTable> {
+  const time = new Date(base + i * 1000).toISOString();
+  return {
+    event_id: randomUUID(),
+    device_id: machines[i % machines.length]!,
+    sequence: Math.floor(i / machines.length) + 1,
+    kind: kinds[i % kinds.length]!,
+    occurred_at: time,
+    authorization_id: null,
+    order_id: null,
+    dsi_id: designs[i % designs.length]!,
+    job_id: null,
+    quantity: null,
+    data: '{}',
+    previous_hash: null,
+    event_hash: createHash('sha256').update(String(i)).digest('hex'),
+    chain_finding: null,
+    source: 'stp',
+    proof: '{}',
+    received_at: time,
+  };
+}
+
+function auditEvent(i: number): Insertable<AuditEventsTable> {
+  return {
+    event_type: kinds[i % kinds.length]!,
+    actor: `device:${machines[i % machines.length]!}`,
+    subject: designs[i % designs.length]!,
+    details: '{"eventId":"seeded"}',
+    source_ip: '127.0.0.1',
+    created_at: new Date(base + i * 1000).toISOString(),
+  };
+}
+
+interface Target {
+  kind: 'sqlite' | 'postgres';
+  dataDir: string;
+  databaseUrl: string;
+  drop(): Promise<void>;
+}
+
+async function target(kind: string): Promise<Target> {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'manifold-trace-bench-'));
+  if (kind === 'postgres') {
+    const scratch = await createScratchDatabase('postgres');
+    return { kind, dataDir, databaseUrl: scratch.url, drop: scratch.drop };
+  }
+  if (kind !== 'sqlite') throw new Error(`--databases: ${kind} is not sqlite or postgres`);
+  return { kind, dataDir, databaseUrl: `sqlite:${path.join(dataDir, 'bench.db')}`, drop: async () => undefined };
+}
+
+/** Batched multi-row inserts in transactions; answers the seconds taken for both tables. */
+async function seed(t: Target): Promise<number> {
+  const database = createDatabase(parseDatabaseUrl(t.databaseUrl, t.dataDir));
+  await database.migrate();
+  const started = performance.now();
+  try {
+    const limit = t.kind === 'sqlite' ? 32_000 : 65_000;
+    for (const [table, row] of [
+      ['trace_events', traceEvent],
+      ['audit_events', auditEvent],
+    ] as const) {
+      const batch = Math.floor(limit / Object.keys(row(0)).length);
+      const perTransaction = batch * 20;
+      for (let done = 0; done < rows; done += perTransaction) {
+        await database.transaction(async (trx) => {
+          for (let start = done; start < Math.min(rows, done + perTransaction); start += batch) {
+            const values = Array.from({ length: Math.min(batch, rows - start) }, (_, k) => row(start + k));
+            // the two tables' rows differ in shape: each batch is one table's
+            await trx
+              .insertInto(table)
+              .values(values as never)
+              .execute();
+          }
+        });
+      }
+    }
+    if (t.kind === 'postgres') {
+      await sql`vacuum analyze trace_events`.execute(database.db);
+      await sql`vacuum analyze audit_events`.execute(database.db);
+    } else await sql`analyze`.execute(database.db);
+  } finally {
+    await database.close();
+  }
+  return (performance.now() - started) / 1000;
+}
+
+async function bench(kind: string) {
+  const t = await target(kind);
+  const seconds = await seed(t);
+  console.log(
+    `${kind}: seeded ${rows.toLocaleString('en')} trace events and ${rows.toLocaleString('en')} audit records in ${seconds.toFixed(1)} s (${Math.round((2 * rows) / seconds).toLocaleString('en')} rows/s)`,
+  );
+  const { server, auth } = await startBenchServer(t.dataDir, { DATABASE_URL: t.databaseUrl });
+  try {
+    const results = [];
+    const scenarios = [
+      { name: 'event/list', url: '/ui/event/list?' },
+      { name: 'event/list of one design', url: `/ui/event/list?dsiId=${designs[3]!}&` },
+      { name: 'audit/list', url: '/ui/audit/list?' },
+      { name: 'audit/list of one kind', url: '/ui/audit/list?kind=jobEnded&' },
+    ];
+    for (const scenario of scenarios) {
+      const first = await fetch(`${server.url}${scenario.url}pageNum=1`, { headers: auth });
+      if (!first.ok) throw new Error(`${scenario.name}: ${first.status} ${await first.text()}`);
+      const { totalNumOfPages, totalNumOfItems } = (await first.json()) as { totalNumOfPages: number; totalNumOfItems: number };
+      for (const [label, page] of [
+        ['first', 1],
+        ['last', totalNumOfPages],
+      ] as const) {
+        results.push(
+          await measure(`${kind}: ${scenario.name}, ${label} page (${page} of ${totalNumOfPages}, ${totalNumOfItems} rows)`, {
+            url: `${server.url}${scenario.url}pageNum=${page}`,
+            connections,
+            duration,
+            headers: auth,
+          }),
+        );
+      }
+    }
+    return results;
+  } finally {
+    await server.stop();
+    await t.drop();
+    await fs.rm(t.dataDir, { recursive: true, force: true });
+  }
+}
+
+for (const kind of values.databases.split(',')) console.table(await bench(kind.trim()));

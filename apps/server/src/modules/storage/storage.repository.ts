@@ -1,0 +1,76 @@
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { TPage, TPageQuery, TStorageFile, TStorageType } from '@manifold/contract';
+import type { DB } from '../../db/schema.js';
+import type { StorageFilesTable, StorageTypesTable } from '../../db/schema-storage.js';
+import { paginate } from '../../db/paging.js';
+import { isoNow } from '../../lib/time.js';
+
+export type StorageFileRow = Selectable<StorageFilesTable>;
+
+/** Storage types and the files uploaded into them. */
+export class StorageRepository {
+  constructor(private readonly db: Kysely<DB>) {}
+
+  async types(): Promise<TStorageType[]> {
+    const rows = await this.db.selectFrom('storage_types').selectAll().orderBy('name').execute();
+    return rows.map(toType);
+  }
+
+  async type(name: string): Promise<TStorageType | undefined> {
+    const row = await this.db.selectFrom('storage_types').selectAll().where('name', '=', name).executeTakeFirst();
+    return row ? toType(row) : undefined;
+  }
+
+  async saveType(type: TStorageType): Promise<void> {
+    const now = isoNow();
+    const changed = await this.db
+      .updateTable('storage_types')
+      .set({ path: type.path, configured: type.configured ? 1 : 0, updated_at: now })
+      .where('name', '=', type.name)
+      .executeTakeFirst();
+    if (Number(changed.numUpdatedRows) > 0) return;
+    await this.db
+      .insertInto('storage_types')
+      .values({ name: type.name, path: type.path, configured: type.configured ? 1 : 0, created_at: now, updated_at: now })
+      .execute();
+  }
+
+  files(typeName: string, page: TPageQuery): Promise<TPage<TStorageFile>> {
+    return paginate(
+      this.db.selectFrom('storage_files').where('type_name', '=', typeName),
+      page,
+      (base) => base.selectAll().orderBy('filename').orderBy('id'),
+      (rows) => rows.map(toFile),
+    );
+  }
+
+  file(typeName: string, filename: string): Promise<StorageFileRow | undefined> {
+    return this.db
+      .selectFrom('storage_files')
+      .selectAll()
+      .where('type_name', '=', typeName)
+      .where('filename', '=', filename)
+      .executeTakeFirst();
+  }
+
+  /** Adds the file, replacing one of the same name; answers the replaced row's storage key. */
+  async replaceFile(row: Insertable<StorageFilesTable>): Promise<string | undefined> {
+    const previous = await this.db
+      .selectFrom('storage_files')
+      .select(['id', 'storage_key'])
+      .where('type_name', '=', row.type_name)
+      .where('filename', '=', row.filename)
+      .executeTakeFirst();
+    if (previous) await this.db.deleteFrom('storage_files').where('id', '=', previous.id).execute();
+    await this.db.insertInto('storage_files').values(row).execute();
+    return previous?.storage_key;
+  }
+}
+
+function toType(row: Pick<StorageTypesTable, 'name' | 'path' | 'configured'>): TStorageType {
+  return { name: row.name, path: row.path, configured: row.configured === 1 };
+}
+
+export function toFile(row: { filename: string; size: number | string; sha256: string; created_at: string }): TStorageFile {
+  return { filename: row.filename, filesize: Number(row.size), sha256: row.sha256, dateCreated: row.created_at };
+}

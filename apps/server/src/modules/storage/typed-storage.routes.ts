@@ -1,0 +1,97 @@
+import { pipeline } from 'node:stream';
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { type TStorageFile, ZPage, ZPageQuery, ZStorageFile } from '@manifold/contract';
+import { AppError } from '../../lib/app-error.js';
+import { attachmentDisposition } from '../../lib/file-names.js';
+import { failOnTruncation, formParts } from '../../lib/multipart-parts.js';
+import { responses } from '../../lib/route-schemas.js';
+import { callerOf } from '../../plugins/auth.js';
+
+const ZTypeParams = z.object({ type: z.string().max(64) });
+const ZFetchParams = z.object({ type: z.string().max(64), filename: z.string().max(255) });
+
+/** `storage/{type}/list|upload|fetch/{filename}` and `storage/dsi/upload`: files kept by type and name. */
+export const typedStorageRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { typedStorage, config } = app.services;
+  const tags = ['storage'];
+
+  /** Streams the form's `file` part into the type under the part's file name. */
+  const upload = async (request: FastifyRequest, type: string): Promise<TStorageFile> => {
+    const caller = callerOf(request);
+    let uploaded: TStorageFile | undefined;
+    for await (const part of formParts(request)) {
+      if (part.type === 'field') continue;
+      if (part.fieldname !== 'file' || uploaded) {
+        part.file.resume();
+        continue;
+      }
+      try {
+        const stream = pipeline(part.file, failOnTruncation(part.file, config.uploadMaxBytes), () => undefined);
+        uploaded = await typedStorage.upload(type, part.filename, stream, caller);
+      } catch (error) {
+        part.file.resume();
+        throw error;
+      }
+    }
+    if (!uploaded) throw new AppError('uploadFileMissing', { field: 'file' });
+    return uploaded;
+  };
+
+  app.get(
+    '/ui/storage/:type/list',
+    {
+      schema: {
+        tags,
+        summary: 'The files of a storage type, by name (paged)',
+        params: ZTypeParams,
+        querystring: ZPageQuery,
+        response: responses(ZPage(ZStorageFile)),
+      },
+    },
+    (request) => typedStorage.list(request.params.type, request.query),
+  );
+
+  app.post(
+    '/ui/storage/:type/upload',
+    {
+      schema: {
+        tags,
+        summary: 'Upload a file into a storage type (multipart file; its name names it, replacing a file of that name); streamed',
+        consumes: ['multipart/form-data'],
+        params: ZTypeParams,
+        response: responses(ZStorageFile),
+      },
+    },
+    (request) => upload(request, request.params.type),
+  );
+
+  app.post(
+    '/ui/storage/dsi/upload',
+    {
+      schema: {
+        tags,
+        summary: 'Upload a design (DSI) file into the dsi storage type (multipart file); streamed',
+        consumes: ['multipart/form-data'],
+        response: responses(ZStorageFile),
+      },
+    },
+    (request) => upload(request, 'dsi'),
+  );
+
+  app.get(
+    '/ui/storage/:type/fetch/:filename',
+    { schema: { tags, summary: 'Download a file of a storage type by name', params: ZFetchParams } },
+    async (request, reply) => {
+      const opened = await typedStorage.open(request.params.type, request.params.filename);
+      return reply
+        .header('content-type', 'application/octet-stream')
+        .header('content-length', String(opened.file.filesize))
+        .header('content-disposition', attachmentDisposition(opened.file.filename))
+        .header('x-content-type-options', 'nosniff')
+        .header('content-security-policy', "default-src 'none'")
+        .send(opened.stream);
+    },
+  );
+};

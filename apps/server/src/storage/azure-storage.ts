@@ -1,0 +1,134 @@
+import type { Readable } from 'node:stream';
+import {
+  BlobServiceClient,
+  type BlockBlobClient,
+  type ContainerClient,
+  RestError,
+  StorageSharedKeyCredential,
+} from '@azure/storage-blob';
+import {
+  DigestCounter,
+  feedUpload,
+  newStorageKey,
+  type ListedObject,
+  type StorageProvider,
+  type StoredObject,
+  StorageNotFoundError,
+  storageKeyPattern,
+} from './storage.js';
+
+export interface AzureSettings {
+  accountName: string;
+  accountKey: string;
+  container: string;
+  /** The blob service's address (Azurite, a sovereign cloud); `https://<account>.blob.core.windows.net` when absent. */
+  endpoint?: string | undefined;
+}
+
+/** Blobs live at `objects/<key>`; nothing else of the container is read or written. */
+const PREFIX = 'objects/';
+/** Blocks of 8 MiB, four in flight: at most 32 MiB of a file in memory per upload. */
+const BLOCK_SIZE = 8 * 1024 * 1024;
+const CONCURRENCY = 4;
+
+/**
+ * Azure Blob storage through the Azure SDK. A put stages the file as blocks of a block blob:
+ * staged blocks are the temporary object, invisible until `Put Block List` commits them, so a
+ * reader never sees half a file. A put that fails discards its staged blocks (an empty commit
+ * and a delete); blocks a dead process left are discarded the same way by
+ * `removeAbandonedUploads` (Azure itself drops uncommitted blocks after a week).
+ */
+export class AzureStorage implements StorageProvider {
+  private readonly container: ContainerClient;
+  private readonly writing = new Set<string>();
+  readonly location: string;
+
+  constructor(settings: AzureSettings) {
+    const endpoint = (settings.endpoint ?? `https://${settings.accountName}.blob.core.windows.net`).replace(/\/+$/, '');
+    const service = new BlobServiceClient(endpoint, new StorageSharedKeyCredential(settings.accountName, settings.accountKey), {
+      retryOptions: { maxTries: 2 },
+    });
+    this.container = service.getContainerClient(settings.container);
+    this.location = `azure://${endpoint}/${settings.container}`;
+  }
+
+  put(source: Readable, options: { maxBytes?: number } = {}): Promise<StoredObject> {
+    return this.putAs(newStorageKey(), source, options);
+  }
+
+  async putAs(key: string, source: Readable, options: { maxBytes?: number } = {}): Promise<StoredObject> {
+    const blob = this.blob(key);
+    const counter = new DigestCounter(options.maxBytes);
+    this.writing.add(blob.name);
+    try {
+      await feedUpload(source, counter, BLOCK_SIZE, (body) => blob.uploadStream(body, BLOCK_SIZE, CONCURRENCY));
+    } catch (error) {
+      source.destroy();
+      await discard(blob).catch(() => undefined);
+      throw error;
+    } finally {
+      this.writing.delete(blob.name);
+    }
+    return { key, size: counter.size, sha256: counter.sha256() };
+  }
+
+  async get(key: string, range?: { start: number; end: number }): Promise<Readable> {
+    try {
+      const answer = range
+        ? await this.blob(key).download(range.start, range.end - range.start + 1)
+        : await this.blob(key).download();
+      return answer.readableStreamBody as Readable;
+    } catch (error) {
+      if (isMissing(error)) throw new StorageNotFoundError(key);
+      throw error;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.blob(key).deleteIfExists();
+  }
+
+  async exists(key: string): Promise<boolean> {
+    return this.blob(key).exists();
+  }
+
+  async *list(): AsyncIterable<ListedObject> {
+    for await (const item of this.container.listBlobsFlat({ prefix: PREFIX })) {
+      const key = item.name.slice(PREFIX.length);
+      if (storageKeyPattern.test(key)) yield { key, storedAt: item.properties.lastModified };
+    }
+  }
+
+  /**
+   * Discards the staged blocks of blobs under `objects/` that were never committed, no put of this
+   * process writes, and that last changed before `olderThan`.
+   */
+  async removeAbandonedUploads(olderThan: Date): Promise<number> {
+    const committed = new Set<string>();
+    for await (const item of this.container.listBlobsFlat({ prefix: PREFIX })) committed.add(item.name);
+    let removed = 0;
+    for await (const item of this.container.listBlobsFlat({ prefix: PREFIX, includeUncommitedBlobs: true })) {
+      if (committed.has(item.name) || this.writing.has(item.name)) continue;
+      if (item.properties.lastModified >= olderThan) continue;
+      await discard(this.container.getBlockBlobClient(item.name));
+      removed += 1;
+    }
+    return removed;
+  }
+
+  /** The only place a key becomes a blob name: anything but 32 hex characters is refused. */
+  private blob(key: string): BlockBlobClient {
+    if (!storageKeyPattern.test(key)) throw new Error(`invalid storage key ${JSON.stringify(key)}`);
+    return this.container.getBlockBlobClient(PREFIX + key);
+  }
+}
+
+/** Drops a blob's uncommitted blocks: committing an empty list replaces them, then the blob goes. */
+async function discard(blob: BlockBlobClient): Promise<void> {
+  if (!(await blob.exists())) await blob.commitBlockList([]);
+  await blob.deleteIfExists();
+}
+
+function isMissing(error: unknown): boolean {
+  return error instanceof RestError && error.statusCode === 404;
+}

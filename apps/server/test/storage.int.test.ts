@@ -1,0 +1,324 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TPage, TStorageFile, TStorageProvider, TStorageType } from '@manifold/contract';
+import { jobsModule } from '../src/jobs/jobs.module.js';
+import { AzureStorage } from '../src/storage/azure-storage.js';
+import { S3Storage } from '../src/storage/s3-storage.js';
+import { BlobServiceClient, StorageSharedKeyCredential } from '@azure/storage-blob';
+import type { StorageProvider } from '../src/storage/storage.js';
+import { multipartForm } from './helpers/multipart.js';
+import { startStorageEmulators, type StorageEmulators } from './helpers/storage-emulators.js';
+import { describeEachDatabase, expectToken, type TestApp } from './helpers/test-app.js';
+
+const MAX = 1024 * 1024;
+const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+let emulators: StorageEmulators;
+beforeAll(async () => {
+  emulators = await startStorageEmulators();
+});
+afterAll(async () => {
+  await emulators?.stop();
+});
+
+async function keysOf(provider: StorageProvider): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const object of provider.list()) keys.push(object.key);
+  return keys.sort();
+}
+
+describeEachDatabase(
+  'storage settings, typed storage and DAS',
+  (ctx) => {
+    let admin: string;
+    let user: string;
+    let place: Awaited<ReturnType<StorageEmulators['createPlace']>>;
+    const upload = (app: TestApp, type: string, filename: string, content: string | Buffer, token: string) => {
+      const form = multipartForm({ file: { filename, content, contentType: 'application/octet-stream' } });
+      return app.call('POST', `/ui/storage/${type}/upload`, { token, body: form.body, headers: form.headers });
+    };
+    const runJobs = () => jobsModule(ctx().app.services, quiet).runner.runDue();
+
+    beforeAll(async () => {
+      admin = await ctx().adminToken();
+      user = (await ctx().createUser()).token;
+      place = await emulators.createPlace(`manifold-${ctx().kind}`);
+    });
+
+    describe('access', () => {
+      it.each([
+        ['GET', '/ui/admin/storage/provider'],
+        ['POST', '/ui/admin/storage/provider'],
+        ['GET', '/ui/admin/storage/provider/list'],
+        ['GET', '/ui/admin/storage/type/list'],
+        ['POST', '/ui/admin/storage/type/list'],
+        ['GET', '/ui/admin/storage/type?name=dsi'],
+        ['POST', '/ui/admin/das'],
+      ] as const)('%s %s needs an admin session', async (method, url) => {
+        expectToken(await ctx().call(method, url, { body: {} }), 401, 'invalidSessionToken');
+        expectToken(await ctx().call(method, url, { token: user, body: {} }), 403, 'actionNotAllowed');
+      });
+
+      it.each([
+        ['GET', '/ui/storage/dsi/list'],
+        ['POST', '/ui/storage/dsi/upload'],
+        ['POST', '/ui/storage/dtl2/upload'],
+        ['GET', '/ui/storage/dsi/fetch/a.bin'],
+        ['GET', '/ui/admin/das'],
+      ] as const)('%s %s needs a session', async (method, url) => {
+        expectToken(await ctx().call(method, url), 401, 'invalidSessionToken');
+      });
+    });
+
+    it('answers no provider at first, and typed storage is not enabled', async () => {
+      const provider = await ctx().call('GET', '/ui/admin/storage/provider', { token: admin });
+      expect(provider.json()).toEqual({ identifier: null, configured: false, move: null });
+      expect((await ctx().call('GET', '/ui/admin/storage/provider/list', { token: admin })).json()).toEqual({
+        data: ['local', 'aws', 'azure'],
+      });
+      expectToken(await ctx().call('GET', '/ui/storage/dsi/list', { token: user }), 420, 'storageNotEnabled');
+      expectToken(await upload(ctx(), 'dsi', 'a.bin', 'x', user), 420, 'storageNotEnabled');
+      expect((await ctx().call('GET', '/ui/admin/state')).json()).toEqual({ step: expect.any(String) });
+    });
+
+    it('checks the provider before accepting it', async () => {
+      const select = (body: unknown) => ctx().call('POST', '/ui/admin/storage/provider', { token: admin, body });
+      expectToken(await select({}), 420, 'storageProviderNotSelected', 'identifier');
+      expectToken(await select({ identifier: 'ftp' }), 420, 'storageProviderConfigurationNotValid', 'identifier');
+      const { awsStorageBucket: _bucket, ...noBucket } = place.s3Credentials;
+      expectToken(
+        await select({ identifier: 'aws', credentials: noBucket }),
+        420,
+        'storageProviderConfigurationNotValid',
+        'awsStorageBucket',
+      );
+      expectToken(
+        await select({ identifier: 'aws', credentials: { ...place.s3Credentials, awsStorageEndpoint: 'http://10.9.9.9:9000' } }),
+        420,
+        'storageProviderConfigurationNotValid',
+        'awsStorageEndpoint',
+      );
+      expectToken(
+        await select({ identifier: 'aws', credentials: { ...place.s3Credentials, awsStorageEndpoint: 'file:///etc' } }),
+        420,
+        'storageProviderConfigurationNotValid',
+        'awsStorageEndpoint',
+      );
+      expectToken(
+        await select({ identifier: 'aws', credentials: { ...place.s3Credentials, awsAccessKeyId: 'NOT-A-KEY' } }),
+        420,
+        'storageProviderConfigurationNotValid',
+      );
+      expectToken(
+        await select({
+          identifier: 'azure',
+          credentials: { ...place.azureCredentials, azureAccountKey: Buffer.alloc(64, 1).toString('base64') },
+        }),
+        420,
+        'storageProviderConfigurationNotValid',
+      );
+      expectToken(
+        await select({ identifier: 'aws', credentials: { ...place.s3Credentials, awsStorageEndpoint: 'http://127.0.0.1:9' } }),
+        420,
+        'storageProviderNotAvailable',
+      );
+      expect((await ctx().call('GET', '/ui/admin/storage/provider', { token: admin })).json()).toMatchObject({
+        configured: false,
+      });
+    });
+
+    it('selects the local disk, which enables storage and completes the storage setup step', async () => {
+      const selected = await ctx().call('POST', '/ui/admin/storage/provider', { token: admin, body: { identifier: 'local' } });
+      expect(selected.statusCode, selected.body).toBe(200);
+      expect(selected.json()).toEqual({ identifier: 'local', configured: true, move: null });
+      expect((await ctx().call('GET', '/ui/storage/dsi/list', { token: user })).json()).toMatchObject({
+        data: [],
+        totalNumOfItems: 0,
+      });
+    });
+
+    it('stores, lists and answers files by type and name', async () => {
+      const stored = await upload(ctx(), 'dsi', 'design one.dsi', 'first version', user);
+      expect(stored.statusCode, stored.body).toBe(200);
+      expect(stored.json()).toMatchObject({ filename: 'design one.dsi', filesize: 13 });
+      const replaced = await upload(ctx(), 'dsi', 'design one.dsi', 'second version!', user);
+      expect(replaced.json()).toMatchObject({ filename: 'design one.dsi', filesize: 15 });
+      const dsi = multipartForm({ file: { filename: 'two.dsi', content: 'two' } });
+      expect(
+        (await ctx().call('POST', '/ui/storage/dsi/upload', { token: user, body: dsi.body, headers: dsi.headers })).statusCode,
+      ).toBe(200);
+      const list = (await ctx().call('GET', '/ui/storage/dsi/list', { token: user })).json<TPage<TStorageFile>>();
+      expect(list.data.map((file) => [file.filename, file.filesize])).toEqual([
+        ['design one.dsi', 15],
+        ['two.dsi', 3],
+      ]);
+      const fetched = await ctx().call('GET', '/ui/storage/dsi/fetch/design%20one.dsi', { token: user });
+      expect(fetched.statusCode).toBe(200);
+      expect(fetched.body).toBe('second version!');
+      expect(fetched.headers['content-disposition']).toContain('design one.dsi');
+      // the replaced version's object is gone: one object per file
+      expect((await keysOf(ctx().app.services.storageProviders.local)).length).toBe(2);
+    });
+
+    it('never builds a path from a request', async () => {
+      for (const name of ['..%2F..%2Fetc%2Fpasswd', '..', '.hidden', '%2Fetc%2Fpasswd', 'a%5C..%5Cb']) {
+        expectToken(await ctx().call('GET', `/ui/storage/dsi/fetch/${name}`, { token: user }), 404, 'entityDoesNotExist');
+      }
+      expectToken(await ctx().call('GET', '/ui/storage/..%2Fdsi/list', { token: user }), 420, 'storageTypeUnavailable');
+      // the multipart parser keeps only the last segment of a client's file name
+      const escaped = await upload(ctx(), 'dsi', '../../escape.bin', 'x', user);
+      expect(escaped.json()).toMatchObject({ filename: 'escape.bin' });
+      for (const name of ['a..b', '.hidden', ' lead', 'tab\there']) {
+        expectToken(await upload(ctx(), 'dsi', name, 'x', user), 400, 'malformedRequest', 'file');
+      }
+    });
+
+    it('refuses an oversized upload and keeps nothing of it', async () => {
+      const before = await keysOf(ctx().app.services.storageProviders.local);
+      expectToken(await upload(ctx(), 'dsi', 'big.bin', Buffer.alloc(MAX + 1, 7), user), 413, 'payloadTooLarge');
+      expect(await keysOf(ctx().app.services.storageProviders.local)).toEqual(before);
+      expect(await fs.readdir(path.join(ctx().config.dataDir, 'storage', 'tmp'))).toEqual([]);
+      expect((await ctx().call('GET', '/ui/storage/dsi/list', { token: user })).json<TPage<TStorageFile>>().totalNumOfItems).toBe(
+        3,
+      );
+    });
+
+    it('manages storage types', async () => {
+      const types = (await ctx().call('GET', '/ui/admin/storage/type/list', { token: admin })).json<{ data: TStorageType[] }>();
+      expect(types.data).toEqual([
+        { name: 'dsi', path: 'dsi', configured: true },
+        { name: 'dtl', path: 'dtl', configured: true },
+      ]);
+      const saved = await ctx().call('POST', '/ui/admin/storage/type/list', {
+        token: admin,
+        body: { data: [{ name: 'reports', path: 'quality/reports', configured: false }] },
+      });
+      expect(saved.statusCode, saved.body).toBe(200);
+      expect((await ctx().call('GET', '/ui/admin/storage/type?name=reports', { token: admin })).json()).toEqual({
+        name: 'reports',
+        path: 'quality/reports',
+        configured: false,
+      });
+      expectToken(await upload(ctx(), 'reports', 'r.txt', 'x', user), 420, 'storageTypeNotConfigured', 'type');
+      expectToken(await ctx().call('GET', '/ui/storage/nothing/list', { token: user }), 420, 'storageTypeUnavailable', 'type');
+      expectToken(
+        await ctx().call('GET', '/ui/admin/storage/type?name=nothing', { token: admin }),
+        420,
+        'storageTypeUnavailable',
+      );
+      const bad = await ctx().call('POST', '/ui/admin/storage/type/list', {
+        token: admin,
+        body: { data: [{ name: 'x', path: '../etc' }, { path: 'p' }] },
+      });
+      expect(bad.statusCode).toBe(418);
+      expect(bad.json<{ data: { errorToken: string; field: string }[] }>().data).toEqual([
+        expect.objectContaining({ errorToken: 'storageTypeNotConfigured', field: 'data.0.path' }),
+        expect.objectContaining({ errorToken: 'storageTypeNotConfigured', field: 'data.1.name' }),
+      ]);
+    });
+
+    it('moves the stored files to S3 in the background; reads keep working meanwhile', async () => {
+      const selected = await ctx().call('POST', '/ui/admin/storage/provider', {
+        token: admin,
+        body: { identifier: 'aws', credentials: place.s3Credentials },
+      });
+      expect(selected.statusCode, selected.body).toBe(200);
+      expect(selected.body).not.toContain(place.s3Credentials.awsSecretAccessKey!);
+      expect(selected.json<TStorageProvider>()).toMatchObject({
+        identifier: 'aws',
+        configured: true,
+        move: { from: 'local', to: 'aws', state: 'running' },
+      });
+      // not moved yet: read from the local disk
+      expect((await ctx().call('GET', '/ui/storage/dsi/fetch/two.dsi', { token: user })).body).toBe('two');
+      // new files go to S3 at once
+      expect((await upload(ctx(), 'dsi', 'three.dsi', 'three', user)).statusCode).toBe(200);
+      expect(await runJobs()).toBeGreaterThanOrEqual(1);
+      const after = (await ctx().call('GET', '/ui/admin/storage/provider', { token: admin })).json<TStorageProvider>();
+      expect(after.move).toMatchObject({ state: 'done', moved: 3, total: 3, lastError: null });
+      expect(await keysOf(ctx().app.services.storageProviders.local)).toEqual([]);
+      const s3 = new S3Storage({ ...emulators.s3, bucket: place.s3Credentials.awsStorageBucket! });
+      expect((await keysOf(s3)).length).toBe(4);
+      expect((await ctx().call('GET', '/ui/storage/dsi/fetch/design%20one.dsi', { token: user })).body).toBe('second version!');
+      // sealed at rest
+      const raw = await ctx().app.services.settings.get('storage.provider');
+      expect(raw).not.toContain(place.s3Credentials.awsSecretAccessKey!);
+      expect(raw).not.toContain(place.s3Credentials.awsAccessKeyId!);
+    });
+
+    it('moves them on to Azure Blob', async () => {
+      const selected = await ctx().call('POST', '/ui/admin/storage/provider', {
+        token: admin,
+        body: { identifier: 'azure', credentials: place.azureCredentials },
+      });
+      expect(selected.statusCode, selected.body).toBe(200);
+      expect(selected.body).not.toContain(place.azureCredentials.azureAccountKey!);
+      // a second switch while the move runs is refused
+      expectToken(
+        await ctx().call('POST', '/ui/admin/storage/provider', { token: admin, body: { identifier: 'local' } }),
+        420,
+        'storageProviderNotAvailable',
+      );
+      await runJobs();
+      expect((await ctx().call('GET', '/ui/admin/storage/provider', { token: admin })).json()).toMatchObject({
+        identifier: 'azure',
+        move: { from: 'aws', to: 'azure', state: 'done', moved: 4 },
+      });
+      const azure = new AzureStorage({ ...emulators.azure, container: place.azureCredentials.azureContainerName! });
+      expect((await keysOf(azure)).length).toBe(4);
+      expect((await ctx().call('GET', '/ui/storage/dsi/fetch/three.dsi', { token: user })).body).toBe('three');
+    });
+
+    it('answers storageTypeReadError, storageTypeWriteError and storageProviderNotConfigured when the provider fails', async () => {
+      const container = new BlobServiceClient(
+        emulators.azure.endpoint!,
+        new StorageSharedKeyCredential(emulators.azure.accountName, emulators.azure.accountKey),
+      ).getContainerClient(place.azureCredentials.azureContainerName!);
+      // an object gone from under its row
+      const row = await ctx()
+        .app.services.database.db.selectFrom('storage_files')
+        .select('storage_key')
+        .where('filename', '=', 'two.dsi')
+        .executeTakeFirstOrThrow();
+      await container.getBlockBlobClient(`objects/${row.storage_key}`).delete();
+      expectToken(
+        await ctx().call('GET', '/ui/storage/dsi/fetch/two.dsi', { token: user }),
+        420,
+        'storageTypeReadError',
+        'filename',
+      );
+      // the container itself gone
+      await container.delete();
+      expectToken(await upload(ctx(), 'dsi', 'four.dsi', 'four', user), 420, 'storageTypeWriteError', 'file');
+      await container.create();
+      expect((await ctx().call('GET', '/ui/storage/dsi/list', { token: user })).json<TPage<TStorageFile>>().totalNumOfItems).toBe(
+        4,
+      );
+      // sealed credentials that no longer open (another key-encryption key)
+      const { settings, storageProviders } = ctx().app.services;
+      const saved = (await settings.get('storage.provider'))!;
+      const broken = JSON.parse(saved) as { current: { sealed: string } };
+      broken.current.sealed = `${broken.current.sealed.slice(0, -8)}AAAAAAAA`;
+      await settings.set('storage.provider', JSON.stringify(broken));
+      storageProviders.invalidate();
+      expectToken(
+        await ctx().call('GET', '/ui/storage/dsi/fetch/three.dsi', { token: user }),
+        420,
+        'storageProviderNotConfigured',
+      );
+      await settings.set('storage.provider', saved);
+      storageProviders.invalidate();
+    });
+
+    it('reads and sets the design archive service switch', async () => {
+      expect((await ctx().call('GET', '/ui/admin/das', { token: user })).json()).toEqual({ enabled: false });
+      expect((await ctx().call('POST', '/ui/admin/das', { token: admin, body: { enabled: true } })).json()).toEqual({
+        enabled: true,
+      });
+      expect((await ctx().call('GET', '/ui/admin/das', { token: user })).json()).toEqual({ enabled: true });
+      expectToken(await ctx().call('POST', '/ui/admin/das', { token: admin, body: {} }), 400, 'malformedRequest');
+    });
+  },
+  { UPLOAD_MAX_BYTES: String(MAX), STORAGE_ENDPOINT_ALLOWED_HOSTS: '127.0.0.0/8' },
+);
