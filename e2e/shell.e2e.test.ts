@@ -3,7 +3,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkScreen, createUser, freshPage, launchBrowser, logInAs, logInAsAdmin } from './support/browser';
 
 /** The navigation a USER sees. */
-const userNavigation = ['Home', 'Profile', 'Packages', 'Devices', 'Orders', 'Authorizations', 'Event queue', 'Secure files'];
+const userNavigation = [
+  'Home',
+  'Profile',
+  'Packages',
+  'Devices',
+  'Orders',
+  'Authorizations',
+  'Events',
+  'Builds',
+  'Machine data',
+  'Event queue',
+  'Secure files',
+];
 
 describe('console: shell, languages, roles', () => {
   let browser: Browser;
