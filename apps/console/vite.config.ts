@@ -1,3 +1,4 @@
+import { sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
 import postcssPresetMantine from 'postcss-preset-mantine';
@@ -14,6 +15,11 @@ export default defineConfig({
       plugins: [
         postcssPresetMantine(),
         postcssSimpleVars({
+          // a library's stylesheet may contain `$word` text (swagger-ui's does); only ours must resolve
+          unknown(node, name) {
+            if (node.source?.input.file?.includes(`${sep}node_modules${sep}`)) return;
+            throw node.error(`Undefined variable $${name}`);
+          },
           variables: {
             'mantine-breakpoint-xs': '36em',
             'mantine-breakpoint-sm': '48em',

@@ -9,8 +9,9 @@ import { createTestRootCa } from './certificates';
  * loaded by address to keep the server sources out of this project's DOM-typed check)
  * registered through `/apl/registration/add` and approved.
  */
-interface TestMachine {
+export interface TestMachine {
   apl: { deviceIdentity: { id: string; name: string; serialNumber: string } };
+  signingKeyPem: string;
   request(): Promise<Record<string, unknown>>;
 }
 
@@ -94,7 +95,7 @@ export async function builtRevision(): Promise<DesignRevision> {
 }
 
 /** A machine with real keys and certificates under a network root the server trusts, registered and approved. */
-export async function approvedMachine(): Promise<{ deviceId: string; name: string; serialNumber: string }> {
+export async function approvedMachine(): Promise<{ deviceId: string; name: string; serialNumber: string; machine: TestMachine }> {
   const root = await createTestRootCa('EC', `E2E Licensing Root ${Date.now().toString(36)}`);
   const anchor = new FormData();
   anchor.append('certificateType', 'trustAnchor');
@@ -113,6 +114,7 @@ export async function approvedMachine(): Promise<{ deviceId: string; name: strin
     deviceId: registered.deviceId,
     name: machine.apl.deviceIdentity.name,
     serialNumber: machine.apl.deviceIdentity.serialNumber,
+    machine,
   };
 }
 

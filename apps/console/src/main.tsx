@@ -1,4 +1,5 @@
 import '@mantine/core/styles.css';
+import '@mantine/charts/styles.css';
 import '@mantine/nprogress/styles.css';
 import './app/global.css';
 import { StrictMode } from 'react';

@@ -24,13 +24,11 @@ import { signDetachedJws } from '../src/crypto/jws.js';
 import { generateKeyPair } from '../src/crypto/key-pairs.js';
 import { describeCertificate } from '../src/crypto/certificates.js';
 import { createDatabase } from '../src/db/database.js';
-import type { OrderValues } from '../src/db/schema-licensing.js';
 import { parseDatabaseUrl } from '../src/config.js';
 import { canonicalJson } from '../src/lib/canonical-json.js';
-import { createScratchDatabase } from '../test/helpers/database-servers.js';
 import { multipartForm } from '../test/helpers/multipart.js';
 import { startServer, type ServerProcess } from '../test/helpers/server-process.js';
-import { measure, startBenchProcess, startBenchServer } from './bench-support.js';
+import { benchTarget, measure, seededOrderRow, startBenchProcess, startBenchServer, type Target } from './bench-support.js';
 import { issue, testRoot } from '../test/helpers/test-pki.js';
 
 const { values } = parseArgs({
@@ -44,23 +42,6 @@ const { values } = parseArgs({
 });
 const duration = Number(values.duration);
 const connections = Number(values.connections);
-
-interface Target {
-  kind: 'sqlite' | 'postgres';
-  dataDir: string;
-  databaseUrl: string;
-  drop(): Promise<void>;
-}
-
-async function target(kind: string): Promise<Target> {
-  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'manifold-licensing-bench-'));
-  if (kind === 'postgres') {
-    const scratch = await createScratchDatabase('postgres');
-    return { kind, dataDir, databaseUrl: scratch.url, drop: scratch.drop };
-  }
-  if (kind !== 'sqlite') throw new Error(`--databases: ${kind} is not sqlite or postgres`);
-  return { kind, dataDir, databaseUrl: `sqlite:${path.join(dataDir, 'bench.db')}`, drop: async () => undefined };
-}
 
 async function start(t: Target): Promise<{
   server: ServerProcess;
@@ -157,7 +138,7 @@ async function licensingWorld(
 }
 
 async function benchAuthorize(kind: string) {
-  const t = await target(kind);
+  const t = await benchTarget(kind, 'manifold-licensing-bench-');
   const { server, call, auth } = await start(t);
   try {
     const { orderId, deviceId } = await licensingWorld(call);
@@ -192,59 +173,7 @@ async function seedOrders(t: Target, count: number): Promise<number> {
   try {
     const dsiIds = Array.from({ length: 20 }, () => randomUUID());
     const base = Date.parse('2025-01-01T00:00:00Z');
-    const row = (i: number): OrderValues => {
-      const created = new Date(base + i * 1000 + (i % 7) * 13).toISOString();
-      return {
-        id: randomUUID(),
-        order_number: `SEED-${i}`,
-        dedupe_key: `seed|SEED-${i}`,
-        upstream_authorization_id: null,
-        version: 1,
-        company_name: `Company ${String(i % companies).padStart(3, '0')}`,
-        source_company_name: 'Seed',
-        source_date_created: null,
-        source: 'ui',
-        manage_user_id: null,
-        user_id: `user${i % users}`,
-        dsi_id: dsiIds[i % dsiIds.length]!,
-        revision_id: dsiIds[i % dsiIds.length]!,
-        dsi_version: 1,
-        design_name: 'Seeded design',
-        digest_value: '0'.repeat(64),
-        quantity: 100,
-        allocated: 0,
-        expired_quantity: 0,
-        expires_at: null,
-        purpose: null,
-        das_url: null,
-        image_url: null,
-        file_information_block_element_size: null,
-        licensee_key_sn: 'seed',
-        public_key_sn: null,
-        key_role_sn: null,
-        device_identity: null,
-        parameter_version: null,
-        device_parameters: '[]',
-        quality_parameters: '[]',
-        breakage_policy: 'Strict',
-        breakage_value: null,
-        serial_type: null,
-        serial_prefix: null,
-        serial_start: null,
-        serial_end: null,
-        serial_next: null,
-        authorized_users: '[]',
-        downstream_device: 0,
-        archived: i % 10 === 0 ? 1 : 0,
-        revoked: 0,
-        revoked_at: null,
-        replaces_order_id: null,
-        sender_fingerprint: null,
-        policy: '{}',
-        created_at: created,
-        updated_at: created,
-      };
-    };
+    const row = (i: number) => seededOrderRow(i, dsiIds, base, { companies, users });
     const columns = Object.keys(row(0)).length;
     const batch = Math.floor((t.kind === 'sqlite' ? 32_000 : 65_000) / columns);
     const perTransaction = batch * 20;
@@ -265,7 +194,7 @@ async function seedOrders(t: Target, count: number): Promise<number> {
 }
 
 async function benchOrders(kind: string) {
-  const t = await target(kind);
+  const t = await benchTarget(kind, 'manifold-licensing-bench-');
   const count = Number(values.orders);
   // seed before the server opens the database (the migrations run here first)
   const seconds = await seedOrders(t, count);
@@ -312,7 +241,7 @@ async function benchOrders(kind: string) {
  */
 async function benchInstances(kind: string) {
   if (kind === 'sqlite') throw new Error('--mode instances needs a database server: --databases postgres (or mysql)');
-  const t = await target(kind);
+  const t = await benchTarget(kind, 'manifold-licensing-bench-');
   const { server, call, auth } = await start(t);
   const processes: ServerProcess[] = [server];
   try {

@@ -9,6 +9,7 @@ import { adminModule } from './modules/admin/admin.module.js';
 import { auditModule } from './modules/audit/audit.module.js';
 import { certificateExchangeModule } from './modules/certificate-exchange/certificate-exchange.module.js';
 import { devicesModule } from './modules/devices/devices.module.js';
+import { qualityModule } from './modules/quality/quality.module.js';
 import { eventsModule } from './modules/events/events.module.js';
 import { EventQueueService } from './modules/outbox/event-queue.service.js';
 import { outboxModule } from './modules/outbox/outbox.module.js';
@@ -25,11 +26,14 @@ import { ServerCredentials } from './modules/provision/server-credentials.servic
 import { securityKeysModule } from './modules/security-keys/security-keys.module.js';
 import { secureRepoModule } from './modules/secure-repo/secure-repo.module.js';
 import { sessionModule } from './modules/session/session.module.js';
+import { LicenceService } from './modules/licence/licence.service.js';
+import { ServerSettings } from './modules/settings/server-settings.js';
 import { SettingsRepository } from './modules/settings/settings.repository.js';
 import { unimplementedModule } from './modules/unimplemented/unimplemented.module.js';
 import { usersModule } from './modules/users/users.module.js';
 import { registerApiVersion } from './plugins/api-version.js';
 import { registerAuth } from './plugins/auth.js';
+import { registerFunctionGates } from './plugins/function-gates.js';
 import { registerConsole } from './plugins/console.js';
 import { answerClientError, registerErrorHandling } from './plugins/errors.js';
 import { registerMultipart } from './plugins/multipart.js';
@@ -60,7 +64,10 @@ async function createCore(config: Config, database: Database, log: Core['log']):
   const credentials = new ServerCredentials(database, sealer);
   const local = await LocalStorage.open(path.join(config.dataDir, 'storage'));
   const storage = new ProviderStorage(settings, sealer, local);
-  return { config, database, settings, sealer, credentials, storage, storageProviders: storage, log };
+  const serverSettings = new ServerSettings(settings, { siteName: config.siteName, serverUrl: config.publicUrl });
+  await serverSettings.seed();
+  const licence = new LicenceService(database, settings, config.licencePublisherPem);
+  return { config, database, settings, serverSettings, licence, sealer, credentials, storage, storageProviders: storage, log };
 }
 
 /**
@@ -74,7 +81,7 @@ export async function createModules(core: Core) {
   const events = eventsModule(core, licensing.services.stp, (trx, row) => eventQueue.forward(trx, row));
   const accessControl = accessControlModule(core);
   return [
-    adminModule(),
+    adminModule(core),
     await sessionModule(core),
     securityKeysModule(core),
     accessControl,
@@ -87,6 +94,7 @@ export async function createModules(core: Core) {
     licensing,
     events,
     machineDataModule(core),
+    qualityModule(core, events.services.events),
     auditModule(core),
     registrations,
     outboxModule(core, registrations.services.peerRegistrations, eventQueue, {
@@ -149,6 +157,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerApiVersion(app);
   registerInputHygiene(app);
   registerAuth(app);
+  registerFunctionGates(app);
   await registerOpenApi(app);
   await registerMultipart(app, config.uploadMaxBytes);
   await exposeMetrics(app, metrics, config.metrics);

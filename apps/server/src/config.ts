@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { servedDatabaseTypes } from '@manifold/contract';
 import { DEFAULT_PEER_HTTP_LIMITS, parsePeerHostPolicy, type PeerHttpConfig } from './peers/http-client.js';
@@ -47,6 +48,11 @@ export interface Config {
   outbox: OutboxConfig;
   /** Hosts a storage provider's custom endpoint may name (`STORAGE_ENDPOINT_ALLOWED_HOSTS`, docs/storage.md). */
   storageEndpointHosts: PeerHttpConfig['allowedHosts'];
+  /**
+   * `LICENCE_PUBLISHER_CERT`: path of the PEM certificate (or public key) operating licences
+   * must be signed with (docs/administration.md#operating-licence). Null: none configured.
+   */
+  licencePublisherPem: string | null;
   /** Security keys and the escalated session (docs/security-keys-and-access.md). */
   webauthn: WebAuthnConfig;
 }
@@ -64,8 +70,8 @@ export interface OutboxConfig {
 export interface WebAuthnConfig {
   /** `WEBAUTHN_RP_ID`: the relying-party id keys are bound to (a registrable domain of the console's host). */
   rpId: string;
-  /** `WEBAUTHN_RP_NAME`: the name authenticators show. */
-  rpName: string;
+  /** `WEBAUTHN_RP_NAME`: the name authenticators show; null: the site name of the server settings. */
+  rpName: string | null;
   /** `WEBAUTHN_ORIGINS`: the origins (scheme://host[:port]) an assertion may come from. */
   origins: string[];
   /** `WEBAUTHN_CHALLENGE_SECONDS`: how long a registration or assertion challenge stays usable. */
@@ -215,6 +221,15 @@ function peerHostPolicy(raw: string | undefined, name = 'PEER_ALLOWED_HOSTS'): P
   }
 }
 
+function licencePublisher(file: string | undefined): string | null {
+  if (!file) return null;
+  try {
+    return fs.readFileSync(path.resolve(file), 'utf8');
+  } catch (error) {
+    throw new ConfigError(`LICENCE_PUBLISHER_CERT: cannot read ${file}: ${(error as Error).message}`);
+  }
+}
+
 function sqliteSynchronous(raw: string | undefined): 'FULL' | 'NORMAL' {
   const value = (raw || 'FULL').toUpperCase();
   if (value === 'FULL' || value === 'NORMAL') return value;
@@ -310,9 +325,10 @@ export function loadConfig(env: Env = process.env): Config {
       retryMaxMs: integer(env, 'OUTBOX_RETRY_MAX_MS', 3_600_000, 10, 86_400_000),
       maxAttempts: integer(env, 'OUTBOX_MAX_ATTEMPTS', 20, 1, 1000),
     },
+    licencePublisherPem: licencePublisher(env.LICENCE_PUBLISHER_CERT),
     webauthn: {
       rpId: env.WEBAUTHN_RP_ID || new URL(publicUrl).hostname.replace(/^\[|\]$/g, ''),
-      rpName: env.WEBAUTHN_RP_NAME || env.SITE_NAME || 'Manifold',
+      rpName: env.WEBAUTHN_RP_NAME || null,
       origins: webauthnOrigins(env.WEBAUTHN_ORIGINS, publicUrl),
       challengeSeconds: integer(env, 'WEBAUTHN_CHALLENGE_SECONDS', 300, 10, 3600),
       escalationSeconds: integer(env, 'ESCALATION_SECONDS', 600, 10, 24 * 3600),

@@ -68,20 +68,12 @@ describeEachDatabase('admin and operations', (ctx) => {
     it('should require authentication', async () => {
       expect((await ctx().call('GET', '/ui/version')).statusCode).toBe(401);
     });
-    it('answers the Manage version and no Trace version while no Trace function is in use', async () => {
-      const { token } = await ctx().createUser();
-      expect((await ctx().call('GET', '/ui/version', { token })).json()).toEqual({
-        manageVersion: '0.1.0',
-        traceVersion: null,
-      });
-    });
-    it("answers this program's version as traceVersion when Trace is enabled here", async () => {
+    it("answers this program's version as traceVersion while Trace is on here (the default), null when it is off", async () => {
       const { SettingsRepository } = await import('../src/modules/settings/settings.repository.js');
       const { traceEnabledSettingKey } = await import('../src/modules/admin/trace-version.js');
       const settings = new SettingsRepository(ctx().app.services.database.db);
       const { token } = await ctx().createUser();
       try {
-        await settings.set(traceEnabledSettingKey, 'true');
         expect((await ctx().call('GET', '/ui/version', { token })).json()).toEqual({
           manageVersion: '0.1.0',
           traceVersion: '0.1.0',
@@ -91,8 +83,13 @@ describeEachDatabase('admin and operations', (ctx) => {
           manageVersion: '0.1.0',
           traceVersion: null,
         });
-      } finally {
         await ctx().app.services.database.db.deleteFrom('settings').where('key', '=', traceEnabledSettingKey).execute();
+        expect((await ctx().call('GET', '/ui/version', { token })).json(), 'an absent switch is on').toEqual({
+          manageVersion: '0.1.0',
+          traceVersion: '0.1.0',
+        });
+      } finally {
+        await settings.set(traceEnabledSettingKey, 'true');
       }
     });
   });

@@ -52,6 +52,7 @@ describeEachDatabase(
       const response = await ctx().call('GET', '/console-config.json');
       expect(response.json()).toEqual({
         siteName: 'Manifold',
+        closedFunctions: [],
         publicUrl: 'http://127.0.0.1:8080',
         secureCookies: true,
         cookieDomain: null,

@@ -74,6 +74,10 @@ export const auditEventText: Record<TAuditEventType, string> = {
   queuedEventSent: 'Queued event sent now',
   queuedEventDeleted: 'Queued event deleted',
   forwardedEventReceived: 'Event received from a Manage instance',
+  // quality
+  traceParameterTypeAdded: 'Trace parameter type added',
+  traceParameterTemplateChanged: 'Trace parameter template changed',
+  traceParameterValueChanged: 'Trace parameter value changed',
   // accounts and server
   loginSucceeded: 'Signed in',
   loginFailed: 'Sign-in failed',
@@ -93,6 +97,9 @@ export const auditEventText: Record<TAuditEventType, string> = {
   serverCertificateInstalled: 'Server certificate installed',
   trustAnchorAdded: 'Trust anchor added',
   developmentCaCreated: 'Development certificate authority created',
+  serverSettingsChanged: 'Server settings changed',
+  addonsChanged: 'Addons switched',
+  operatingLicenceInstalled: 'Operating licence installed',
   authenticatorAdded: 'Security key added',
   authenticatorDeleted: 'Security key removed',
   sessionEscalated: 'Session escalated with a security key',

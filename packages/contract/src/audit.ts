@@ -7,6 +7,7 @@ import { packageAuditEventTypes } from './package-tokens.js';
 import { storageAuditEventTypes } from './storage.js';
 import { securityAuditEventTypes } from './security.js';
 import { traceAuditEventTypes } from './trace.js';
+import { qualityAuditEventTypes } from './quality-tokens.js';
 import { secureRepoAuditEventTypes } from './secure-repo.js';
 
 export const auditEventTypes = [
@@ -14,6 +15,7 @@ export const auditEventTypes = [
   ...licensingAuditEventTypes,
   ...traceAuditEventTypes,
   ...storageAuditEventTypes,
+  ...qualityAuditEventTypes,
   ...securityAuditEventTypes,
   ...secureRepoAuditEventTypes,
   'loginSucceeded',
@@ -39,5 +41,8 @@ export const auditEventTypes = [
   'queuedEventSent',
   'queuedEventDeleted',
   'forwardedEventReceived',
+  'serverSettingsChanged',
+  'addonsChanged',
+  'operatingLicenceInstalled',
 ] as const;
 export type TAuditEventType = (typeof auditEventTypes)[number];

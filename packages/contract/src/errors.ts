@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { licensingErrorTokens } from './licensing-tokens.js';
 import { traceErrorTokens } from './trace.js';
+import { qualityErrorTokens } from './quality-tokens.js';
 import { packageErrorTokens } from './package-tokens.js';
+import { serverAdminErrorTokens } from './server-admin.js';
 import { securityErrorTokens } from './security.js';
 import { secureRepoErrorTokens } from './secure-repo.js';
 
@@ -153,6 +155,8 @@ export const manifoldErrorTokens = {
   ...securityErrorTokens,
   ...licensingErrorTokens,
   ...traceErrorTokens,
+  ...qualityErrorTokens,
+  ...serverAdminErrorTokens,
   ...secureRepoErrorTokens,
   malformedRequest: 'The request is malformed',
   invalidSessionToken: 'Invalid session token',

@@ -24,5 +24,8 @@ export * from './audit-text.js';
 export * from './registrations.js';
 export * from './outbox.js';
 export * from './storage.js';
+export * from './quality-tokens.js';
+export * from './quality.js';
+export * from './server-admin.js';
 export * from './security.js';
 export * from './secure-repo.js';

@@ -151,6 +151,21 @@ export function narrowingProblems(
 }
 
 /**
+ * The value rules alone: `values` given for the parameter `bound` (well formed for its type,
+ * inside its range, from its choice list, one when exclusive, present when required, equal to a
+ * locked value). Quality inspections and trace parameter values are checked with it. The bound's
+ * own carried values are not defaults here: no value given is no value.
+ */
+export function valueProblems(
+  bound: TDeviceParameter,
+  values: TDeviceParameterValue[],
+  context: NarrowingContext,
+): NarrowingProblem[] {
+  const { resetValue: _carried, ...rest } = bound;
+  return narrowingProblems(bound, { ...rest, valueList: values }, 'order', context);
+}
+
+/**
  * Checks a whole narrowing parameter set against the bounds set by the order and/or the device:
  * each child parameter against the parent of the same `parameterId` in each bound set. A parent
  * the child set does not mention is inherited unchanged; a required one must then carry a value

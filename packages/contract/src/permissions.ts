@@ -2,8 +2,10 @@ import type { TRole } from './enums.js';
 import { licensingPermissions } from './licensing-tokens.js';
 import { packagePermissions } from './package-tokens.js';
 import { storagePermissions } from './storage.js';
+import { serverAdminPermissions } from './server-admin.js';
 import { securityPermissions, type TAccessConstraint } from './security.js';
 import { tracePermissions } from './trace.js';
+import { qualityPermissions } from './quality-tokens.js';
 import { secureRepoPermissions } from './secure-repo.js';
 
 /**
@@ -37,6 +39,8 @@ export const permissions = {
   ...licensingPermissions,
   ...tracePermissions,
   ...storagePermissions,
+  ...qualityPermissions,
+  ...serverAdminPermissions,
   ...securityPermissions,
   ...secureRepoPermissions,
   // operators

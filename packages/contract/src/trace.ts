@@ -222,7 +222,8 @@ export const ZTraceEventEntry = z
     sequence: z.number().int(),
     eventHash: ZEventHash,
     previousHash: ZEventHash.nullable(),
-    source: z.enum(['stp', 'xml', 'upload', 'peer']),
+    /** `peer`: forwarded by a Manage instance; `server`: recorded by this server on its own chain (an inspection's quality check, docs/quality.md). */
+    source: z.enum(['stp', 'xml', 'upload', 'peer', 'server']),
     dateCreated: z.string(),
   })
   .meta({ id: 'TraceEventEntry' });

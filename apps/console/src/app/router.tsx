@@ -1,6 +1,7 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { type ComponentType, lazy, Suspense } from 'react';
-import { createBrowserRouter, type LoaderFunctionArgs } from 'react-router';
+import { createBrowserRouter, redirect, type LoaderFunctionArgs } from 'react-router';
+import { settingsPages } from './settings-pages';
 import { RouteErrorView } from '../components/error-view';
 import { PageLoader } from '../components/page-loader';
 import { requireAccess, requireSession } from '../lib/session';
@@ -149,6 +150,30 @@ export function createAppRouter(queryClient: QueryClient) {
                   ),
                 },
                 {
+                  path: 'quality',
+                  ...screen(
+                    queryClient,
+                    '/quality',
+                    async () => (await import('../features/quality/routes/quality-route')).QualityRoute,
+                  ),
+                },
+                {
+                  path: 'quality/inspect',
+                  ...screen(
+                    queryClient,
+                    '/quality/inspect',
+                    async () => (await import('../features/quality/routes/inspect-route')).InspectRoute,
+                  ),
+                },
+                {
+                  path: 'trace-parameters',
+                  ...screen(
+                    queryClient,
+                    '/trace-parameters',
+                    async () => (await import('../features/quality/routes/trace-parameters-route')).TraceParametersRoute,
+                  ),
+                },
+                {
                   path: 'orders',
                   ...screen(
                     queryClient,
@@ -247,6 +272,17 @@ export function createAppRouter(queryClient: QueryClient) {
                 {
                   path: 'setup',
                   ...screen(queryClient, '/setup', async () => (await import('../features/setup/routes/setup-route')).SetupRoute),
+                },
+                {
+                  path: 'settings',
+                  ...screen(queryClient, '/settings', async () => (await import('./shell/settings-layout')).SettingsLayout),
+                  children: [
+                    { index: true, loader: () => redirect(`/settings/${settingsPages[0]!.path}`) },
+                    ...settingsPages.map((page) => ({
+                      path: page.path,
+                      ...gated(({ request }) => requireAccess(queryClient, request, page.requires), page.load),
+                    })),
+                  ],
                 },
               ],
             },

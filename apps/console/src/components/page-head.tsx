@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { useLocation } from 'react-router';
-import { getConsoleConfig } from '../lib/console-config';
+import { getConsoleConfig, useConsoleConfig } from '../lib/console-config';
 
 export const maxDescriptionLength = 160;
 
@@ -16,8 +16,7 @@ export interface PageHeadProps {
 }
 
 /** The usual title of a page: its name and the product name, or the product name alone. */
-export function pageTitle(title?: string): string {
-  const { siteName } = getConsoleConfig();
+export function pageTitle(title?: string, siteName: string = getConsoleConfig().siteName): string {
   return title ? `${title} · ${siteName}` : siteName;
 }
 
@@ -29,7 +28,8 @@ export function canonicalUrl(pathname: string): string {
 /** Page head of spec §2: title, social title, description, image, canonical URL, site handle. */
 export function PageHead({ title, documentTitle, description, image, siteHandle }: PageHeadProps) {
   const { pathname } = useLocation();
-  const fullTitle = documentTitle ?? pageTitle(title);
+  const { siteName } = useConsoleConfig();
+  const fullTitle = documentTitle ?? pageTitle(title, siteName);
   const canonical = canonicalUrl(pathname);
 
   useEffect(() => {
@@ -47,7 +47,7 @@ export function PageHead({ title, documentTitle, description, image, siteHandle 
   return (
     <>
       <meta property="og:title" content={fullTitle} />
-      <meta property="og:site_name" content={getConsoleConfig().siteName} />
+      <meta property="og:site_name" content={siteName} />
       <meta property="og:url" content={canonical} />
       <link rel="canonical" href={canonical} />
       {description ? <meta name="description" content={description} /> : null}

@@ -175,7 +175,7 @@ export async function apiDownload(route: RouteKey, options: DownloadOptions = {}
   }
 }
 
-export type UploadFieldValue = string | number | boolean | Blob | null | undefined;
+export type UploadFieldValue = string | number | boolean | Blob | readonly Blob[] | null | undefined;
 
 export interface UploadOptions {
   fields: Record<string, UploadFieldValue>;
@@ -185,12 +185,13 @@ export interface UploadOptions {
   redirectOnUnauthorized?: boolean;
 }
 
-/** Multipart form of an upload; empty values are left out (spec §5). */
+/** Multipart form of an upload; empty values are left out (spec §5); a list of files repeats its field. */
 export function uploadForm(fields: Record<string, UploadFieldValue>): FormData {
   const form = new FormData();
   for (const [key, value] of Object.entries(fields)) {
     if (value === null || value === undefined || value === '') continue;
-    form.append(key, value instanceof Blob ? value : String(value));
+    if (Array.isArray(value)) for (const file of value as readonly Blob[]) form.append(key, file);
+    else form.append(key, value instanceof Blob ? value : String(value));
   }
   return form;
 }

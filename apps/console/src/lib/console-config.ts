@@ -1,9 +1,17 @@
+import { isRouteOpen, type RouteKey, type TGateName } from '@manifold/contract';
+import { queryOptions, useQuery } from '@tanstack/react-query';
+import { useSyncExternalStore } from 'react';
 import { z } from 'zod';
 import { deleteCookie, writeCookie, type CookieOptions } from './cookies';
 
-/** `GET /console-config.json`: runtime branding and cookie settings served by the server. */
+/**
+ * `GET /console-config.json`: runtime branding, switched-off functions and addons, cookie
+ * settings. Read again while the console runs (see {@link consoleConfigQueryOptions}): a rename
+ * or a switch shows without reloading the page.
+ */
 export const ZConsoleConfig = z.object({
   siteName: z.string(),
+  closedFunctions: z.array(z.string()).default([]),
   publicUrl: z.string(),
   secureCookies: z.boolean(),
   cookieDomain: z.string().nullable(),
@@ -14,6 +22,7 @@ export type TConsoleConfig = z.infer<typeof ZConsoleConfig>;
 function fallbackConfig(): TConsoleConfig {
   return {
     siteName: 'Manifold',
+    closedFunctions: [],
     publicUrl: window.location.origin,
     secureCookies: window.location.protocol === 'https:',
     cookieDomain: null,
@@ -42,9 +51,50 @@ async function fetchConsoleConfig(): Promise<TConsoleConfig> {
   return current;
 }
 
+export const consoleConfigQueryKey = ['console-config'] as const;
+
+/** The runtime settings as a query: refreshed like every query (spec §9) and after an admin changes them. */
+export function consoleConfigQueryOptions() {
+  return queryOptions({
+    queryKey: consoleConfigQueryKey,
+    queryFn: async () => {
+      const response = await fetch('/console-config.json', { headers: { Accept: 'application/json' } });
+      if (!response.ok) throw new Error(`console-config.json answered ${response.status}`);
+      const config = ZConsoleConfig.parse(await response.json());
+      setConsoleConfig(config);
+      return config;
+    },
+    initialData: () => current,
+    initialDataUpdatedAt: 0,
+  });
+}
+
+/** Keeps the runtime settings fresh while a screen shows (the layouts call it). */
+export function useConsoleConfigRefresh(): void {
+  useQuery(consoleConfigQueryOptions());
+}
+
+const listeners = new Set<() => void>();
+
+function subscribe(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/** The runtime settings, re-rendering when they change (the brand in the title and header). */
+export function useConsoleConfig(): TConsoleConfig {
+  return useSyncExternalStore(subscribe, getConsoleConfig);
+}
+
+/** Whether the screen built on this call is offered: its function or addon is not switched off. */
+export function isScreenOpen(config: TConsoleConfig, route: RouteKey): boolean {
+  return isRouteOpen(route.slice(route.indexOf(' ') + 1), config.closedFunctions as TGateName[]);
+}
+
 export function setConsoleConfig(config: TConsoleConfig): void {
   current = config;
   pending = Promise.resolve(config);
+  for (const listener of listeners) listener();
 }
 
 export function getConsoleConfig(): TConsoleConfig {

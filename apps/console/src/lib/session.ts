@@ -2,7 +2,7 @@ import { ZEmpty, ZSessionResponse, type RouteKey, type TRole, canCall } from '@m
 import { queryOptions, type QueryClient } from '@tanstack/react-query';
 import { redirect } from 'react-router';
 import { apiRequest } from './api-client';
-import { loadConsoleConfig } from './console-config';
+import { consoleConfigQueryOptions, isScreenOpen, loadConsoleConfig } from './console-config';
 import { InvalidSessionError } from './api-errors';
 import { loginPath } from './login-redirect';
 import { clearSessionToken, getSessionToken } from './session-token';
@@ -47,6 +47,10 @@ export async function requireAccess(client: QueryClient, request: Request, route
   const session = await requireSession(client, request);
   if (!canCall(session.userProfile.role, route)) {
     throw new Response('Action not allowed', { status: 403, statusText: 'Forbidden' });
+  }
+  // a screen of a switched-off function or addon is gone, as its calls are
+  if (!isScreenOpen(await client.ensureQueryData(consoleConfigQueryOptions()), route)) {
+    throw new Response('Entity does not exist', { status: 404, statusText: 'Not Found' });
   }
   return session;
 }

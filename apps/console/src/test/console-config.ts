@@ -4,6 +4,7 @@ import { setConsoleConfig, type TConsoleConfig } from '../lib/console-config';
 export function setTestConsoleConfig(changes: Partial<TConsoleConfig> = {}): void {
   setConsoleConfig({
     siteName: 'Manifold',
+    closedFunctions: [],
     publicUrl: 'http://localhost',
     secureCookies: false,
     cookieDomain: null,

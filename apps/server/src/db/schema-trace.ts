@@ -17,8 +17,8 @@ export interface TraceEventsTable {
   previous_hash: string | null;
   event_hash: string;
   chain_finding: 'gap' | 'fork' | null;
-  /** `peer`: forwarded by a Manage instance that reports to this Trace (its outbox). */
-  source: 'stp' | 'xml' | 'upload' | 'peer';
+  /** `peer`: forwarded by a Manage instance that reports to this Trace (its outbox); `server`: this server's own chain. */
+  source: 'stp' | 'xml' | 'upload' | 'peer' | 'server';
   /** JSON of the contract's `TTraceEventProof`. */
   proof: string;
   received_at: string;
@@ -61,6 +61,12 @@ export interface PartsTable {
   event_id: string;
   revoked: number;
   created_at: string;
+  /** The part's latest inspection (migration 019, docs/quality.md); null until inspected. */
+  inspection_id: string | null;
+  inspection_result: 'passed' | 'failed' | null;
+  inspected_at: string | null;
+  technician: string | null;
+  failure_reason: string | null;
 }
 
 export interface OrderBreakageTable {

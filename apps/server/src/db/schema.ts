@@ -5,6 +5,7 @@ import type { PackageTables } from './schema-packages.js';
 import type { TraceTables } from './schema-trace.js';
 import type { PeerTables } from './schema-peers.js';
 import type { StorageTables } from './schema-storage.js';
+import type { QualityTables } from './schema-quality.js';
 import type { SecurityTables } from './schema-security.js';
 import type { SecureRepoTables } from './schema-secure-repo.js';
 
@@ -126,7 +127,16 @@ export interface DevelopmentCaTable {
 }
 
 export interface DB
-  extends PackageTables, LicensingTables, JobTables, TraceTables, PeerTables, StorageTables, SecurityTables, SecureRepoTables {
+  extends
+    PackageTables,
+    LicensingTables,
+    JobTables,
+    TraceTables,
+    PeerTables,
+    StorageTables,
+    QualityTables,
+    SecurityTables,
+    SecureRepoTables {
   users: UsersTable;
   sessions: SessionsTable;
   user_groups: UserGroupsTable;

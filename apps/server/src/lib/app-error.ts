@@ -19,6 +19,9 @@ export const errorStatus: Partial<Record<ErrorToken, number>> = {
   entityDoesNotExist: 404,
   payloadTooLarge: 413,
   functionNotImplemented: 501,
+  // spec §8: 406 on quality search
+  qualitySearchSortUnknown: 406,
+  qualitySearchRangeTooLarge: 406,
 };
 
 /** The status a token answers: its row in `errorStatus`, else 420 (one business error). */

@@ -10,13 +10,17 @@ import { isApiPath } from '../lib/api-paths.js';
  * Unknown API paths get the spec's 404 body instead.
  */
 export async function registerConsole(app: FastifyInstance): Promise<void> {
-  const { consoleDir, siteName, publicUrl, cookieSecure, cookieDomain, version } = app.services.config;
+  const { consoleDir, publicUrl, cookieSecure, cookieDomain, version } = app.services.config;
+  const { serverSettings } = app.services;
   const indexFile = path.join(consoleDir, 'index.html');
   const hasConsole = fs.existsSync(indexFile);
 
+  // the brand and the switched-off functions are read at every request: a rename shows at once
   app.get('/console-config.json', { schema: { hide: true } }, async (_request, reply) => {
+    const [siteName, closedFunctions] = await Promise.all([serverSettings.siteName(), serverSettings.closedGates()]);
     return reply.header('Cache-Control', 'no-store').send({
       siteName,
+      closedFunctions,
       publicUrl,
       secureCookies: cookieSecure,
       cookieDomain,

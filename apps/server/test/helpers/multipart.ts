@@ -8,9 +8,14 @@ export interface FormFile {
 
 /** A multipart/form-data body for `app.inject`: text fields and files, in the order given. */
 export function multipartForm(fields: Record<string, string | FormFile>): { body: Buffer; headers: Record<string, string> } {
+  return multipartEntries(Object.entries(fields));
+}
+
+/** The same from a list of entries, where a name may repeat (several files of one field). */
+export function multipartEntries(entries: [string, string | FormFile][]): { body: Buffer; headers: Record<string, string> } {
   const boundary = `----manifold${randomBytes(8).toString('hex')}`;
   const chunks: Buffer[] = [];
-  for (const [name, value] of Object.entries(fields)) {
+  for (const [name, value] of entries) {
     chunks.push(Buffer.from(`--${boundary}\r\n`));
     if (typeof value === 'string') {
       chunks.push(Buffer.from(`Content-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));

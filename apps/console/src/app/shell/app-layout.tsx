@@ -6,7 +6,7 @@ import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, Outlet, useLocation } from 'react-router';
 import { InvalidSessionError } from '../../lib/api-errors';
-import { getConsoleConfig } from '../../lib/console-config';
+import { useConsoleConfig, useConsoleConfigRefresh } from '../../lib/console-config';
 import { redirectToLogin } from '../../lib/login-redirect';
 import { sessionQueryOptions } from '../../lib/session';
 import { scheduleSessionRefresh } from '../../lib/session-refresh';
@@ -17,6 +17,9 @@ import { UserMenu } from './user-menu';
 /** The signed-in layout: header with the user menu, navigation the role may use, content. */
 export function AppLayout() {
   const { t } = useTranslation();
+  useConsoleConfigRefresh();
+  const consoleConfig = useConsoleConfig();
+  const { siteName } = consoleConfig;
   const [opened, { toggle, close }] = useDisclosure(false);
   const { pathname } = useLocation();
   const session = useQuery(sessionQueryOptions());
@@ -30,7 +33,7 @@ export function AppLayout() {
   useEffect(() => scheduleSessionRefresh(), []);
 
   const profile = session.data?.userProfile;
-  const items = navigationFor(profile?.role);
+  const items = navigationFor(profile?.role, consoleConfig);
 
   return (
     <AppShell header={{ height: 56 }} navbar={{ width: 240, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
@@ -40,7 +43,7 @@ export function AppLayout() {
             <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label={t('layout.toggleNavigation')} />
             <Anchor component={Link} to="/" underline="never" c="inherit">
               <Text fw={700} size="lg">
-                {getConsoleConfig().siteName}
+                {siteName}
               </Text>
             </Anchor>
           </Group>

@@ -4,6 +4,8 @@ import {
   IconActivity,
   IconArchive,
   IconBox,
+  IconChartBar,
+  IconClipboardCheck,
   IconClipboardList,
   IconCloudDataConnection,
   IconDatabase,
@@ -12,11 +14,14 @@ import {
   IconLock,
   IconMailForward,
   IconNetwork,
+  IconRuler2,
   IconShieldLock,
   IconStack2,
   IconStackPush,
 } from '@tabler/icons-react';
+import { getConsoleConfig, isScreenOpen, type TConsoleConfig } from '../../lib/console-config';
 import {
+  IconAdjustments,
   IconHome,
   IconPackage,
   IconPrinter,
@@ -53,15 +58,22 @@ export const navigationItems: readonly NavigationItem[] = [
   { to: '/outbox', labelKey: 'outbox.nav', icon: IconMailForward, requires: 'GET /ui/admin/outbox' },
   { to: '/das', labelKey: 'nav.das', icon: IconArchive, requires: 'GET /ui/das/list' },
   { to: '/storage', labelKey: 'nav.storage', icon: IconCloudDataConnection, requires: 'POST /ui/admin/storage/provider' },
+  { to: '/quality', labelKey: 'quality.nav', icon: IconChartBar, requires: 'POST /ui/qms/parts/search' },
+  { to: '/quality/inspect', labelKey: 'quality.inspectNav', icon: IconClipboardCheck, requires: 'POST /ui/qms/inspection' },
+  { to: '/trace-parameters', labelKey: 'svp.nav', icon: IconRuler2, requires: 'POST /ui/svp/add' },
   { to: '/secure-files', labelKey: 'secureFiles.nav', icon: IconLock, requires: 'GET /ui/secure-repo/list' },
   { to: '/access-policies', labelKey: 'nav.accessPolicies', icon: IconNetwork, requires: 'GET /ui/access-control/list' },
   { to: '/access-roles', labelKey: 'nav.accessRoles', icon: IconShieldLock, requires: 'GET /ui/access-role/list' },
   { to: '/setup', labelKey: 'nav.setup', icon: IconSettings, requires: 'GET /ui/admin/database' },
+  { to: '/settings', labelKey: 'nav.settings', icon: IconAdjustments, requires: 'POST /ui/admin/server' },
 ];
 
-/** The screens a role may use, from the contract's permission table (spec §6). */
-export function navigationFor(role: TRole | undefined): NavigationItem[] {
-  return navigationItems.filter((item) => canCall(role, item.requires));
+/**
+ * The screens a role may use, from the contract's permission table (spec §6), leaving out those
+ * of a function or addon the server has switched off.
+ */
+export function navigationFor(role: TRole | undefined, config: TConsoleConfig = getConsoleConfig()): NavigationItem[] {
+  return navigationItems.filter((item) => canCall(role, item.requires) && isScreenOpen(config, item.requires));
 }
 
 /** The call a route's screen needs, for its loader guard. */

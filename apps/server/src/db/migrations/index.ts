@@ -11,6 +11,7 @@ import * as peers from './014-peers.js';
 import * as outbox from './015-outbox.js';
 import * as storage from './017-storage.js';
 import * as secureRepo from './018-secure-repo.js';
+import * as quality from './019-quality.js';
 import * as securityKeysAccess from './022-security-keys-access.js';
 
 interface DialectMigration {
@@ -31,6 +32,7 @@ const migrations: Record<string, DialectMigration> = {
   '015-outbox': outbox,
   '017-storage': storage,
   '018-secure-repo': secureRepo,
+  '019-quality': quality,
   '022-security-keys-access': securityKeysAccess,
 };
 

@@ -1,13 +1,22 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ZAdminState, ZDatabaseConfig, ZVersion } from '@manifold/contract';
+import {
+  ZAdminState,
+  ZAddonList,
+  ZBlockchainProvider,
+  ZBlockchainProviderList,
+  ZDatabaseConfig,
+  ZServerConfig,
+  ZVersion,
+} from '@manifold/contract';
 import { notImplemented } from '../../lib/app-error.js';
 import { responses } from '../../lib/route-schemas.js';
+import { callerOf } from '../../plugins/auth.js';
 import { currentSetupStep } from './setup-state.js';
 import { traceVersionInUse } from './trace-version.js';
 
 export const adminRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { database, config, settings } = app.services;
+  const { database, config, serverSettings, admin } = app.services;
 
   app.get('/healthz', { schema: { tags: ['operations'], summary: 'The process is up' } }, async () => ({ status: 'ok' }));
 
@@ -23,7 +32,7 @@ export const adminRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get('/ui/version', { schema: { tags: ['admin'], summary: 'Versions', response: responses(ZVersion) } }, async () => ({
     manageVersion: config.version,
-    traceVersion: await traceVersionInUse(settings, config.version),
+    traceVersion: await traceVersionInUse(serverSettings, config.version),
   }));
 
   app.get(
@@ -44,6 +53,74 @@ export const adminRoutes: FastifyPluginAsyncZod = async (app) => {
     async () => {
       throw notImplemented();
     },
+  );
+
+  app.get(
+    '/ui/admin/server',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Site name, canonical address, Manage and Trace switches',
+        response: responses(ZServerConfig),
+      },
+    },
+    () => admin.serverConfig(),
+  );
+
+  app.post(
+    '/ui/admin/server',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Rename the site, set its canonical address (absolute http(s) URL), switch Manage and Trace',
+        body: ZServerConfig,
+        response: responses(ZServerConfig),
+      },
+    },
+    (request) => admin.updateServerConfig(request.body, callerOf(request)),
+  );
+
+  app.get(
+    '/ui/admin/addons',
+    { schema: { tags: ['admin'], summary: 'The addons and whether each is on', response: responses(ZAddonList) } },
+    () => admin.addons(),
+  );
+
+  app.post(
+    '/ui/admin/addons',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Switch addons on or off (unknown name: addonNotFound; not in the licence: addonNotLicensed)',
+        body: ZAddonList,
+        response: responses(ZAddonList),
+      },
+    },
+    (request) => admin.updateAddons(request.body.data, callerOf(request)),
+  );
+
+  app.get(
+    '/ui/admin/blockchain/provider',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'The blockchain provider in use: this server has none',
+        response: responses(ZBlockchainProvider),
+      },
+    },
+    () => ({ identifier: null, configured: false }),
+  );
+
+  app.get(
+    '/ui/admin/blockchain/provider/list',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Blockchain providers this server offers: none',
+        response: responses(ZBlockchainProviderList),
+      },
+    },
+    () => ({ data: [] }),
   );
 
   app.get('/ui/admin/api-spec', { schema: { tags: ['admin'], summary: 'This OpenAPI 3.1 document' } }, async () => app.swagger());

@@ -31,6 +31,7 @@ import type { Storage } from '../../storage/storage.js';
 import { AuditRepository } from '../audit/audit.repository.js';
 import { decodeImageDataUrl, REGISTRATION_IMAGE_MAX_BYTES, storeImage } from '../images/images.js';
 import { ImagesRepository } from '../images/images.repository.js';
+import type { LicenceService } from '../licence/licence.service.js';
 import { ruleErrors, shapeErrors, throwAll } from '../packages/device-parameters.js';
 import { DevicesRepository, toDevice, toDeviceDetail, type DeviceListFilter } from './devices.repository.js';
 
@@ -57,6 +58,7 @@ export class DevicesService {
     private readonly database: Database,
     private readonly storage: Storage,
     private readonly trust: RegistrationTrust,
+    private readonly licence: Pick<LicenceService, 'assertRoom'>,
   ) {}
 
   private devices(db: Kysely<DB> = this.database.db): DevicesRepository {
@@ -140,6 +142,7 @@ export class DevicesService {
       created_at: now,
       updated_at: now,
     };
+    await this.licence.assertRoom('machines');
     try {
       await this.database.transaction(async (trx) => {
         if (await this.devices(trx).findSameMachine(row.identity_id, row.signing_fingerprint)) {

@@ -11,15 +11,17 @@ import {
   type TStpEnvelope,
   type TTraceEventBody,
   type TTraceEventEntry,
+  type TTraceEventKind,
   type TTraceEventProof,
   type TTraceEventReceipt,
   type TTraceEventUploadResult,
   type TTraceHistory,
 } from '@manifold/contract';
+import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { isCryptoError } from '../../crypto/crypto-errors.js';
 import type { Database } from '../../db/database.js';
-import { isUniqueViolation } from '../../db/dialect.js';
+import { type Dialect, isUniqueViolation } from '../../db/dialect.js';
 import type { DeviceRow } from '../../db/schema-packages.js';
 import type { DB } from '../../db/schema.js';
 import type { ManageInstanceRow } from '../../db/schema-licensing.js';
@@ -69,6 +71,96 @@ function findingOf(previousHash: string | null, headHash: string | null, knownHa
 
 function receiptOf(row: Pick<TraceEventRow, 'event_id' | 'event_hash' | 'chain_finding'>): TTraceEventReceipt {
   return { eventId: row.event_id, eventHash: row.event_hash, chainFinding: row.chain_finding };
+}
+
+/** This server's own chain of the events it originates (no machine has this id). */
+export const SERVER_CHAIN_ID = '00000000-0000-0000-0000-000000000000';
+
+/**
+ * Chains, stores and audits one event in the transaction that holds its chain's lock: the finding
+ * against the chain's head, the row, the new head, the audit record of its kind (and of a break).
+ */
+async function appendToChain(
+  trx: Kysely<DB>,
+  dialect: Dialect,
+  chain: TraceChainRow,
+  event: {
+    deviceId: string;
+    body: TTraceEventBody;
+    hash: string;
+    orderId: string | null;
+    dsiId: string | null;
+    source: TraceEventRow['source'];
+    proof: string;
+    actor: string;
+    sourceIp: string;
+    /** When it arrived (default: now). */
+    now?: string;
+    /** The audit record of its arrival, when not the record of its kind (a forwarded event). */
+    audit?: { type: 'forwardedEventReceived'; details: Record<string, unknown> };
+  },
+): Promise<TraceEventRow> {
+  const repository = new EventsRepository(trx, dialect);
+  const previous = event.body.previousHash;
+  const known = previous !== null && previous !== chain.head_hash && (await repository.hasHash(event.deviceId, previous));
+  const finding = findingOf(previous, chain.head_hash, known);
+  const now = event.now ?? isoNow();
+  const row: TraceEventRow = {
+    event_id: event.body.eventId,
+    device_id: event.deviceId,
+    sequence: chain.length + 1,
+    kind: event.body.kind,
+    occurred_at: event.body.occurredAt,
+    authorization_id: event.body.authorizationId,
+    order_id: event.orderId,
+    dsi_id: event.dsiId,
+    job_id: event.body.jobId,
+    quantity: event.body.quantity,
+    data: JSON.stringify(event.body.data),
+    previous_hash: previous,
+    event_hash: event.hash,
+    chain_finding: finding,
+    source: event.source,
+    proof: event.proof,
+    received_at: now,
+  };
+  await repository.insert(row);
+  await repository.advanceChain(event.deviceId, row.sequence, event.hash, now);
+  const audit = new AuditRepository(trx, dialect);
+  await audit.record(
+    event.audit
+      ? {
+          type: event.audit.type,
+          actor: event.actor,
+          subject: event.deviceId,
+          sourceIp: event.sourceIp,
+          details: event.audit.details,
+        }
+      : {
+          type: event.body.kind,
+          actor: event.actor,
+          subject: row.order_id ?? event.deviceId,
+          sourceIp: event.sourceIp,
+          details: {
+            eventId: row.event_id,
+            authorizationId: row.authorization_id,
+            jobId: row.job_id,
+            quantity: row.quantity,
+            occurredAt: row.occurred_at,
+            ...(event.source === 'server' ? event.body.data : {}),
+          },
+        },
+  );
+  if (finding) {
+    await audit.record({
+      type: 'traceChainBroken',
+      actor: event.actor,
+      subject: event.deviceId,
+      sourceIp: event.sourceIp,
+      details: { eventId: row.event_id, finding, previousHash: previous, expectedPreviousHash: chain.head_hash },
+    });
+  }
+  return row;
 }
 
 const eventIdTaken = (field: string) =>
@@ -279,6 +371,65 @@ export class EventsService {
     return { device, body, authorization, proof, source, sourceIp };
   }
 
+  /** Creates this server's own chain (once) before an event is recorded on it. */
+  async prepareServerChain(): Promise<void> {
+    await this.repository().ensureChain(SERVER_CHAIN_ID, isoNow());
+  }
+
+  /**
+   * Takes the server chain's lock in the caller's transaction: a change that locks other rows too
+   * (an inspection locks its parts) takes this lock first, so two such changes never wait on each
+   * other in opposite orders.
+   */
+  async lockServerChain(trx: Kysely<DB>): Promise<void> {
+    await this.repository(trx).lockChain(SERVER_CHAIN_ID);
+  }
+
+  /**
+   * Records an event this server originates (an inspection's quality check, docs/quality.md) in
+   * the caller's transaction: chained on the server's own chain (`deviceId` {@link SERVER_CHAIN_ID},
+   * call {@link prepareServerChain} first), stored and audited like a machine's event, by the user
+   * who caused it. It names the authorization and job of the part, so the part's history lists it.
+   */
+  async recordServerEvent(
+    trx: Kysely<DB>,
+    event: {
+      kind: TTraceEventKind;
+      authorization: EventAuthorization;
+      jobId: string;
+      data: Record<string, string>;
+      proof: Record<string, unknown>;
+    },
+    caller: Pick<Caller, 'username' | 'sourceIp'>,
+  ): Promise<TTraceEventReceipt> {
+    const repository = this.repository(trx);
+    const chain = (await repository.lockChain(SERVER_CHAIN_ID))!;
+    const body: TTraceEventBody = {
+      eventId: randomUUID(),
+      kind: event.kind,
+      occurredAt: isoNow(),
+      authorizationId: event.authorization.id,
+      jobId: event.jobId,
+      quantity: null,
+      previousHash: chain.head_hash,
+      data: event.data,
+    };
+    const hash = eventHash(canonicalEvent(body, SERVER_CHAIN_ID));
+    const row = await appendToChain(trx, this.database.dialect, chain, {
+      deviceId: SERVER_CHAIN_ID,
+      body,
+      hash,
+      orderId: event.authorization.order_id,
+      dsiId: event.authorization.dsi_id,
+      source: 'server',
+      proof: JSON.stringify({ format: 'server', ...event.proof }),
+      actor: caller.username,
+      sourceIp: caller.sourceIp,
+    });
+    if (this.forward) await this.forward(trx, row);
+    return receiptOf(row);
+  }
+
   private async store(event: CheckedEvent): Promise<TTraceEventReceipt> {
     return (await this.storeOnce(event)).receipt;
   }
@@ -302,17 +453,16 @@ export class EventsService {
             if (existing.event_hash !== hash) throw eventIdTaken('body.eventId');
             return { receipt: receiptOf(existing), repeated: true };
           }
-          const now = isoNow();
-          const { row, finding } = await this.append(trx, {
+          const row = await appendToChain(trx, this.database.dialect, chain, {
             deviceId: event.device.id,
             body: event.body,
             hash,
-            chain,
             orderId: event.authorization?.order_id ?? null,
             dsiId: event.authorization?.dsi_id ?? null,
             source: event.source,
-            proof: event.proof,
-            now,
+            proof: JSON.stringify(event.proof),
+            actor: `device:${event.device.id}`,
+            sourceIp: event.sourceIp,
           });
           if (event.authorization && isJobEventKind(event.body.kind)) {
             const job = {
@@ -321,25 +471,8 @@ export class EventsService {
               body: event.body,
               authorization: event.authorization,
             };
-            await applyJobEvent(new BuildsRepository(trx, this.database.dialect), job, now);
+            await applyJobEvent(new BuildsRepository(trx, this.database.dialect), job, row.received_at);
           }
-          const audit = new AuditRepository(trx, this.database.dialect);
-          const actor = `device:${event.device.id}`;
-          const subject = row.order_id ?? event.device.id;
-          await audit.record({
-            type: event.body.kind,
-            actor,
-            subject,
-            sourceIp: event.sourceIp,
-            details: {
-              eventId: row.event_id,
-              authorizationId: row.authorization_id,
-              jobId: row.job_id,
-              quantity: row.quantity,
-              occurredAt: row.occurred_at,
-            },
-          });
-          if (finding) await this.recordChainBroken(audit, actor, row, chain.head_hash, event.sourceIp);
           if (this.forward) await this.forward(trx, row);
           return { receipt: receiptOf(row), repeated: false };
         });
@@ -348,70 +481,6 @@ export class EventsService {
         throw error;
       }
     }
-  }
-
-  /** Chains the event after the machine's head (locked by the caller) and stores it; answers the row and its chain finding. */
-  private async append(
-    trx: Kysely<DB>,
-    event: {
-      deviceId: string;
-      body: TTraceEventBody;
-      hash: string;
-      chain: TraceChainRow;
-      orderId: string | null;
-      dsiId: string | null;
-      source: TraceEventRow['source'];
-      proof: TTraceEventProof;
-      now: string;
-    },
-  ): Promise<{ row: TraceEventRow; finding: TChainFinding | null }> {
-    const repository = this.repository(trx);
-    const previous = event.body.previousHash;
-    const known = previous !== null && previous !== event.chain.head_hash && (await repository.hasHash(event.deviceId, previous));
-    const finding = findingOf(previous, event.chain.head_hash, known);
-    const row: TraceEventRow = {
-      event_id: event.body.eventId,
-      device_id: event.deviceId,
-      sequence: event.chain.length + 1,
-      kind: event.body.kind,
-      occurred_at: event.body.occurredAt,
-      authorization_id: event.body.authorizationId,
-      order_id: event.orderId,
-      dsi_id: event.dsiId,
-      job_id: event.body.jobId,
-      quantity: event.body.quantity,
-      data: JSON.stringify(event.body.data),
-      previous_hash: previous,
-      event_hash: event.hash,
-      chain_finding: finding,
-      source: event.source,
-      proof: JSON.stringify(event.proof),
-      received_at: event.now,
-    };
-    await repository.insert(row);
-    await repository.advanceChain(event.deviceId, row.sequence, event.hash, event.now);
-    return { row, finding };
-  }
-
-  private async recordChainBroken(
-    audit: AuditRepository,
-    actor: string,
-    row: TraceEventRow,
-    expected: string | null,
-    sourceIp: string,
-  ): Promise<void> {
-    await audit.record({
-      type: 'traceChainBroken',
-      actor,
-      subject: row.device_id,
-      sourceIp,
-      details: {
-        eventId: row.event_id,
-        finding: row.chain_finding,
-        previousHash: row.previous_hash,
-        expectedPreviousHash: expected,
-      },
-    });
   }
 
   /** The outbox message kind this side takes: events forwarded by a Manage instance that reports to this Trace (it asked). */
@@ -450,26 +519,21 @@ export class EventsService {
     }
     await repository.ensureChain(event.deviceId, now);
     const chain = (await repository.lockChain(event.deviceId))!;
-    const { row, finding } = await this.append(trx, {
+    await appendToChain(trx, this.database.dialect, chain, {
       deviceId: event.deviceId,
       body: event.body,
       hash,
-      chain,
       orderId: event.orderId,
       dsiId: event.dsiId,
       source: 'peer',
-      proof: event.proof,
-      now,
-    });
-    const audit = new AuditRepository(trx, this.database.dialect);
-    const actor = `manage:${peer.manage_site_name}`;
-    await audit.record({
-      type: 'forwardedEventReceived',
-      actor,
-      subject: event.deviceId,
+      proof: JSON.stringify(event.proof),
+      actor: `manage:${peer.manage_site_name}`,
       sourceIp,
-      details: { eventId: row.event_id, kind: row.kind, manageId: peer.id, occurredAt: row.occurred_at },
+      now,
+      audit: {
+        type: 'forwardedEventReceived',
+        details: { eventId: event.body.eventId, kind: event.body.kind, manageId: peer.id, occurredAt: event.body.occurredAt },
+      },
     });
-    if (finding) await this.recordChainBroken(audit, actor, row, chain.head_hash, sourceIp);
   }
 }

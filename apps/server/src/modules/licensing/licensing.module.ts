@@ -11,7 +11,7 @@ import { SignedAuthorizations } from './signed-authorization.js';
 import { stpRoutes } from './stp.routes.js';
 import { StpService } from './stp.service.js';
 
-export function licensingModule({ config, database, storage, credentials }: Core): ServerModule<{
+export function licensingModule({ database, storage, credentials, serverSettings }: Core): ServerModule<{
   orders: OrdersService;
   orderSenders: OrderSendersService;
   authorizations: AuthorizationsService;
@@ -19,7 +19,7 @@ export function licensingModule({ config, database, storage, credentials }: Core
   stp: StpService;
   delegatedLicences: DelegatedLicences;
 }> {
-  const signed = new SignedAuthorizations(database.db, credentials, config.publicUrl);
+  const signed = new SignedAuthorizations(database.db, credentials, () => serverSettings.serverUrl());
   return {
     services: {
       orders: new OrdersService(database, credentials),

@@ -20,7 +20,8 @@ export class SignedAuthorizations {
   constructor(
     private readonly db: Kysely<DB>,
     private readonly credentials: ServerCredentials,
-    private readonly publicUrl: string,
+    /** The canonical address handed to peers (server settings' `serverUrl`). */
+    private readonly serverUrl: () => Promise<string>,
   ) {}
 
   async sign(order: OrderRecord, authorization: AuthorizationRecord): Promise<string> {
@@ -57,7 +58,7 @@ export class SignedAuthorizations {
       order,
       device,
       manageId: authorization.manage_id,
-      issuer: { manageUrl: this.publicUrl, keySerialNumber: describeCertificate(signing.certificatePem).serialNumber },
+      issuer: { manageUrl: await this.serverUrl(), keySerialNumber: describeCertificate(signing.certificatePem).serialNumber },
       recipientThumbprint: certificateThumbprint(recipient),
       files: wrapped,
       deviceParameters,

@@ -17,8 +17,9 @@ import type { ImageRow, PackageFileRow, PackageFileValues } from '../../db/schem
 import { AppError } from '../../lib/app-error.js';
 import type { Caller } from '../../lib/caller.js';
 import { sanitizeContentType, sanitizeFileName } from '../../lib/file-names.js';
+import { uploadError } from '../../lib/upload-errors.js';
 import { isoNow } from '../../lib/time.js';
-import { chain, uploadError } from '../../lib/upload-streams.js';
+import { chain } from '../../lib/upload-streams.js';
 import { readZipThumbnail } from '../../lib/zip-thumbnail.js';
 import { DigestCounter, type Storage, type StoredObject } from '../../storage/storage.js';
 import { AuditRepository } from '../audit/audit.repository.js';

@@ -15,6 +15,8 @@ import {
 import type { Config } from '../../config.js';
 import { parseCertificate, parseCertificateBundle } from '../../crypto/certificates.js';
 import type { Database } from '../../db/database.js';
+import type { LicenceService } from '../licence/licence.service.js';
+import type { ServerSettings } from '../settings/server-settings.js';
 import type { JobsService } from '../../jobs/jobs.service.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import type { DB } from '../../db/schema.js';
@@ -98,6 +100,8 @@ export class PeerRegistrationsService {
     private readonly credentials: ServerCredentials,
     private readonly config: Config,
     private readonly jobs: JobsService,
+    private readonly serverSettings: ServerSettings,
+    private readonly licence: Pick<LicenceService, 'assertRoom'>,
   ) {}
 
   private instances(db: Kysely<DB> = this.database.db): PeerRegistrationsRepository {
@@ -133,8 +137,8 @@ export class PeerRegistrationsService {
     const now = isoNow();
     const apl = {
       registrationNonce: randomUUID(),
-      manageSiteName: this.config.siteName,
-      manageUrl: this.config.publicUrl,
+      manageSiteName: await this.serverSettings.siteName(),
+      manageUrl: await this.serverSettings.serverUrl(),
       signingCertificate: signing.chainPem,
       encryptionCertificate: encryption.chainPem,
       dateCreated: now,
@@ -361,6 +365,7 @@ export class PeerRegistrationsService {
   }
 
   private async insert(row: ManageInstanceRow, field: string): Promise<void> {
+    await this.licence.assertRoom('peerInstances');
     try {
       await this.instances().insert(row);
     } catch (error) {

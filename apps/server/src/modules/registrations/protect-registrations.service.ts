@@ -12,6 +12,7 @@ import {
 import type { Database } from '../../db/database.js';
 import { AppError } from '../../lib/app-error.js';
 import { isoNow } from '../../lib/time.js';
+import type { LicenceService } from '../licence/licence.service.js';
 import type { ServerCredentials } from '../provision/server-credentials.service.js';
 import { checkPeerChain, parseApl, verifyAplSignature } from './apl-checks.js';
 import { ProtectRegistrationsRepository, type ProtectRegistrationRow } from './protect-registrations.repository.js';
@@ -40,6 +41,7 @@ export class ProtectRegistrationsService {
   constructor(
     private readonly database: Database,
     private readonly credentials: ServerCredentials,
+    private readonly licence: Pick<LicenceService, 'assertRoom'>,
   ) {}
 
   private registrations(): ProtectRegistrationsRepository {
@@ -86,6 +88,7 @@ export class ProtectRegistrationsService {
       signing_certificate: apl.signingCertificate.trim(),
       encryption_certificate: apl.encryptionCertificate.trim(),
     };
+    await this.licence.assertRoom('peerInstances');
     if (!(await this.registrations().register(row.id, values, isoNow()))) {
       throw new AppError('registrationExchangeAlreadyRegistered', { field: 'apl.token1' });
     }

@@ -11,11 +11,20 @@ export function registrationsModule({
   database,
   credentials,
   config,
+  serverSettings,
+  licence,
 }: Core): ServerModule<{ peerRegistrations: PeerRegistrationsService; protectRegistrations: ProtectRegistrationsService }> {
   return {
     services: {
-      peerRegistrations: new PeerRegistrationsService(database, credentials, config, new JobsService(database)),
-      protectRegistrations: new ProtectRegistrationsService(database, credentials),
+      peerRegistrations: new PeerRegistrationsService(
+        database,
+        credentials,
+        config,
+        new JobsService(database),
+        serverSettings,
+        licence,
+      ),
+      protectRegistrations: new ProtectRegistrationsService(database, credentials, licence),
     },
     routes: [aplRoutes, peerRegistrationsRoutes, protectRegistrationsRoutes],
   };

@@ -39,6 +39,8 @@ export class SecurityKeysService {
   constructor(
     private readonly database: Database,
     private readonly config: WebAuthnConfig,
+    /** The brand (server settings), shown by authenticators unless `WEBAUTHN_RP_NAME` is set. */
+    private readonly siteName: () => Promise<string>,
   ) {}
 
   private keys(db: Kysely<DB> = this.database.db): SecurityKeysRepository {
@@ -67,7 +69,7 @@ export class SecurityKeysService {
     await this.requireEscalationToAddKey(caller);
     const existing = await this.keys().ofUser(caller.userId);
     const options = await generateRegistrationOptions({
-      rpName: this.config.rpName,
+      rpName: this.config.rpName ?? (await this.siteName()),
       rpID: this.config.rpId,
       userName: caller.username,
       userID: new TextEncoder().encode(`manifold-user-${caller.userId}`),

@@ -12,6 +12,13 @@ export class SettingsRepository {
     return row?.value;
   }
 
+  /** The stored values of these keys (absent keys are left out). */
+  async getMany(keys: readonly string[]): Promise<Map<string, string>> {
+    if (keys.length === 0) return new Map();
+    const rows = await this.db.selectFrom('settings').select(['key', 'value']).where('key', 'in', keys).execute();
+    return new Map(rows.map((row) => [row.key, row.value]));
+  }
+
   async set(key: string, value: string): Promise<void> {
     const updated = await this.db
       .updateTable('settings')

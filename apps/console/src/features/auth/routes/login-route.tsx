@@ -5,7 +5,7 @@ import { useNavigate, useSearchParams } from 'react-router';
 import { apiErrorMessage } from '../../../components/api-error-message';
 import { PageHead } from '../../../components/page-head';
 import { alerts } from '../../../lib/alerts';
-import { getConsoleConfig } from '../../../lib/console-config';
+import { useConsoleConfig, useConsoleConfigRefresh } from '../../../lib/console-config';
 import { isLoginReason } from '../../../lib/login-redirect';
 import { resolveRedirectTarget } from '../../../lib/redirect-target';
 import { useLogin } from '../api/login';
@@ -14,6 +14,8 @@ import { ErrorAlert } from '../../../components/error-alert';
 /** /login: the entry of the console; shows why the user was sent here and returns them after. */
 export function LoginRoute() {
   const { t } = useTranslation();
+  useConsoleConfigRefresh();
+  const { siteName } = useConsoleConfig();
   const navigate = useNavigate();
   const [params] = useSearchParams();
   const reason = params.get('reason');
@@ -50,7 +52,7 @@ export function LoginRoute() {
           <Stack>
             <div>
               <Text c="dimmed" size="sm" fw={600}>
-                {getConsoleConfig().siteName}
+                {siteName}
               </Text>
               <Title order={1} id="login-heading" size="h2">
                 {t('login.heading')}

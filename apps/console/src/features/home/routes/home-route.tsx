@@ -5,7 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { apiErrorMessage } from '../../../components/api-error-message';
 import { PageHead } from '../../../components/page-head';
-import { getConsoleConfig } from '../../../lib/console-config';
+import { useConsoleConfig } from '../../../lib/console-config';
 import { sessionQueryOptions } from '../../../lib/session';
 import { useVersion } from '../api/get-version';
 
@@ -15,7 +15,7 @@ export function HomeRoute() {
   const session = useQuery(sessionQueryOptions());
   const version = useVersion();
   const profile = session.data?.userProfile;
-  const config = getConsoleConfig();
+  const config = useConsoleConfig();
 
   return (
     <Stack gap="lg" maw={720}>

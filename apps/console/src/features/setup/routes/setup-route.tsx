@@ -9,6 +9,7 @@ import { CryptoSteps } from '../components/crypto-steps';
 import { DatabaseStep } from '../components/database-step';
 import { StorageProviderForm } from '../components/storage-provider-form';
 import { ErrorAlert } from '../../../components/error-alert';
+import { ServerSettingsForm } from '../components/server-settings-form';
 
 type StepStatus = 'done' | 'current' | 'pending';
 
@@ -98,6 +99,15 @@ export function SetupRoute() {
           {t('storage.provider.heading')}
         </Title>
         <StorageProviderForm />
+      </Card>
+      <Card withBorder component="section" aria-labelledby="setup-configuration-heading">
+        <Title order={2} size="h4" id="setup-configuration-heading" mb="xs">
+          {t('setup.steps.configuration.label')}
+        </Title>
+        <Text size="sm" c="dimmed" mb="md">
+          {t('setup.steps.configuration.needs')}
+        </Text>
+        <ServerSettingsForm />
       </Card>
     </Stack>
   );

@@ -1,0 +1,49 @@
+import type { RouteKey } from '@manifold/contract';
+import type { ComponentType } from 'react';
+
+export interface SettingsPage {
+  /** Path under `/settings`. */
+  path: string;
+  labelKey: string;
+  /** The call the page is built on: the permission table (and the function switches) decide who sees it. */
+  requires: RouteKey;
+  load: () => Promise<ComponentType>;
+}
+
+/**
+ * The administrator's settings area, one page per concern (spec §2 admin settings). An area that
+ * brings its own settings page (in its feature folder) adds its row here; the router and the
+ * settings navigation follow.
+ */
+export const settingsPages: readonly SettingsPage[] = [
+  {
+    path: 'server',
+    labelKey: 'settings.pages.server',
+    requires: 'POST /ui/admin/server',
+    load: async () => (await import('../features/setup/routes/server-settings-route')).ServerSettingsRoute,
+  },
+  {
+    path: 'database',
+    labelKey: 'settings.pages.database',
+    requires: 'GET /ui/admin/database',
+    load: async () => (await import('../features/setup/routes/database-settings-route')).DatabaseSettingsRoute,
+  },
+  {
+    path: 'addons',
+    labelKey: 'settings.pages.addons',
+    requires: 'GET /ui/admin/addons',
+    load: async () => (await import('../features/setup/routes/addons-route')).AddonsRoute,
+  },
+  {
+    path: 'licence',
+    labelKey: 'settings.pages.licence',
+    requires: 'GET /ui/admin/licensing/status',
+    load: async () => (await import('../features/setup/routes/licence-route')).LicenceRoute,
+  },
+  {
+    path: 'api',
+    labelKey: 'settings.pages.api',
+    requires: 'GET /ui/admin/api-spec',
+    load: async () => (await import('../features/setup/routes/api-reference-route')).ApiReferenceRoute,
+  },
+];

@@ -1,0 +1,145 @@
+import { BarChart, LineChart } from '@mantine/charts';
+import { Box, SimpleGrid, Table } from '@mantine/core';
+import type { TGroupCount, TQualityStatistics } from '@manifold/contract';
+import { useTranslation } from 'react-i18next';
+import { DataTable } from '../../../components/data-table';
+import { Section } from '../../../components/section';
+
+/** A pass rate as a percentage with one decimal, or a dash when nothing was inspected. */
+export function percent(rate: number | null): string {
+  return rate === null ? '–' : `${(Math.round(rate * 1000) / 10).toFixed(1)} %`;
+}
+
+function rateOf(passed: number, failed: number): number | null {
+  return passed + failed === 0 ? null : passed / (passed + failed);
+}
+
+/**
+ * One chart and the table of the same numbers: the chart is an image named by its summary for
+ * screen readers, the table is what they read.
+ */
+function ChartSection({
+  id,
+  title,
+  summary,
+  chart,
+  columns,
+  rows,
+}: {
+  id: string;
+  title: string;
+  summary: string;
+  chart: React.ReactNode;
+  columns: string[];
+  rows: (string | number)[][];
+}) {
+  const { t } = useTranslation();
+  return (
+    <Section id={id} title={title}>
+      <Box role="img" aria-label={summary} mb="md">
+        {chart}
+      </Box>
+      <DataTable
+        testId={`${id}-table`}
+        caption={t('quality.tableOf', { title })}
+        minWidth={320}
+        columns={columns}
+        compact
+        empty={rows.length === 0 ? t('quality.noData') : null}
+      >
+        {rows.map((row) => (
+          <Table.Tr key={String(row[0])}>
+            {row.map((cell, index) => (
+              <Table.Td key={index}>{cell}</Table.Td>
+            ))}
+          </Table.Tr>
+        ))}
+      </DataTable>
+    </Section>
+  );
+}
+
+function GroupChart({ id, title, groups }: { id: string; title: string; groups: TGroupCount[] }) {
+  const { t } = useTranslation();
+  const data = groups.map((group) => ({ label: group.label, passed: group.passed, failed: group.failed }));
+  const summary = t('quality.groupSummary', {
+    title,
+    list:
+      groups.map((group) => `${group.label}: ${group.failed}/${group.passed + group.failed}`).join(', ') || t('quality.noData'),
+  });
+  return (
+    <ChartSection
+      id={id}
+      title={title}
+      summary={summary}
+      chart={
+        <BarChart
+          h={220}
+          data={data}
+          dataKey="label"
+          type="stacked"
+          withLegend
+          series={[
+            { name: 'passed', label: t('quality.passed'), color: 'teal.7' },
+            { name: 'failed', label: t('quality.failed'), color: 'red.8' },
+          ]}
+        />
+      }
+      columns={[t('quality.group'), t('quality.passed'), t('quality.failed'), t('quality.passRate')]}
+      rows={groups.map((group) => [group.label, group.passed, group.failed, percent(rateOf(group.passed, group.failed))])}
+    />
+  );
+}
+
+/** Supplier health: pass rate over time and failures by reason, machine, design and supplier. */
+export function QualityCharts({ statistics }: { statistics: TQualityStatistics }) {
+  const { t } = useTranslation();
+  const overTime = statistics.overTime.map((day) => {
+    const rate = rateOf(day.passed, day.failed);
+    return { day: day.day, rate: rate === null ? 0 : Math.round(rate * 1000) / 10, passed: day.passed, failed: day.failed };
+  });
+  return (
+    <SimpleGrid cols={{ base: 1, lg: 2 }}>
+      <ChartSection
+        id="quality-over-time"
+        title={t('quality.overTime')}
+        summary={t('quality.overTimeSummary', {
+          list: overTime.map((day) => `${day.day}: ${day.rate} %`).join(', ') || t('quality.noData'),
+        })}
+        chart={
+          <LineChart
+            h={220}
+            data={overTime}
+            dataKey="day"
+            unit=" %"
+            yAxisProps={{ domain: [0, 100] }}
+            series={[{ name: 'rate', label: t('quality.passRate'), color: 'blue.8' }]}
+          />
+        }
+        columns={[t('quality.day'), t('quality.passed'), t('quality.failed'), t('quality.passRate')]}
+        rows={statistics.overTime.map((day) => [day.day, day.passed, day.failed, percent(rateOf(day.passed, day.failed))])}
+      />
+      <ChartSection
+        id="quality-reasons"
+        title={t('quality.byReason')}
+        summary={t('quality.groupSummary', {
+          title: t('quality.byReason'),
+          list: statistics.failuresByReason.map((row) => `${row.reason}: ${row.failed}`).join(', ') || t('quality.noData'),
+        })}
+        chart={
+          <BarChart
+            h={220}
+            data={statistics.failuresByReason}
+            dataKey="reason"
+            series={[{ name: 'failed', label: t('quality.failed'), color: 'red.8' }]}
+          />
+        }
+        columns={[t('quality.reason'), t('quality.failed')]}
+        rows={statistics.failuresByReason.map((row) => [row.reason, row.failed])}
+      />
+      <GroupChart id="quality-machines" title={t('quality.byMachine')} groups={statistics.byMachine} />
+      <GroupChart id="quality-designs" title={t('quality.byDesign')} groups={statistics.byDesign} />
+      <GroupChart id="quality-suppliers" title={t('quality.bySupplier')} groups={statistics.bySupplier} />
+    </SimpleGrid>
+  );
+}

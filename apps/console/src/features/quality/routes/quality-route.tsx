@@ -1,0 +1,160 @@
+import { Anchor, Badge, Button, Card, Group, Select, SimpleGrid, Stack, Table, Tabs, Text } from '@mantine/core';
+import type { TQualityPart } from '@manifold/contract';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
+import { apiErrorMessage } from '../../../components/api-error-message';
+import { DataTable } from '../../../components/data-table';
+import { ErrorAlert } from '../../../components/error-alert';
+import { ListHeader } from '../../../components/list-header';
+import { ListPagination } from '../../../components/list-pagination';
+import { TextFilterForm } from '../../../components/text-filter-form';
+import { useDateTimeFormat } from '../../../lib/format';
+import { pageCount } from '../../../lib/paging';
+import { type SearchPartsInput, useSearchParts } from '../api/search-parts';
+import { percent, QualityCharts } from '../components/quality-charts';
+
+const pageSize = 10;
+const filterNames = ['serialNumber', 'supplier', 'technician', 'dsiId', 'deviceId', 'from', 'to'] as const;
+type FilterName = (typeof filterNames)[number];
+type Filters = Partial<Record<FilterName, string>> & { state?: 'passed' | 'failed' };
+
+function Figure({ label, value, testId }: { label: string; value: string | number; testId: string }) {
+  return (
+    <Card withBorder>
+      <Text size="sm" c="dimmed">
+        {label}
+      </Text>
+      <Text size="xl" fw={700} data-testid={testId}>
+        {value}
+      </Text>
+    </Card>
+  );
+}
+
+function PartsTable({ parts, caption, busy }: { parts: TQualityPart[]; caption: string; busy: boolean }) {
+  const { t } = useTranslation();
+  const formatTime = useDateTimeFormat();
+  return (
+    <DataTable
+      caption={caption}
+      minWidth={900}
+      busy={busy}
+      columns={[
+        t('quality.serialNumber'),
+        t('quality.design'),
+        t('quality.machine'),
+        t('quality.supplier'),
+        t('quality.technician'),
+        t('quality.reason'),
+        t('quality.inspectedAt'),
+        t('common.actions'),
+      ]}
+      empty={parts.length === 0 ? t('quality.noParts') : null}
+    >
+      {parts.map((part) => (
+        <Table.Tr key={part.partId} data-part={part.partId}>
+          <Table.Td>{part.serialNumber ?? '–'}</Table.Td>
+          <Table.Td>{part.package.designName}</Table.Td>
+          <Table.Td>{part.device.name}</Table.Td>
+          <Table.Td>{part.supplier}</Table.Td>
+          <Table.Td>{part.technician}</Table.Td>
+          <Table.Td>{part.reason ?? ''}</Table.Td>
+          <Table.Td>{formatTime(part.inspectedAt)}</Table.Td>
+          <Table.Td>
+            <Anchor component={Link} to={`/quality/inspect?partId=${part.partId}`}>
+              {t('quality.inspectAgain', { serial: part.serialNumber ?? part.partId })}
+            </Anchor>
+          </Table.Td>
+        </Table.Tr>
+      ))}
+    </DataTable>
+  );
+}
+
+/** Quality: supplier health (statistics and charts) over the parts search, with passed and failed tabs. */
+export function QualityRoute() {
+  const { t } = useTranslation();
+  const [filters, setFilters] = useState<Filters>({});
+  const [pages, setPages] = useState({ passed: 1, failed: 1 });
+  const input: SearchPartsInput = {
+    ...Object.fromEntries(Object.entries(filters).filter(([, value]) => value !== undefined)),
+    passed: { pageNum: pages.passed, numberOfItems: pageSize },
+    failed: { pageNum: pages.failed, numberOfItems: pageSize },
+  };
+  const search = useSearchParts(input);
+  const statistics = search.data?.statistics;
+
+  return (
+    <Stack gap="lg">
+      <ListHeader title={t('quality.title')} description={t('quality.description')} />
+      <Group>
+        <Button component={Link} to="/quality/inspect">
+          {t('quality.inspect')}
+        </Button>
+      </Group>
+      <TextFilterForm
+        title={t('quality.filters')}
+        fields={filterNames.map((name) => ({ name, label: t(`quality.filter.${name}`) }))}
+        applied={filters}
+        applyLabel={t('quality.apply')}
+        clearLabel={t('quality.clear')}
+        onApply={(applied) => {
+          setFilters((current) => ({ ...applied, ...(current.state ? { state: current.state } : {}) }));
+          setPages({ passed: 1, failed: 1 });
+        }}
+      >
+        <Select
+          label={t('quality.filter.state')}
+          data={[
+            { value: 'passed', label: t('quality.passed') },
+            { value: 'failed', label: t('quality.failed') },
+          ]}
+          value={filters.state ?? null}
+          clearable
+          onChange={(value) => {
+            const { state: _state, ...rest } = filters;
+            setFilters(value === 'passed' || value === 'failed' ? { ...rest, state: value } : rest);
+            setPages({ passed: 1, failed: 1 });
+          }}
+        />
+      </TextFilterForm>
+      {search.error ? <ErrorAlert>{apiErrorMessage(t, search.error)}</ErrorAlert> : null}
+      {statistics ? (
+        <>
+          <SimpleGrid cols={{ base: 2, md: 4 }} aria-label={t('quality.figures')}>
+            <Figure label={t('quality.inspected')} value={statistics.inspected} testId="quality-inspected" />
+            <Figure label={t('quality.passed')} value={statistics.passed} testId="quality-passed" />
+            <Figure label={t('quality.failed')} value={statistics.failed} testId="quality-failed" />
+            <Figure label={t('quality.passRate')} value={percent(statistics.passRate)} testId="quality-pass-rate" />
+          </SimpleGrid>
+          <QualityCharts statistics={statistics} />
+        </>
+      ) : null}
+      <Tabs defaultValue="failed">
+        <Tabs.List>
+          <Tabs.Tab value="failed">
+            {t('quality.failed')} <Badge color="red.8">{search.data?.failed.totalNumOfItems ?? 0}</Badge>
+          </Tabs.Tab>
+          <Tabs.Tab value="passed">
+            {t('quality.passed')} <Badge color="teal.8">{search.data?.passed.totalNumOfItems ?? 0}</Badge>
+          </Tabs.Tab>
+        </Tabs.List>
+        {(['failed', 'passed'] as const).map((result) => (
+          <Tabs.Panel key={result} value={result} pt="md">
+            <PartsTable
+              parts={search.data?.[result].data ?? []}
+              busy={search.isFetching}
+              caption={t(`quality.${result}Caption`, { total: search.data?.[result].totalNumOfItems ?? 0 })}
+            />
+            <ListPagination
+              total={pageCount(search.data?.[result])}
+              value={pages[result]}
+              onChange={(page) => setPages((current) => ({ ...current, [result]: page }))}
+            />
+          </Tabs.Panel>
+        ))}
+      </Tabs>
+    </Stack>
+  );
+}

@@ -1,0 +1,175 @@
+import { Badge, Button, Group, Stack, Table, TextInput } from '@mantine/core';
+import type { TSvpTemplate } from '@manifold/contract';
+import { useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { apiErrorMessage } from '../../../components/api-error-message';
+import { useConfirm } from '../../../components/confirm-modal';
+import { DataTable } from '../../../components/data-table';
+import { ErrorAlert } from '../../../components/error-alert';
+import { FormModal } from '../../../components/form-modal';
+import { ListHeader } from '../../../components/list-header';
+import { ListPagination } from '../../../components/list-pagination';
+import { EditDeleteActions } from '../../../components/row-actions';
+import { Section } from '../../../components/section';
+import { useActionError } from '../../../hooks/use-action-error';
+import { alerts } from '../../../lib/alerts';
+import { pageCount } from '../../../lib/paging';
+import { useAddSvpType, useDeleteSvpTemplate, useSvpTemplates, useSvpTypes } from '../api/trace-parameters';
+import { SvpTemplateForm } from '../components/svp-template-form';
+
+const pageSize = 10;
+
+type Editing = { mode: 'add' } | { mode: 'edit'; template: TSvpTemplate } | null;
+
+/** Trace parameters (ADMIN): parameter types, and templates of parameters with their data type, association, units and bounds. */
+export function TraceParametersRoute() {
+  const { t } = useTranslation();
+  const confirm = useConfirm();
+  const [typePage, setTypePage] = useState(1);
+  const [templatePage, setTemplatePage] = useState(1);
+  const types = useSvpTypes({ pageNum: typePage, numberOfItems: pageSize });
+  const allTypes = useSvpTypes({ pageNum: 1, numberOfItems: 500 });
+  const templates = useSvpTemplates({ pageNum: templatePage, numberOfItems: pageSize });
+  const addType = useAddSvpType();
+  const deleteTemplate = useDeleteSvpTemplate();
+  const typeError = useActionError();
+  const [typeName, setTypeName] = useState('');
+  const [typeDescription, setTypeDescription] = useState('');
+  const [editing, setEditing] = useState<Editing>(null);
+
+  const submitType = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    typeError.clearError();
+    addType.mutate(
+      { name: typeName, description: typeDescription },
+      {
+        onSuccess: (type) => {
+          alerts.success(t('svp.typeAdded', { name: type.name }));
+          setTypeName('');
+          setTypeDescription('');
+        },
+        onError: typeError.onError,
+      },
+    );
+  };
+
+  return (
+    <Stack gap="lg">
+      <ListHeader
+        title={t('svp.title')}
+        description={t('svp.description')}
+        add={
+          (allTypes.data?.data.length ?? 0) > 0
+            ? { label: t('svp.addTemplate'), onClick: () => setEditing({ mode: 'add' }) }
+            : null
+        }
+      />
+      <Section id="svp-types" title={t('svp.types')}>
+        <Stack gap="sm">
+          <form onSubmit={submitType} aria-label={t('svp.addType')}>
+            <Group align="end">
+              <TextInput
+                label={t('svp.typeName')}
+                required
+                value={typeName}
+                onChange={(e) => setTypeName(e.currentTarget.value)}
+              />
+              <TextInput
+                label={t('svp.descriptionField')}
+                value={typeDescription}
+                onChange={(e) => setTypeDescription(e.currentTarget.value)}
+              />
+              <Button type="submit" loading={addType.isPending}>
+                {t('svp.addType')}
+              </Button>
+            </Group>
+          </form>
+          {typeError.error ? <ErrorAlert>{typeError.error}</ErrorAlert> : null}
+          <DataTable
+            testId="svp-types-table"
+            caption={t('svp.typesCaption', { total: types.data?.totalNumOfItems ?? 0 })}
+            minWidth={480}
+            compact
+            columns={[t('svp.typeName'), t('svp.descriptionField')]}
+            empty={types.data?.data.length === 0 ? t('svp.noTypes') : null}
+          >
+            {(types.data?.data ?? []).map((type) => (
+              <Table.Tr key={type.id}>
+                <Table.Td>{type.name}</Table.Td>
+                <Table.Td>{type.description}</Table.Td>
+              </Table.Tr>
+            ))}
+          </DataTable>
+          <ListPagination total={pageCount(types.data)} value={typePage} onChange={setTypePage} />
+        </Stack>
+      </Section>
+      {templates.error ? <ErrorAlert>{apiErrorMessage(t, templates.error)}</ErrorAlert> : null}
+      <DataTable
+        testId="svp-templates-table"
+        caption={t('svp.templatesCaption', { total: templates.data?.totalNumOfItems ?? 0 })}
+        minWidth={720}
+        busy={templates.isFetching}
+        columns={[t('svp.name'), t('svp.type'), t('svp.parameters'), t('common.actions')]}
+        empty={templates.data?.data.length === 0 ? t('svp.noTemplates') : null}
+      >
+        {(templates.data?.data ?? []).map((template) => (
+          <Table.Tr key={template.id} data-template={template.name}>
+            <Table.Td>{template.name}</Table.Td>
+            <Table.Td>{template.typeName}</Table.Td>
+            <Table.Td>
+              <Group gap={4}>
+                {template.parameters.map((parameter) => (
+                  <Badge key={parameter.parameterId} variant="light" color="gray" c="gray.9" tt="none">
+                    {parameter.name} · {t(`svp.dataTypes.${parameter.dataType}`)} ·{' '}
+                    {t(`svp.associations.${parameter.association}`)}
+                  </Badge>
+                ))}
+              </Group>
+            </Table.Td>
+            <Table.Td>
+              <EditDeleteActions
+                editLabel={t('svp.editNamed', { name: template.name })}
+                deleteLabel={t('svp.deleteNamed', { name: template.name })}
+                onEdit={() => setEditing({ mode: 'edit', template })}
+                onDelete={() =>
+                  confirm({
+                    title: t('svp.deleteTitle'),
+                    message: t('svp.deleteConfirm', { name: template.name }),
+                    onConfirm: () =>
+                      deleteTemplate.mutate(
+                        { id: template.id },
+                        {
+                          onSuccess: () => alerts.success(t('svp.deleted', { name: template.name })),
+                          onError: (error) => alerts.error(apiErrorMessage(t, error)),
+                        },
+                      ),
+                  })
+                }
+              />
+            </Table.Td>
+          </Table.Tr>
+        ))}
+      </DataTable>
+      <ListPagination total={pageCount(templates.data)} value={templatePage} onChange={setTemplatePage} />
+      <FormModal
+        opened={editing !== null}
+        onClose={() => setEditing(null)}
+        title={editing?.mode === 'edit' ? t('svp.editTemplate') : t('svp.addTemplate')}
+        size="xl"
+      >
+        {editing ? (
+          <SvpTemplateForm
+            key={editing.mode === 'edit' ? editing.template.id : 'new'}
+            template={editing.mode === 'edit' ? editing.template : undefined}
+            types={allTypes.data?.data ?? []}
+            onCancel={() => setEditing(null)}
+            onDone={(template) => {
+              alerts.success(t('svp.saved', { name: template.name }));
+              setEditing(null);
+            }}
+          />
+        ) : null}
+      </FormModal>
+    </Stack>
+  );
+}

@@ -1,0 +1,115 @@
+import { Alert, Badge, Button, FileButton, Group, Skeleton, Stack, Text } from '@mantine/core';
+import type { TLicensingStatus } from '@manifold/contract';
+import { IconUpload } from '@tabler/icons-react';
+import { useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { apiErrorMessage, formErrorsFrom, type FormErrors } from '../../../components/api-error-message';
+import { DetailRows } from '../../../components/detail-rows';
+import { ErrorAlert } from '../../../components/error-alert';
+import { alerts } from '../../../lib/alerts';
+import { consoleConfigQueryKey } from '../../../lib/console-config';
+import { useDateTimeFormat } from '../../../lib/format';
+import { uploadTray } from '../../../lib/upload-tray';
+import { licensingStatusQueryKey, uploadLicence, useLicensingStatus } from '../api/licensing';
+
+const noErrors: FormErrors = { fields: {}, general: [] };
+const stateColors: Record<TLicensingStatus['state'], string> = {
+  none: 'gray',
+  valid: 'green',
+  expiring: 'orange',
+  expired: 'red',
+};
+
+/** The operating licence: what is installed, usage against its limits, and the upload of a new one. */
+export function LicencePanel() {
+  const { t } = useTranslation();
+  const queryClient = useQueryClient();
+  const status = useLicensingStatus();
+  const formatDate = useDateTimeFormat();
+  const [errors, setErrors] = useState<FormErrors>(noErrors);
+
+  if (status.error) return <ErrorAlert>{apiErrorMessage(t, status.error)}</ErrorAlert>;
+  if (!status.data) return <Skeleton h={240} />;
+  const { licence, usage, state } = status.data;
+
+  const usageText = ({ used, limit }: { used: number; limit: number | null }) =>
+    limit === null ? t('settings.licence.usageUnlimited', { used }) : t('settings.licence.usageOf', { used, limit });
+
+  const upload = (file: File | null) => {
+    if (!file) return;
+    setErrors(noErrors);
+    uploadTray.addFiles([file], {
+      uploadType: 'licence',
+      upload: async (chosen, context) => {
+        try {
+          return await uploadLicence(chosen, context);
+        } catch (error) {
+          setErrors(formErrorsFrom(t, error, ['file']));
+          throw error;
+        }
+      },
+      finish: (result) => {
+        queryClient.setQueryData(licensingStatusQueryKey, result);
+        void queryClient.invalidateQueries({ queryKey: ['admin'] });
+        void queryClient.invalidateQueries({ queryKey: consoleConfigQueryKey });
+        alerts.success(t('settings.licence.installed', { holder: result.licence?.holder ?? '' }));
+      },
+    });
+  };
+
+  return (
+    <Stack>
+      <Group gap="sm">
+        <Text fw={500}>{t('settings.licence.state')}</Text>
+        <Badge color={stateColors[state]} variant="light" c={`${stateColors[state]}.9`} data-testid="licence-state">
+          {t(`settings.licence.states.${state}`)}
+        </Badge>
+      </Group>
+      {state === 'expiring' ? (
+        <Alert color="orange" c="orange.9" title={t('settings.licence.expiringTitle')}>
+          {t('settings.licence.expiringText', { days: status.data.daysLeft ?? 0 })}
+        </Alert>
+      ) : null}
+      {state === 'expired' ? (
+        <Alert color="red" c="red.9" title={t('settings.licence.expiredTitle')}>
+          {t('settings.licence.expiredText')}
+        </Alert>
+      ) : null}
+      {state === 'none' ? <Text size="sm">{t('settings.licence.noneText')}</Text> : null}
+      <DetailRows
+        rows={[
+          [t('settings.licence.holder'), licence?.holder ?? null],
+          [t('settings.licence.licenceId'), licence?.licenceId ?? null],
+          [t('settings.licence.validFrom'), licence ? formatDate(licence.validFrom) : null],
+          [t('settings.licence.validUntil'), licence ? formatDate(licence.validUntil) : null],
+          [
+            t('settings.licence.addons'),
+            licence ? licence.addons.map((name) => t(`settings.addons.names.${name}`)).join(', ') : null,
+          ],
+          [t('settings.licence.machines'), usageText(usage.machines)],
+          [t('settings.licence.peerInstances'), usageText(usage.peerInstances)],
+          [t('settings.licence.publisher'), status.data.publisher ?? t('settings.licence.noPublisher')],
+        ]}
+      />
+      {errors.general.length > 0 ? <ErrorAlert>{errors.general.join(' ')}</ErrorAlert> : null}
+      <Group align="center">
+        <FileButton onChange={upload}>
+          {(props) => (
+            <Button {...props} disabled={status.data.publisher === null} leftSection={<IconUpload size={16} aria-hidden />}>
+              {t('settings.licence.upload')}
+            </Button>
+          )}
+        </FileButton>
+        <Text size="xs" c="dimmed">
+          {status.data.publisher === null ? t('settings.licence.configurePublisher') : t('settings.licence.uploadHint')}
+        </Text>
+      </Group>
+      {errors.fields.file ? (
+        <Text size="sm" c="red.8" role="alert" data-testid="licence-upload-error">
+          {errors.fields.file}
+        </Text>
+      ) : null}
+    </Stack>
+  );
+}

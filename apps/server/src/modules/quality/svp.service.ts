@@ -1,0 +1,487 @@
+import { randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import type {
+  TPage,
+  TPageQuery,
+  TSvpAddRequest,
+  TSvpEditRequest,
+  TSvpManualAddRequest,
+  TSvpManualEditRequest,
+  TSvpTemplate,
+  TSvpType,
+  TSvpValue,
+} from '@manifold/contract';
+import type { Database } from '../../db/database.js';
+import type { SvpParameterRow } from '../../db/schema-quality.js';
+import { AppError, ErrorCollector } from '../../lib/app-error.js';
+import type { Caller } from '../../lib/caller.js';
+import { isoNow } from '../../lib/time.js';
+import type { Storage } from '../../storage/storage.js';
+import { AuditRepository } from '../audit/audit.repository.js';
+import { associationFault, checkManualValue, checkTemplateParameters, manualBound } from './svp-rules.js';
+import { SvpRepository, type SvpValueView } from './svp.repository.js';
+
+/** A file value's stored content. */
+export interface StoredValueFile {
+  key: string;
+  fileName: string;
+  contentType: string;
+  size: number;
+  sha256: string;
+}
+
+function toParameter(row: SvpParameterRow) {
+  return {
+    parameterId: row.id,
+    name: row.name,
+    dataType: row.data_type,
+    association: row.association,
+    units: row.units,
+    low: row.low === null ? null : Number(row.low),
+    high: row.high === null ? null : Number(row.high),
+    required: row.required === 1,
+  };
+}
+
+function toValue(row: SvpValueView): TSvpValue {
+  return {
+    id: row.id,
+    parameterId: row.parameter_id,
+    parameterName: row.parameter_name,
+    templateId: row.template_id,
+    templateName: row.template_name,
+    dataType: row.data_type,
+    association: row.association,
+    units: row.units,
+    partId: row.part_id,
+    buildId: row.build_id,
+    value: row.value,
+    dtlId: row.dtl_id,
+    file:
+      row.storage_key === null
+        ? null
+        : {
+            fileName: row.file_name ?? 'file',
+            contentType: row.content_type ?? 'application/octet-stream',
+            size: Number(row.size ?? 0),
+            sha256: row.sha256 ?? '',
+          },
+    createdBy: row.created_by,
+    dateCreated: row.created_at,
+    dateUpdated: row.updated_at,
+  };
+}
+
+/**
+ * Trace parameters (docs/quality.md, spec §3 Trace parameter): types, templates (named sets of
+ * parameters with data type, association, units and bounds) and values recorded for builds and
+ * parts (manual entries checked with the value rules, files streamed to storage and digested,
+ * references to machine data records).
+ */
+export class SvpService {
+  constructor(
+    private readonly database: Database,
+    private readonly storage: Storage,
+  ) {}
+
+  private repository(db = this.database.db): SvpRepository {
+    return new SvpRepository(db);
+  }
+
+  // ------------------------------------------------------------ types
+
+  async addType(input: { name: string; description: string }, caller: Pick<Caller, 'username' | 'sourceIp'>): Promise<TSvpType> {
+    const nameKey = input.name.toLowerCase();
+    if (await this.repository().typeByNameKey(nameKey)) throw new AppError('svpTypeNameTaken', { field: 'name' });
+    const row = { id: randomUUID(), name: input.name, name_key: nameKey, description: input.description, created_at: isoNow() };
+    await this.database.transaction(async (trx) => {
+      await this.repository(trx).insertType(row);
+      await new AuditRepository(trx, this.database.dialect).recordBy(caller, 'traceParameterTypeAdded', row.id, {
+        name: row.name,
+      });
+    });
+    return { id: row.id, name: row.name, description: row.description, dateCreated: row.created_at };
+  }
+
+  async listTypes(page: TPageQuery): Promise<TPage<TSvpType>> {
+    const found = await this.repository().listTypes(page);
+    return {
+      ...found,
+      data: found.data.map((row) => ({ id: row.id, name: row.name, description: row.description, dateCreated: row.created_at })),
+    };
+  }
+
+  // ------------------------------------------------------------ templates
+
+  private async checkTemplate(input: TSvpAddRequest, selfId?: string): Promise<void> {
+    if (!(await this.repository().findType(input.typeId))) throw new AppError('svpTypeNotPresent', { field: 'typeId' });
+    const taken = await this.repository().templateByNameKey(input.name.toLowerCase());
+    if (taken && taken.id !== selfId) throw new AppError('svpTemplateNameTaken', { field: 'name' });
+    const problems = new ErrorCollector();
+    checkTemplateParameters(input.parameters, problems);
+    problems.throwIfAny();
+  }
+
+  private parameterRows(templateId: string, input: TSvpAddRequest, ids: string[]) {
+    return input.parameters.map((parameter, position) => ({
+      id: ids[position]!,
+      template_id: templateId,
+      position,
+      name: parameter.name,
+      data_type: parameter.dataType,
+      association: parameter.association,
+      units: parameter.units ? parameter.units : null,
+      low: parameter.low ?? null,
+      high: parameter.high ?? null,
+      required: parameter.required ? 1 : 0,
+    }));
+  }
+
+  async addTemplate(input: TSvpAddRequest, caller: Pick<Caller, 'username' | 'sourceIp'>): Promise<TSvpTemplate> {
+    await this.checkTemplate(input);
+    if (input.parameters.some((parameter) => parameter.parameterId !== undefined)) {
+      throw new AppError('svpParameterNotPresent', {
+        field: 'parameters',
+        description: 'A new template names no existing parameters',
+      });
+    }
+    const id = randomUUID();
+    const now = isoNow();
+    await this.database.transaction(async (trx) => {
+      const repository = this.repository(trx);
+      await repository.insertTemplate({
+        id,
+        type_id: input.typeId,
+        name: input.name,
+        name_key: input.name.toLowerCase(),
+        description: input.description,
+        created_at: now,
+        updated_at: now,
+      });
+      await repository.insertParameters(
+        this.parameterRows(
+          id,
+          input,
+          input.parameters.map(() => randomUUID()),
+        ),
+      );
+      await new AuditRepository(trx, this.database.dialect).recordBy(caller, 'traceParameterTemplateChanged', id, {
+        action: 'added',
+        name: input.name,
+      });
+    });
+    return this.template(id);
+  }
+
+  /**
+   * Replaces a template's name, type and parameters. A parameter named by `parameterId` is kept
+   * (its values with it); one left out is removed. A parameter with values can be neither removed
+   * nor changed in data type or association (`svpParameterInUse`).
+   */
+  async editTemplate(input: TSvpEditRequest, caller: Pick<Caller, 'username' | 'sourceIp'>): Promise<TSvpTemplate> {
+    if (!(await this.repository().findTemplate(input.id))) throw new AppError('svpTemplateNotPresent', { field: 'id' });
+    await this.checkTemplate(input, input.id);
+    const existing = await this.repository().parametersOf([input.id]);
+    const byId = new Map(existing.map((row) => [row.id, row]));
+    const inUse = await this.repository().parametersInUse(existing.map((row) => row.id));
+    const problems = new ErrorCollector();
+    input.parameters.forEach((parameter, index) => {
+      if (parameter.parameterId === undefined) return;
+      const current = byId.get(parameter.parameterId);
+      if (!current) return problems.add('svpParameterNotPresent', `parameters[${index}].parameterId`);
+      if (inUse.has(current.id) && (current.data_type !== parameter.dataType || current.association !== parameter.association)) {
+        problems.add('svpParameterInUse', `parameters[${index}].dataType`);
+      }
+    });
+    const kept = new Set(input.parameters.map((parameter) => parameter.parameterId).filter((id) => id !== undefined));
+    const removed = existing.filter((row) => !kept.has(row.id));
+    for (const row of removed) if (inUse.has(row.id)) problems.add('svpParameterInUse', 'parameters', `${row.name} has values`);
+    problems.throwIfAny();
+    await this.database.transaction(async (trx) => {
+      const repository = this.repository(trx);
+      await repository.updateTemplate(input.id, {
+        type_id: input.typeId,
+        name: input.name,
+        name_key: input.name.toLowerCase(),
+        description: input.description,
+        updated_at: isoNow(),
+      });
+      await repository.deleteParameters(removed.map((row) => row.id));
+      const rows = this.parameterRows(
+        input.id,
+        input,
+        input.parameters.map((parameter) => parameter.parameterId ?? randomUUID()),
+      );
+      for (const row of rows) {
+        if (byId.has(row.id)) await repository.updateParameter(row.id, row);
+        else await repository.insertParameters([row]);
+      }
+      await new AuditRepository(trx, this.database.dialect).recordBy(caller, 'traceParameterTemplateChanged', input.id, {
+        action: 'edited',
+        name: input.name,
+      });
+    });
+    return this.template(input.id);
+  }
+
+  /** Deletes a template and its parameters; one whose parameters have values stays (`svpTemplateInUse`). */
+  async deleteTemplate(id: string, caller: Pick<Caller, 'username' | 'sourceIp'>): Promise<void> {
+    const template = await this.repository().findTemplate(id);
+    if (!template) throw new AppError('svpTemplateNotPresent', { field: 'id' });
+    const parameters = await this.repository().parametersOf([id]);
+    if ((await this.repository().parametersInUse(parameters.map((row) => row.id))).size > 0) {
+      throw new AppError('svpTemplateInUse', { field: 'id' });
+    }
+    await this.database.transaction(async (trx) => {
+      await this.repository(trx).deleteTemplate(id);
+      await new AuditRepository(trx, this.database.dialect).recordBy(caller, 'traceParameterTemplateChanged', id, {
+        action: 'deleted',
+        name: template.name,
+      });
+    });
+  }
+
+  private async template(id: string): Promise<TSvpTemplate> {
+    const row = (await this.repository().findTemplate(id))!;
+    const parameters = await this.repository().parametersOf([id]);
+    return {
+      id: row.id,
+      typeId: row.type_id,
+      typeName: row.type_name,
+      name: row.name,
+      description: row.description,
+      parameters: parameters.map(toParameter),
+      dateCreated: row.created_at,
+    };
+  }
+
+  async listTemplates(page: TPageQuery, filter: { typeId?: string | undefined }): Promise<TPage<TSvpTemplate>> {
+    const found = await this.repository().listTemplates(page, filter);
+    const parameters = await this.repository().parametersOf(found.data.map((row) => row.id));
+    return {
+      ...found,
+      data: found.data.map((row) => ({
+        id: row.id,
+        typeId: row.type_id,
+        typeName: row.type_name,
+        name: row.name,
+        description: row.description,
+        parameters: parameters.filter((parameter) => parameter.template_id === row.id).map(toParameter),
+        dateCreated: row.created_at,
+      })),
+    };
+  }
+
+  // ------------------------------------------------------------ values
+
+  /** The parameter, checked for the call's data types, and the build or part the value attaches to. */
+  private async target(
+    parameterId: string,
+    dataTypes: SvpParameterRow['data_type'][],
+    partId: string | undefined,
+    buildId: string | undefined,
+  ): Promise<SvpParameterRow> {
+    const parameter = await this.repository().findParameter(parameterId);
+    if (!parameter) throw new AppError('svpParameterNotPresent', { field: 'parameterId' });
+    if (!dataTypes.includes(parameter.data_type)) {
+      throw new AppError('svpDataTypeMismatch', {
+        field: 'parameterId',
+        description: `The parameter takes ${parameter.data_type} values`,
+      });
+    }
+    const part = partId === undefined ? undefined : await this.repository().part(partId);
+    if (partId !== undefined && !part) throw new AppError('partNotPresent', { field: 'partId' });
+    if (buildId !== undefined && !(await this.repository().buildExists(buildId))) {
+      throw new AppError('buildNotPresent', { field: 'buildId' });
+    }
+    const fault = associationFault(parameter.association, { partId, buildId, partBuildId: part?.build_id });
+    if (fault) {
+      throw new AppError('svpAssociationMismatch', {
+        field: fault,
+        description: `A ${parameter.association} value attaches to ${parameter.association === 'BUILD_PART' ? 'a part and its build' : `a ${parameter.association.toLowerCase()} only`}`,
+      });
+    }
+    return parameter;
+  }
+
+  /** The manual or DTL content of a value, checked: a manual entry with the value rules, a DTL naming a stored record. */
+  private async content(
+    parameter: SvpParameterRow,
+    input: { value?: string | undefined; dtlId?: string | undefined },
+  ): Promise<{ value: string | null; dtl_id: string | null }> {
+    if (parameter.data_type === 'DTL') {
+      if (input.value !== undefined)
+        throw new AppError('svpDataTypeMismatch', { field: 'value', description: 'A DTL value names dtlId' });
+      if (input.dtlId === undefined) throw new AppError('valueRequired', { field: 'dtlId' });
+      if (!(await this.repository().dtlExists(input.dtlId))) throw new AppError('dtlNotPresent', { field: 'dtlId' });
+      return { value: null, dtl_id: input.dtlId };
+    }
+    if (input.dtlId !== undefined)
+      throw new AppError('svpDataTypeMismatch', { field: 'dtlId', description: 'A manual entry has a value' });
+    const problems = new ErrorCollector();
+    checkManualValue(manualBound({ parameterId: parameter.id, low: parameter.low, high: parameter.high }), input.value, problems);
+    problems.throwIfAny();
+    return { value: input.value!.trim(), dtl_id: null };
+  }
+
+  private async audited<T>(
+    caller: Pick<Caller, 'username' | 'sourceIp'>,
+    action: 'added' | 'edited' | 'deleted',
+    value: { id: string; parameter_id: string; part_id: string | null; build_id: string | null },
+    work: (repository: SvpRepository) => Promise<T>,
+  ): Promise<T> {
+    return this.database.transaction(async (trx) => {
+      const result = await work(this.repository(trx));
+      await new AuditRepository(trx, this.database.dialect).recordBy(
+        caller,
+        'traceParameterValueChanged',
+        value.part_id ?? value.build_id ?? value.id,
+        { action, valueId: value.id, parameterId: value.parameter_id, partId: value.part_id, buildId: value.build_id },
+      );
+      return result;
+    });
+  }
+
+  async addManual(input: TSvpManualAddRequest, caller: Pick<Caller, 'username' | 'sourceIp'>): Promise<TSvpValue> {
+    const parameter = await this.target(input.parameterId, ['MANUAL_ENTRY', 'DTL'], input.partId, input.buildId);
+    const content = await this.content(parameter, input);
+    const now = isoNow();
+    const row = {
+      id: randomUUID(),
+      parameter_id: parameter.id,
+      part_id: input.partId ?? null,
+      build_id: input.buildId ?? null,
+      ...content,
+      created_by: caller.username,
+      created_at: now,
+      updated_at: now,
+    };
+    await this.audited(caller, 'added', row, (repository) => repository.insertValue(row));
+    return this.value(row.id);
+  }
+
+  async editManual(input: TSvpManualEditRequest, caller: Pick<Caller, 'username' | 'sourceIp'>): Promise<TSvpValue> {
+    const current = await this.repository().findValue(input.id);
+    if (!current) throw new AppError('svpValueNotPresent', { field: 'id' });
+    const parameter = (await this.repository().findParameter(current.parameter_id))!;
+    if (parameter.data_type === 'FILE')
+      throw new AppError('svpDataTypeMismatch', { field: 'id', description: 'A file value is edited with svp-value/file/edit' });
+    const content = await this.content(parameter, input);
+    await this.audited(caller, 'edited', current, (repository) =>
+      repository.updateValue(current.id, { ...content, updated_at: isoNow() }),
+    );
+    return this.value(current.id);
+  }
+
+  /** Checks a file value's target before its file is stored. */
+  async checkFileTarget(input: { parameterId: string; partId: string | undefined; buildId: string | undefined }): Promise<void> {
+    await this.target(input.parameterId, ['FILE'], input.partId, input.buildId);
+  }
+
+  /** Records a file value whose file was stored; on failure the stored file is removed. */
+  async addFile(
+    input: { parameterId: string; partId: string | undefined; buildId: string | undefined },
+    file: StoredValueFile,
+    caller: Pick<Caller, 'username' | 'sourceIp'>,
+  ): Promise<TSvpValue> {
+    return this.orRemove(file.key, async () => {
+      await this.target(input.parameterId, ['FILE'], input.partId, input.buildId);
+      const now = isoNow();
+      const row = {
+        id: randomUUID(),
+        parameter_id: input.parameterId,
+        part_id: input.partId ?? null,
+        build_id: input.buildId ?? null,
+        ...fileColumns(file),
+        created_by: caller.username,
+        created_at: now,
+        updated_at: now,
+      };
+      await this.audited(caller, 'added', row, (repository) => repository.insertValue(row));
+      return this.value(row.id);
+    });
+  }
+
+  /** The file value `id` of parameter `parameterId`, before its new file is stored. */
+  async checkFileEdit(input: { id: string; parameterId: string }): Promise<void> {
+    const current = await this.repository().findValue(input.id);
+    if (!current) throw new AppError('svpValueNotPresent', { field: 'id' });
+    if (current.parameter_id !== input.parameterId) {
+      throw new AppError('svpParameterNotPresent', {
+        field: 'parameterId',
+        description: 'The value belongs to another parameter',
+      });
+    }
+    if (current.data_type !== 'FILE') throw new AppError('svpDataTypeMismatch', { field: 'id' });
+  }
+
+  /** Replaces a file value's file; the old file is removed once the change committed. */
+  async editFile(
+    input: { id: string; parameterId: string },
+    file: StoredValueFile,
+    caller: Pick<Caller, 'username' | 'sourceIp'>,
+  ): Promise<TSvpValue> {
+    const previous = await this.orRemove(file.key, async () => {
+      await this.checkFileEdit(input);
+      const current = (await this.repository().findValue(input.id))!;
+      await this.audited(caller, 'edited', current, (repository) =>
+        repository.updateValue(current.id, { ...fileColumns(file), updated_at: isoNow() }),
+      );
+      return current.storage_key;
+    });
+    if (previous) await this.storage.delete(previous);
+    return this.value(input.id);
+  }
+
+  async deleteValue(id: string, caller: Pick<Caller, 'username' | 'sourceIp'>): Promise<void> {
+    const current = await this.repository().findValue(id);
+    if (!current) throw new AppError('svpValueNotPresent', { field: 'id' });
+    await this.audited(caller, 'deleted', current, (repository) => repository.deleteValue(id));
+    if (current.storage_key) await this.storage.delete(current.storage_key);
+  }
+
+  async openFile(id: string): Promise<{ value: TSvpValue; stream: Readable }> {
+    const current = await this.repository().findValue(id);
+    if (!current || !current.storage_key) throw new AppError('svpValueNotPresent', { field: 'id' });
+    return { value: toValue(current), stream: await this.storage.get(current.storage_key) };
+  }
+
+  private async value(id: string): Promise<TSvpValue> {
+    return toValue((await this.repository().findValue(id))!);
+  }
+
+  async listValues(
+    page: TPageQuery,
+    filter: { partId?: string | undefined; buildId?: string | undefined; parameterId?: string | undefined },
+  ): Promise<TPage<TSvpValue>> {
+    let part: { id: string; buildId: string } | undefined;
+    if (filter.partId) {
+      const found = await this.repository().part(filter.partId);
+      if (!found) throw new AppError('partNotPresent', { field: 'partId' });
+      part = { id: found.id, buildId: found.build_id };
+    }
+    const found = await this.repository().listValues(page, { part, buildId: filter.buildId, parameterId: filter.parameterId });
+    return { ...found, data: found.data.map(toValue) };
+  }
+
+  private async orRemove<T>(key: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      await this.storage.delete(key);
+      throw error;
+    }
+  }
+}
+
+function fileColumns(file: StoredValueFile) {
+  return {
+    value: null,
+    dtl_id: null,
+    file_name: file.fileName,
+    content_type: file.contentType,
+    size: file.size,
+    sha256: file.sha256,
+    storage_key: file.key,
+  };
+}

@@ -1,0 +1,124 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminToken, api, checkScreen, freshPage, launchBrowser, logInAsAdmin } from './support/browser';
+
+/** Server round trips under a loaded test machine: poll for up to ten seconds. */
+const settle = { timeout: 10_000 };
+
+interface ServerConfig {
+  serverSiteName: string;
+  serverUrl: string;
+  manageEnabled: boolean;
+  traceEnabled: boolean;
+}
+
+async function serverConfig(): Promise<ServerConfig> {
+  return (await api<ServerConfig>('GET /ui/admin/server', { token: await adminToken() })).body;
+}
+
+describe('console: administration settings (ADMIN)', () => {
+  let browser: Browser;
+  let original: ServerConfig;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    original = await serverConfig();
+  });
+  afterAll(async () => {
+    // the server is shared by every spec: leave its name and switches as found
+    await api('POST /ui/admin/server', { token: await adminToken(), body: original });
+    await browser.close();
+  });
+
+  it('renames the site and sees the new name in the title and header without a reload; field errors sit on their fields', async () => {
+    const { context, page } = await freshPage(browser);
+    await logInAsAdmin(page);
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.waitForURL((url) => url.pathname === '/settings/server');
+    const form = page.getByRole('form', { name: 'Server' });
+    const siteName = form.getByRole('textbox', { name: 'Site name' });
+    await expect.poll(() => siteName.inputValue(), settle).toBe(original.serverSiteName);
+    await checkScreen(page, 'settings-server');
+
+    await form.getByRole('textbox', { name: 'Server address' }).fill('ftp://files.example');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await form.getByText('The server address must be an absolute http or https URL').waitFor(settle);
+    await form.getByRole('textbox', { name: 'Server address' }).fill(original.serverUrl);
+
+    const renamed = `Acme Printworks ${Math.random().toString(36).slice(2, 6)}`;
+    await siteName.fill(renamed);
+    await form.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('The server settings were saved').waitFor(settle);
+    const header = page.getByRole('banner');
+    await expect.poll(() => header.getByText(renamed).count(), settle).toBe(1);
+    await expect.poll(() => page.title(), settle).toBe(`Server · ${renamed}`);
+    expect((await serverConfig()).serverSiteName).toBe(renamed);
+    await checkScreen(page, 'settings-server-renamed');
+
+    // another tab (a fresh page load) brands with the new name too
+    await page.goto('/');
+    await expect.poll(() => page.title(), settle).toContain(renamed);
+    await context.close();
+  });
+
+  it('switching Manage off hides its screens; back on, they return', async () => {
+    const { context, page } = await freshPage(browser);
+    await logInAsAdmin(page);
+    const navigation = page.getByRole('navigation', { name: 'Main navigation' });
+    await navigation.getByRole('link', { name: 'Orders' }).waitFor(settle);
+    await page.getByRole('link', { name: 'Settings' }).click();
+    const form = page.getByRole('form', { name: 'Server' });
+    const manage = form.getByRole('switch', { name: 'Manage' });
+    await expect.poll(() => manage.isChecked(), settle).toBe(true);
+    await manage.uncheck();
+    await form.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('The server settings were saved').waitFor(settle);
+    await expect.poll(() => navigation.getByRole('link', { name: 'Orders' }).count(), settle).toBe(0);
+    await expect.poll(() => navigation.getByRole('link', { name: 'Authorizations' }).count(), settle).toBe(0);
+
+    await manage.check();
+    await form.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => navigation.getByRole('link', { name: 'Orders' }).count(), settle).toBe(1);
+    await context.close();
+  });
+
+  it('shows the addons and the licence pages', async () => {
+    const { context, page } = await freshPage(browser);
+    await logInAsAdmin(page);
+    await page.goto('/settings/addons');
+    const addons = page.getByRole('form', { name: 'Addons' });
+    await addons.getByRole('switch', { name: 'Design archive' }).waitFor(settle);
+    await checkScreen(page, 'settings-addons');
+    await page.getByRole('link', { name: 'Licence' }).click();
+    await page.getByTestId('licence-state').waitFor(settle);
+    await checkScreen(page, 'settings-licence');
+    await context.close();
+  });
+
+  it('the API reference page lists the routes, console and partner interfaces', async () => {
+    const { context, page } = await freshPage(browser);
+    await logInAsAdmin(page);
+    await page.goto('/settings/server');
+    await page.getByRole('link', { name: 'API reference' }).click();
+    const reference = page.getByTestId('api-reference');
+    await reference.getByText('/ui/admin/state', { exact: true }).first().waitFor({ timeout: 30_000 });
+    // Swagger UI renders only the operations near the viewport: scroll down to each
+    for (const path of [
+      '/ui/admin/server',
+      '/ui/user/login',
+      '/ui/order/list',
+      '/certificate/certificateChain',
+      '/apl/registration/add',
+    ]) {
+      await page.evaluate(() => window.scrollTo(0, 0));
+      const operation = reference.locator(`[data-path="${path}"]`);
+      for (let step = 0; step < 40 && (await operation.count()) === 0; step += 1) {
+        await page.mouse.wheel(0, 1200);
+        await page.waitForTimeout(150);
+      }
+      expect(await operation.count(), path).toBeGreaterThan(0);
+    }
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await checkScreen(page, 'settings-api-reference');
+    await context.close();
+  });
+});
