@@ -14,6 +14,8 @@ const userNavigation = [
   'Builds',
   'Machine data',
   'Event queue',
+  'Quality',
+  'Inspect a part',
   'Secure files',
 ];
 
