@@ -3,7 +3,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkScreen, createUser, freshPage, launchBrowser, logInAs, logInAsAdmin } from './support/browser';
 
 /** The navigation a USER sees. */
-const userNavigation = ['Home', 'Profile', 'Packages', 'Devices', 'Orders', 'Authorizations'];
+const userNavigation = [
+  'Home',
+  'Profile',
+  'Packages',
+  'Devices',
+  'Orders',
+  'Authorizations',
+  'Events',
+  'Builds',
+  'Machine data',
+  'Event queue',
+  'Quality',
+  'Inspect a part',
+  'Secure files',
+];
 
 describe('console: shell, languages, roles', () => {
   let browser: Browser;

@@ -198,3 +198,14 @@ export function seededOrderRow(
     updated_at: created,
   };
 }
+
+/** Samples a process's resident memory every 50 ms while `work` runs; answers the peak (MiB). */
+export async function peakRss<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; peakMiB: number }> {
+  let peakMiB = rssMiB(pid);
+  const sampler = setInterval(() => (peakMiB = Math.max(peakMiB, rssMiB(pid))), 50);
+  try {
+    return { result: await work(), peakMiB };
+  } finally {
+    clearInterval(sampler);
+  }
+}

@@ -25,6 +25,7 @@ import { KeySealer } from './modules/provision/key-sealer.js';
 import { provisionModule } from './modules/provision/provision.module.js';
 import { ServerCredentials } from './modules/provision/server-credentials.service.js';
 import { securityKeysModule } from './modules/security-keys/security-keys.module.js';
+import { secureRepoModule } from './modules/secure-repo/secure-repo.module.js';
 import { sessionModule } from './modules/session/session.module.js';
 import { LicenceService } from './modules/licence/licence.service.js';
 import { ServerSettings } from './modules/settings/server-settings.js';
@@ -104,6 +105,7 @@ export async function createModules(core: Core) {
       ...events.services.events.handlers(),
     }),
     storageModule(core),
+    secureRepoModule(core),
     unimplementedModule(),
   ] as const;
 }

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { auditEventTypes, type TAuditEventType } from './audit.js';
 import { ZPageQuery } from './common.js';
+import { secureRepoAuditEventText } from './secure-repo.js';
 
 export const auditEventText: Record<TAuditEventType, string> = {
   // spec §4
@@ -118,6 +119,7 @@ export const auditEventText: Record<TAuditEventType, string> = {
   accessRoleAdded: 'Access role added',
   accessRoleDeleted: 'Access role deleted',
   accessConstraintRefused: 'Refused by access controls',
+  ...secureRepoAuditEventText,
 };
 
 /** `GET /ui/audit/list`: newest first; each filter optional. `from` inclusive, `to` exclusive. */

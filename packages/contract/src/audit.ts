@@ -9,6 +9,7 @@ import { securityAuditEventTypes } from './security.js';
 import { traceAuditEventTypes } from './trace.js';
 import { qualityAuditEventTypes } from './quality-tokens.js';
 import { identityAuditEventTypes } from './identity.js';
+import { secureRepoAuditEventTypes } from './secure-repo.js';
 
 export const auditEventTypes = [
   ...packageAuditEventTypes,
@@ -18,6 +19,7 @@ export const auditEventTypes = [
   ...qualityAuditEventTypes,
   ...identityAuditEventTypes,
   ...securityAuditEventTypes,
+  ...secureRepoAuditEventTypes,
   'loginSucceeded',
   'loginFailed',
   'loginThrottleCleared',

@@ -6,6 +6,7 @@ import { packageErrorTokens } from './package-tokens.js';
 import { serverAdminErrorTokens } from './server-admin.js';
 import { identityErrorTokens } from './identity.js';
 import { securityErrorTokens } from './security.js';
+import { secureRepoErrorTokens } from './secure-repo.js';
 
 /**
  * Business error tokens of spec §8, spelled exactly as the spec spells them (typos included:
@@ -158,6 +159,7 @@ export const manifoldErrorTokens = {
   ...qualityErrorTokens,
   ...serverAdminErrorTokens,
   ...identityErrorTokens,
+  ...secureRepoErrorTokens,
   malformedRequest: 'The request is malformed',
   invalidSessionToken: 'Invalid session token',
   actionNotAllowed: 'Action not allowed',

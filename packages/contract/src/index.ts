@@ -29,3 +29,4 @@ export * from './quality.js';
 export * from './server-admin.js';
 export * from './identity.js';
 export * from './security.js';
+export * from './secure-repo.js';

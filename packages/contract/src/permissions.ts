@@ -7,6 +7,7 @@ import { securityPermissions, type TAccessConstraint } from './security.js';
 import { tracePermissions } from './trace.js';
 import { qualityPermissions } from './quality-tokens.js';
 import { identityPermissions } from './identity.js';
+import { secureRepoPermissions } from './secure-repo.js';
 
 /**
  * Who may call what (spec §6). One row per route the server serves; the server refuses to start
@@ -43,6 +44,7 @@ export const permissions = {
   ...serverAdminPermissions,
   ...identityPermissions,
   ...securityPermissions,
+  ...secureRepoPermissions,
   // operators
   'GET /healthz': 'anonymous',
   // the handler checks METRICS_TOKEN (docs/operations.md)

@@ -206,6 +206,22 @@ export function createAppRouter(queryClient: QueryClient) {
                   ),
                 },
                 {
+                  path: 'secure-files',
+                  ...screen(
+                    queryClient,
+                    '/secure-files',
+                    async () => (await import('../features/secure-files/routes/secure-files-route')).SecureFilesRoute,
+                  ),
+                },
+                {
+                  path: 'secure-files/:nodeId',
+                  ...screen(
+                    queryClient,
+                    '/secure-files',
+                    async () => (await import('../features/secure-files/routes/secure-files-route')).SecureFilesRoute,
+                  ),
+                },
+                {
                   path: 'authorizations',
                   ...screen(
                     queryClient,

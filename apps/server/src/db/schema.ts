@@ -8,6 +8,7 @@ import type { StorageTables } from './schema-storage.js';
 import type { QualityTables } from './schema-quality.js';
 import type { IdentityTables } from './schema-identity.js';
 import type { SecurityTables } from './schema-security.js';
+import type { SecureRepoTables } from './schema-secure-repo.js';
 
 /**
  * Database vocabulary: tables plural snake_case, columns snake_case. Times are ISO-8601 UTC
@@ -136,7 +137,8 @@ export interface DB
     StorageTables,
     QualityTables,
     IdentityTables,
-    SecurityTables {
+    SecurityTables,
+    SecureRepoTables {
   users: UsersTable;
   sessions: SessionsTable;
   user_groups: UserGroupsTable;

@@ -19,6 +19,12 @@ export class StorageReferencesRepository {
       .union(this.db.selectFrom('revision_files').select('storage_key').where('storage_key', 'in', keys))
       .union(this.db.selectFrom('dtls').select('storage_key').where('storage_key', 'in', keys))
       .union(this.db.selectFrom('storage_files').select('storage_key').where('storage_key', 'in', keys))
+      .union(
+        this.db
+          .selectFrom('secure_repo_nodes')
+          .select((eb) => eb.fn.coalesce('storage_key', eb.val('')).as('storage_key'))
+          .where('storage_key', 'in', keys),
+      )
       .execute();
     return new Set(rows.map((row) => row.storage_key));
   }

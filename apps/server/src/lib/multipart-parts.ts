@@ -1,6 +1,6 @@
 import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
-import { Transform, type TransformCallback } from 'node:stream';
+import { pipeline, type Readable, Transform, type TransformCallback } from 'node:stream';
 import { StorageLimitError } from '../storage/storage.js';
 import type { z } from 'zod';
 import { assertCarryableText } from '../plugins/input-hygiene.js';
@@ -152,4 +152,45 @@ export function identifierField(value: string | undefined, field: string, schema
   const parsed = schema.safeParse(value?.trim().toLowerCase());
   if (parsed.success) return parsed.data;
   throw identifierErrors(schema, [[]], field) ?? new AppError('malformedRequest', { field });
+}
+
+export interface StreamedFormFile {
+  /** As the client named it: data, never a path. */
+  fileName: string | undefined;
+  contentType: string | undefined;
+  /** The file's bytes; errors before its end when the form's size limit cut it short. */
+  stream: Readable;
+}
+
+/**
+ * Streams the form's first `file` part to `store`, with the text fields sent before it (fields
+ * after the file are not seen: routes name the ones they need first). Other file parts are
+ * drained unread; a form without a file answers `uploadFileMissing`.
+ */
+export async function streamFormFile<T>(
+  request: FastifyRequest,
+  maxBytes: number,
+  store: (fields: Readonly<Record<string, string>>, file: StreamedFormFile) => Promise<T>,
+): Promise<T> {
+  const fields: Record<string, string> = {};
+  let stored: { value: T } | undefined;
+  for await (const part of formParts(request)) {
+    if (part.type === 'field') {
+      fields[part.fieldname] = String(part.value);
+      continue;
+    }
+    if (part.fieldname !== 'file' || stored) {
+      part.file.resume();
+      continue;
+    }
+    try {
+      const stream = pipeline(part.file, failOnTruncation(part.file, maxBytes), () => undefined);
+      stored = { value: await store({ ...fields }, { fileName: part.filename, contentType: part.mimetype, stream }) };
+    } catch (error) {
+      part.file.resume();
+      throw error;
+    }
+  }
+  if (!stored) throw new AppError('uploadFileMissing', { field: 'file' });
+  return stored.value;
 }

@@ -1,4 +1,4 @@
-import { Anchor, AppShell, Burger, Group, NavLink, Text } from '@mantine/core';
+import { Anchor, AppShell, Burger, Group, NavLink, ScrollArea, Text } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { ModalsProvider } from '@mantine/modals';
 import { useQuery } from '@tanstack/react-query';
@@ -51,21 +51,24 @@ export function AppLayout() {
         </Group>
       </AppShell.Header>
       <AppShell.Navbar p="xs" aria-label={t('layout.navigation')}>
-        {items.map((item) => {
-          const active = item.to === '/' ? pathname === '/' : pathname.startsWith(item.to);
-          return (
-            <NavLink
-              key={item.to}
-              component={Link}
-              to={item.to}
-              label={t(item.labelKey)}
-              leftSection={<item.icon size={18} aria-hidden />}
-              active={active}
-              aria-current={active ? 'page' : undefined}
-              variant="filled"
-            />
-          );
-        })}
+        {/* the entries outgrow a short window: they scroll */}
+        <AppShell.Section grow component={ScrollArea}>
+          {items.map((item) => {
+            const active = item.to === '/' ? pathname === '/' : pathname.startsWith(item.to);
+            return (
+              <NavLink
+                key={item.to}
+                component={Link}
+                to={item.to}
+                label={t(item.labelKey)}
+                leftSection={<item.icon size={18} aria-hidden />}
+                active={active}
+                aria-current={active ? 'page' : undefined}
+                variant="filled"
+              />
+            );
+          })}
+        </AppShell.Section>
       </AppShell.Navbar>
       <AppShell.Main>
         <ModalsProvider modalProps={{ closeButtonProps: { 'aria-label': t('common.close') } }}>

@@ -10,6 +10,7 @@ import * as traceability from './013-traceability.js';
 import * as peers from './014-peers.js';
 import * as outbox from './015-outbox.js';
 import * as storage from './017-storage.js';
+import * as secureRepo from './018-secure-repo.js';
 import * as quality from './019-quality.js';
 import * as identity from './021-identity.js';
 import * as securityKeysAccess from './022-security-keys-access.js';
@@ -31,6 +32,7 @@ const migrations: Record<string, DialectMigration> = {
   '014-peers': peers,
   '015-outbox': outbox,
   '017-storage': storage,
+  '018-secure-repo': secureRepo,
   '019-quality': quality,
   '021-identity': identity,
   '022-security-keys-access': securityKeysAccess,

@@ -1,18 +1,9 @@
-import { pipeline } from 'node:stream';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import {
-  ZDsiId,
-  ZEmpty,
-  ZFileIdQuery,
-  ZFileIdRequest,
-  ZFilePrivacyRequest,
-  ZPackageFile,
-  type TPackageFile,
-} from '@manifold/contract';
+import { ZDsiId, ZEmpty, ZFileIdQuery, ZFileIdRequest, ZFilePrivacyRequest, ZPackageFile } from '@manifold/contract';
 import { AppError } from '../../lib/app-error.js';
-import { attachmentDisposition } from '../../lib/file-names.js';
-import { booleanField, failOnTruncation, formParts, identifierField } from '../../lib/multipart-parts.js';
+import { booleanField, identifierField, streamFormFile } from '../../lib/multipart-parts.js';
 import { responses } from '../../lib/route-schemas.js';
+import { sendFile } from '../../lib/send-file.js';
 import { classificationField } from '../access-control/classification.js';
 import { callerOf } from '../../plugins/auth.js';
 
@@ -34,38 +25,19 @@ export const packageFilesRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const caller = callerOf(request);
-      const fields: Record<string, string> = {};
-      let uploaded: TPackageFile | undefined;
-      for await (const part of formParts(request)) {
-        if (part.type === 'field') {
-          fields[part.fieldname] = String(part.value);
-          continue;
-        }
-        if (part.fieldname !== 'file' || uploaded) {
-          part.file.resume();
-          continue;
-        }
-        try {
-          if (fields.dsiId === undefined || fields.isPublic === undefined)
-            throw new AppError('packageFileFieldsFirst', { field: 'file' });
-          uploaded = await packageFiles.upload(
-            {
-              dsiId: identifierField(fields.dsiId, 'dsiId', ZDsiId),
-              isPublic: booleanField(fields.isPublic, 'isPublic'),
-              classification: classificationField(fields.classification),
-              fileName: part.filename,
-              contentType: part.mimetype,
-              stream: pipeline(part.file, failOnTruncation(part.file, config.uploadMaxBytes), () => undefined),
-            },
-            caller,
-          );
-        } catch (error) {
-          part.file.resume();
-          throw error;
-        }
-      }
-      if (!uploaded) throw new AppError('uploadFileMissing', { field: 'file' });
-      return uploaded;
+      return streamFormFile(request, config.uploadMaxBytes, (fields, file) => {
+        if (fields.dsiId === undefined || fields.isPublic === undefined)
+          throw new AppError('packageFileFieldsFirst', { field: 'file' });
+        return packageFiles.upload(
+          {
+            dsiId: identifierField(fields.dsiId, 'dsiId', ZDsiId),
+            isPublic: booleanField(fields.isPublic, 'isPublic'),
+            classification: classificationField(fields.classification),
+            ...file,
+          },
+          caller,
+        );
+      });
     },
   );
 
@@ -102,16 +74,14 @@ export const packageFilesRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const opened = await packageFiles.open(request.query.fileId, callerOf(request));
-      reply
-        .header('content-type', 'application/octet-stream')
-        .header('content-disposition', attachmentDisposition(opened.file.fileName))
-        .header('x-content-type-options', 'nosniff')
-        .header('cache-control', 'no-store')
-        .header('x-content-sha256', opened.file.sha256);
       // A private file's length is only known for sure once its tag verified: sent chunked, so a
       // failed check aborts the response instead of completing it.
-      if (opened.file.isPublic) reply.header('content-length', String(opened.size));
-      return reply.send(opened.stream);
+      return sendFile(reply, {
+        fileName: opened.file.fileName,
+        sha256: opened.file.sha256,
+        stream: opened.stream,
+        length: opened.file.isPublic ? opened.size : undefined,
+      });
     },
   );
 };

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { pipeline, type Readable, type Transform } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import type { Kysely, Transaction } from 'kysely';
 import type { TClassification, TPackageFile } from '@manifold/contract';
@@ -19,6 +19,7 @@ import type { Caller } from '../../lib/caller.js';
 import { sanitizeContentType, sanitizeFileName } from '../../lib/file-names.js';
 import { uploadError } from '../../lib/upload-errors.js';
 import { isoNow } from '../../lib/time.js';
+import { chain } from '../../lib/upload-streams.js';
 import { readZipThumbnail } from '../../lib/zip-thumbnail.js';
 import { DigestCounter, type Storage, type StoredObject } from '../../storage/storage.js';
 import { AuditRepository } from '../audit/audit.repository.js';
@@ -278,9 +279,4 @@ export class PackageFilesService {
 
 function looksLike3mf(row: PackageFileRow): boolean {
   return row.file_name.toLowerCase().endsWith('.3mf') || row.content_type.includes('3mf');
-}
-
-/** Pipes the stages together; an error in any stage destroys the others and surfaces on the last. */
-function chain(source: Readable, ...stages: Transform[]): Readable {
-  return pipeline(source, ...(stages as [Transform]), () => undefined);
 }

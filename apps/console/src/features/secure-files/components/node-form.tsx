@@ -1,0 +1,101 @@
+import { Button, Group, Stack, Textarea, TextInput } from '@mantine/core';
+import type { TGroup, TSecureRepoNode } from '@manifold/contract';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { formErrorsFrom } from '../../../components/api-error-message';
+import { ErrorAlert } from '../../../components/error-alert';
+import { SearchMultiSelect, type SearchSource } from '../../../components/search-select';
+import { groupOption, groupPickerQueryOptions } from '../../../lib/pickers';
+import { useCreateFolder, useEditNode } from '../api/change-secure-repo';
+
+const groupSource: SearchSource<TGroup> = { queryOptions: groupPickerQueryOptions, toOption: groupOption };
+
+export type NodeFormMode =
+  { kind: 'create'; parent: TSecureRepoNode | null } | { kind: 'edit'; node: TSecureRepoNode; canShare: boolean };
+
+/**
+ * Creates a folder (name, description, groups — a subfolder's start as its parent's) or edits a
+ * node's description and, for an ADMIN, a folder's groups.
+ */
+export function NodeForm({
+  mode,
+  onCancel,
+  onDone,
+}: {
+  mode: NodeFormMode;
+  onCancel: () => void;
+  onDone: (node: TSecureRepoNode) => void;
+}) {
+  const { t } = useTranslation();
+  const create = useCreateFolder();
+  const edit = useEditNode();
+  const initial = mode.kind === 'create' ? null : mode.node;
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState(initial?.description ?? '');
+  const startGroups = mode.kind === 'create' ? (mode.parent?.groups ?? []) : mode.node.groups;
+  const [groups, setGroups] = useState<string[]>(startGroups.map(String));
+  const showsGroups = mode.kind === 'create' || (mode.node.nodeType === 'folder' && mode.canShare);
+  const error = create.error ?? edit.error;
+  const problems = error ? formErrorsFrom(t, error, ['folderName', 'description', 'groups']) : { fields: {}, general: [] };
+
+  const submit = () => {
+    const groupIds = groups.map(Number);
+    if (mode.kind === 'create') {
+      create.mutate(
+        { ...(mode.parent ? { parentNodeId: mode.parent.nodeId } : {}), folderName: name, description, groups: groupIds },
+        { onSuccess: onDone },
+      );
+    } else {
+      edit.mutate({ nodeId: mode.node.nodeId, description, ...(showsGroups ? { groups: groupIds } : {}) }, { onSuccess: onDone });
+    }
+  };
+
+  return (
+    <form
+      onSubmit={(event) => {
+        event.preventDefault();
+        submit();
+      }}
+    >
+      <Stack>
+        {problems.general.length > 0 ? <ErrorAlert>{problems.general.join(' ')}</ErrorAlert> : null}
+        {mode.kind === 'create' ? (
+          <TextInput
+            label={t('secureFiles.folderName')}
+            required
+            value={name}
+            onChange={(event) => setName(event.currentTarget.value)}
+            error={problems.fields.folderName}
+            data-autofocus
+          />
+        ) : null}
+        <Textarea
+          label={t('secureFiles.descriptionField')}
+          value={description}
+          onChange={(event) => setDescription(event.currentTarget.value)}
+          error={problems.fields.description}
+          autosize
+          minRows={2}
+        />
+        {showsGroups ? (
+          <SearchMultiSelect
+            source={groupSource}
+            label={t('secureFiles.sharedWith')}
+            description={t('secureFiles.sharedWithHelp')}
+            value={groups}
+            onChange={setGroups}
+            error={problems.fields.groups}
+          />
+        ) : null}
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onCancel}>
+            {t('common.cancel')}
+          </Button>
+          <Button type="submit" loading={create.isPending || edit.isPending}>
+            {mode.kind === 'create' ? t('secureFiles.createFolder') : t('common.save')}
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}
