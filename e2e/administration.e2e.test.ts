@@ -94,6 +94,33 @@ describe('console: administration settings (ADMIN)', () => {
     await context.close();
   });
 
+  it('sets event forwarding on its settings page, and the server keeps it', async () => {
+    const token = await adminToken();
+    const before = (await api<{ enabled: boolean; timeout: number }>('GET /ui/admin/event', { token })).body;
+    const { context, page } = await freshPage(browser);
+    try {
+      await logInAsAdmin(page);
+      await page.goto('/settings/events');
+      const form = page.getByRole('form', { name: 'Event forwarding' });
+      const enabled = form.getByRole('switch', { name: 'Forward events to the Trace instances' });
+      await enabled.waitFor(settle);
+      await checkScreen(page, 'settings-events');
+      const hours = form.getByRole('textbox', { name: 'Keep trying for (hours)' });
+      await hours.fill('');
+      await form.getByRole('button', { name: 'Save' }).click();
+      await expect.poll(() => form.getByText('Give a number of hours above zero.').count(), settle).toBe(1);
+      if ((await enabled.isChecked()) === before.enabled) await enabled.click({ force: true });
+      await hours.fill('2.5');
+      await form.getByRole('button', { name: 'Save' }).click();
+      await expect
+        .poll(async () => (await api<{ enabled: boolean; timeout: number }>('GET /ui/admin/event', { token })).body, settle)
+        .toEqual({ enabled: !before.enabled, timeout: 9000 });
+    } finally {
+      await api('POST /ui/admin/event', { token, body: before });
+      await context.close();
+    }
+  });
+
   it('the API reference page lists the routes, console and partner interfaces', async () => {
     const { context, page } = await freshPage(browser);
     await logInAsAdmin(page);

@@ -29,6 +29,24 @@ export const settingsPages: readonly SettingsPage[] = [
     load: async () => (await import('../features/setup/routes/database-settings-route')).DatabaseSettingsRoute,
   },
   {
+    path: 'storage',
+    labelKey: 'settings.pages.storage',
+    requires: 'POST /ui/admin/storage/provider',
+    load: async () => (await import('../features/setup/routes/storage-route')).StorageRoute,
+  },
+  {
+    path: 'design-archive',
+    labelKey: 'settings.pages.designArchive',
+    requires: 'GET /ui/das/list',
+    load: async () => (await import('../features/das/routes/das-route')).DasRoute,
+  },
+  {
+    path: 'events',
+    labelKey: 'settings.pages.events',
+    requires: 'POST /ui/admin/event',
+    load: async () => (await import('../features/setup/routes/event-forwarding-route')).EventForwardingRoute,
+  },
+  {
     path: 'addons',
     labelKey: 'settings.pages.addons',
     requires: 'GET /ui/admin/addons',
@@ -39,6 +57,24 @@ export const settingsPages: readonly SettingsPage[] = [
     labelKey: 'settings.pages.licence',
     requires: 'GET /ui/admin/licensing/status',
     load: async () => (await import('../features/setup/routes/licence-route')).LicenceRoute,
+  },
+  {
+    path: 'identity-providers',
+    labelKey: 'settings.pages.identityProviders',
+    requires: 'GET /ui/admin/sso',
+    load: async () => (await import('../features/identity/routes/sso-providers-route')).SsoProvidersRoute,
+  },
+  {
+    path: 'authentication-servers',
+    labelKey: 'settings.pages.authenticationServers',
+    requires: 'GET /ui/authentication/list',
+    load: async () => (await import('../features/identity/routes/trusted-issuers-route')).TrustedIssuersRoute,
+  },
+  {
+    path: 'clients',
+    labelKey: 'settings.pages.clients',
+    requires: 'GET /ui/client/list',
+    load: async () => (await import('../features/identity/routes/oauth-clients-route')).OauthClientsRoute,
   },
   {
     path: 'api',
