@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +8,8 @@ import { reportingMachine, type ReportingMachine } from './support/trace';
 
 /** Server round trips under a loaded test machine: poll for up to ten seconds. */
 const settle = { timeout: 10_000 };
+/** The e2e server is shared by every spec (the quality spec runs jobs too): a job id of this spec's own. */
+const jobId = `trace-job-${randomUUID()}`;
 
 async function call<T>(route: string, body?: unknown): Promise<T> {
   const { status, body: answer } = await api<T>(route, { token: await adminToken(), body });
@@ -42,9 +44,9 @@ describe('console: a machine\u2019s job in events, audit, builds, parts and the 
     // the machine's side: the licence arrives, one part is made and inspected
     events = [
       await machine.report('licenceReceivedByMachine', { authorizationId }),
-      await machine.report('jobStarted', { authorizationId, jobId: 'e2e-job', quantity: 1 }),
-      await machine.report('qualityCheckPassed', { authorizationId, jobId: 'e2e-job', data: { height: '12.01' } }),
-      await machine.report('jobEnded', { authorizationId, jobId: 'e2e-job' }),
+      await machine.report('jobStarted', { authorizationId, jobId, quantity: 1 }),
+      await machine.report('qualityCheckPassed', { authorizationId, jobId, data: { height: '12.01' } }),
+      await machine.report('jobEnded', { authorizationId, jobId }),
     ];
     const parts = await call<{ data: { id: string; serialNumber: string | null }[] }>(
       `GET /ui/part/list?dsiId=${revision.dsiId}`,
@@ -96,7 +98,7 @@ describe('console: a machine\u2019s job in events, audit, builds, parts and the 
     // builds and parts
     await nav.getByRole('link', { name: 'Builds' }).click();
     await page.getByRole('heading', { name: 'Builds', level: 1 }).waitFor();
-    await page.locator('tr[data-job-id="e2e-job"] [data-state="ended"]').waitFor(settle);
+    await page.locator(`tr[data-job-id="${jobId}"] [data-state="ended"]`).waitFor(settle);
     await checkScreen(page, 'builds');
     await nav.getByRole('link', { name: 'Parts' }).click();
     await page.getByRole('heading', { name: 'Parts', level: 1 }).waitFor();
