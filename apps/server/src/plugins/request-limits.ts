@@ -70,14 +70,13 @@ export function registerRequestLimits(app: FastifyInstance, timeouts: TimeoutCon
 export function warnOnForwardingHeaders(app: FastifyInstance): void {
   let warned = false;
   app.addHook('onRequest', (request, _reply, done) => {
-    done();
-    if (warned) return;
     const headers = request.headers;
-    if (headers['x-forwarded-for'] === undefined && headers.forwarded === undefined) return;
+    if (warned || (headers['x-forwarded-for'] === undefined && headers.forwarded === undefined)) return done();
     warned = true;
     request.log.warn(
       "requests arrive with X-Forwarded-For/Forwarded headers but TRUST_PROXY is off: client addresses are the proxy's; " +
         'set TRUST_PROXY=true if a reverse proxy you control sets them',
     );
+    done();
   });
 }
