@@ -128,7 +128,8 @@ describe('console: administration settings (ADMIN)', () => {
     await page.getByRole('link', { name: 'API reference' }).click();
     const reference = page.getByTestId('api-reference');
     await reference.getByText('/ui/admin/state', { exact: true }).first().waitFor({ timeout: 30_000 });
-    // Swagger UI renders only the operations near the viewport: scroll down to each
+    // Swagger UI renders only the operations near the viewport: step the window down the page
+    // (the reference grows with every route) until each is rendered
     for (const path of [
       '/ui/admin/server',
       '/ui/user/login',
@@ -136,13 +137,21 @@ describe('console: administration settings (ADMIN)', () => {
       '/certificate/certificateChain',
       '/apl/registration/add',
     ]) {
-      await page.evaluate(() => window.scrollTo(0, 0));
       const operation = reference.locator(`[data-path="${path}"]`);
-      for (let step = 0; step < 40 && (await operation.count()) === 0; step += 1) {
-        await page.mouse.wheel(0, 1200);
-        await page.waitForTimeout(150);
+      let found = false;
+      for (let y = 0; !found; y += 600) {
+        const height = await page.evaluate((to) => {
+          window.scrollTo(0, to);
+          return document.documentElement.scrollHeight;
+        }, y);
+        found = await operation
+          .first()
+          .waitFor({ state: 'attached', timeout: 400 })
+          .then(() => true)
+          .catch(() => false);
+        if (y > height) break;
       }
-      expect(await operation.count(), path).toBeGreaterThan(0);
+      expect(found, path).toBe(true);
     }
     await page.evaluate(() => window.scrollTo(0, 0));
     await checkScreen(page, 'settings-api-reference');

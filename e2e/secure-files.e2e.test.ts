@@ -1,26 +1,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminToken, api, checkScreen, createUser, freshPage, launchBrowser, logInAs, logInAsAdmin } from './support/browser';
+import { checkScreen, createUser, freshPage, launchBrowser, logInAs, logInAsAdmin } from './support/browser';
+import { createGroup, expectHiddenFrom, openSecureFiles } from './support/secure-files';
 
 /** Server round trips under a loaded test machine: poll for up to ten seconds. */
 const settle = { timeout: 10_000 };
-
-async function createGroup(name: string, members: string[]): Promise<number> {
-  const { status, body } = await api<{ userGroupId: number }>('POST /ui/groups/add', {
-    token: await adminToken(),
-    body: { name, members },
-  });
-  expect(status).toBe(200);
-  return body.userGroupId;
-}
-
-async function openSecureFiles(page: Page): Promise<void> {
-  await page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: 'Secure files' }).click();
-  await page.getByRole('heading', { name: 'Secure files', level: 1 }).waitFor();
-}
 
 describe('console: secure files', () => {
   let browser: Browser;
@@ -109,15 +96,6 @@ describe('console: secure files', () => {
     await context.close();
 
     // a supplier sees neither the folder nor, through its address, its files
-    const other = await freshPage(browser);
-    await logInAs(other.page, supplier);
-    await openSecureFiles(other.page);
-    await other.page.getByText('No folders you can see yet.').waitFor(settle);
-    expect(await other.page.getByText(folderName).count()).toBe(0);
-    await other.page.goto(folderUrl);
-    await other.page.getByText('The folder or file does not exist').first().waitFor(settle);
-    expect(await other.page.getByText('bracket drawing.pdf').count()).toBe(0);
-    await checkScreen(other.page, 'secure-files-hidden');
-    await other.context.close();
+    await expectHiddenFrom(browser, supplier, { name: folderName, url: folderUrl }, 'bracket drawing.pdf', 'secure-files-hidden');
   });
 });

@@ -74,10 +74,27 @@ describe('console: security keys and escalation', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
     await page.getByText(`User ${victim.username} was deleted`).waitFor();
     await row.waitFor({ state: 'detached' });
+
+    // "security key required for all administrators": on, then off again (off is sensitive: this session is escalated)
+    await page.getByRole('link', { name: 'Access roles' }).click();
+    const requirement = page.getByRole('switch', { name: /Require a security-key confirmation from every administrator/ });
+    await expect.poll(() => requirement.isEnabled()).toBe(true);
+    expect(await requirement.isChecked()).toBe(false);
+    await requirement.click({ force: true });
+    await page.getByText('Every administrator now confirms sensitive actions with a security key').waitFor();
+    expect((await api<{ requiredForAdmins: boolean }>('GET /ui/admin/escalation', { token })).body).toEqual({
+      requiredForAdmins: true,
+    });
+    await checkScreen(page, 'escalation-policy');
+    await requirement.click({ force: true });
+    await page.getByText('Only holders of a security key confirm sensitive actions').waitFor();
+    expect((await api<{ requiredForAdmins: boolean }>('GET /ui/admin/escalation', { token })).body).toEqual({
+      requiredForAdmins: false,
+    });
     await context.close();
   });
 
-  it('lets an administrator add and delete access policies and roles', async () => {
+  it('lets an administrator add, change and delete access policies and roles', async () => {
     const admin = await createUser('ADMIN');
     const member = await createUser('USER');
     const { context, page } = await pageWithVirtualAuthenticator(browser);
@@ -104,6 +121,17 @@ describe('console: security keys and escalation', () => {
     await policy.getByRole('cell', { name: '10.0.0.0/8, 127.0.0.1' }).waitFor();
     await checkScreen(page, 'access-policies');
 
+    // change it: the same form, filled with the policy
+    await page.getByRole('button', { name: 'Change access policy Internal Wired' }).click();
+    const editDialog = page.getByRole('dialog', { name: 'Change access policy' });
+    expect(await editDialog.getByLabel('Policy name').inputValue()).toBe('Internal Wired');
+    await editDialog.getByLabel('Policy name').fill('Internal WiFi');
+    await page.keyboard.press('Escape');
+    await checkScreen(page, 'access-policy-edit');
+    await editDialog.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Access policy Internal WiFi changed').waitFor();
+    await page.locator('tr[data-policy="Internal WiFi"]').getByRole('cell', { name: '10.0.0.0/8, 127.0.0.1' }).waitFor();
+
     await page.getByRole('link', { name: 'Access roles' }).click();
     await page.getByRole('heading', { name: 'Access roles', level: 1 }).waitFor();
     await page.getByRole('button', { name: 'Add role' }).click();
@@ -118,13 +146,24 @@ describe('console: security keys and escalation', () => {
     await role.getByText(member.username).waitFor();
     await checkScreen(page, 'access-roles');
 
+    // change its members: the list given replaces the stored one
+    await page.getByRole('button', { name: 'Change access role user for cui-download' }).click();
+    const roleDialog = page.getByRole('dialog', { name: 'Change access role' });
+    await roleDialog.getByRole('textbox', { name: 'Members' }).fill(admin.username);
+    await page.getByRole('option', { name: admin.username, exact: false }).first().click();
+    await page.keyboard.press('Escape');
+    await roleDialog.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Access role user changed').waitFor();
+    await role.getByText(admin.username).waitFor();
+    await role.getByText(member.username).waitFor();
+
     await page.getByRole('button', { name: 'Delete access role user for cui-download' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
     await page.getByText('Access role user deleted').waitFor();
     await page.getByRole('link', { name: 'Access policies' }).click();
-    await page.getByRole('button', { name: 'Delete access policy Internal Wired' }).click();
+    await page.getByRole('button', { name: 'Delete access policy Internal WiFi' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
-    await page.getByText('Access policy Internal Wired deleted').waitFor();
+    await page.getByText('Access policy Internal WiFi deleted').waitFor();
     await context.close();
   });
 });

@@ -14,6 +14,7 @@ const userNavigation = [
   'Builds',
   'Machine data',
   'Event queue',
+  'Network',
   'Quality',
   'Inspect a part',
   'Secure files',

@@ -112,7 +112,19 @@ describe('console: a machine\u2019s job in events, audit, builds, parts and the 
     const timeline = page.getByTestId('part-timeline');
     await expect
       .poll(() => timeline.locator('[data-step]').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-step'))))
-      .toEqual(['design', 'order', 'authorization', 'machine', 'job', 'event', 'event', 'event', 'event', 'inspection']);
+      .toEqual([
+        'design',
+        'order',
+        'authorization',
+        'machine',
+        'job',
+        'event',
+        'event',
+        'event',
+        'event',
+        'values',
+        'inspection',
+      ]);
     expect(
       await timeline
         .locator('[data-event-kind]')
@@ -122,6 +134,7 @@ describe('console: a machine\u2019s job in events, audit, builds, parts and the 
     await step('design').getByText(revision.designName).waitFor();
     await step('order').getByText(`Order ${orderNumber}`).waitFor();
     await step('machine').getByText(machine.name).waitFor();
+    await step('values').getByText('No values recorded').waitFor();
     await step('inspection').getByText('Quality check passed').waitFor();
     const links = {
       design: `/packages/${revision.dsiId}`,

@@ -4,8 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
-const projects = ['packages/contract', 'apps/server', 'apps/console', 'e2e'].filter((p) =>
-  fs.existsSync(path.join(root, p, 'tsconfig.json')),
+const projects = ['packages/contract', 'packages/machine-simulator', 'scripts/demo', 'apps/server', 'apps/console', 'e2e'].filter(
+  (p) => fs.existsSync(path.join(root, p, 'tsconfig.json')),
 );
 let failed = false;
 for (const project of projects) {

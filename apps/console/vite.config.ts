@@ -3,13 +3,50 @@ import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
 import postcssPresetMantine from 'postcss-preset-mantine';
 import postcssSimpleVars from 'postcss-simple-vars';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
+
+/**
+ * The contract's modules hold schemas beside the permission rows and enums the console's entry
+ * needs; building a zod schema is a chain of calls Rollup cannot prove free of effects, so every
+ * schema of a module would ship (and be built at start) with one row of it. Building a schema
+ * has no effect outside it: each top-level schema definition of the contract becomes a pure
+ * immediately-called function, evaluated where it was, and dropped from the bundle when unused.
+ * Works on esbuild's output, where a top-level statement spanning lines closes at column 0.
+ */
+function pureSchemaDefinitions(code: string): string {
+  const lines = code.split('\n');
+  const start = /^((?:export )?const [A-Za-z_$][\w$]* = )((?:z|Z[\w$]*)[.(].*)$/;
+  for (let first = 0; first < lines.length; first += 1) {
+    const head = start.exec(lines[first]!);
+    if (!head) continue;
+    let last = first;
+    while (last < lines.length && !(lines[last]!.endsWith(';') && (last === first || !/^\s/.test(lines[last]!)))) last += 1;
+    if (last === lines.length) break;
+    lines[first] = `${head[1]}/* @__PURE__ */ (() => ${head[2]}`;
+    lines[last] = `${lines[last]!.slice(0, -1)})();`;
+    first = last;
+  }
+  return lines.join('\n');
+}
+
+function pureContractSchemas(): Plugin {
+  const contractSource = '/packages/contract/src/';
+  return {
+    name: 'manifold:pure-contract-schemas',
+    apply: 'build',
+    transform(code, id) {
+      if (!id.includes(contractSource)) return null;
+      const marked = pureSchemaDefinitions(code);
+      return marked === code ? null : { code: marked, map: null };
+    },
+  };
+}
 
 const apiTarget = process.env.MANIFOLD_API_URL ?? 'http://127.0.0.1:8080';
 
 export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
-  plugins: [react()],
+  plugins: [react(), pureContractSchemas()],
   css: {
     postcss: {
       plugins: [

@@ -20,9 +20,9 @@ export function adminCredentials(): { username: string; password: string } {
 /** What the server's Content-Security-Policy refused on each page (every screen check expects none). */
 const cspViolations = new WeakMap<Page, string[]>();
 
-/** A fresh context (no cookies, no storage) per test. */
-export async function freshPage(browser: Browser): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ baseURL: baseUrl(), viewport: { width: 1280, height: 860 }, locale: 'en-US' });
+/** A fresh context (no cookies, no storage) per test; on the shared e2e server unless `url` names another. */
+export async function freshPage(browser: Browser, url = baseUrl()): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ baseURL: url, viewport: { width: 1280, height: 860 }, locale: 'en-US' });
   const page = await context.newPage();
   const refused: string[] = [];
   cspViolations.set(page, refused);

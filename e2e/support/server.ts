@@ -57,8 +57,11 @@ async function waitForHealth(url: string, server: ChildProcess, log: () => strin
   throw new Error(`the server did not answer /healthz in time:\n${log()}`);
 }
 
-/** Starts the real server on a free port with a fresh data directory and a known admin password. */
-export async function startServer(): Promise<RunningServer> {
+/**
+ * Starts the real server on a free port with a fresh data directory and a known admin password;
+ * `env` adds to or overrides its environment (a second instance's `SITE_NAME`).
+ */
+export async function startServer(env: Record<string, string> = {}): Promise<RunningServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'manifold-e2e-'));
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -87,6 +90,7 @@ export async function startServer(): Promise<RunningServer> {
       // test opens the console on http://localhost:<port> (also a secure context).
       WEBAUTHN_RP_ID: 'localhost',
       WEBAUTHN_ORIGINS: `${baseUrl},http://localhost:${port}`,
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

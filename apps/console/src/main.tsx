@@ -1,22 +1,22 @@
-import '@mantine/core/styles.css';
-import '@mantine/charts/styles.css';
-import '@mantine/nprogress/styles.css';
-import './app/global.css';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router';
 import { AppProviders } from './app/providers';
-import { createAppRouter } from './app/router';
+import { createAppRouter, loadLoginRoute } from './app/router';
 import { loadConsoleConfig } from './lib/console-config';
 import { i18n, initI18n } from './lib/i18n';
 import { setLoginNavigator } from './lib/login-redirect';
 import { queryClient } from './lib/query-client';
+import { getSessionToken } from './lib/session-token';
 import { initTheme } from './lib/theme';
 
 initTheme();
 // The router starts loading the first screen at once, in parallel with configuration and messages.
 const router = createAppRouter(queryClient);
 setLoginNavigator((to) => void router.navigate(to));
+// A visitor without a session ends at the login form wherever they arrived: fetch its code now,
+// beside configuration and messages, not after a deep link's guard has redirected.
+if (!getSessionToken()) loadLoginRoute().catch(() => undefined);
 
 async function start(): Promise<void> {
   await Promise.all([loadConsoleConfig(), initI18n()]);

@@ -1,12 +1,20 @@
+import { execFileSync } from 'node:child_process';
 import autocannon from 'autocannon';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import type { OrderValues } from '../src/db/schema-licensing.js';
+import { createCsr } from '../src/crypto/csr.js';
+import type { DevelopmentCa } from '../src/crypto/development-ca.js';
+import { signDetachedJws } from '../src/crypto/jws.js';
+import { generateKeyPair } from '../src/crypto/key-pairs.js';
+import { canonicalJson } from '../src/lib/canonical-json.js';
 import { createScratchDatabase } from '../test/helpers/database-servers.js';
+import { multipartForm } from '../test/helpers/multipart.js';
+import { issue, testRoot } from '../test/helpers/test-pki.js';
+export { seededOrderRow } from '../test/helpers/seeded-orders.js';
 import { startServer, type ServerProcess } from '../test/helpers/server-process.js';
 
 /** The first administrator's password on every benchmark server. */
@@ -20,7 +28,11 @@ export interface BenchServer {
 }
 
 /** A server started for a benchmark with its data in `dataDir` (no console, warnings only); `env` adds or changes settings. */
-export function startBenchProcess(dataDir: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+export function startBenchProcess(
+  dataDir: string,
+  env: Record<string, string> = {},
+  nodeArgs: string[] = [],
+): Promise<ServerProcess> {
   return startServer(
     {
       DATA_DIR: dataDir,
@@ -29,13 +41,17 @@ export function startBenchProcess(dataDir: string, env: Record<string, string> =
       LOG_LEVEL: 'warn',
       ...env,
     },
-    { inheritEnv: true },
+    { inheritEnv: true, nodeArgs },
   );
 }
 
 /** `startBenchProcess` with the first administrator logged in. */
-export async function startBenchServer(dataDir: string, env: Record<string, string> = {}): Promise<BenchServer> {
-  const server = await startBenchProcess(dataDir, env);
+export async function startBenchServer(
+  dataDir: string,
+  env: Record<string, string> = {},
+  nodeArgs: string[] = [],
+): Promise<BenchServer> {
+  const server = await startBenchProcess(dataDir, env, nodeArgs);
   try {
     const login = await fetch(`${server.url}/ui/user/login`, {
       method: 'POST',
@@ -79,6 +95,20 @@ export function rssMiB(pid: number): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
   return Math.round((kb / 1024) * 10) / 10;
+}
+
+let clockTicks: number | undefined;
+
+/**
+ * CPU seconds (user + system) a process has used so far, from `/proc/<pid>/stat`: unlike wall
+ * time it hardly moves when other work shares the machine.
+ */
+export function cpuSeconds(pid: number): number {
+  clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  // the command name (field 2) may hold spaces: count the fields after its closing parenthesis
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / clockTicks;
 }
 
 /**
@@ -138,65 +168,73 @@ export async function benchTarget(kind: string, prefix: string): Promise<Target>
   return { kind, dataDir, databaseUrl: `sqlite:${path.join(dataDir, 'bench.db')}`, drop: async () => undefined };
 }
 
-/** One row of the orders a benchmark seeds: order `i`, of one of `dsiIds`, spread over companies and users. */
-export function seededOrderRow(
-  i: number,
-  dsiIds: string[],
-  base: number,
-  spread: { companies: number; users: number },
-): OrderValues {
-  const { companies, users } = spread;
-  const created = new Date(base + i * 1000 + (i % 7) * 13).toISOString();
-  return {
-    id: randomUUID(),
-    order_number: `SEED-${i}`,
-    dedupe_key: `seed|SEED-${i}`,
-    upstream_authorization_id: null,
-    version: 1,
-    company_name: `Company ${String(i % companies).padStart(3, '0')}`,
-    source_company_name: 'Seed',
-    source_date_created: null,
-    source: 'ui',
-    manage_user_id: null,
-    user_id: `user${i % users}`,
-    dsi_id: dsiIds[i % dsiIds.length]!,
-    revision_id: dsiIds[i % dsiIds.length]!,
-    dsi_version: 1,
-    design_name: 'Seeded design',
-    digest_value: '0'.repeat(64),
-    quantity: 100,
-    allocated: 0,
-    expired_quantity: 0,
-    expires_at: null,
-    purpose: null,
-    das_url: null,
-    image_url: null,
-    file_information_block_element_size: null,
-    licensee_key_sn: 'seed',
-    public_key_sn: null,
-    key_role_sn: null,
-    device_identity: null,
-    parameter_version: null,
-    device_parameters: '[]',
-    quality_parameters: '[]',
-    breakage_policy: 'Strict',
-    breakage_value: null,
-    serial_type: null,
-    serial_prefix: null,
-    serial_start: null,
-    serial_end: null,
-    serial_next: null,
-    authorized_users: '[]',
-    downstream_device: 0,
-    archived: i % 10 === 0 ? 1 : 0,
-    revoked: 0,
-    revoked_at: null,
-    replaces_order_id: null,
-    sender_fingerprint: null,
-    policy: '{}',
-    created_at: created,
-    updated_at: created,
+/** A JSON call to a benchmark server as its administrator; a non-2xx answer throws. */
+export type BenchCall = (method: string, url: string, body?: unknown, headers?: Record<string, string>) => Promise<unknown>;
+
+/** A benchmark server on `t` with the administrator's {@link BenchCall}. */
+export async function startBenchCaller(
+  t: Target,
+  nodeArgs: string[] = [],
+): Promise<{ server: ServerProcess; call: BenchCall; auth: Record<string, string> }> {
+  const { server, auth } = await startBenchServer(t.dataDir, { DATABASE_URL: t.databaseUrl }, nodeArgs);
+  const call: BenchCall = async (method, url, body, headers = {}) => {
+    const isBuffer = Buffer.isBuffer(body);
+    const response = await fetch(`${server.url}${url}`, {
+      method,
+      headers: { ...auth, ...(body !== undefined && !isBuffer ? { 'content-type': 'application/json' } : {}), ...headers },
+      ...(body !== undefined ? { body: isBuffer ? new Uint8Array(body) : JSON.stringify(body) } : {}),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${text}`);
+    return text.startsWith('{') ? (JSON.parse(text) as unknown) : text;
   };
+  return { server, call, auth };
+}
+
+/** Provisions the server (EC keys) under a new test root; answers the root and the server's signing certificate. */
+export async function provisionBenchServer(call: BenchCall): Promise<{ root: DevelopmentCa; signing: string }> {
+  const root = await testRoot('Bench root');
+  await call('POST', '/ui/admin/provision', { keyType: 'EC' });
+  const upload = (url: string, fields: Parameters<typeof multipartForm>[0]) => {
+    const { body, headers } = multipartForm(fields);
+    return call('POST', url, body, headers);
+  };
+  await upload('/ui/admin/upload/provision', {
+    certificateType: 'trustAnchor',
+    file: { filename: 'root.pem', content: root.certificatePem },
+  });
+  const csrs = (await call('GET', '/ui/admin/provision?csr=both')) as { signingCSR: string; encryptionCSR: string };
+  const signing = await issue(root, csrs.signingCSR);
+  await upload('/ui/admin/upload/provision', { certificateType: 'signing', file: { filename: 's.pem', content: signing } });
+  await upload('/ui/admin/upload/provision', {
+    certificateType: 'encryption',
+    file: { filename: 'e.pem', content: await issue(root, csrs.encryptionCSR) },
+  });
+  return { root, signing };
+}
+
+/** Registers a machine (EC keys, certificates from `root`) and approves it; answers its id and signing key. */
+export async function registerBenchMachine(
+  call: BenchCall,
+  root: DevelopmentCa,
+  name: string,
+): Promise<{ deviceId: string; signingKeyPem: string }> {
+  const keys = { signing: await generateKeyPair('EC'), encryption: await generateKeyPair('EC') };
+  const certificate = async (purpose: 'signing' | 'encryption') =>
+    issue(root, await createCsr({ siteName: name, service: 'enforce', purpose, privateKeyPem: keys[purpose].privateKeyPem }));
+  const apl = {
+    deviceIdentity: { id: name, name, serialNumber: `SN-${name}`, model: 'X1', manufacturer: 'Acme' },
+    parameters: [],
+    signingCertificate: await certificate('signing'),
+    encryptionCertificate: await certificate('encryption'),
+  };
+  const registered = (await call('POST', '/apl/registration/add', {
+    aplType: 'enforce',
+    apl,
+    signature: await signDetachedJws(canonicalJson(apl), keys.signing.privateKeyPem),
+  })) as { deviceId: string };
+  await call('POST', '/ui/device/approve', { id: registered.deviceId, approve: true });
+  return { deviceId: registered.deviceId, signingKeyPem: keys.signing.privateKeyPem };
 }
 
 /** Samples a process's resident memory every 50 ms while `work` runs; answers the peak (MiB). */

@@ -8,34 +8,39 @@
 // the first send until the last message is acknowledged. Figures: messages/s, and p50/p99 of the
 // delay from the message's commit (`createdAt`) to the remote acknowledgement (`deliveredAt`).
 //
-// Bare limit: one minimal program doing the same work with the same drivers — a row inserted
-// per message, claimed by `concurrency` workers, signed (the same detached JWS), posted over a
-// fresh HTTP connection to a bare receiver that verifies the signature and inserts the message id
-// in its own database, then marked delivered — with nothing else (no jobs table, no envelope
-// checks, no order made downstream).
+// Bare limit: one minimal program doing the same work with the same drivers — a row inserted per
+// message (waking the sender in-process), leased in batches (`UPDATE … RETURNING` on SQLite,
+// `FOR UPDATE SKIP LOCKED` on PostgreSQL), each signed (the same detached JWS with `x5t#S256` over
+// the same `{registrationNonce, messageId, kind, timestamp, nonce, body}` envelope) and posted,
+// `concurrency` at a time over kept-alive connections, to a receiver process of its own
+// (bench/outbox-bare-receiver.ts) that verifies the signature and records the nonce and the
+// message id in one transaction, then marked delivered in one UPDATE per round — with nothing else
+// (no registration lookups, no envelope checks, no order made downstream, no HTTP framework).
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import type { TDsiEntry, TManageInstance, TOutboxMessage, TPage } from '@manifold/contract';
 import { describeCertificate } from '../src/crypto/certificates.js';
-import { signDetachedJws, verifyDetachedJws } from '../src/crypto/jws.js';
+import { signDetachedJws } from '../src/crypto/jws.js';
+import { importPrivateKey } from '../src/crypto/key-pairs.js';
 import { canonicalJson } from '../src/lib/canonical-json.js';
 import { createScratchDatabase } from '../test/helpers/database-servers.js';
 import { policyFor, type LicensingWorld } from '../test/helpers/licensing-fixtures.js';
 import { multipartForm } from '../test/helpers/multipart.js';
 import { joinNetwork, startPeer, type PeerProcess } from '../test/helpers/peer-network.js';
+import { startServer } from '../test/helpers/server-process.js';
 import { peerIdentity, testRoot } from '../test/helpers/test-pki.js';
 
 const { values } = parseArgs({
   options: {
     databases: { type: 'string', default: 'sqlite,postgres' },
-    messages: { type: 'string', default: '1000' },
+    messages: { type: 'string', default: '300' },
     concurrency: { type: 'string', default: '8' },
   },
 });
@@ -83,8 +88,9 @@ async function runManifold(kind: string): Promise<Figures> {
       return {
         DATA_DIR: dir,
         DATABASE_URL: await databaseUrl(kind, dir, cleanups),
-        JOBS_POLL_MS: '20',
-        JOBS_CONCURRENCY: String(concurrency),
+        // the default poll: a message committed here is delivered because the commit wakes the worker
+        OUTBOX_CONCURRENCY: String(concurrency),
+        OUTBOX_PEER_CONCURRENCY: String(concurrency),
         LOG_LEVEL: 'error',
       };
     };
@@ -160,36 +166,37 @@ async function runManifold(kind: string): Promise<Figures> {
   }
 }
 
-/** The same drivers' two operations, for both ends of the bare limit. */
+/** The bare sender's table, with the same driver: insert, lease a batch, mark a batch delivered. */
 interface Store {
   insert(id: string, at: number): Promise<void>;
   claim(n: number): Promise<{ id: string; at: number }[]>;
-  delivered(id: string): Promise<void>;
+  delivered(ids: string[]): Promise<void>;
   close(): Promise<void>;
 }
 
-async function store(kind: string, dir: string, name: string, cleanups: (() => Promise<void>)[]): Promise<Store> {
+async function store(kind: string, dir: string, cleanups: (() => Promise<void>)[]): Promise<Store> {
+  const table = 'create table messages (id text primary key, at bigint not null, state text not null)';
   if (kind === 'sqlite') {
-    const db = new SQLite(path.join(dir, `${name}.db`));
+    const db = new SQLite(path.join(dir, 'sender.db'));
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
-    db.exec('create table messages (id text primary key, at integer not null, state text not null)');
+    db.exec(table);
     const insert = db.prepare("insert into messages values (?, ?, 'pending')");
     const claim = db.prepare(
-      "update messages set state = 'running' where id in (select id from messages where state = 'pending' limit ?) returning id, at",
+      "update messages set state = 'running' where id in (select id from messages where state = 'pending' order by at limit ?) returning id, at",
     );
-    const delivered = db.prepare("update messages set state = 'delivered' where id = ?");
     return {
       insert: async (id, at) => void insert.run(id, at),
       claim: async (n) => claim.all(n) as { id: string; at: number }[],
-      delivered: async (id) => void delivered.run(id),
+      delivered: async (ids) =>
+        void db.prepare(`update messages set state = 'delivered' where id in (${ids.map(() => '?').join(',')})`).run(...ids),
       close: async () => void db.close(),
     };
   }
   const scratch = await createScratchDatabase('postgres');
   cleanups.push(scratch.drop);
-  const pool = new pg.Pool({ connectionString: scratch.url, max: concurrency + 2 });
-  await pool.query('create table messages (id text primary key, at bigint not null, state text not null)');
+  const pool = new pg.Pool({ connectionString: scratch.url, max: 10 });
+  await pool.query(table);
   return {
     insert: async (id, at) => void (await pool.query("insert into messages values ($1, $2, 'pending')", [id, at])),
     claim: async (n) => {
@@ -197,7 +204,7 @@ async function store(kind: string, dir: string, name: string, cleanups: (() => P
       try {
         await client.query('begin');
         const picked = await client.query<{ id: string; at: string }>(
-          "select id, at from messages where state = 'pending' limit $1 for update skip locked",
+          "select id, at from messages where state = 'pending' order by at limit $1 for update skip locked",
           [n],
         );
         if (picked.rows.length > 0)
@@ -208,38 +215,58 @@ async function store(kind: string, dir: string, name: string, cleanups: (() => P
         client.release();
       }
     },
-    delivered: async (id) => void (await pool.query("update messages set state = 'delivered' where id = $1", [id])),
+    delivered: async (ids) => void (await pool.query("update messages set state = 'delivered' where id = any($1)", [ids])),
     close: () => pool.end(),
   };
 }
+
+/** The body of a delegated authorization, about the size Manifold's messages carry. */
+const sampleBody = {
+  authorizationId: randomUUID(),
+  orderId: randomUUID(),
+  orderNumber: 'BENCH-0001',
+  companyName: 'Acme',
+  sourceCompanyName: 'Acme',
+  sourceDateCreated: new Date().toISOString(),
+  design: { dsiId: randomUUID(), revisionId: randomUUID(), dsiVersion: 1, designName: 'Bench Part' },
+  quantity: 1,
+  expiration: null,
+  policy: { constraints: Array.from({ length: 8 }, (_, i) => ({ name: `parameter-${i}`, min: 0, max: 100 })) },
+};
 
 async function runBare(kind: string): Promise<Figures> {
   const cleanups: (() => Promise<void>)[] = [];
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'manifold-outbox-bare-'));
   cleanups.push(() => fs.rm(dir, { recursive: true, force: true }));
-  const sender = await store(kind, dir, 'sender', cleanups);
-  const receiver = await store(kind, dir, 'receiver', cleanups);
+  const sender = await store(kind, dir, cleanups);
   const root = await testRoot('Outbox Bare Root');
   const key = await peerIdentity(root, { purpose: 'signing' });
-  const server = http.createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      void (async () => {
-        const message = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { apl: { messageId: string }; signature: string };
-        await verifyDetachedJws(message.signature, canonicalJson(message.apl), key.certificatePem);
-        await receiver.insert(message.apl.messageId, Date.now());
-        response.setHeader('content-type', 'application/json');
-        response.end(JSON.stringify({ messageId: message.apl.messageId, received: 'applied' }));
-      })();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
+  const certificateFile = path.join(dir, 'sender.pem');
+  await fs.writeFile(certificateFile, key.certificatePem);
+  let receiverDatabase = `sqlite:${path.join(dir, 'receiver.db')}`;
+  if (kind !== 'sqlite') {
+    const scratch = await createScratchDatabase('postgres');
+    cleanups.push(scratch.drop);
+    receiverDatabase = scratch.url;
+  }
+  const receiver = await startServer(
+    { BARE_DATABASE: receiverDatabase, BARE_CERTIFICATE: certificateFile },
+    { file: fileURLToPath(new URL('./outbox-bare-receiver.ts', import.meta.url)) },
+  );
+  const agent = new http.Agent({ keepAlive: true });
+  const privateKey = importPrivateKey(key.privateKeyPem);
+  const target = new URL(receiver.url);
   const post = (body: string) =>
     new Promise<void>((resolve, reject) => {
       const request = http.request(
-        { host: '127.0.0.1', port, method: 'POST', path: '/', agent: false, headers: { 'content-type': 'application/json' } },
+        {
+          host: target.hostname,
+          port: target.port,
+          method: 'POST',
+          path: '/apl/peer/message',
+          agent,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
         (response) => {
           response.resume();
           response.on('end', () => (response.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${response.statusCode}`))));
@@ -251,32 +278,70 @@ async function runBare(kind: string): Promise<Figures> {
   try {
     const delays: number[] = [];
     const started = Date.now();
-    let inserted = 0;
-    const producer = (async () => {
-      for (; inserted < messages; inserted += 1) await sender.insert(randomUUID(), Date.now());
-    })();
-    await Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        while (delays.length < messages) {
-          const [claimed] = await sender.claim(1);
-          if (!claimed) {
-            await new Promise((resolve) => setTimeout(resolve, 1));
-            continue;
-          }
-          const apl = { messageId: claimed.id, timestamp: new Date().toISOString(), nonce: randomUUID(), body: { n: 1 } };
-          const signature = await signDetachedJws(canonicalJson(apl), key.privateKeyPem);
-          await post(JSON.stringify({ apl, signature }));
-          await sender.delivered(claimed.id);
-          delays.push(Date.now() - claimed.at);
+    // the sender: woken when a message is committed, leases as many as it has free slots,
+    // signs and posts each, and marks the acknowledged ones delivered together
+    let inFlight = 0;
+    let woken = false;
+    let resume: () => void = () => undefined;
+    const wake = () => {
+      woken = true;
+      resume();
+    };
+    const acknowledged: { id: string; at: number }[] = [];
+    let flushing: Promise<void> | undefined;
+    const flush = () => {
+      if (flushing) return;
+      flushing = (async () => {
+        while (acknowledged.length > 0) {
+          const batch = acknowledged.splice(0);
+          await sender.delivered(batch.map((row) => row.id));
+          const now = Date.now();
+          for (const row of batch) delays.push(now - row.at);
         }
-      }),
-    );
+      })().finally(() => {
+        flushing = undefined;
+        if (acknowledged.length > 0) flush();
+        wake();
+      });
+    };
+    const deliver = async (row: { id: string; at: number }) => {
+      const apl = {
+        registrationNonce: randomUUID(),
+        messageId: row.id,
+        kind: 'authorization',
+        timestamp: new Date().toISOString(),
+        nonce: randomUUID(),
+        body: sampleBody,
+      };
+      const signature = await signDetachedJws(canonicalJson(apl), privateKey, { certificatePem: key.certificatePem });
+      await post(JSON.stringify({ aplType: 'upstreamManage', apl, signature }));
+      acknowledged.push(row);
+      flush();
+    };
+    const producer = (async () => {
+      for (let inserted = 0; inserted < messages; inserted += 1) {
+        await sender.insert(randomUUID(), Date.now());
+        wake();
+      }
+    })();
+    while (delays.length < messages) {
+      woken = false;
+      const rows = inFlight < concurrency ? await sender.claim(concurrency - inFlight) : [];
+      for (const row of rows) {
+        inFlight += 1;
+        void deliver(row).finally(() => {
+          inFlight -= 1;
+          wake();
+        });
+      }
+      if (rows.length === 0 && !woken) await new Promise<void>((resolve) => (resume = resolve));
+    }
     await producer;
     return figures(delays, Date.now() - started);
   } finally {
-    server.close();
+    agent.destroy();
+    await receiver.stop();
     await sender.close();
-    await receiver.close();
     for (const cleanup of cleanups) await cleanup().catch(() => undefined);
   }
 }

@@ -10,6 +10,7 @@ import { auditModule } from './modules/audit/audit.module.js';
 import { certificateExchangeModule } from './modules/certificate-exchange/certificate-exchange.module.js';
 import { devicesModule } from './modules/devices/devices.module.js';
 import { qualityModule } from './modules/quality/quality.module.js';
+import { dashboardModule } from './modules/dashboard/dashboard.module.js';
 import { eventsModule } from './modules/events/events.module.js';
 import { EventQueueService } from './modules/outbox/event-queue.service.js';
 import { outboxModule } from './modules/outbox/outbox.module.js';
@@ -20,6 +21,7 @@ import { licensingModule } from './modules/licensing/licensing.module.js';
 import { machineDataModule } from './modules/machine-data/machine-data.module.js';
 import type { Core } from './modules/module.js';
 import { packagesModule } from './modules/packages/packages.module.js';
+import { peerDesignsModule } from './modules/peer-designs/peer-designs.module.js';
 import { loadKeyEncryptionKey } from './modules/provision/key-encryption-key.js';
 import { KeySealer } from './modules/provision/key-sealer.js';
 import { provisionModule } from './modules/provision/provision.module.js';
@@ -79,9 +81,15 @@ export async function createModules(core: Core) {
   const licensing = licensingModule(core);
   const registrations = registrationsModule(core);
   const eventQueue = new EventQueueService(core.database, core.settings);
-  const events = eventsModule(core, licensing.services.stp, (trx, row) => eventQueue.forward(trx, row));
+  const events = eventsModule(core, licensing.services.stp, (trx, rows) => eventQueue.forward(trx, rows));
   const session = await sessionModule(core);
   const accessControl = accessControlModule(core);
+  const packages = packagesModule(core, accessControl.services.accessControl);
+  const peerDesigns = peerDesignsModule(core, {
+    ...registrations.services,
+    orders: licensing.services.orders,
+    packages: packages.services.packages,
+  });
   return [
     adminModule(core),
     session,
@@ -92,7 +100,7 @@ export async function createModules(core: Core) {
     groupsModule(core),
     provisionModule(core),
     certificateExchangeModule(core),
-    packagesModule(core, accessControl.services.accessControl),
+    packages,
     devicesModule(core),
     licensing,
     events,
@@ -103,9 +111,12 @@ export async function createModules(core: Core) {
     outboxModule(core, registrations.services.peerRegistrations, eventQueue, {
       ...licensing.services.delegatedLicences.handlers(),
       ...events.services.events.handlers(),
+      ...peerDesigns.services.peerTransfers.handlers(),
     }),
+    peerDesigns,
     storageModule(core),
-    secureRepoModule(core),
+    secureRepoModule(core, accessControl.services.accessControl),
+    dashboardModule(core),
     unimplementedModule(),
   ] as const;
 }

@@ -65,6 +65,15 @@ export interface OutboxConfig {
   retryMaxMs: number;
   /** Attempts before a message is given up as `failed`. */
   maxAttempts: number;
+  /** Messages on their way at once (the delivery worker's slots). */
+  concurrency: number;
+  /** Messages on their way at once to one peer. */
+  peerConcurrency: number;
+  /**
+   * Days delivered messages (not authorizations) and, on the receiving side, the applied message
+   * ids of peers are kept (docs/peer-network.md#retention).
+   */
+  retentionDays: number;
 }
 
 export interface WebAuthnConfig {
@@ -324,6 +333,9 @@ export function loadConfig(env: Env = process.env): Config {
       retryBaseMs: integer(env, 'OUTBOX_RETRY_BASE_MS', 5000, 10, 3_600_000),
       retryMaxMs: integer(env, 'OUTBOX_RETRY_MAX_MS', 3_600_000, 10, 86_400_000),
       maxAttempts: integer(env, 'OUTBOX_MAX_ATTEMPTS', 20, 1, 1000),
+      concurrency: integer(env, 'OUTBOX_CONCURRENCY', 16, 1, 256),
+      peerConcurrency: integer(env, 'OUTBOX_PEER_CONCURRENCY', 8, 1, 256),
+      retentionDays: integer(env, 'OUTBOX_RETENTION_DAYS', 30, 1, 3650),
     },
     licencePublisherPem: licencePublisher(env.LICENCE_PUBLISHER_CERT),
     webauthn: {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SoftwareAuthenticator } from './helpers/software-authenticator.js';
+import { clientCredentialsToken } from './helpers/oauth-client.js';
 import { describeEachDatabase, expectToken, type TestApp } from './helpers/test-app.js';
 
 const origin = 'https://manifold.example';
@@ -60,17 +61,7 @@ describeEachDatabase(
         expect(created.statusCode, created.body).toBe(200);
 
         // the client acts for this administrator, but its token is never escalated
-        const issued = await ctx().app.inject({
-          method: 'POST',
-          url: '/oauth2/token',
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          payload: new URLSearchParams({
-            grant_type: 'client_credentials',
-            client_id: clientId,
-            client_secret: created.json<{ clientSecret: string }>().clientSecret,
-          }).toString(),
-        });
-        const accessToken = issued.json<{ access_token: string }>().access_token;
+        const accessToken = await clientCredentialsToken(ctx(), clientId, created.json<{ clientSecret: string }>().clientSecret);
         expect((await ctx().call('GET', '/ui/client/list', { token: accessToken })).statusCode).toBe(200);
         expectToken(
           await ctx().call('POST', '/ui/client/add', { token: accessToken, body: clientInput(`${clientId}-2`) }),

@@ -13,12 +13,11 @@ import type {
 import { describeCertificate } from '../src/crypto/certificates.js';
 import type { DevelopmentCa } from '../src/crypto/development-ca.js';
 import { signDetachedJws } from '../src/crypto/jws.js';
-import { JobRunner } from '../src/jobs/job-runner.js';
-import { JobsService } from '../src/jobs/jobs.service.js';
 import { canonicalJson } from '../src/lib/canonical-json.js';
 import { revokeAfterLateDelivery } from '../src/modules/licensing/delegation.js';
-import { outboxDeliveryJob } from '../src/modules/outbox/outbox-delivery.job.js';
-import { OUTBOX_DELIVER } from '../src/modules/outbox/outbox.repository.js';
+import { OutboxDelivery } from '../src/modules/outbox/outbox-delivery.js';
+import { outboxPurgeJob, PEER_NONCES_KEPT_MS } from '../src/modules/outbox/outbox-purge.job.js';
+import { OutboxRepository } from '../src/modules/outbox/outbox.repository.js';
 import { signApl } from '../src/modules/registrations/apl-checks.js';
 import { canonicalEvent, eventHash } from '../src/modules/events/trace-event-format.js';
 import type { ManageInstanceRow } from '../src/db/schema-licensing.js';
@@ -30,10 +29,11 @@ import {
   uploadDesignFile,
   type LicensingWorld,
 } from './helpers/licensing-fixtures.js';
+import { deliverOutbox } from './helpers/outbox-delivery.js';
 import { createPackage, testMachine } from './helpers/packages-fixtures.js';
 import { joinNetwork, LOOPBACK_PEERS, startPeer, type PeerProcess } from './helpers/peer-network.js';
 import { freePort } from './helpers/server-process.js';
-import { describeEachDatabase, expectToken, type TestApp } from './helpers/test-app.js';
+import { describeEachDatabase, expectToken } from './helpers/test-app.js';
 import { MachineChain } from './helpers/trace-fixtures.js';
 import { peerIdentity, testRoot } from './helpers/test-pki.js';
 
@@ -57,23 +57,6 @@ afterAll(async () => {
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
-/** Runs the due delivery jobs of the app under test (its own runner is not started). */
-async function deliver(ctx: TestApp, retryBaseMs = 60_000, maxAttempts = 20): Promise<void> {
-  const { database, credentials } = ctx.app.services;
-  const runner = new JobRunner(database, new JobsService(database), { ...ctx.config.jobs, log: quiet });
-  runner.register(
-    OUTBOX_DELIVER,
-    outboxDeliveryJob(
-      database,
-      credentials,
-      ctx.config.peers,
-      { ...ctx.config.outbox, retryBaseMs, retryMaxMs: retryBaseMs, maxAttempts },
-      { authorization: revokeAfterLateDelivery(database.dialect) },
-    ),
-  );
-  await runner.runDue();
-}
-
 async function downstreamOrders(): Promise<TOrder[]> {
   const answer = await downstream.call('GET', '/ui/order/list?numberOfItems=100');
   expect(answer.statusCode, answer.body).toBe(200);
@@ -92,6 +75,28 @@ describeEachDatabase(
     const call = (method: 'GET' | 'POST', url: string, body?: unknown, token = admin) =>
       ctx().call(method, url, { token, ...(body !== undefined ? { body } : {}) });
     const outboxRows = () => ctx().app.services.database.db.selectFrom('outbox').selectAll().orderBy('id').execute();
+    /** An authorization of a new order, sent to the downstream (queued, not delivered yet). */
+    const sendAuthorization = async () => {
+      const orderId = await addOrder(ctx(), policyFor(world));
+      const authorizationId = await authorize(ctx(), { orderId, manageId: ours.manageId, quantity: 1 });
+      const sent = await call('POST', '/ui/authorization/send', { orderId, authorizationId });
+      expect(sent.statusCode, sent.body).toBe(200);
+      return { orderId, authorizationId };
+    };
+    /** Runs `work` while the registration `id` points at a port nobody listens on. */
+    const whileUnreachable = async (id: string, realUrl: string, work: () => Promise<void>) => {
+      const db = ctx().app.services.database.db;
+      await db
+        .updateTable('manage_instances')
+        .set({ manage_url: `http://127.0.0.1:${await freePort()}` })
+        .where('id', '=', id)
+        .execute();
+      try {
+        await work();
+      } finally {
+        await db.updateTable('manage_instances').set({ manage_url: realUrl }).where('id', '=', id).execute();
+      }
+    };
 
     beforeAll(async () => {
       admin = await ctx().adminToken();
@@ -153,7 +158,7 @@ describeEachDatabase(
         const authorizationId = await authorize(ctx(), { orderId, manageId: ours.manageId, quantity: 3, expiration });
         const sent = await call('POST', '/ui/authorization/send', { orderId, authorizationId });
         expect(sent.statusCode, sent.body).toBe(200);
-        await deliver(ctx());
+        await deliverOutbox(ctx());
         const message = (await outboxRows()).find((row) => row.subject_id === authorizationId)!;
         expect([message.state, message.attempts, message.last_error]).toEqual(['delivered', 1, null]);
 
@@ -197,7 +202,7 @@ describeEachDatabase(
         // revoking upstream travels down: the order and its machine authorization are revoked there
         const revoked = await call('POST', '/ui/authorization/revoke', { orderId, authorizationId });
         expect(revoked.statusCode, revoked.body).toBe(200);
-        await deliver(ctx());
+        await deliverOutbox(ctx());
         const revocation = (await outboxRows()).find((row) => row.subject_id === authorizationId && row.kind === 'revocation')!;
         expect(revocation.state).toBe('delivered');
         const after = (await downstreamOrders()).find((entry) => entry.orderIdentity.authorizationId === authorizationId)!;
@@ -232,7 +237,7 @@ describeEachDatabase(
           .execute();
         try {
           const before = Date.now();
-          await deliver(ctx());
+          await deliverOutbox(ctx());
           const failed = (await outboxRows()).find((row) => row.subject_id === authorizationId)!;
           expect(failed.state).toBe('pending');
           expect(failed.attempts).toBe(1);
@@ -253,12 +258,12 @@ describeEachDatabase(
         }
         // the next attempt, due after the back-off (brought forward here), reaches it
         await db
-          .updateTable('jobs')
-          .set({ run_at: new Date().toISOString() })
-          .where('kind', '=', OUTBOX_DELIVER)
+          .updateTable('outbox')
+          .set({ next_attempt_at: new Date().toISOString() })
+          .where('subject_id', '=', authorizationId)
           .where('state', '=', 'pending')
           .execute();
-        await deliver(ctx());
+        await deliverOutbox(ctx());
         const delivered = (await outboxRows()).find((row) => row.subject_id === authorizationId)!;
         expect([delivered.state, delivered.attempts, delivered.last_error]).toEqual(['delivered', 2, null]);
         expect(
@@ -269,29 +274,312 @@ describeEachDatabase(
 
     describe('giving up', () => {
       it('marks a message failed after its last attempt; revoking its authorization then sends a revocation', async () => {
-        const db = ctx().app.services.database.db;
-        const orderId = await addOrder(ctx(), policyFor(world));
-        const authorizationId = await authorize(ctx(), { orderId, manageId: ours.manageId, quantity: 1 });
-        expect((await call('POST', '/ui/authorization/send', { orderId, authorizationId })).statusCode).toBe(200);
-        const realUrl = ours.manageURL;
-        await db
-          .updateTable('manage_instances')
-          .set({ manage_url: `http://127.0.0.1:${await freePort()}` })
-          .where('id', '=', ours.manageId)
-          .execute();
-        try {
-          await deliver(ctx(), 60_000, 1);
-        } finally {
-          await db.updateTable('manage_instances').set({ manage_url: realUrl }).where('id', '=', ours.manageId).execute();
-        }
+        const { orderId, authorizationId } = await sendAuthorization();
+        await whileUnreachable(ours.manageId, ours.manageURL, () => deliverOutbox(ctx(), 60_000, 1));
         const failed = (await call('GET', '/ui/admin/outbox?state=failed')).json<TPage<TOutboxMessage>>().data;
         expect(failed.find((entry) => entry.subjectId === authorizationId)).toMatchObject({ state: 'failed', attempts: 1 });
         expect((await call('POST', '/ui/authorization/revoke', { orderId, authorizationId })).statusCode).toBe(200);
-        await deliver(ctx());
+        await deliverOutbox(ctx());
         const revocation = (await outboxRows()).find((row) => row.subject_id === authorizationId && row.kind === 'revocation')!;
         expect(revocation.state).toBe('delivered');
         // it never arrived: the revocation changes nothing there
         expect((await downstreamOrders()).some((entry) => entry.orderIdentity.authorizationId === authorizationId)).toBe(false);
+      });
+    });
+
+    describe('the delivery worker', () => {
+      /** A delivery worker of the app under test, as the jobs module makes it. */
+      const worker = (owner: string, pollIntervalMs = 600_000) => {
+        const { database, credentials } = ctx().app.services;
+        return new OutboxDelivery(
+          database,
+          credentials,
+          ctx().config.peers,
+          { ...ctx().config.outbox, retryBaseMs: 60_000, retryMaxMs: 60_000 },
+          { owner, pollIntervalMs, leaseSeconds: 60, stopTimeoutMs: 5000, log: quiet },
+          { authorization: revokeAfterLateDelivery(ctx().app.services.database.dialect) },
+        );
+      };
+      const messageOf = async (authorizationId: string) =>
+        (await outboxRows()).find((row) => row.subject_id === authorizationId && row.kind === 'authorization')!;
+      const ordersFor = async (authorizationId: string) =>
+        (await downstreamOrders()).filter((entry) => entry.orderIdentity.authorizationId === authorizationId);
+
+      it('is woken when a message is committed: delivered with no poll due', async () => {
+        const started = worker('outbox-test-wake');
+        started.start(); // looks once now, then not for ten minutes unless woken
+        try {
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          const { authorizationId } = await sendAuthorization();
+          let message = await messageOf(authorizationId);
+          for (let waited = 0; message.state === 'pending' && waited < 30_000; waited += 100) {
+            await new Promise((resolve) => setTimeout(resolve, 100));
+            message = await messageOf(authorizationId);
+          }
+          expect([message.state, message.attempts, message.lease_owner, message.lease_until]).toEqual([
+            'delivered',
+            1,
+            null,
+            null,
+          ]);
+          expect(await ordersFor(authorizationId)).toHaveLength(1);
+        } finally {
+          await started.stop();
+        }
+      });
+
+      it('two workers on one database lease each message once, and take over a lease that ran out', async () => {
+        const ids: string[] = [];
+        for (let i = 0; i < 6; i += 1) ids.push((await sendAuthorization()).authorizationId);
+        const attempts = await Promise.all([worker('outbox-test-a').runDue(), worker('outbox-test-b').runDue()]);
+        expect(attempts[0]! + attempts[1]!).toBe(6);
+        for (const authorizationId of ids) {
+          const message = await messageOf(authorizationId);
+          expect([message.state, message.attempts]).toEqual(['delivered', 1]);
+          expect(await ordersFor(authorizationId)).toHaveLength(1);
+        }
+
+        // leases straight from the table: concurrent claims never share a message
+        const { database } = ctx().app.services;
+        const repository = new OutboxRepository(database.db, database.dialect);
+        const now = new Date().toISOString();
+        const subject = randomUUID();
+        for (let i = 0; i < 24; i += 1) {
+          await repository.enqueue(
+            { kind: 'revocation', targetKind: 'manage', targetId: randomUUID(), subjectId: subject, body: { n: i } },
+            now,
+          );
+        }
+        try {
+          const until = new Date(Date.now() + 60_000).toISOString();
+          const claims = await Promise.all(
+            ['w1', 'w2', 'w3', 'w4'].map((owner) => repository.claim(owner, new Date().toISOString(), until, 10)),
+          );
+          const claimed = claims.flat().filter((row) => row.subject_id === subject);
+          expect(claimed).toHaveLength(24);
+          expect(new Set(claimed.map((row) => row.message_id)).size).toBe(24);
+          expect(await repository.claim('w5', new Date().toISOString(), until, 10)).toEqual([]);
+          const stored = (await outboxRows()).filter((row) => row.subject_id === subject);
+          for (const row of stored) {
+            const lessee = claims.findIndex((rows) => rows.some((entry) => entry.message_id === row.message_id));
+            expect([row.lease_owner, row.attempts]).toEqual([`w${lessee + 1}`, 0]);
+          }
+          // a worker that died: its lease runs out and another takes the message
+          const dead = claims.findIndex((rows) => rows.length > 0);
+          await database.db
+            .updateTable('outbox')
+            .set({ lease_until: new Date(Date.now() - 1000).toISOString() })
+            .where('subject_id', '=', subject)
+            .where('lease_owner', '=', `w${dead + 1}`)
+            .execute();
+          const retaken = await repository.claim('w6', new Date().toISOString(), until, 30);
+          expect(retaken.map((row) => row.lease_owner)).toEqual(claims[dead]!.map(() => 'w6'));
+          expect(retaken.map((row) => row.message_id).sort()).toEqual(claims[dead]!.map((row) => row.message_id).sort());
+          // a stale worker's outcome changes nothing once its lease is another's
+          const stale = { error: 'late', nextAttemptAt: null };
+          expect(await repository.recordFailure(retaken[0]!.message_id!, `w${dead + 1}`, stale, now)).toBe(false);
+        } finally {
+          await database.db.deleteFrom('outbox').where('subject_id', '=', subject).execute();
+        }
+      });
+    });
+
+    describe('retry now', () => {
+      it('POST /ui/admin/outbox/retry needs a session and ADMIN; unknown or finished messages are refused', async () => {
+        const body = { messageId: randomUUID() };
+        expect((await ctx().call('POST', '/ui/admin/outbox/retry', { body })).statusCode).toBe(401);
+        expectToken(await call('POST', '/ui/admin/outbox/retry', body, user), 403, 'actionNotAllowed');
+        expectToken(await call('POST', '/ui/admin/outbox/retry', body), 404, 'entityDoesNotExist', 'messageId');
+        const delivered = (await outboxRows()).find((row) => row.state === 'delivered')!;
+        expectToken(
+          await call('POST', '/ui/admin/outbox/retry', { messageId: delivered.message_id }),
+          420,
+          'outboxMessageNotRetryable',
+          'messageId',
+        );
+        expect((await outboxRows()).find((row) => row.id === delivered.id)).toEqual(delivered);
+      });
+
+      it('takes a given-up message up again at once; audited; delivered once', async () => {
+        const db = ctx().app.services.database.db;
+        const { authorizationId } = await sendAuthorization();
+        await whileUnreachable(ours.manageId, ours.manageURL, () => deliverOutbox(ctx(), 60_000, 1));
+        const failed = (await outboxRows()).find((row) => row.subject_id === authorizationId)!;
+        expect([failed.state, failed.attempts]).toEqual(['failed', 1]);
+        const before = Date.now();
+        const retried = await call('POST', '/ui/admin/outbox/retry', { messageId: failed.message_id });
+        expect(retried.statusCode, retried.body).toBe(200);
+        expect(retried.json<TOutboxMessage>()).toMatchObject({ messageId: failed.message_id, state: 'pending', attempts: 1 });
+        expect(Date.parse(retried.json<TOutboxMessage>().nextAttemptAt)).toBeGreaterThanOrEqual(before - 1000);
+        const audit = await db
+          .selectFrom('audit_events')
+          .selectAll()
+          .where('event_type', '=', 'outboxMessageRetried')
+          .where('subject', '=', failed.message_id)
+          .execute();
+        expect(audit).toHaveLength(1);
+        expect(JSON.parse(audit[0]!.details!)).toEqual({
+          kind: 'authorization',
+          targetId: ours.manageId,
+          subjectId: authorizationId,
+          state: 'failed',
+          attempts: 1,
+        });
+        await deliverOutbox(ctx(), 60_000, 1);
+        const delivered = (await outboxRows()).find((row) => row.subject_id === authorizationId)!;
+        expect([delivered.state, delivered.attempts, delivered.last_error]).toEqual(['delivered', 2, null]);
+        expect(
+          (await downstreamOrders()).filter((entry) => entry.orderIdentity.authorizationId === authorizationId),
+        ).toHaveLength(1);
+      });
+    });
+
+    describe('retention', () => {
+      const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
+
+      it('purges delivered and withdrawn messages (not authorizations) and applied peer message ids after OUTBOX_RETENTION_DAYS', async () => {
+        const { database } = ctx().app.services;
+        const db = database.db;
+        const subject = randomUUID();
+        const row = (kind: string, state: string, at: string) => ({
+          kind,
+          target_kind: 'manage',
+          target_id: ours.manageId,
+          subject_id: subject,
+          payload: '{}',
+          state,
+          attempts: 1,
+          next_attempt_at: at,
+          last_error: null,
+          created_at: at,
+          updated_at: at,
+          message_id: randomUUID(),
+          delivered_at: state === 'delivered' ? at : null,
+          expires_at: null,
+          lease_owner: null,
+          lease_until: null,
+        });
+        const rows = [
+          row('event', 'delivered', daysAgo(31)),
+          row('revocation', 'delivered', daysAgo(31)),
+          row('event', 'cancelled', daysAgo(31)),
+          row('authorization', 'delivered', daysAgo(31)),
+          row('event', 'failed', daysAgo(31)),
+          row('event', 'delivered', daysAgo(29)),
+        ];
+        await db.insertInto('outbox').values(rows).execute();
+        const registration = randomUUID();
+        const applied = (at: string) => ({
+          registration_id: registration,
+          message_id: randomUUID(),
+          kind: 'event',
+          received_at: at,
+        });
+        const seen = [applied(daysAgo(31)), applied(daysAgo(29))];
+        await db.insertInto('peer_messages').values(seen).execute();
+
+        await outboxPurgeJob(database, { retentionDays: 30 }, quiet).run(null, {
+          jobId: 0,
+          attempt: 1,
+          signal: new AbortController().signal,
+        });
+        const kept = (await outboxRows()).filter((entry) => entry.subject_id === subject).map((entry) => entry.message_id);
+        expect(kept.sort()).toEqual([rows[3]!.message_id, rows[4]!.message_id, rows[5]!.message_id].sort());
+        const keptIds = await db
+          .selectFrom('peer_messages')
+          .select('message_id')
+          .where('registration_id', '=', registration)
+          .execute();
+        expect(keptIds.map((entry) => entry.message_id)).toEqual([seen[1]!.message_id]);
+        await db.deleteFrom('outbox').where('subject_id', '=', subject).execute();
+        await db.deleteFrom('peer_messages').where('registration_id', '=', registration).execute();
+      });
+
+      it('forgets nonces after twice the timestamp window: a message that old is refused by its timestamp', async () => {
+        const { database, peerRegistrations } = ctx().app.services;
+        const db = database.db;
+        const sender = await peerIdentity(root, { purpose: 'signing' });
+        const registration = { id: randomUUID(), nonce: randomUUID() };
+        const now = new Date().toISOString();
+        await db
+          .insertInto('manage_instances')
+          .values({
+            id: registration.id,
+            manage_site_name: 'Nonce Peer',
+            manage_url: 'http://127.0.0.1:9',
+            manage_type: 'downStreamManage',
+            registration_state: 'Approved',
+            initiator: 1,
+            signing_certificate: sender.certificatePem,
+            encryption_certificate: null,
+            registration_nonce: registration.nonce,
+            version: 1,
+            created_at: now,
+            updated_at: now,
+          })
+          .execute();
+        const message = async (signedAt: number) => {
+          const apl = {
+            registrationNonce: registration.nonce,
+            messageId: randomUUID(),
+            kind: 'revocation' as const,
+            timestamp: new Date(signedAt).toISOString(),
+            nonce: randomUUID(),
+            body: {},
+          };
+          return {
+            input: {
+              aplType: 'downstreamManage' as const,
+              apl,
+              signature: await signDetachedJws(canonicalJson(apl), sender.privateKeyPem),
+            },
+            apl,
+          };
+        };
+        const receive = async (signed: Awaited<ReturnType<typeof message>>) => {
+          const peer = await peerRegistrations.authenticate(signed.input, signed.apl);
+          await database.transaction((trx) => peerRegistrations.rememberNonce(trx, peer.id, signed.apl.nonce));
+        };
+        const remembered = async (at: number) => {
+          await db
+            .updateTable('peer_nonces')
+            .set({ created_at: new Date(at).toISOString() })
+            .where('registration_id', '=', registration.id)
+            .execute();
+        };
+        const purge = () =>
+          outboxPurgeJob(database, { retentionDays: 30 }, quiet).run(null, {
+            jobId: 0,
+            attempt: 1,
+            signal: new AbortController().signal,
+          });
+        try {
+          // received within the window: kept by the purge, so its replay is refused by the nonce
+          const recent = await message(Date.now());
+          await receive(recent);
+          await remembered(Date.now() - PEER_NONCES_KEPT_MS + 60_000);
+          await purge();
+          await expect(receive(recent)).rejects.toMatchObject({ token: 'duplicateAplReceived' });
+          await db.deleteFrom('peer_nonces').where('registration_id', '=', registration.id).execute();
+
+          // the oldest nonce the purge forgets was received twice the window ago; the message it
+          // came with was signed at most one window after that (clocks apart by up to a window),
+          // so a replay now is outside the window: refused by its timestamp
+          const receivedAt = Date.now() - PEER_NONCES_KEPT_MS - 1000;
+          const old = await message(receivedAt + PEER_NONCES_KEPT_MS / 2);
+          await db
+            .insertInto('peer_nonces')
+            .values({ registration_id: registration.id, nonce: old.apl.nonce, created_at: new Date(receivedAt).toISOString() })
+            .execute();
+          await purge();
+          expect(
+            await db.selectFrom('peer_nonces').select('nonce').where('registration_id', '=', registration.id).execute(),
+          ).toEqual([]);
+          await expect(receive(old)).rejects.toMatchObject({ token: 'registrationExchangeInvalidApl', field: 'apl.timestamp' });
+        } finally {
+          await db.deleteFrom('peer_nonces').where('registration_id', '=', registration.id).execute();
+          await db.deleteFrom('manage_instances').where('id', '=', registration.id).execute();
+        }
       });
     });
 
@@ -372,7 +660,7 @@ describeEachDatabase(
         expect(xml.body).toContain(`<EventId>${eventId}</EventId>`);
         expect(xml.body).toContain('Signature');
 
-        await deliver(ctx());
+        await deliverOutbox(ctx());
         expect((await queued()).map((item) => item.eventId)).not.toContain(eventId);
         const stored = (await traceEvents()).find((item) => item.eventId === eventId)!;
         expect(stored).toMatchObject({ source: 'peer', event: { kind: 'machineIdle', deviceId: chain.world.deviceId } });
@@ -389,7 +677,7 @@ describeEachDatabase(
           .execute();
         const waiting = await report();
         const dropped = await report();
-        await deliver(ctx());
+        await deliverOutbox(ctx());
         const entry = (await queued()).find((item) => item.eventId === waiting)!;
         expect(entry).toMatchObject({ state: 'pending', attempts: 1, delivered: 0 });
         expect(entry.lastError).toContain('registrationExchangeCommunicationFailed');
@@ -398,7 +686,7 @@ describeEachDatabase(
         expect((await call('POST', '/ui/queue/delete', { eventId: dropped })).statusCode).toBe(200);
         expectToken(await call('POST', '/ui/queue/delete', { eventId: dropped }), 420, 'traceEventIdNotValid');
         expect((await call('POST', '/ui/queue/send', { eventId: waiting })).statusCode).toBe(200);
-        await deliver(ctx()); // only the send-now job is due: the back-off of the first one runs a minute
+        await deliverOutbox(ctx()); // queue/send made it due now (its back-off ran a minute)
         expect((await queued()).map((item) => item.eventId)).not.toContain(waiting);
         const ids = (await traceEvents()).map((item) => item.eventId);
         expect(ids).toContain(waiting);

@@ -338,6 +338,19 @@ describeEachDatabase('quality: inspections, parts search, trace parameters', (ct
 
       const listed = await ctx().call('GET', `/ui/part/list?serialNumber=${part.serialNumber}`, { token: admin });
       expect(listed.json<{ data: TPart[] }>().data[0]!.traceEvents).toContain(inspection!.traceEventId);
+      // the part's history shows the inspection's event after the machine's, and no other part's
+      const history = await ctx().call('GET', `/ui/part/history?partId=${part.id}`, { token: admin });
+      const events = history.json<{ events: { eventId: string; event: { kind: string } }[] }>().events;
+      expect(events.filter((entry) => entry.event.kind.startsWith('qualityCheck')).map((entry) => entry.eventId)).toEqual([
+        inspection!.traceEventId,
+      ]);
+      expect(events.at(-1)!.eventId).toBe(inspection!.traceEventId);
+      const other = await ctx().call('GET', `/ui/part/history?partId=${a.parts[1]!.id}`, { token: admin });
+      expect(
+        other
+          .json<{ events: { event: { kind: string } }[] }>()
+          .events.filter((entry) => entry.event.kind.startsWith('qualityCheck')),
+      ).toEqual([]);
 
       const picture = await ctx().call('GET', `/ui/qms/inspection/picture?inspectionId=${inspection!.inspectionId}&index=0`, {
         token: user,
@@ -659,6 +672,15 @@ describeEachDatabase('quality: inspections, parts search, trace parameters', (ct
           .data.map((v) => v.parameterName)
           .sort(),
       ).toEqual(['Operator', 'Report', 'Wall']);
+      const history = await ctx().call('GET', `/ui/part/history?partId=${part.id}`, { token: admin });
+      expect(history.statusCode, history.body).toBe(200);
+      const withValues = history.json<{ traceValues: TSvpValue[]; traceValuesTruncated: boolean }>();
+      expect(withValues.traceValues).toEqual(forPart.json<{ data: TSvpValue[] }>().data);
+      expect(withValues.traceValuesTruncated).toBe(false);
+      const build = await ctx().call('GET', `/ui/build/list?buildId=${a.buildId}`, { token: user });
+      expect(build.json<{ data: { buildId: string }[] }>().data.map((b) => b.buildId)).toEqual([a.buildId]);
+      const none = await ctx().call('GET', `/ui/build/list?buildId=${randomUUID()}`, { token: user });
+      expect(none.json<{ totalNumOfItems: number }>().totalNumOfItems).toBe(0);
       const forBuild = await ctx().call('GET', `/ui/svp-value/list?buildId=${a.buildId}`, { token: user });
       expect(
         forBuild

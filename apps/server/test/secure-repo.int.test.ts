@@ -558,6 +558,164 @@ describeEachDatabase(
       });
     });
 
+    describe('CUI and FCI labels', () => {
+      const wired = '10.1.2.3';
+      const outside = '203.0.113.9';
+      /** A call from a given client address (the server's `request.ip`). */
+      const callFrom = (
+        address: string,
+        method: 'GET' | 'POST',
+        url: string,
+        token: string,
+        payload?: string | Buffer,
+        headers = {},
+      ) =>
+        ctx().app.inject({
+          method,
+          url,
+          remoteAddress: address,
+          headers: { ...headers, authorization: `Bearer ${token}` },
+          payload,
+        });
+      const uploadFrom = (address: string, token: string, nodeId: string, filename: string, content: string) => {
+        const form = multipartForm({ nodeId, file: { filename, content, contentType: 'text/plain' } });
+        return callFrom(address, 'POST', '/ui/secure-repo/upload', token, form.body, form.headers);
+      };
+      const downloadFrom = (address: string, token: string, nodeId: string) =>
+        callFrom(address, 'GET', `/ui/secure-repo/download?nodeId=${nodeId}`, token);
+
+      it('labels a folder at creation (ADMIN only); folders and files below carry the label; editing changes it', async () => {
+        expectToken(
+          await createFolder(alice.token, { parentNodeId: folderA.nodeId, folderName: 'Mine', classification: 'CUI' }),
+          403,
+          'actionNotAllowed',
+        );
+        expect((await createFolder(admin, { folderName: 'Bad label', classification: 'SECRET' })).statusCode).toBe(400);
+        const labelled = await createFolder(admin, {
+          parentNodeId: folderA.nodeId,
+          folderName: 'Controlled',
+          classification: 'FCI',
+        });
+        expect(labelled.statusCode, labelled.body).toBe(200);
+        const folder = labelled.json<TSecureRepoNode>();
+        expect(folder.classification).toBe('FCI');
+        expect((await nodeRow(ctx(), folder.nodeId))?.classification).toBe('FCI');
+        expect(
+          (await audits(ctx(), 'secureRepoFolderCreated', folder.nodeId)).map((row) => JSON.parse(row.details ?? '{}')),
+        ).toEqual([expect.objectContaining({ classification: 'FCI' })]);
+        // a subfolder created by a USER inherits the label; it cannot be lowered below its folder's
+        const inner = (
+          await createFolder(alice.token, { parentNodeId: folder.nodeId, folderName: 'Inner' })
+        ).json<TSecureRepoNode>();
+        expect(inner.classification).toBe('FCI');
+        const file = (await uploadFile(alice.token, inner.nodeId, 'spec.txt', 'fci data')).json<TSecureRepoNode>();
+        expect(file.classification).toBe('FCI');
+
+        expectToken(
+          await call('POST', '/ui/secure-repo/edit-file', alice.token, { nodeId: folder.nodeId, classification: null }),
+          403,
+          'actionNotAllowed',
+        );
+        expectToken(
+          await call('POST', '/ui/secure-repo/edit-file', admin, { nodeId: file.nodeId, classification: 'CUI' }),
+          420,
+          'secureRepoNotAFolder',
+          'classification',
+        );
+        const raised = await call('POST', '/ui/secure-repo/edit-file', admin, { nodeId: folder.nodeId, classification: 'CUI' });
+        expect(raised.statusCode, raised.body).toBe(200);
+        expect(raised.json()).toMatchObject({ classification: 'CUI' });
+        const listed = (await list(admin, `nodeId=${inner.nodeId}`)).json<TSecureRepoListResponse>();
+        expect(listed.currentNode?.classification).toBe('CUI');
+        expect(listed.ancestors.map((node) => node.classification)).toEqual([null, 'CUI']);
+        expect(listed.nodes.map((node) => [node.folderName, node.classification])).toEqual([['spec.txt', 'CUI']]);
+        // an inner folder's own label lower than its folder's changes nothing that applies
+        const lowered = await call('POST', '/ui/secure-repo/edit-file', admin, { nodeId: inner.nodeId, classification: 'FCI' });
+        expect(lowered.json()).toMatchObject({ classification: 'CUI' });
+        const cleared = await call('POST', '/ui/secure-repo/edit-file', admin, { nodeId: folder.nodeId, classification: null });
+        expect(cleared.json()).toMatchObject({ classification: null });
+        expect((await list(admin, `nodeId=${inner.nodeId}`)).json<TSecureRepoListResponse>().currentNode?.classification).toBe(
+          'FCI',
+        );
+        expect(
+          (await audits(ctx(), 'secureRepoNodeEdited', folder.nodeId)).map((row) => JSON.parse(row.details ?? '{}')),
+        ).toEqual([{ classification: 'CUI' }, { classification: null }]);
+      });
+
+      it('refuses CUI downloads from outside the policy and to users without the constraint, audited; an allowed one passes', async () => {
+        const carol = await person(async (username) => {
+          const response = await call('POST', '/ui/groups/edit', admin, {
+            userGroupId: groupA,
+            name: 'Design team',
+            members: [alice.username, username],
+          });
+          expect(response.statusCode, response.body).toBe(200);
+        });
+        const cui = (
+          await createFolder(admin, { parentNodeId: folderA.nodeId, folderName: 'CUI drawings', classification: 'CUI' })
+        ).json<TSecureRepoNode>();
+        const file = (await uploadFile(alice.token, cui.nodeId, 'part.txt', 'controlled')).json<TSecureRepoNode>();
+        expect(file.classification).toBe('CUI');
+        const policy = await call('POST', '/ui/access-control/add', admin, {
+          policyName: 'Internal Wired',
+          constraints: ['cui-download', 'cui-upload'],
+          incomingIpAddresses: ['10.1.0.0/16'],
+        });
+        expect(policy.statusCode, policy.body).toBe(200);
+        const role = await call('POST', '/ui/access-role/add', admin, {
+          roleCode: 'user',
+          constraintName: 'cui-download',
+          roleMembers: [alice.username],
+        });
+        expect(role.statusCode, role.body).toBe(200);
+        try {
+          const far = expectToken(await downloadFrom(outside, alice.token, file.nodeId), 403, 'accessConstraintFailed');
+          expect(far.errorDescription).toContain('cui-download');
+          const denied = expectToken(await downloadFrom(wired, carol.token, file.nodeId), 403, 'accessConstraintFailed');
+          expect(denied.errorDescription).toContain('cui-download');
+          const allowed = await downloadFrom(wired, alice.token, file.nodeId);
+          expect(allowed.statusCode, allowed.body).toBe(200);
+          expect(allowed.body).toBe('controlled');
+          const refused = await ctx()
+            .app.services.database.db.selectFrom('audit_events')
+            .select(['actor', 'details'])
+            .where('event_type', '=', 'accessConstraintRefused')
+            .where('subject', '=', 'cui-download')
+            .execute();
+          expect(refused.map((row) => [row.actor, JSON.parse(row.details ?? '{}').reason])).toEqual([
+            [alice.username, 'network'],
+            [carol.username, 'membership'],
+          ]);
+          expect(await audits(ctx(), 'secureRepoFileDownloaded', file.nodeId)).toEqual([
+            expect.objectContaining({ actor: alice.username }),
+          ]);
+
+          // uploads into the CUI folder: cui-upload is held by no role, so only the network counts; nothing stored when refused
+          const before = await storageKeys(ctx());
+          expectToken(await uploadFrom(outside, alice.token, cui.nodeId, 'late.txt', 'x'), 403, 'accessConstraintFailed');
+          expect(await storageKeys(ctx())).toEqual(before);
+          expect((await uploadFrom(wired, carol.token, cui.nodeId, 'late.txt', 'x')).statusCode).toBe(200);
+          // an unlabelled folder is not gated
+          expect(
+            (
+              await downloadFrom(
+                outside,
+                carol.token,
+                (await uploadFile(alice.token, folderA.nodeId, 'free.txt', 'f')).json<TSecureRepoNode>().nodeId,
+              )
+            ).statusCode,
+          ).toBe(200);
+        } finally {
+          await call('POST', '/ui/access-role/delete', admin, {
+            accessRoleId: role.json<{ accessRoleId: string }>().accessRoleId,
+          });
+          await call('POST', '/ui/access-control/delete', admin, {
+            accessControlId: policy.json<{ accessControlId: string }>().accessControlId,
+          });
+        }
+      });
+    });
+
     it('a deleted group no longer opens its folders', async () => {
       const temporary = (
         await call('POST', '/ui/groups/add', admin, { name: 'Temporary', members: [bob.username] })

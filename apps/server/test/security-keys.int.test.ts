@@ -311,6 +311,8 @@ describeEachDatabase(
     it("refuses a sensitive action from an administrator without a key, and not from a user's own calls", async () => {
       const victim = await ctx().createUser();
       const admin = await ctx().adminToken();
+      // the setting's default, until an administrator chooses
+      expect((await ctx().call('GET', '/ui/admin/escalation', { token: admin })).json()).toEqual({ requiredForAdmins: true });
       expectToken(
         await ctx().call('POST', '/ui/user/delete', { token: admin, body: { username: victim.profile.username } }),
         403,
@@ -326,4 +328,81 @@ describeEachDatabase(
     });
   },
   { ...env, ESCALATION_REQUIRED_FOR_ADMINS: 'true' },
+);
+
+describeEachDatabase(
+  'the administrators’ escalation setting (admin/escalation)',
+  (ctx) => {
+    it('should require authentication, an administrator and security-config', async () => {
+      expectToken(await ctx().call('GET', '/ui/admin/escalation'), 401, 'invalidSessionToken');
+      const { token } = await ctx().createUser();
+      expectToken(await ctx().call('GET', '/ui/admin/escalation', { token }), 403, 'actionNotAllowed');
+      expectToken(
+        await ctx().call('POST', '/ui/admin/escalation', { token, body: { requiredForAdmins: true } }),
+        403,
+        'actionNotAllowed',
+      );
+      const admin = await ctx().adminToken();
+      expect((await ctx().call('POST', '/ui/admin/escalation', { token: admin, body: {} })).statusCode).toBe(400);
+    });
+
+    it('turned on by an administrator, makes every administrator escalate at once; turning it off is sensitive', async () => {
+      const admin = await ctx().adminToken();
+      // ESCALATION_REQUIRED_FOR_ADMINS is only the default
+      expect((await ctx().call('GET', '/ui/admin/escalation', { token: admin })).json()).toEqual({ requiredForAdmins: false });
+      const other = await ctx().createUser({ role: 'ADMIN' });
+      const victim = await ctx().createUser();
+      const turnedOn = await ctx().call('POST', '/ui/admin/escalation', { token: admin, body: { requiredForAdmins: true } });
+      expect(turnedOn.statusCode, turnedOn.body).toBe(200);
+      expect(turnedOn.json()).toEqual({ requiredForAdmins: true });
+      expect((await ctx().call('GET', '/ui/admin/escalation', { token: other.token })).json()).toEqual({
+        requiredForAdmins: true,
+      });
+
+      // an administrator without a key is now refused a sensitive action; a user's own calls are not touched
+      expectToken(
+        await ctx().call('POST', '/ui/user/delete', { token: other.token, body: { username: victim.profile.username } }),
+        403,
+        'escalationRequired',
+      );
+      expect(
+        (
+          await ctx().call('POST', '/ui/user/edit', {
+            token: victim.token,
+            body: { username: victim.profile.username, firstName: 'V' },
+          })
+        ).statusCode,
+      ).toBe(200);
+      // nor can it be turned off without escalating
+      expectToken(
+        await ctx().call('POST', '/ui/admin/escalation', { token: other.token, body: { requiredForAdmins: false } }),
+        403,
+        'escalationRequired',
+      );
+
+      // the first key can be added, then used to escalate and turn the requirement off
+      const key = new SoftwareAuthenticator(rpId, origin);
+      expect((await register(ctx(), other.token, key)).statusCode).toBe(200);
+      expect((await escalate(ctx(), other.token, key)).statusCode).toBe(200);
+      expect(
+        (await ctx().call('POST', '/ui/admin/escalation', { token: other.token, body: { requiredForAdmins: false } })).json(),
+      ).toEqual({ requiredForAdmins: false });
+      // an administrator without a key acts again without escalating
+      expect(
+        (await ctx().call('POST', '/ui/user/delete', { token: admin, body: { username: victim.profile.username } })).statusCode,
+      ).toBe(200);
+
+      const audit = await ctx()
+        .app.services.database.db.selectFrom('audit_events')
+        .select(['actor', 'subject'])
+        .where('event_type', '=', 'escalationPolicyChanged')
+        .orderBy('id')
+        .execute();
+      expect(audit).toEqual([
+        { actor: 'admin', subject: 'true' },
+        { actor: other.profile.username, subject: 'false' },
+      ]);
+    });
+  },
+  env,
 );

@@ -4,11 +4,15 @@ import { startOpenIdProvider, type TestOpenIdProvider } from './helpers/oidc-pro
 
 const redirectUri = 'http://127.0.0.1:8080/login/oidc';
 let idp: TestOpenIdProvider;
+/** A provider whose ID tokens carry no e-mail or names: those are only in its userinfo answer. */
+let userinfoIdp: TestOpenIdProvider;
 beforeAll(async () => {
   idp = await startOpenIdProvider(redirectUri);
+  userinfoIdp = await startOpenIdProvider(redirectUri, { claimsInUserinfoOnly: true });
 });
 afterAll(async () => {
   await idp.close();
+  await userinfoIdp.close();
 });
 
 describeEachDatabase(
@@ -44,11 +48,14 @@ describeEachDatabase(
       ctx().call('POST', path, { body, headers: cookie ? { cookie } : {} });
 
     /** The whole round trip: start, the provider, back to `POST sessions` with what the provider returned. */
-    const roundTrip = async (id: string, options: { nonce?: string; withCookie?: boolean } = {}) => {
+    const roundTrip = async (
+      id: string,
+      options: { nonce?: string; withCookie?: boolean; provider?: TestOpenIdProvider } = {},
+    ) => {
       const { location, cookie } = await start(id);
       const url = new URL(location);
       if (options.nonce) url.searchParams.set('nonce', options.nonce);
-      const callback = await idp.browse(url.href);
+      const callback = await (options.provider ?? idp).browse(url.href);
       const answer = { code: callback.searchParams.get('code')!, state: callback.searchParams.get('state')!, redirectUri };
       return finish(options.withCookie === false ? undefined : cookie, answer);
     };
@@ -119,12 +126,15 @@ describeEachDatabase(
         });
         const first = await start(providerId);
         const callback = await idp.browse(first.location);
+        const userinfoBefore = idp.userinfoCalls();
         const login = await finish(first.cookie, {
           code: callback.searchParams.get('code')!,
           state: callback.searchParams.get('state')!,
           redirectUri,
         });
         expect(login.statusCode, login.body).toBe(200);
+        // everything was in the ID token: the userinfo endpoint is not asked
+        expect(idp.userinfoCalls()).toBe(userinfoBefore);
         const body = login.json<{ sessionToken: string; userProfile: { username: string; role: string; useSso: boolean } }>();
         expect(body.userProfile).toMatchObject({ username, role: 'USER', useSso: true, firstName: 'Ada' });
         expect((await ctx().call('GET', '/ui/user/login', { token: body.sessionToken })).statusCode).toBe(200);
@@ -143,6 +153,39 @@ describeEachDatabase(
           .where('subject', '=', subject)
           .execute();
         expect(links).toEqual([{ issuer: idp.issuer, subject }]);
+      });
+
+      it('takes the e-mail and names from the userinfo endpoint when the ID token lacks them', async () => {
+        const admin = await ctx().adminToken();
+        const saved = await ctx().call('POST', '/ui/admin/sso/provider', {
+          token: admin,
+          body: providerInput({
+            name: 'Claims in userinfo',
+            domain: userinfoIdp.issuer,
+            clientId: userinfoIdp.clientId,
+            clientSecret: userinfoIdp.clientSecret,
+          }),
+        });
+        expect(saved.statusCode, saved.body).toBe(200);
+        const subject = `sub-${unique()}`;
+        const username = `katherine-${unique()}`;
+        userinfoIdp.signInAs(subject, {
+          email: `${username}@example.com`,
+          preferredUsername: username,
+          givenName: 'Katherine',
+          familyName: 'Johnson',
+        });
+        const before = userinfoIdp.userinfoCalls();
+        const login = await roundTrip(saved.json<{ id: string }>().id, { provider: userinfoIdp });
+        expect(login.statusCode, login.body).toBe(200);
+        expect(login.json().userProfile).toMatchObject({
+          username,
+          email: `${username}@example.com`,
+          firstName: 'Katherine',
+          lastName: 'Johnson',
+          useSso: true,
+        });
+        expect(userinfoIdp.userinfoCalls()).toBe(before + 1);
       });
 
       it('refuses a state that is not the one this browser started with, and the login cannot be retried', async () => {

@@ -1,11 +1,14 @@
-import { beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDatabase, expectToken } from './helpers/test-app.js';
-import { startSamlIdp, type TestSamlIdp } from './helpers/saml-idp.js';
+import { readPostForm, startSamlIdp, type ResponseOptions, type SamlUser, type TestSamlIdp } from './helpers/saml-idp.js';
 
 const publicUrl = 'http://127.0.0.1:8080';
 let idp: TestSamlIdp;
 beforeAll(async () => {
-  idp = await startSamlIdp(publicUrl);
+  idp = await startSamlIdp();
+});
+afterAll(async () => {
+  await idp.close();
 });
 
 const decode = (response: string) => Buffer.from(response, 'base64').toString('utf8');
@@ -15,12 +18,35 @@ describeEachDatabase('single sign-on with SAML 2.0', (ctx) => {
   let providerId: string;
   const unique = () => Math.random().toString(36).slice(2, 8);
 
+  /** The server sends the browser to the identity provider: the address and the login cookie. */
   const start = async (relayState?: string) => {
     const query = relayState ? `?RelayState=${encodeURIComponent(relayState)}` : '';
     const response = await ctx().call('GET', `/ui/user/saml2/authenticate/${providerId}${query}`);
     expect(response.statusCode, response.body).toBe(302);
-    const location = String(response.headers.location);
-    return { location, cookie: String(response.headers['set-cookie']).split(';')[0]!, request: idp.readRequest(location) };
+    return { location: String(response.headers.location), cookie: String(response.headers['set-cookie']).split(';')[0]! };
+  };
+  /**
+   * The browser's whole round: the server's redirect, the identity provider (logged in as `user`)
+   * answering its form, the form posted to the assertion consumer, and the console page's
+   * fragment read back — what the console then sends to `user/login/saml2/sso/{id}`.
+   */
+  const browse = async (user: SamlUser, options: ResponseOptions = {}, relayState?: string) => {
+    const { location, cookie } = await start(relayState);
+    const page = await fetch(location, { headers: { cookie: idp.session(user, options) } });
+    expect(page.status, await page.clone().text()).toBe(200);
+    const form = readPostForm(await page.text());
+    const acs = await ctx().app.inject({
+      method: 'POST',
+      url: new URL(form.action).pathname,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({
+        SAMLResponse: form.SAMLResponse,
+        ...(form.RelayState !== undefined ? { RelayState: form.RelayState } : {}),
+      }).toString(),
+    });
+    expect(acs.statusCode, acs.body).toBe(303);
+    const fragment = new URLSearchParams(new URL(String(acs.headers.location)).hash.slice(1));
+    return { cookie, samlResponse: fragment.get('samlResponse')!, relayState: fragment.get('RelayState') };
   };
   const finish = (cookie: string | undefined, samlResponse: string) =>
     ctx().call('POST', `/ui/user/login/saml2/sso/${providerId}`, { body: { samlResponse }, headers: cookie ? { cookie } : {} });
@@ -52,24 +78,36 @@ describeEachDatabase('single sign-on with SAML 2.0', (ctx) => {
     });
     expect(saved.statusCode, saved.body).toBe(200);
     providerId = saved.json<{ id: string }>().id;
+    // the identity provider knows this server as a service provider (its metadata: entity id, assertion consumer)
+    idp.trust({ entityId: publicUrl, acsUrl: `${publicUrl}/ui/user/saml2/acs/${providerId}` });
     expect((await ctx().call('GET', '/ui/admin/sso', { token: admin })).json()).toMatchObject({ samlEntityId: publicUrl });
   });
 
-  it('sends the browser to the identity provider with an AuthnRequest and the RelayState', async () => {
-    const { location, request } = await start('/orders');
+  it('sends the browser to the identity provider with an AuthnRequest, which the provider reads and answers', async () => {
+    const { location } = await start('/orders');
     expect(location.startsWith(`${idp.ssoUrl}?`)).toBe(true);
-    expect(request).toMatchObject({ acsUrl: `${publicUrl}/ui/user/saml2/acs/${providerId}`, relayState: '/orders' });
-    expect(request.id).toMatch(/^_/);
+    expect(new URL(location).searchParams.get('RelayState')).toBe('/orders');
+    const name = `ada-${unique()}`;
+    const round = await browse({ nameId: name, email: `${name}@example.com` }, {}, '/orders');
+    expect(round.relayState).toBe('/orders');
+    expect(idp.lastRequest()).toMatchObject({ acsUrl: `${publicUrl}/ui/user/saml2/acs/${providerId}` });
+    expect(idp.lastRequest()!.id).toMatch(/^_/);
+    // the identity provider's answer is signed over the assertion by samlify
+    expect(decode(round.samlResponse)).toMatch(/<saml:Assertion[^>]*>.*<ds:Signature/s);
   });
 
   it('logs in with a signed assertion, creating the account, and refuses the same assertion again', async () => {
     const name = `grace-${unique()}`;
-    const { cookie, request } = await start();
-    const samlResponse = idp.respond(request, { nameId: name, email: `${name}@example.com`, givenName: 'Grace', surname: 'H' });
+    const { cookie, samlResponse } = await browse({
+      nameId: name,
+      email: `${name}@example.com`,
+      givenName: 'Grace',
+      surname: 'H',
+    });
     const login = await finish(cookie, samlResponse);
     expect(login.statusCode, login.body).toBe(200);
     const body = login.json<{ sessionToken: string; userProfile: Record<string, unknown> }>();
-    expect(body.userProfile).toMatchObject({ username: name, firstName: 'Grace', role: 'USER', useSso: true });
+    expect(body.userProfile).toMatchObject({ username: name, firstName: 'Grace', lastName: 'H', role: 'USER', useSso: true });
     expect((await ctx().call('GET', '/ui/user/login', { token: body.sessionToken })).statusCode).toBe(200);
 
     // the same response with the cookie already used: no login to answer
@@ -77,6 +115,7 @@ describeEachDatabase('single sign-on with SAML 2.0', (ctx) => {
     // even a login in progress for the very same request cannot use the assertion twice
     const database = ctx().app.services.database.db;
     const now = Date.now();
+    const inResponseTo = /InResponseTo="([^"]+)"/.exec(decode(samlResponse))![1]!;
     await database
       .insertInto('sso_logins')
       .values({
@@ -85,7 +124,7 @@ describeEachDatabase('single sign-on with SAML 2.0', (ctx) => {
         state: 's',
         nonce: 'n',
         code_verifier: 'v',
-        request_id: request.id,
+        request_id: inResponseTo,
         relay_state: null,
         created_at: new Date(now).toISOString(),
         expires_at: new Date(now + 60_000).toISOString(),
@@ -96,33 +135,24 @@ describeEachDatabase('single sign-on with SAML 2.0', (ctx) => {
 
   it('refuses an expired assertion, one for another audience, an unsigned one and one answering another request', async () => {
     const user = { nameId: `eve-${unique()}`, email: 'eve@example.com' };
-    const expired = await start();
-    expectToken(
-      await finish(
-        expired.cookie,
-        idp.respond(expired.request, user, { issueInstant: new Date(Date.now() - 30 * 60_000), validMinutes: 10 }),
-      ),
-      420,
-      'samlResponseInvalid',
-    );
-    const audience = await start();
-    expectToken(
-      await finish(audience.cookie, idp.respond(audience.request, user, { audience: 'https://another-sp.example' })),
-      420,
-      'samlResponseInvalid',
-    );
-    const unsigned = await start();
-    expectToken(await finish(unsigned.cookie, idp.respond(unsigned.request, user, { sign: false })), 420, 'samlResponseInvalid');
-    const mine = await start();
-    const other = await start();
-    expectToken(await finish(mine.cookie, idp.respond(other.request, user)), 420, 'samlResponseInvalid');
+    const expired = await browse(user, { issueInstant: new Date(Date.now() - 30 * 60_000), validMinutes: 10 });
+    expectToken(await finish(expired.cookie, expired.samlResponse), 420, 'samlResponseInvalid');
+    const audience = await browse(user, { audience: 'https://another-sp.example' });
+    expectToken(await finish(audience.cookie, audience.samlResponse), 420, 'samlResponseInvalid');
+    // the identity provider's signed answer with its signature taken out
+    const unsigned = await browse(user);
+    const stripped = decode(unsigned.samlResponse).replace(/<ds:Signature[\s\S]*<\/ds:Signature>/, '');
+    expectToken(await finish(unsigned.cookie, encode(stripped)), 420, 'samlResponseInvalid');
+    const mine = await browse(user);
+    const other = await browse(user);
+    expectToken(await finish(mine.cookie, other.samlResponse), 420, 'samlResponseInvalid');
   });
 
   it('refuses signature-wrapped responses', async () => {
     const victim = `admin-${unique()}`;
     // an evil unsigned assertion next to the genuinely signed one
-    const first = await start();
-    const genuine = decode(idp.respond(first.request, { nameId: `mallory-${unique()}`, email: 'mallory@example.com' }));
+    const first = await browse({ nameId: `mallory-${unique()}`, email: 'mallory@example.com' });
+    const genuine = decode(first.samlResponse);
     const assertion = /<saml:Assertion[\s\S]*<\/saml:Assertion>/.exec(genuine)![0];
     const evil = assertion
       .replace(/ID="[^"]+"/, 'ID="_evil"')
@@ -131,8 +161,8 @@ describeEachDatabase('single sign-on with SAML 2.0', (ctx) => {
     expectToken(await finish(first.cookie, encode(genuine.replace(assertion, evil + assertion))), 420, 'samlResponseInvalid');
 
     // the signed assertion hidden in Extensions, the evil one where the reader looks
-    const second = await start();
-    const signed = decode(idp.respond(second.request, { nameId: `mallory-${unique()}`, email: 'mallory@example.com' }));
+    const second = await browse({ nameId: `mallory-${unique()}`, email: 'mallory@example.com' });
+    const signed = decode(second.samlResponse);
     const signedAssertion = /<saml:Assertion[\s\S]*<\/saml:Assertion>/.exec(signed)![0];
     const signature = /<(?:ds:)?Signature[\s\S]*<\/(?:ds:)?Signature>/.exec(signedAssertion)![0];
     const forged = signedAssertion
@@ -170,12 +200,8 @@ describeEachDatabase('single sign-on with SAML 2.0', (ctx) => {
   });
 
   it('refuses an e-mail domain the provider does not allow', async () => {
-    const { cookie, request } = await start();
-    expectToken(
-      await finish(cookie, idp.respond(request, { nameId: `out-${unique()}`, email: 'someone@elsewhere.example' })),
-      420,
-      'ssoUserNotAllowed',
-    );
+    const { cookie, samlResponse } = await browse({ nameId: `out-${unique()}`, email: 'someone@elsewhere.example' });
+    expectToken(await finish(cookie, samlResponse), 420, 'ssoUserNotAllowed');
   });
 
   it('hands the identity provider’s form post to the console login page in the URL fragment', async () => {

@@ -10,6 +10,7 @@ import { traceAuditEventTypes } from './trace.js';
 import { qualityAuditEventTypes } from './quality-tokens.js';
 import { identityAuditEventTypes } from './identity.js';
 import { secureRepoAuditEventTypes } from './secure-repo.js';
+import { peerDesignAuditEventTypes } from './peer-designs.js';
 
 export const auditEventTypes = [
   ...packageAuditEventTypes,
@@ -20,6 +21,7 @@ export const auditEventTypes = [
   ...identityAuditEventTypes,
   ...securityAuditEventTypes,
   ...secureRepoAuditEventTypes,
+  ...peerDesignAuditEventTypes,
   'loginSucceeded',
   'loginFailed',
   'loginThrottleCleared',
@@ -42,6 +44,7 @@ export const auditEventTypes = [
   'eventConfigurationChanged',
   'queuedEventSent',
   'queuedEventDeleted',
+  'outboxMessageRetried',
   'forwardedEventReceived',
   'serverSettingsChanged',
   'addonsChanged',

@@ -7,6 +7,7 @@ import { serverAdminErrorTokens } from './server-admin.js';
 import { identityErrorTokens } from './identity.js';
 import { securityErrorTokens } from './security.js';
 import { secureRepoErrorTokens } from './secure-repo.js';
+import { outboxErrorTokens } from './outbox.js';
 
 /**
  * Business error tokens of spec §8, spelled exactly as the spec spells them (typos included:
@@ -132,6 +133,8 @@ export const specErrorTokens = {
   storageTypeNotConfigured: 'The storage type is not configured',
   storageTypeWriteError: 'The file could not be written',
   storageTypeReadError: 'The file could not be read',
+  dasPackageInvalid: 'The file is not a design package: a DSI entry with its manifest and signature',
+  dasEntryExists: 'The design archive already holds this DSI version',
   // Other
   traceEventIdNotValid: 'The trace event does not exist',
   traceEventSourceNotSupported: 'The trace event source is not supported',
@@ -160,6 +163,7 @@ export const manifoldErrorTokens = {
   ...serverAdminErrorTokens,
   ...identityErrorTokens,
   ...secureRepoErrorTokens,
+  ...outboxErrorTokens,
   malformedRequest: 'The request is malformed',
   invalidSessionToken: 'Invalid session token',
   actionNotAllowed: 'Action not allowed',

@@ -30,3 +30,5 @@ export * from './server-admin.js';
 export * from './identity.js';
 export * from './security.js';
 export * from './secure-repo.js';
+export * from './dashboard.js';
+export * from './peer-designs.js';

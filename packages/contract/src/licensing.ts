@@ -90,8 +90,8 @@ export const ZOrder = z
     serialization: ZSerialization.nullable(),
     deviceParameters: z.array(ZDeviceParameter),
     qualityParameters: z.array(ZQualityParameter),
-    /** How it arrived: `ui` (order/add), `upload` (order/upload) or `partner` (/apl/order/add). */
-    source: z.enum(['ui', 'upload', 'partner', 'upstream']),
+    /** How it arrived: `ui` (order/add), `upload` (order/upload), `partner` (/apl/order/add), `upstream` (an upstream Manage's authorization) or `protect` (/fss/order). */
+    source: z.enum(['ui', 'upload', 'partner', 'upstream', 'protect']),
   })
   .meta({ id: 'Order' });
 export type TOrder = z.infer<typeof ZOrder>;

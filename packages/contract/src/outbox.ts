@@ -13,8 +13,12 @@ import { serializationTypes, ZBreakagePolicy, ZDeviceIdentityConstraint, ZQualit
 export const ZOutboxState = z.enum(['pending', 'delivered', 'cancelled', 'failed']).meta({ id: 'OutboxState' });
 export type TOutboxState = z.infer<typeof ZOutboxState>;
 
-/** What a message carries: an authorization for a downstream Manage, its revocation, or a forwarded event. */
-export const ZOutboxKind = z.enum(['authorization', 'revocation', 'event']).meta({ id: 'OutboxKind' });
+/**
+ * What a message carries: an authorization for a downstream Manage, its revocation, a forwarded
+ * event, a design revision (`das/transfer`) or a machine data record (`dtl/transfer`); the last
+ * two travel with their files to `/mpf/design` and `/mpf/dtl`.
+ */
+export const ZOutboxKind = z.enum(['authorization', 'revocation', 'event', 'design', 'machineData']).meta({ id: 'OutboxKind' });
 export type TOutboxKind = z.infer<typeof ZOutboxKind>;
 
 /** One message as `GET /ui/admin/outbox` shows it. */
@@ -41,6 +45,15 @@ export type TOutboxMessage = z.infer<typeof ZOutboxMessage>;
 
 export const ZOutboxListQuery = ZPageQuery.extend({ state: ZOutboxState.optional() });
 export type TOutboxListQuery = z.infer<typeof ZOutboxListQuery>;
+
+/** Tokens of the outbox's admin calls. */
+export const outboxErrorTokens = {
+  outboxMessageNotRetryable: 'Only a message given up or waiting for its next attempt can be tried now',
+} as const;
+
+/** `POST /ui/admin/outbox/retry`: a given-up (or waiting) message tried now. */
+export const ZOutboxRetryRequest = z.object({ messageId: ZId('entityDoesNotExist') }).meta({ id: 'OutboxRetryRequest' });
+export type TOutboxRetryRequest = z.infer<typeof ZOutboxRetryRequest>;
 
 /**
  * The signed `apl` of `POST /apl/peer/message`: sent under the registration both sides share,

@@ -8,6 +8,8 @@ import { tracePermissions } from './trace.js';
 import { qualityPermissions } from './quality-tokens.js';
 import { identityPermissions } from './identity.js';
 import { secureRepoPermissions } from './secure-repo.js';
+import { dashboardPermissions } from './dashboard.js';
+import { peerDesignPermissions } from './peer-designs.js';
 
 /**
  * Who may call what (spec §6). One row per route the server serves; the server refuses to start
@@ -45,6 +47,8 @@ export const permissions = {
   ...identityPermissions,
   ...securityPermissions,
   ...secureRepoPermissions,
+  ...dashboardPermissions,
+  ...peerDesignPermissions,
   // operators
   'GET /healthz': 'anonymous',
   // the handler checks METRICS_TOKEN (docs/operations.md)
@@ -78,6 +82,7 @@ export const permissions = {
   'GET /ui/admin/api-spec': 'admin',
   'GET /ui/admin/jobs': 'admin',
   'GET /ui/admin/outbox': 'admin',
+  'POST /ui/admin/outbox/retry': 'admin',
   'GET /ui/admin/event': 'anyRole',
   'POST /ui/admin/event': 'admin',
   'GET /ui/queue/list': 'anyRole',

@@ -3,7 +3,7 @@ import { ZPageQuery } from './common.js';
 import { ZDeviceParameterValue } from './device-template.js';
 import { ZId, ZDeviceId, ZDsiId } from './identifiers.js';
 import { ZQualityParameter } from './policy.js';
-import { partQmsStates } from './trace.js';
+import { partQmsStates, ZPartHistory } from './trace.js';
 
 /**
  * Quality (docs/quality.md, spec §3 Quality parts search and Trace parameter, §7 Quality and
@@ -82,6 +82,7 @@ export const ZInspection = z
 export type TInspection = z.infer<typeof ZInspection>;
 
 export const ZInspectionResponse = z.object({ data: z.array(ZInspection) }).meta({ id: 'InspectionResponse' });
+export type TInspectionResponse = z.infer<typeof ZInspectionResponse>;
 
 /** `GET /ui/qms/inspection`: inspections newest first, of a part, a build, or all. */
 export const ZInspectionListQuery = ZPageQuery.extend({ partId: ZPartId.optional(), buildId: ZBuildId.optional() });
@@ -322,3 +323,17 @@ export const ZSvpValueListQuery = ZPageQuery.extend({
   buildId: ZBuildId.optional(),
   parameterId: ZSvpParameterId.optional(),
 });
+
+/** At most this many trace-parameter values come with a part's history (newest first). */
+export const PART_HISTORY_MAX_VALUES = 200;
+
+/**
+ * `GET /ui/part/history` (docs/traceability.md) with the trace-parameter values recorded about the
+ * part (docs/quality.md): its own and those of its build that name no part, newest first.
+ */
+export const ZPartHistoryWithValues = ZPartHistory.extend({
+  traceValues: z.array(ZSvpValue),
+  /** More values than `PART_HISTORY_MAX_VALUES` exist; the oldest are left out. */
+  traceValuesTruncated: z.boolean(),
+}).meta({ id: 'PartHistoryWithValues' });
+export type TPartHistoryWithValues = z.infer<typeof ZPartHistoryWithValues>;

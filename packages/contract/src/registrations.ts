@@ -104,6 +104,7 @@ export type TTraceInstance = z.infer<typeof ZTraceInstance>;
 
 /** `POST /ui/protect/tokens`: the pair a design owner's Protect registers with, shown once. */
 export const ZProtectTokens = z.object({ token1: z.string(), token2: z.string() }).meta({ id: 'ProtectTokens' });
+export type TProtectTokens = z.infer<typeof ZProtectTokens>;
 
 /** Spec §3 Protect registration. `protectId` is token1; `name` empty until the Protect has registered. */
 export const ZProtectInstance = z

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { ZPageQuery } from './common.js';
 import { ZId } from './identifiers.js';
+import { ZClassification, type TClassification } from './security.js';
 
 export const secureRepoErrorTokens = {
   secureRepoNodeNotPresent: 'The folder or file does not exist',
@@ -74,6 +75,13 @@ export const ZSecureRepoNode = z
     /** A file's SHA-256 (hex, of the plaintext); null for a folder. */
     sha256: z.string().nullable(),
     contentType: z.string().nullable(),
+    /**
+     * `CUI`, `FCI` or null: the strictest label on the node's way from the top (a folder's own
+     * label applies to everything below it). Uploads into and downloads from a labelled folder
+     * are gated by the access-control constraints `cui-upload`, `cui-download`, `fci-upload`,
+     * `fci-download`.
+     */
+    classification: ZClassification.nullable(),
     dateCreated: z.string(),
     dateModified: z.string(),
   })
@@ -111,6 +119,8 @@ export const ZSecureRepoCreateFolderRequest = z
     description: z.string().max(2000).optional(),
     /** Groups to share it with, within the parent's; absent: the parent's groups. */
     groups: ZGroupIds.optional(),
+    /** The folder's own label (ADMIN); inside a labelled folder it is at least that folder's. */
+    classification: ZClassification.nullable().optional(),
   })
   .meta({ id: 'SecureRepoCreateFolderRequest' });
 export type TSecureRepoCreateFolderRequest = z.infer<typeof ZSecureRepoCreateFolderRequest>;
@@ -124,6 +134,8 @@ export const ZSecureRepoEditRequest = z
      * folders inside too.
      */
     groups: ZGroupIds.optional(),
+    /** A folder's own label (ADMIN); null removes it (a label above still applies). */
+    classification: ZClassification.nullable().optional(),
   })
   .meta({ id: 'SecureRepoEditRequest' });
 export type TSecureRepoEditRequest = z.infer<typeof ZSecureRepoEditRequest>;
@@ -132,3 +144,12 @@ export const ZSecureRepoNodeRequest = z.object({ nodeId: ZSecureRepoNodeId }).me
 export type TSecureRepoNodeRequest = z.infer<typeof ZSecureRepoNodeRequest>;
 
 export const ZSecureRepoDownloadQuery = z.object({ nodeId: ZSecureRepoNodeId });
+
+const labelRank: Record<TClassification, number> = { FCI: 1, CUI: 2 };
+
+/** The stricter of labels (CUI over FCI over none): what applies to a node below labelled folders. */
+export function strictestClassification(...labels: (TClassification | null | undefined)[]): TClassification | null {
+  let strictest: TClassification | null = null;
+  for (const label of labels) if (label && (!strictest || labelRank[label] > labelRank[strictest])) strictest = label;
+  return strictest;
+}

@@ -92,12 +92,43 @@ export const ZStorageFileList = z.object({ data: z.array(ZStorageFile) }).meta({
 export const ZDasConfig = z.object({ enabled: z.boolean() }).meta({ id: 'DasConfig' });
 export type TDasConfig = z.infer<typeof ZDasConfig>;
 
+/** The largest design package file `das/upload` takes (its manifest is read whole). */
+export const DAS_PACKAGE_MAX_BYTES = 16 * 1024 * 1024;
+
+const ZHttpUrl = z
+  .url({ protocol: /^https?$/ })
+  .max(2048)
+  .refine((text) => !/[\s]/.test(text), 'no spaces');
+
+/**
+ * A design package file (`das/upload`): a DSI entry with its signed manifest, as
+ * `das/fetch?revisionId` answers it — so a revision built on one instance can be archived on
+ * another. `dsiId`, `dsiVersion`, `version`, `designName`, `description`, `companyName`,
+ * `multiPlaten` and `dateCreated` are read from the manifest (whose SHA-256 must be
+ * `digestValue`); the other DSI entry fields from the file.
+ */
+export const ZDasPackage = z.object({
+  manifest: z.string().min(2),
+  digestMethod: z.literal('SHA-256'),
+  digestValue: z.string().regex(/^[0-9a-f]{64}$/),
+  signature: z.string().min(1).max(16_384),
+  publicKeySN: z.string().max(128).nullish(),
+  keyRoleSN: z.string().max(128).nullish(),
+  displayImage: z.string().max(300).nullish(),
+  protectUserName: z.string().max(160).nullish(),
+  image_url: ZHttpUrl.nullish(),
+  dsi_url: ZHttpUrl.nullish(),
+  manage_url: ZHttpUrl.nullish(),
+});
+export type TDasPackage = z.infer<typeof ZDasPackage>;
+
 /** Audit record kinds of storage settings and typed storage. */
 export const storageAuditEventTypes = [
   'storageProviderChanged',
   'storageTypesChanged',
   'storageFileUploaded',
   'dasSettingChanged',
+  'dasPackageUploaded',
 ] as const;
 
 /** Who may call the storage and DAS routes (spec §6: storage list/upload for both roles). */
@@ -115,4 +146,6 @@ export const storagePermissions = {
   'POST /ui/storage/dsi/upload': 'anyRole',
   'GET /ui/admin/das': 'anyRole',
   'POST /ui/admin/das': 'admin',
+  // spec §6: DAS list/upload/transfer are admin only
+  'POST /ui/das/upload': 'admin',
 } as const satisfies Record<string, PermissionRow>;

@@ -122,17 +122,34 @@ export const ZTraceEventProof = z.discriminatedUnion('format', [
 ]);
 export type TTraceEventProof = z.infer<typeof ZTraceEventProof>;
 
+/** The list form of signed events: an uploaded file (`event/upload`) and a machine's batch (`/stp/event`). */
+const eventList = (max: number) =>
+  z.object({
+    events: z
+      .array(z.object({ proof: ZTraceEventProof }).passthrough())
+      .min(1)
+      .max(max),
+  });
+
 /** `POST /ui/event/upload`: a JSON file of signed events, as `event/export` writes them. */
-export const ZTraceEventFile = z.object({
-  events: z
-    .array(z.object({ proof: ZTraceEventProof }).passthrough())
-    .min(1)
-    .max(10_000),
-});
+export const ZTraceEventFile = eventList(10_000);
+
+/** At most this many events in one machine batch (`POST /stp/event` with `body.events`). */
+export const TRACE_EVENT_BATCH_MAX = 1000;
+/** A machine's batch: the STP envelope's `body` is the list form of its signed events. */
+export const ZTraceEventBatch = eventList(TRACE_EVENT_BATCH_MAX);
+export type TTraceEventBatch = z.infer<typeof ZTraceEventBatch>;
+
 export const ZTraceEventUploadResult = z
   .object({ received: z.number().int(), stored: z.number().int(), repeated: z.number().int(), findings: z.number().int() })
   .meta({ id: 'TraceEventUploadResult' });
 export type TTraceEventUploadResult = z.infer<typeof ZTraceEventUploadResult>;
+
+/** The answer to a batch: the counts, and each event's receipt in the batch's order (a repeat: the first receipt). */
+export const ZTraceEventBatchResult = ZTraceEventUploadResult.extend({ events: z.array(ZTraceEventReceipt) }).meta({
+  id: 'TraceEventBatchResult',
+});
+export type TTraceEventBatchResult = z.infer<typeof ZTraceEventBatchResult>;
 
 /** `GET /ui/event/export`: one machine's history, checkable offline (`npm run verify-history`). */
 export const TRACE_HISTORY_FORMAT = 'manifold-trace-history/1';
@@ -259,7 +276,8 @@ export const ZPart = z
 export type TPart = z.infer<typeof ZPart>;
 
 /** `GET /ui/build/list`: builds (the parts of one job), newest first. */
-export const ZBuildListQuery = ZPageQuery.extend({ dsiId: ZDsiId.optional() });
+/** `GET /ui/build/list` filters: the design, or one build (a build's page, Manifold's addition). */
+export const ZBuildListQuery = ZPageQuery.extend({ dsiId: ZDsiId.optional(), buildId: ZId('buildNotPresent').optional() });
 export const ZBuild = z
   .object({
     buildId: z.string(),

@@ -1,5 +1,4 @@
 import { MantineProvider } from '@mantine/core';
-import { NavigationProgress } from '@mantine/nprogress';
 import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
 import type { i18n as I18n } from 'i18next';
 import type { ReactNode } from 'react';
@@ -14,7 +13,6 @@ export function AppProviders({ queryClient, i18n, children }: { queryClient: Que
     <I18nextProvider i18n={i18n}>
       <QueryClientProvider client={queryClient}>
         <MantineProvider theme={mantineTheme} forceColorScheme={theme} cssVariablesResolver={cssVariablesResolver}>
-          <NavigationProgress color="green" aria-hidden />
           {children}
         </MantineProvider>
       </QueryClientProvider>

@@ -1,11 +1,10 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { type ComponentType, lazy, Suspense } from 'react';
 import { createBrowserRouter, redirect, type LoaderFunctionArgs } from 'react-router';
-import { settingsPages } from './settings-pages';
+import { networkPages, settingsPages, type SettingsPage } from './settings-pages';
 import { RouteErrorView } from '../components/error-view';
 import { PageLoader } from '../components/page-loader';
 import { requireAccess, requireSession } from '../lib/session';
-import { screenRequirement } from './shell/navigation';
 import { RootShell } from './shell/root-shell';
 
 type Screen = ComponentType;
@@ -33,9 +32,31 @@ function gated(check: (args: LoaderFunctionArgs) => Promise<unknown>, load: () =
   };
 }
 
+/**
+ * The navigation table (with its icons) is the signed-in shell's: a screen's loader reads it
+ * only once the session check let the visitor through, so a logged-out deep link loads no more
+ * than /login does.
+ */
 function screen(queryClient: QueryClient, to: string, load: () => Promise<Screen>) {
-  const route = screenRequirement(to);
-  return gated(({ request }) => requireAccess(queryClient, request, route), load);
+  return gated(async ({ request }) => {
+    await requireSession(queryClient, request);
+    const { screenRequirement } = await import('./shell/navigation');
+    return requireAccess(queryClient, request, screenRequirement(to));
+  }, load);
+}
+
+/** The login form's code; main.tsx starts it at once for a visitor without a session. */
+export const loadLoginRoute = async () => (await import('../features/auth/routes/login-route')).LoginRoute;
+
+/** The pages of a tabbed area: the first on its bare path, each behind its own call's guard. */
+function areaPages(queryClient: QueryClient, basePath: string, pages: readonly SettingsPage[]) {
+  return [
+    { index: true, loader: () => redirect(`${basePath}/${pages[0]!.path}`) },
+    ...pages.map((page) => ({
+      path: page.path,
+      ...gated(({ request }) => requireAccess(queryClient, request, page.requires), page.load),
+    })),
+  ];
 }
 
 /** Routes of the console; every screen is loaded on demand so /login stays small. */
@@ -49,7 +70,7 @@ export function createAppRouter(queryClient: QueryClient) {
       children: [
         {
           path: '/login',
-          lazy: async () => ({ Component: (await import('../features/auth/routes/login-route')).LoginRoute }),
+          lazy: async () => ({ Component: await loadLoginRoute() }),
         },
         {
           path: '/login/oidc',
@@ -250,6 +271,14 @@ export function createAppRouter(queryClient: QueryClient) {
                   ),
                 },
                 {
+                  path: 'builds/:buildId',
+                  ...screen(
+                    queryClient,
+                    '/builds',
+                    async () => (await import('../features/trace/routes/build-route')).BuildRoute,
+                  ),
+                },
+                {
                   path: 'parts',
                   ...screen(queryClient, '/parts', async () => (await import('../features/trace/routes/parts-route')).PartsRoute),
                 },
@@ -308,13 +337,16 @@ export function createAppRouter(queryClient: QueryClient) {
                 {
                   path: 'settings',
                   ...screen(queryClient, '/settings', async () => (await import('./shell/settings-layout')).SettingsLayout),
-                  children: [
-                    { index: true, loader: () => redirect(`/settings/${settingsPages[0]!.path}`) },
-                    ...settingsPages.map((page) => ({
-                      path: page.path,
-                      ...gated(({ request }) => requireAccess(queryClient, request, page.requires), page.load),
-                    })),
-                  ],
+                  children: areaPages(queryClient, '/settings', settingsPages),
+                },
+                {
+                  path: 'network',
+                  ...screen(
+                    queryClient,
+                    '/network',
+                    async () => (await import('../features/network/routes/network-layout')).NetworkLayout,
+                  ),
+                  children: areaPages(queryClient, '/network', networkPages),
                 },
               ],
             },

@@ -1,12 +1,8 @@
-import type { RouteKey } from '@manifold/contract';
 import type { ComponentType } from 'react';
+import type { AreaPage } from '../components/tabbed-area';
 
-export interface SettingsPage {
-  /** Path under `/settings`. */
-  path: string;
-  labelKey: string;
-  /** The call the page is built on: the permission table (and the function switches) decide who sees it. */
-  requires: RouteKey;
+/** A page of a tabbed area (path under its base path), with the screen it loads on demand. */
+export interface SettingsPage extends AreaPage {
   load: () => Promise<ComponentType>;
 }
 
@@ -81,5 +77,27 @@ export const settingsPages: readonly SettingsPage[] = [
     labelKey: 'settings.pages.api',
     requires: 'GET /ui/admin/api-spec',
     load: async () => (await import('../features/setup/routes/api-reference-route')).ApiReferenceRoute,
+  },
+];
+
+/** The peer network area (`/network`): Manage, Trace and Protect instances this instance is registered with. */
+export const networkPages: readonly SettingsPage[] = [
+  {
+    path: 'manage',
+    labelKey: 'network.pages.manage',
+    requires: 'GET /ui/manage/list',
+    load: async () => (await import('../features/network/routes/manage-instances-route')).ManageInstancesRoute,
+  },
+  {
+    path: 'trace',
+    labelKey: 'network.pages.trace',
+    requires: 'GET /ui/trace/list',
+    load: async () => (await import('../features/network/routes/trace-instances-route')).TraceInstancesRoute,
+  },
+  {
+    path: 'protect',
+    labelKey: 'network.pages.protect',
+    requires: 'GET /ui/protect/list',
+    load: async () => (await import('../features/network/routes/protect-instances-route')).ProtectInstancesRoute,
   },
 ];

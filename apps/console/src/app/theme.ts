@@ -22,12 +22,23 @@ export const mantineTheme = createTheme({
   defaultRadius: 'md',
 });
 
-/** Dimmed and error text darker than Mantine's defaults: 4.5:1 contrast on light backgrounds. */
+/**
+ * Dimmed and error text darker than Mantine's defaults: 4.5:1 contrast on light backgrounds. Text
+ * colours for links, strong text and warnings that keep 4.5:1 in both themes: `c="var(--manifold-link)"`.
+ */
 export const cssVariablesResolver: CSSVariablesResolver = () => ({
   variables: {},
   light: {
     '--mantine-color-dimmed': 'var(--mantine-color-gray-7)',
     '--mantine-color-error': 'var(--mantine-color-red-9)',
+    '--manifold-link': 'var(--mantine-color-green-9)',
+    '--manifold-text': 'var(--mantine-color-gray-9)',
+    '--manifold-danger': 'var(--mantine-color-red-9)',
   },
-  dark: { '--mantine-color-dimmed': 'var(--mantine-color-dark-1)' },
+  dark: {
+    '--mantine-color-dimmed': 'var(--mantine-color-dark-1)',
+    '--manifold-link': 'var(--mantine-color-green-2)',
+    '--manifold-text': 'var(--mantine-color-gray-0)',
+    '--manifold-danger': 'var(--mantine-color-red-3)',
+  },
 });

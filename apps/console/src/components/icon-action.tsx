@@ -11,6 +11,8 @@ export interface IconActionProps {
   disabled?: boolean;
   loading?: boolean;
   onClick: () => void;
+  /** The id of the text that says why the action is unavailable (with `disabled`). */
+  describedBy?: string;
 }
 
 /** A small icon button of a row or card with its tooltip; the label names what it acts on for screen readers. */
@@ -22,10 +24,19 @@ export function IconAction({
   disabled,
   loading,
   onClick,
+  describedBy,
 }: IconActionProps) {
   return (
     <Tooltip label={tooltip}>
-      <ActionIcon variant="subtle" color={color} disabled={disabled} loading={loading} aria-label={label} onClick={onClick}>
+      <ActionIcon
+        variant="subtle"
+        color={color}
+        disabled={disabled}
+        loading={loading}
+        aria-label={label}
+        aria-describedby={describedBy}
+        onClick={onClick}
+      >
         <ActionIconGlyph size={16} aria-hidden />
       </ActionIcon>
     </Tooltip>

@@ -2,11 +2,13 @@ import {
   ZDevice,
   ZDeviceDetail,
   ZGroup,
+  ZManageInstance,
   ZPage,
   ZUserProfile,
   displayName,
   type TDevice,
   type TGroup,
+  type TManageInstance,
   type TUserProfile,
 } from '@manifold/contract';
 import { queryOptions, type QueryKey } from '@tanstack/react-query';
@@ -87,4 +89,27 @@ export function pickedDeviceQueryOptions(deviceId: string) {
     queryKey: pickerKey('device-detail', deviceId),
     queryFn: ({ signal }) => apiRequest('GET /ui/device/fetch', ZDeviceDetail, { query: { deviceId }, signal }),
   });
+}
+
+const ZManagePage = ZPage(ZManageInstance);
+/** The most registrations `manage/list` gives in one page; the Manage picker reads that one page. */
+const managePickerPageSize = 500;
+
+/**
+ * The approved downstream Manage instances an authorization may go to. `manage/list` has no text
+ * search, so the picker reads the first page of downstream registrations and keeps the approved.
+ */
+export function approvedDownstreamManageQueryOptions() {
+  const query = { pageNum: 1, numberOfItems: managePickerPageSize, registrationType: 'downStreamManage' as const };
+  return queryOptions({
+    queryKey: pickerKey('manage', query),
+    queryFn: async ({ signal }) => {
+      const page = await apiRequest('GET /ui/manage/list', ZManagePage, { query, signal });
+      return page.data.filter((instance) => instance.registrationState === 'Approved');
+    },
+  });
+}
+
+export function manageOption(instance: TManageInstance): PickerOption {
+  return { value: instance.manageId, label: `${instance.manageSiteName} (${instance.manageURL})` };
 }

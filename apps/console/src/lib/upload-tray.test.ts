@@ -50,6 +50,37 @@ describe('upload tray', () => {
     expect(tray.store.get().files.map((entry) => entry.file.name)).toEqual(['second.stl', 'third.stl', 'first.stl']);
   });
 
+  it('carries several files sent in one request as one entry under its label', async () => {
+    const tray = createUploadTray(idGenerator());
+    const sent: string[][] = [];
+    const finished: string[] = [];
+    let context: UploadContext | undefined;
+    let resolve: (value: string) => void = () => undefined;
+    const id = tray.addGroup([file('a.png'), file('b.png')], {
+      uploadType: 'inspection',
+      label: 'Inspection of Q-1 (2 pictures)',
+      upload: (files, given) => {
+        sent.push(files.map((entry) => entry.name));
+        context = given;
+        return new Promise<string>((done) => {
+          resolve = done;
+        });
+      },
+      finish: (result) => finished.push(result),
+    });
+    expect(id).toBe('id-1');
+    expect(sent).toEqual([['a.png', 'b.png']]);
+    expect(tray.store.get().files).toHaveLength(1);
+    expect(tray.store.get().files[0]).toMatchObject({ name: 'Inspection of Q-1 (2 pictures)', status: 'processing' });
+    context?.onProgress(0.25);
+    expect(tray.store.get().files[0]?.progress).toBe(0.25);
+    resolve('recorded');
+    await settle();
+    expect(tray.store.get().files[0]).toMatchObject({ status: 'finished', progress: 1 });
+    expect(finished).toEqual(['recorded']);
+    expect(() => tray.addGroup([], { uploadType: 'inspection', label: 'none', upload: () => Promise.resolve('') })).toThrow();
+  });
+
   it('reports progress and moves to finished, calling the finish function with the answer', async () => {
     const tray = createUploadTray(idGenerator());
     const { upload, pending } = controllableUpload();

@@ -11,7 +11,12 @@ export interface UploadContext {
 /** Descriptor of spec §3: generated id, file, upload and finish functions, upload type, status. */
 export interface UploadDescriptor {
   id: string;
+  /** What the tray shows: the file's name, or the label of files sent together. */
+  name: string;
+  /** The file sent (the first of files sent together). */
   file: File;
+  /** Every file of the request (one, or those sent together). */
+  files: readonly File[];
   uploadType: string;
   upload: (file: File, context: UploadContext) => Promise<unknown>;
   finish?: (result: unknown) => void;
@@ -33,9 +38,20 @@ export interface UploadRequest<R> {
   finish?: (result: R) => void;
 }
 
+/** Several files sent in one request (for example an inspection with its pictures). */
+export interface UploadGroupRequest<R> {
+  uploadType: string;
+  /** What the tray shows for the request. */
+  label: string;
+  upload: (files: readonly File[], context: UploadContext) => Promise<R>;
+  finish?: (result: R) => void;
+}
+
 export interface UploadTray {
   store: Store<UploadTrayState>;
   addFiles: <R>(files: readonly File[], request: UploadRequest<R>) => string[];
+  /** One tray entry for one request carrying several files; answers its id. */
+  addGroup: <R>(files: readonly File[], request: UploadGroupRequest<R>) => string;
   discard: (id: string) => void;
   close: () => void;
   toggleCollapsed: () => void;
@@ -83,16 +99,42 @@ export function createUploadTray(generateId: () => string = () => crypto.randomU
     const { finish } = request;
     const descriptors: UploadDescriptor[] = files.map((file) => ({
       id: generateId(),
+      name: file.name,
       file,
+      files: [file],
       uploadType: request.uploadType,
       upload: request.upload,
       ...(finish ? { finish: (result: unknown) => finish(result as R) } : {}),
       status: 'processing',
       progress: 0,
     }));
+    return push(descriptors);
+  }
+
+  function push(descriptors: UploadDescriptor[]): string[] {
     store.set((state) => ({ ...state, toggled: true, files: [...descriptors, ...state.files] }));
     for (const descriptor of descriptors) start(descriptor);
     return descriptors.map((descriptor) => descriptor.id);
+  }
+
+  function addGroup<R>(files: readonly File[], request: UploadGroupRequest<R>): string {
+    const first = files[0];
+    if (!first) throw new Error('An upload group needs at least one file');
+    const { finish } = request;
+    const [id] = push([
+      {
+        id: generateId(),
+        name: request.label,
+        file: first,
+        files,
+        uploadType: request.uploadType,
+        upload: (_file, context) => request.upload(files, context),
+        ...(finish ? { finish: (result: unknown) => finish(result as R) } : {}),
+        status: 'processing',
+        progress: 0,
+      },
+    ]);
+    return id!;
   }
 
   function discard(id: string): void {
@@ -114,7 +156,7 @@ export function createUploadTray(generateId: () => string = () => crypto.randomU
     store.set((state) => ({ ...state, collapsed: !state.collapsed }));
   }
 
-  return { store, addFiles, discard, close, toggleCollapsed };
+  return { store, addFiles, addGroup, discard, close, toggleCollapsed };
 }
 
 /** The console's one upload tray; any feature pushes its uploads here. */

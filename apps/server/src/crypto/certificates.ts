@@ -1,5 +1,5 @@
 import { BasicConstraintsExtension, KeyUsageFlags, KeyUsagesExtension, X509Certificate } from '@peculiar/x509';
-import { X509Certificate as NodeX509Certificate } from 'node:crypto';
+import { type KeyObject, X509Certificate as NodeX509Certificate } from 'node:crypto';
 import { CryptoError } from './crypto-errors.js';
 import { importPublicKey, keyTypeOf, spkiDer, type KeyType } from './key-pairs.js';
 
@@ -44,6 +44,24 @@ export function parseCertificate(pem: string): ParsedCertificate {
 }
 
 /** Parses a PEM bundle (leaf first, then its chain, as uploaded) in order; throws `malformed`. */
+const bundleKeys = new Map<string, KeyObject>();
+const BUNDLE_KEYS_KEPT = 1024;
+
+/**
+ * The public key of a bundle's first certificate (a machine's registered signing certificate),
+ * kept for the bundles seen last: a machine's every request is checked against it, and reading
+ * a certificate costs more than checking a signature.
+ */
+export function firstCertificateKey(pemBundle: string): KeyObject {
+  let key = bundleKeys.get(pemBundle);
+  if (!key) {
+    key = importPublicKey(parseCertificateBundle(pemBundle)[0]!.pem);
+    if (bundleKeys.size >= BUNDLE_KEYS_KEPT) bundleKeys.delete(bundleKeys.keys().next().value!);
+    bundleKeys.set(pemBundle, key);
+  }
+  return key;
+}
+
 export function parseCertificateBundle(pemBundle: string): ParsedCertificate[] {
   const blocks = pemBundle.match(PEM_CERTIFICATE) ?? [];
   if (blocks.length === 0) throw new CryptoError('malformed', 'No PEM certificate found');

@@ -167,6 +167,14 @@ export interface WrappedKeyHeader {
  */
 export async function wrapContentKey(contentKey: Buffer, recipientCertificatePem: string): Promise<string> {
   assertContentKey(contentKey);
+  return encryptForCertificate(contentKey, recipientCertificatePem);
+}
+
+/**
+ * Encrypts any bytes for a certificate's key as a compact JWE, exactly as {@link wrapContentKey}
+ * wraps a content key (the FSS payloads use it: docs/peer-network.md#the-fss-calls).
+ */
+export async function encryptForCertificate(plaintext: Uint8Array, recipientCertificatePem: string): Promise<string> {
   const certificate = parseCertificate(recipientCertificatePem);
   const publicKey = certificate.node.publicKey;
   const keyType = keyTypeOf(publicKey);
@@ -174,7 +182,7 @@ export async function wrapContentKey(contentKey: Buffer, recipientCertificatePem
   if (usages.length > 0 && !usages.includes(REQUIRED_USAGE[keyType])) {
     throw new CryptoError('unsupportedKey', `The certificate does not allow ${REQUIRED_USAGE[keyType]}`);
   }
-  return new CompactEncrypt(contentKey)
+  return new CompactEncrypt(plaintext)
     .setProtectedHeader({
       alg: WRAP_ALGORITHM[keyType],
       enc: WRAP_ENCRYPTION,
@@ -185,23 +193,28 @@ export async function wrapContentKey(contentKey: Buffer, recipientCertificatePem
 
 /** Unwraps with the machine's private key; `decryptionFailed` for any other key or tampering. */
 export async function unwrapContentKey(wrappedKey: string, privateKeyPem: string): Promise<Buffer> {
+  const plaintext = await decryptWithKey(wrappedKey, privateKeyPem);
+  if (plaintext.length !== CONTENT_KEY_BYTES) throw new CryptoError('malformed', 'The wrapped key is not a content key');
+  return plaintext;
+}
+
+/** Opens a compact JWE of {@link encryptForCertificate} with the private key; `decryptionFailed` for any other key or tampering. */
+export async function decryptWithKey(jwe: string, privateKeyPem: string): Promise<Buffer> {
   const privateKey = importPrivateKey(privateKeyPem);
   const expected = WRAP_ALGORITHM[keyTypeOf(privateKey)];
-  const header = describeWrappedKey(wrappedKey);
+  const header = describeWrappedKey(jwe);
   if (header.alg !== expected) {
     throw new CryptoError('unsupportedAlgorithm', `Key wrapped with ${header.alg}; this key unwraps ${expected}`);
   }
-  let plaintext: Uint8Array;
   try {
-    ({ plaintext } = await compactDecrypt(wrappedKey, privateKey, {
+    const { plaintext } = await compactDecrypt(jwe, privateKey, {
       keyManagementAlgorithms: [expected],
       contentEncryptionAlgorithms: [WRAP_ENCRYPTION],
-    }));
+    });
+    return Buffer.from(plaintext);
   } catch (cause) {
     throw new CryptoError('decryptionFailed', 'The content key does not unwrap with this key', { cause });
   }
-  if (plaintext.length !== CONTENT_KEY_BYTES) throw new CryptoError('malformed', 'The wrapped key is not a content key');
-  return Buffer.from(plaintext);
 }
 
 /** Reads the JWE header of a wrapped key; refuses algorithms outside the allow-list. */

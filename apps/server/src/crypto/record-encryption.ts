@@ -62,6 +62,14 @@ class ChunkQueue {
   }
 
   take(bytes: number): Buffer {
+    const first = this.chunks[0];
+    if (first && first.length >= bytes) {
+      // the head chunk holds it all: a view, no copy
+      if (first.length === bytes) this.chunks.shift();
+      else this.chunks[0] = first.subarray(bytes);
+      this.length -= bytes;
+      return first.subarray(0, bytes);
+    }
     const out = Buffer.allocUnsafe(bytes);
     let filled = 0;
     while (filled < bytes) {
@@ -93,11 +101,16 @@ export function createRecordEncryptStream(key: Buffer, recordBytes = RECORD_BYTE
   let counter = 0;
   let headerSent = false;
 
-  const seal = (plaintext: Buffer, last: boolean): Buffer => {
+  /** A record's ciphertext and tag, pushed as they come (no copy into one buffer). */
+  const seal = (stream: Transform, plaintext: Buffer, last: boolean): void => {
     const cipher = createCipheriv('aes-256-gcm', key, nonce(prefix, counter, last), { authTagLength: TAG_BYTES });
     cipher.setAAD(header);
     counter += 1;
-    return Buffer.concat([cipher.update(plaintext), cipher.final(), cipher.getAuthTag()]);
+    const ciphertext = cipher.update(plaintext);
+    const rest = cipher.final(); // empty for GCM
+    if (ciphertext.length > 0) stream.push(ciphertext);
+    if (rest.length > 0) stream.push(rest);
+    stream.push(cipher.getAuthTag());
   };
   const sendHeader = (stream: Transform) => {
     if (!headerSent) stream.push(header);
@@ -110,7 +123,7 @@ export function createRecordEncryptStream(key: Buffer, recordBytes = RECORD_BYTE
         sendHeader(this);
         pending.push(chunk);
         // a full record goes out only once more follows it: the last record must carry the flag
-        while (pending.length > recordBytes) this.push(seal(pending.take(recordBytes), false));
+        while (pending.length > recordBytes) seal(this, pending.take(recordBytes), false);
         callback();
       } catch (error) {
         callback(error as Error);
@@ -119,7 +132,8 @@ export function createRecordEncryptStream(key: Buffer, recordBytes = RECORD_BYTE
     flush(callback: TransformCallback) {
       try {
         sendHeader(this);
-        callback(null, seal(pending.take(pending.length), true));
+        seal(this, pending.take(pending.length), true);
+        callback();
       } catch (error) {
         callback(error as Error);
       }

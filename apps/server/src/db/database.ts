@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import {
@@ -33,6 +34,20 @@ export interface Database {
   poolStats(): { total: number; idle: number; waiting: number } | null;
   transaction<T>(work: (trx: Transaction<DB>) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+}
+
+/** The callbacks to run once the transaction running in this async context has committed. */
+const commitHooks = new AsyncLocalStorage<(() => void)[]>();
+
+/**
+ * Runs `hook` once the transaction that the caller runs in (through `Database.transaction`) has
+ * committed — never when it rolls back; at once (on the next microtask) outside one. For work
+ * that must see what the transaction wrote, such as waking the outbox's delivery worker.
+ */
+export function afterCommit(hook: () => void): void {
+  const hooks = commitHooks.getStore();
+  if (hooks) hooks.push(hook);
+  else queueMicrotask(hook);
 }
 
 export interface DatabaseOptions {
@@ -130,7 +145,12 @@ export function createDatabase(target: DatabaseTarget, options: DatabaseOptions 
         return false;
       }
     },
-    transaction: (work) => db.transaction().execute(work),
+    async transaction(work) {
+      const hooks: (() => void)[] = [];
+      const result = await commitHooks.run(hooks, () => db.transaction().execute(work));
+      for (const hook of hooks) hook();
+      return result;
+    },
     close: () => db.destroy(),
   };
 }

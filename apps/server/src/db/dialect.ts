@@ -115,6 +115,13 @@ interface DriverError {
 }
 
 /** A unique-constraint violation, whatever the driver calls it. */
+/** The database rolled the transaction back to break a deadlock: trying it again is safe. */
+export function isDeadlock(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, errno } = error as DriverError;
+  return code === '40P01' || code === 'ER_LOCK_DEADLOCK' || errno === 1213;
+}
+
 export function isUniqueViolation(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const { code, errno } = error as DriverError;

@@ -25,8 +25,16 @@ export interface JobsTable {
   updated_at: string;
 }
 
+/** One row per write that changes a paged list (migration 030, db/anchored-paging.ts); compacted by a job. */
+export interface ListChangesTable {
+  id: Generated<number>;
+  name: string;
+  weight: number | string;
+}
+
 export interface JobTables {
   jobs: JobsTable;
+  list_changes: ListChangesTable;
 }
 
 export type JobRow = Selectable<JobsTable>;

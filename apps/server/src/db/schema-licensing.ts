@@ -17,7 +17,7 @@ export interface OrdersTable {
   source_company_name: string;
   source_date_created: string | null;
   /** `upstream`: an authorization an upstream Manage instance delivered (docs/peer-network.md#the-licence-chain). */
-  source: 'ui' | 'upload' | 'partner' | 'upstream';
+  source: 'ui' | 'upload' | 'partner' | 'upstream' | 'protect';
   manage_user_id: number | null;
   user_id: string;
   dsi_id: string;
@@ -143,6 +143,9 @@ export interface OutboxTable {
   delivered_at: string | null;
   /** Delivery is given up after this time (null: after the attempts run out). */
   expires_at: string | null;
+  /** The delivery worker attempting it now, and until when (migration 024). */
+  lease_owner: string | null;
+  lease_until: string | null;
 }
 
 export interface StpNoncesTable {

@@ -96,6 +96,17 @@ export interface PackageRevisionsTable {
   public_key_sn: string | null;
   created_by: string | null;
   created_at: string;
+  /** The PEM chain the manifest was signed with when the revision came from a peer or a Protect; null when built here. */
+  signer_certificate: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** One-time tokens a Protect publishes a design with (`/fss/getUploadToken`, migration 023). */
+export interface FssUploadTokensTable {
+  token_hash: string;
+  protect_id: string;
+  expires_at: string;
+  used_at: string | null;
+  created_at: string;
 }
 
 export interface RevisionFilesTable {
@@ -156,6 +167,7 @@ export interface PackageTables {
   package_files: PackageFilesTable;
   package_revisions: PackageRevisionsTable;
   revision_files: RevisionFilesTable;
+  fss_upload_tokens: FssUploadTokensTable;
   devices: DevicesTable;
   entity_references: EntityReferencesTable;
 }

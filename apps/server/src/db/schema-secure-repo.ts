@@ -28,6 +28,8 @@ export interface SecureRepoNodesTable {
   stored_size: BigCountOrNull;
   /** The file's content key, sealed with the key-encryption key. */
   sealed_key: string | null;
+  /** A folder's own label, `CUI`, `FCI` or null (migration 026); files follow their folders. */
+  classification: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -24,7 +24,39 @@ export interface StorageFilesTable {
   created_at: string;
 }
 
+/**
+ * A design package file uploaded into the design archive (`das/upload`, migration 026): the DSI
+ * entry fields read from it; its bytes are the object `storage_key`.
+ */
+export interface DasEntriesTable {
+  id: string;
+  dsi_id: string;
+  dsi_version: number;
+  package_version: number;
+  design_name: string;
+  description: string;
+  company_name: string;
+  multi_platen: number;
+  display_image: string | null;
+  public_key_sn: string | null;
+  key_role_sn: string | null;
+  protect_user_name: string | null;
+  image_url: string | null;
+  dsi_url: string | null;
+  manage_url: string;
+  /** SHA-256 (hex) of the manifest, as the package states and as checked. */
+  digest: string;
+  signature: string;
+  storage_key: string;
+  size: BigCount;
+  /** SHA-256 (hex) of the package file. */
+  sha256: string;
+  created_by: string;
+  created_at: string;
+}
+
 export interface StorageTables {
   storage_types: StorageTypesTable;
   storage_files: StorageFilesTable;
+  das_entries: DasEntriesTable;
 }

@@ -33,6 +33,16 @@ export interface Schedule {
   atStart?: boolean;
 }
 
+/**
+ * Background work that is not a row of `jobs` but starts, stops and is run by tests with the
+ * runner (the outbox's delivery worker): `runDue` does what is due now and answers how much.
+ */
+export interface BackgroundWorker {
+  start(): void;
+  stop(): Promise<void>;
+  runDue(): Promise<number>;
+}
+
 export interface JobLog {
   info(message: string): void;
   warn(message: string): void;
@@ -67,6 +77,7 @@ export class JobRunner {
   readonly owner: string;
   private readonly definitions = new Map<string, JobDefinition<unknown>>();
   private readonly schedules: Schedule[] = [];
+  private readonly workers: BackgroundWorker[] = [];
   private readonly lastSlot = new Map<string, number>();
   private readonly running = new Map<number, Running>();
   private readonly repository: JobsRepository;
@@ -103,6 +114,11 @@ export class JobRunner {
     this.schedules.push(schedule);
   }
 
+  /** Adds a worker started, stopped and run (`runDue`) with the runner. */
+  attach(worker: BackgroundWorker): void {
+    this.workers.push(worker);
+  }
+
   /** Starts polling. Tests leave the runner stopped and call {@link runDue}. */
   async start(): Promise<void> {
     if (this.state !== 'idle') return;
@@ -113,6 +129,7 @@ export class JobRunner {
     this.heartbeat = setInterval(() => void this.renewLeases(), (this.options.leaseSeconds * 1000) / 3);
     this.heartbeat.unref();
     this.wake();
+    for (const worker of this.workers) worker.start();
     this.options.log.info(`job runner ${this.owner} started (${this.options.concurrency} at a time)`);
   }
 
@@ -124,6 +141,7 @@ export class JobRunner {
     if (this.state !== 'started') return;
     this.state = 'stopping';
     clearTimeout(this.timer);
+    await Promise.all(this.workers.map((worker) => worker.stop()));
     await this.tick;
     const settled = Promise.allSettled([...this.running.values()].map((job) => job.promise));
     let timeout: NodeJS.Timeout | undefined;
@@ -151,6 +169,7 @@ export class JobRunner {
   async runDue(): Promise<number> {
     await this.enqueueScheduled();
     let ran = 0;
+    for (const worker of this.workers) ran += await worker.runDue();
     for (;;) {
       const claimed = await this.claim(this.options.concurrency);
       if (claimed.length === 0) return ran;

@@ -1,13 +1,15 @@
 import { revokeAfterLateDelivery } from '../modules/licensing/delegation.js';
 import type { Core, ServerModule } from '../modules/module.js';
-import { outboxDeliveryJob } from '../modules/outbox/outbox-delivery.job.js';
-import { OUTBOX_DELIVER } from '../modules/outbox/outbox.repository.js';
+import { OutboxDelivery } from '../modules/outbox/outbox-delivery.js';
+import { OUTBOX_PURGE, outboxPurgeJob } from '../modules/outbox/outbox-purge.job.js';
+import { transferCarriers } from '../modules/peer-designs/transfers.service.js';
 import { REGISTRATION_CANCEL, registrationCancelJob } from '../modules/registrations/registration-cancel.job.js';
 import { JOB_HISTORY_PURGE, jobHistoryPurgeJob } from './job-history-purge.js';
 import { type JobLog, JobRunner } from './job-runner.js';
 import { JobsRepository } from './jobs.repository.js';
 import { jobsRoutes } from './jobs.routes.js';
 import { JobsService } from './jobs.service.js';
+import { LIST_CHANGES_COMPACT, LIST_CHANGES_COMPACT_SECONDS, listChangesCompactJob } from './list-changes-compact.js';
 import { SESSION_PURGE, sessionPurgeJob } from './session-purge.js';
 import { STORAGE_SWEEP, storageSweepJob } from './storage-sweep.js';
 import { STORAGE_MOVE } from '../modules/storage/storage-settings.service.js';
@@ -20,6 +22,11 @@ export interface JobsModule extends ServerModule<{ jobs: JobsService }> {
 }
 
 const HOUR = 3600;
+
+/** An outbox lease outlasts one attempt (connect and read timeouts) with room to record its outcome. */
+export function outboxLeaseSeconds(leaseSeconds: number, peers: { connectTimeoutMs: number; readTimeoutMs: number }): number {
+  return Math.max(leaseSeconds, Math.ceil((peers.connectTimeoutMs + peers.readTimeoutMs) / 1000) + 30);
+}
 
 /** The background jobs: the runner with every job kind and schedule, and `GET admin/jobs`. */
 export function jobsModule(
@@ -42,12 +49,29 @@ export function jobsModule(
   runner.schedule({ kind: STORAGE_SWEEP, everySeconds: HOUR, atStart: true });
   runner.register(JOB_HISTORY_PURGE, jobHistoryPurgeJob(new JobsRepository(database.db, database.dialect)));
   runner.schedule({ kind: JOB_HISTORY_PURGE, everySeconds: HOUR });
+  runner.register(LIST_CHANGES_COMPACT, listChangesCompactJob(database.db, log));
+  runner.schedule({ kind: LIST_CHANGES_COMPACT, everySeconds: LIST_CHANGES_COMPACT_SECONDS });
   runner.register(STORAGE_MOVE, storageMoveJob(database, storageProviders, log));
   runner.register(REGISTRATION_CANCEL, registrationCancelJob(credentials, peers));
-  runner.register(
-    OUTBOX_DELIVER,
-    outboxDeliveryJob(database, credentials, peers, outbox, { authorization: revokeAfterLateDelivery(database.dialect) }),
+  runner.attach(
+    new OutboxDelivery(
+      database,
+      credentials,
+      peers,
+      outbox,
+      {
+        owner: runner.owner,
+        pollIntervalMs: config.pollIntervalMs,
+        leaseSeconds: outboxLeaseSeconds(config.leaseSeconds, peers),
+        stopTimeoutMs: config.stopTimeoutMs,
+        log,
+      },
+      { authorization: revokeAfterLateDelivery(database.dialect) },
+      transferCarriers(database, storage, credentials),
+    ),
   );
+  runner.register(OUTBOX_PURGE, outboxPurgeJob(database, outbox, log));
+  runner.schedule({ kind: OUTBOX_PURGE, everySeconds: HOUR });
 
   return { services: { jobs: service }, runner, routes: [jobsRoutes(service)] };
 }

@@ -18,6 +18,7 @@ export class StorageReferencesRepository {
       .union(this.db.selectFrom('package_files').select('storage_key').where('storage_key', 'in', keys))
       .union(this.db.selectFrom('revision_files').select('storage_key').where('storage_key', 'in', keys))
       .union(this.db.selectFrom('dtls').select('storage_key').where('storage_key', 'in', keys))
+      .union(this.db.selectFrom('das_entries').select('storage_key').where('storage_key', 'in', keys))
       .union(this.db.selectFrom('storage_files').select('storage_key').where('storage_key', 'in', keys))
       .union(
         this.db

@@ -129,6 +129,31 @@ describe('peerRequest', () => {
     expect(seen).toEqual([{ method: 'POST', url: '/apl/x', body: '{"a":1}' }]);
   });
 
+  it('keeps the connection alive between calls; a reused connection still has the read timeout', async () => {
+    const policy: PeerHttpConfig = { ...DEFAULT_PEER_HTTP_LIMITS, allowedHosts: parsePeerHostPolicy('127.0.0.0/8') };
+    let connections = 0;
+    const counted = () => (connections += 1);
+    server.on('connection', counted);
+    try {
+      handler = (_request, _body, response) => response.end('ok');
+      expect((await peerRequest(policy, { method: 'POST', url: at('/one'), body: { n: 1 } })).text).toBe('ok');
+      expect((await peerRequest(policy, { method: 'POST', url: at('/two'), body: { n: 2 } })).text).toBe('ok');
+      expect(connections).toBe(1);
+      handler = () => undefined;
+      await expect(peerRequest({ ...policy, readTimeoutMs: 150 }, { method: 'GET', url: at('/silent') })).rejects.toMatchObject({
+        failure: 'timeout',
+        message: expect.stringContaining('no answer within 150 ms'),
+      });
+      expect(connections).toBe(1);
+      // the timed-out connection is not reused
+      handler = (_request, _body, response) => response.end('again');
+      expect((await peerRequest(policy, { method: 'GET', url: at('/again') })).text).toBe('again');
+      expect(connections).toBe(2);
+    } finally {
+      server.off('connection', counted);
+    }
+  });
+
   it('reaches a host name only through the addresses it resolves to', async () => {
     handler = (_request, _body, response) => response.end('ok');
     expect((await peerRequest(loopback, { method: 'GET', url: at('/', 'localhost') })).text).toBe('ok');

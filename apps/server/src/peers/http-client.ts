@@ -2,6 +2,7 @@ import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
+import { Readable } from 'node:stream';
 import { AppError } from '../lib/app-error.js';
 
 /**
@@ -64,7 +65,10 @@ export interface PeerResponse {
 export interface PeerRequest {
   method: 'GET' | 'POST';
   url: URL;
-  /** Sent as JSON unless a string. */
+  /**
+   * Sent as JSON unless a string; a `Readable` is streamed as it is (chunked; give its
+   * `content-type` in `headers`) and is not sent again on a redirect (the call fails instead).
+   */
   body?: unknown;
   headers?: Record<string, string>;
   /** Overrides of the configured limits for this call (never looser than needed: tests, small answers). */
@@ -261,6 +265,9 @@ export async function peerRequest(config: PeerHttpConfig, request: PeerRequest):
     }
     if (redirects + 1 > MAX_REDIRECTS)
       throw new PeerHttpError('redirect', `${url.origin} redirected more than ${MAX_REDIRECTS} times`);
+    if (request.body instanceof Readable) {
+      throw new PeerHttpError('redirect', `${url.origin} redirected a streamed upload (${response.status})`);
+    }
     if (request.method === 'POST' && response.status !== 307 && response.status !== 308) {
       throw new PeerHttpError('redirect', `${url.origin} answered ${response.status} to a POST`);
     }
@@ -275,10 +282,35 @@ function parsePeerUrlKeepingPath(url: URL, policy: PeerHostPolicy): URL {
   return checked;
 }
 
+/**
+ * An idle connection is closed after this long, ms: before the peer closes it (a Manifold server
+ * keeps one open 5 s by default, `KEEP_ALIVE_TIMEOUT_SECONDS`), so a request is not sent on a
+ * connection the peer is closing.
+ */
+const IDLE_CONNECTION_MS = 4_000;
+
+/** Kept-alive connections per allow-list (one per configuration): each was checked when it connected. */
+const agents = new WeakMap<PeerHostPolicy, { http: http.Agent; https: https.Agent }>();
+
+function agentFor(policy: PeerHostPolicy, protocol: string): http.Agent {
+  let pair = agents.get(policy);
+  if (!pair) {
+    const options = { keepAlive: true, maxFreeSockets: 64, timeout: IDLE_CONNECTION_MS, scheduling: 'lifo' as const };
+    pair = { http: new http.Agent(options), https: new https.Agent(options) };
+    agents.set(policy, pair);
+  }
+  return protocol === 'https:' ? pair.https : pair.http;
+}
+
 function once(policy: PeerHostPolicy, limits: PeerHttpLimits, request: PeerRequest & { url: URL }): Promise<PeerResponse> {
   const { url } = request;
+  const stream = request.body instanceof Readable ? request.body : undefined;
   const body =
-    request.body === undefined ? undefined : typeof request.body === 'string' ? request.body : JSON.stringify(request.body);
+    request.body === undefined || stream
+      ? undefined
+      : typeof request.body === 'string'
+        ? request.body
+        : JSON.stringify(request.body);
   const transport = url.protocol === 'https:' ? https : http;
   return new Promise<PeerResponse>((resolve, reject) => {
     let settled = false;
@@ -306,10 +338,12 @@ function once(policy: PeerHostPolicy, limits: PeerHttpLimits, request: PeerReque
         return callback(null, list[0]!.address, list[0]!.family);
       });
     };
+    // a new connection resolves the name with `lookup` (checked against the allow-list); a kept-alive
+    // one was checked when it connected
     const outgoing = transport.request(url, {
       method: request.method,
       lookup,
-      agent: false,
+      agent: agentFor(policy, url.protocol),
       headers: {
         accept: 'application/json',
         ...(body !== undefined ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } : {}),
@@ -329,7 +363,9 @@ function once(policy: PeerHostPolicy, limits: PeerHttpLimits, request: PeerReque
       );
     };
     outgoing.on('socket', (socket) => {
-      socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', connected);
+      // a kept-alive connection is connected already
+      if (!socket.connecting) connected();
+      else socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', connected);
     });
     outgoing.on('error', (error: NodeJS.ErrnoException) => {
       if (refusedAddress !== null) {
@@ -357,6 +393,11 @@ function once(policy: PeerHostPolicy, limits: PeerHttpLimits, request: PeerReque
       );
       incoming.on('error', (error) => finish(new PeerHttpError('unreachable', `${url.origin}: ${error.message}`)));
     });
-    outgoing.end(body);
+    if (stream) {
+      stream.on('error', (error) =>
+        finish(new PeerHttpError('unreachable', `${url.origin}: the upload failed: ${error.message}`)),
+      );
+      stream.pipe(outgoing);
+    } else outgoing.end(body);
   });
 }

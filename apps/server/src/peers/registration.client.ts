@@ -6,6 +6,7 @@ import {
 } from '@manifold/contract';
 import { AppError } from '../lib/app-error.js';
 import { peerEndpoint, peerRequest, PeerHttpError, type PeerHttpConfig, parseJsonText } from './http-client.js';
+import { type FormFile, multipartBody } from './multipart-body.js';
 
 export type AplPath =
   | '/apl/registration/add'
@@ -13,6 +14,9 @@ export type AplPath =
   | '/apl/registration/delete'
   | '/apl/registration/status'
   | '/apl/peer/message';
+
+/** Where messages that carry files go. */
+export type FilePath = '/mpf/design' | '/mpf/dtl';
 
 /** The paths of notices about an existing registration. */
 export type NoticePath = Exclude<AplPath, '/apl/registration/add' | '/apl/peer/message'>;
@@ -48,11 +52,30 @@ const relayedPeerTokens = new Set<string>([
  * timeout, redirect, unexpected status), `registrationExchangeInvalidResponse` (an answer that is
  * not the expected JSON) or the peer's own registration token.
  */
-export async function postApl(http: PeerHttpConfig, peerUrl: URL, path: AplPath, message: SignedApl): Promise<unknown> {
+export function postApl(http: PeerHttpConfig, peerUrl: URL, path: AplPath, message: SignedApl): Promise<unknown> {
+  return postToPeer(http, peerEndpoint(peerUrl, path), message);
+}
+
+/**
+ * `postApl` for a message that travels with files: a multipart form whose first field `message`
+ * is the signed message (JSON) and whose `file` parts follow, streamed (docs/peer-network.md#designs-between-instances).
+ */
+export function postAplWithFiles(
+  http: PeerHttpConfig,
+  peerUrl: URL,
+  path: FilePath,
+  message: SignedApl,
+  files: FormFile[],
+): Promise<unknown> {
+  const form = multipartBody([{ name: 'message', value: JSON.stringify(message) }, ...files]);
+  return postToPeer(http, peerEndpoint(peerUrl, path), form.stream, { 'content-type': form.contentType });
+}
+
+async function postToPeer(http: PeerHttpConfig, url: URL, body: unknown, headers?: Record<string, string>): Promise<unknown> {
   let status: number;
   let text: string;
   try {
-    ({ status, text } = await peerRequest(http, { method: 'POST', url: peerEndpoint(peerUrl, path), body: message }));
+    ({ status, text } = await peerRequest(http, { method: 'POST', url, body, ...(headers ? { headers } : {}) }));
   } catch (error) {
     if (!(error instanceof PeerHttpError)) throw error;
     throw new AppError(
@@ -62,9 +85,9 @@ export async function postApl(http: PeerHttpConfig, peerUrl: URL, path: AplPath,
       },
     );
   }
-  const body = parseJsonText(text);
-  if (status >= 200 && status <= 299) return body;
-  const refusal = ZErrorResponse.safeParse(body);
+  const answer = parseJsonText(text);
+  if (status >= 200 && status <= 299) return answer;
+  const refusal = ZErrorResponse.safeParse(answer);
   if (refusal.success && relayedPeerTokens.has(refusal.data.errorToken)) {
     throw new AppError(refusal.data.errorToken as ErrorToken, {
       description: `The peer answered: ${refusal.data.errorDescription}`,

@@ -11,6 +11,7 @@ import {
   feedUpload,
   newStorageKey,
   type ListedObject,
+  type PutOptions,
   type StorageProvider,
   type StoredObject,
   StorageNotFoundError,
@@ -52,13 +53,13 @@ export class AzureStorage implements StorageProvider {
     this.location = `azure://${endpoint}/${settings.container}`;
   }
 
-  put(source: Readable, options: { maxBytes?: number } = {}): Promise<StoredObject> {
+  put(source: Readable, options: PutOptions = {}): Promise<StoredObject> {
     return this.putAs(newStorageKey(), source, options);
   }
 
-  async putAs(key: string, source: Readable, options: { maxBytes?: number } = {}): Promise<StoredObject> {
+  async putAs(key: string, source: Readable, options: PutOptions = {}): Promise<StoredObject> {
     const blob = this.blob(key);
-    const counter = new DigestCounter(options.maxBytes);
+    const counter = new DigestCounter(options.maxBytes, options.digest !== false);
     this.writing.add(blob.name);
     try {
       await feedUpload(source, counter, BLOCK_SIZE, (body) => blob.uploadStream(body, BLOCK_SIZE, CONCURRENCY));

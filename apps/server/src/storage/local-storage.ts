@@ -7,6 +7,7 @@ import {
   DigestCounter,
   newStorageKey,
   type ListedObject,
+  type PutOptions,
   type StoredObject,
   StorageNotFoundError,
   storageKeyPattern,
@@ -37,14 +38,14 @@ export class LocalStorage implements StorageProvider {
     return storage;
   }
 
-  put(source: Readable, options: { maxBytes?: number } = {}): Promise<StoredObject> {
+  put(source: Readable, options: PutOptions = {}): Promise<StoredObject> {
     return this.putAs(newStorageKey(), source, options);
   }
 
-  async putAs(key: string, source: Readable, options: { maxBytes?: number } = {}): Promise<StoredObject> {
+  async putAs(key: string, source: Readable, options: PutOptions = {}): Promise<StoredObject> {
     const target = this.pathOf(key);
     const temporary = path.join(this.tmpDir, `${newStorageKey()}.part`);
-    const counter = new DigestCounter(options.maxBytes);
+    const counter = new DigestCounter(options.maxBytes, options.digest !== false);
     this.writing.add(temporary);
     const sink = fs.createWriteStream(temporary, { flags: 'wx', mode: 0o600, flush: true });
     try {

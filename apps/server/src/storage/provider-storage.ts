@@ -10,7 +10,14 @@ import { AzureStorage } from './azure-storage.js';
 import type { LocalStorage } from './local-storage.js';
 import type { ProviderSettings } from './provider-settings.js';
 import { S3Storage } from './s3-storage.js';
-import { type ListedObject, type Storage, type StorageProvider, type StoredObject, StorageNotFoundError } from './storage.js';
+import {
+  type ListedObject,
+  type PutOptions,
+  type Storage,
+  type StorageProvider,
+  type StoredObject,
+  StorageNotFoundError,
+} from './storage.js';
 
 /** The setting that holds the selected provider (its presence completes the wizard's storage step). */
 export const STORAGE_PROVIDER_SETTING = 'storage.provider';
@@ -121,7 +128,7 @@ export class ProviderStorage implements Storage {
     return value;
   }
 
-  async put(source: Readable, options?: { maxBytes?: number }): Promise<StoredObject> {
+  async put(source: Readable, options?: PutOptions): Promise<StoredObject> {
     return (await this.providers()).current.put(source, options);
   }
 

@@ -16,6 +16,7 @@ import {
   feedUpload,
   newStorageKey,
   type ListedObject,
+  type PutOptions,
   type StorageProvider,
   type StoredObject,
   StorageNotFoundError,
@@ -66,13 +67,13 @@ export class S3Storage implements StorageProvider {
     this.location = `s3://${settings.endpoint ?? `aws:${settings.region}`}/${settings.bucket}`;
   }
 
-  put(source: Readable, options: { maxBytes?: number } = {}): Promise<StoredObject> {
+  put(source: Readable, options: PutOptions = {}): Promise<StoredObject> {
     return this.putAs(newStorageKey(), source, options);
   }
 
-  async putAs(key: string, source: Readable, options: { maxBytes?: number } = {}): Promise<StoredObject> {
+  async putAs(key: string, source: Readable, options: PutOptions = {}): Promise<StoredObject> {
     const name = objectName(key);
-    const counter = new DigestCounter(options.maxBytes);
+    const counter = new DigestCounter(options.maxBytes, options.digest !== false);
     let upload: Upload | undefined;
     this.writing.add(name);
     try {

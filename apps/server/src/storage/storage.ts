@@ -14,7 +14,7 @@ export interface Storage {
    * Stores the stream as a new object. Rejects (and stores nothing) when the stream errors or
    * exceeds `maxBytes` ({@link StorageLimitError}).
    */
-  put(source: Readable, options?: { maxBytes?: number }): Promise<StoredObject>;
+  put(source: Readable, options?: PutOptions): Promise<StoredObject>;
   /** Reads an object, or a byte range of it (`end` inclusive). Rejects with {@link StorageNotFoundError}. */
   get(key: string, range?: { start: number; end: number }): Promise<Readable>;
   /** Removes an object; absent objects are not an error. */
@@ -35,7 +35,7 @@ export interface Storage {
  */
 export interface StorageProvider extends Storage {
   /** Stores the stream under `key` (a {@link storageKeyPattern} key), with the guarantees of `put`. */
-  putAs(key: string, source: Readable, options?: { maxBytes?: number }): Promise<StoredObject>;
+  putAs(key: string, source: Readable, options?: PutOptions): Promise<StoredObject>;
   /** Where the objects are (a directory, an endpoint and bucket): two providers with one location share objects. */
   readonly location: string;
 }
@@ -45,11 +45,21 @@ export interface ListedObject {
   storedAt: Date;
 }
 
+export interface PutOptions {
+  /** Refuse (and store nothing) past this many bytes. */
+  maxBytes?: number;
+  /**
+   * `false`: the caller has no use for the SHA-256 of the bytes stored (they are ciphertext it
+   * hashed as plaintext already), so none is computed and `sha256` is ''. Default true.
+   */
+  digest?: boolean;
+}
+
 export interface StoredObject {
   key: string;
   /** Bytes stored. */
   size: number;
-  /** SHA-256 (hex) of the bytes stored. */
+  /** SHA-256 (hex) of the bytes stored; '' when the put asked for none (`digest: false`). */
   sha256: string;
 }
 
@@ -80,22 +90,27 @@ export function newStorageKey(): string {
  */
 export class DigestCounter extends Transform {
   size = 0;
-  private readonly hash = createHash('sha256');
+  private readonly hash: ReturnType<typeof createHash> | undefined;
   private digest: string | undefined;
 
-  constructor(private readonly maxBytes = Number.POSITIVE_INFINITY) {
+  /** `hashing` false: counts only, and `sha256()` answers ''. */
+  constructor(
+    private readonly maxBytes = Number.POSITIVE_INFINITY,
+    hashing = true,
+  ) {
     super();
+    this.hash = hashing ? createHash('sha256') : undefined;
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
     this.size += chunk.length;
     if (this.size > this.maxBytes) return callback(new StorageLimitError(this.maxBytes));
-    this.hash.update(chunk);
+    this.hash?.update(chunk);
     callback(null, chunk);
   }
 
   sha256(): string {
-    this.digest ??= this.hash.digest('hex');
+    this.digest ??= this.hash?.digest('hex') ?? '';
     return this.digest;
   }
 }

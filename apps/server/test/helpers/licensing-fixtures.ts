@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
-import { stpSignedContent, type TAuthorizedPolicyListInput, type TDsiEntry, type TPackageFile } from '@manifold/contract';
+import { type TAuthorizedPolicyListInput, type TDsiEntry, type TPackageFile } from '@manifold/contract';
+import { stpEnvelope as machineStpEnvelope, type StpEnvelopeOptions } from '@manifold/machine-simulator';
 import { describeCertificate } from '../../src/crypto/certificates.js';
 import type { DevelopmentCa } from '../../src/crypto/development-ca.js';
-import { signDetachedJws } from '../../src/crypto/jws.js';
-import { canonicalJson } from '../../src/lib/canonical-json.js';
 import { createPackage, provisionServer, testMachine, uploadForm, type TestMachine } from './packages-fixtures.js';
 import type { TestApp } from './test-app.js';
 
@@ -116,33 +115,17 @@ export async function authorize(ctx: TestApp, body: Record<string, unknown>, tok
   return response.json<{ authorizationId: string }>().authorizationId;
 }
 
-export interface StpOptions {
-  timestamp?: string;
-  nonce?: string;
-  /** Sign with this key instead of the machine's. */
-  signingKeyPem?: string;
-  deviceId?: string;
-}
+export type StpOptions = StpEnvelopeOptions;
 
-/** A signed STP envelope for `path`. */
-export async function stpEnvelope(
+/** A signed STP envelope for `path` (the simulator's {@link machineStpEnvelope}). */
+export function stpEnvelope(
   machine: TestMachine,
   deviceId: string,
   path: string,
   body: Record<string, unknown>,
   options: StpOptions = {},
 ) {
-  const unsigned = {
-    deviceId: options.deviceId ?? deviceId,
-    timestamp: options.timestamp ?? new Date().toISOString(),
-    nonce: options.nonce ?? randomBytes(16).toString('base64url'),
-    body,
-  };
-  const signature = await signDetachedJws(
-    canonicalJson(stpSignedContent(unsigned, path)),
-    options.signingKeyPem ?? machine.signingKeyPem,
-  );
-  return { ...unsigned, signature };
+  return machineStpEnvelope(machine.signingKeyPem, deviceId, path, body, options);
 }
 
 export async function stpCall(

@@ -22,10 +22,20 @@ export interface TestOpenIdProvider {
    * back to `redirectUri`; answers that callback address (code, state, iss).
    */
   browse(authorizationUrl: string): Promise<URL>;
+  /** How many requests the provider's userinfo endpoint answered. */
+  userinfoCalls(): number;
   close(): Promise<void>;
 }
 
-export async function startOpenIdProvider(redirectUri: string): Promise<TestOpenIdProvider> {
+/**
+ * `claimsInUserinfoOnly`: ID tokens carry only `sub` (and the protocol claims); e-mail and names
+ * asked for by scope are answered by the userinfo endpoint alone (`conformIdTokenClaims`).
+ */
+export async function startOpenIdProvider(
+  redirectUri: string,
+  options: { claimsInUserinfoOnly?: boolean } = {},
+): Promise<TestOpenIdProvider> {
+  let userinfoCalls = 0;
   const accounts = new Map<string, TestAccount>();
   let nextAccount: string | undefined;
   const clientId = 'manifold-console';
@@ -52,7 +62,7 @@ export async function startOpenIdProvider(redirectUri: string): Promise<TestOpen
       email: ['email', 'email_verified'],
       profile: ['preferred_username', 'given_name', 'family_name'],
     },
-    conformIdTokenClaims: false,
+    conformIdTokenClaims: options.claimsInUserinfoOnly === true,
     pkce: { required: () => true },
     features: { devInteractions: { enabled: false } },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
@@ -75,6 +85,7 @@ export async function startOpenIdProvider(redirectUri: string): Promise<TestOpen
   });
   const callback = provider.callback();
   server.on('request', (request: http.IncomingMessage, response: http.ServerResponse) => {
+    if (request.url?.startsWith('/me')) userinfoCalls += 1;
     if (!request.url?.startsWith('/interaction/')) {
       callback(request, response);
       return;
@@ -124,6 +135,7 @@ export async function startOpenIdProvider(redirectUri: string): Promise<TestOpen
       }
       throw new Error('the provider redirected too often');
     },
+    userinfoCalls: () => userinfoCalls,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -1,10 +1,8 @@
 import { expect } from 'vitest';
 import type { TDeviceTemplateDocument, TEnforceApl, TPackage } from '@manifold/contract';
-import { createCsr } from '../../src/crypto/csr.js';
+import { createMachineCredentials, type MachineCredentials } from '@manifold/machine-simulator';
 import type { DevelopmentCa } from '../../src/crypto/development-ca.js';
-import { signDetachedJws } from '../../src/crypto/jws.js';
-import { generateKeyPair, type KeyType } from '../../src/crypto/key-pairs.js';
-import { canonicalJson } from '../../src/lib/canonical-json.js';
+import type { KeyType } from '../../src/crypto/key-pairs.js';
 import { multipartForm, type FormFile } from './multipart.js';
 import type { TestApp } from './test-app.js';
 import { issue, testRoot } from './test-pki.js';
@@ -174,54 +172,10 @@ export function threeMfWithThumbnail(thumbnail: Buffer = onePixelPng, target = '
   ]);
 }
 
-export interface TestMachine {
-  apl: TEnforceApl;
-  signingKeyPem: string;
-  encryptionKeyPem: string;
-  /** The body of `/apl/registration/add`. */
-  request(overrides?: { aplType?: string; apl?: unknown; signature?: string }): Promise<Record<string, unknown>>;
-}
+/** A machine of the tests: the simulator's credentials (keys, certificates, registration record). */
+export type TestMachine = MachineCredentials;
 
-/** A machine with keys and certificates issued by `root`, ready to register. */
-export async function testMachine(
-  root: DevelopmentCa,
-  identity: Partial<TEnforceApl['deviceIdentity']> = {},
-): Promise<TestMachine> {
-  const signing = await generateKeyPair('EC');
-  const encryption = await generateKeyPair('EC');
-  const suffix = Math.random().toString(36).slice(2, 8);
-  const certificate = async (purpose: 'signing' | 'encryption', privateKeyPem: string) =>
-    issue(root, await createCsr({ siteName: `Printer ${suffix}`, service: 'enforce', purpose, privateKeyPem }));
-  const signingCertificate = await certificate('signing', signing.privateKeyPem);
-  const encryptionCertificate = await certificate('encryption', encryption.privateKeyPem);
-  const apl: TEnforceApl = {
-    deviceIdentity: {
-      id: `machine-${suffix}`,
-      name: `Printer ${suffix}`,
-      serialNumber: `SN-${suffix}`,
-      model: 'X1',
-      family: 'X',
-      manufacturer: 'Acme',
-      deviceClass: 'printer',
-      technology: 'FDM',
-      ...identity,
-    },
-    parameterVersion: '1.0',
-    parameters: templateDocument().parameters,
-    signingCertificate,
-    encryptionCertificate,
-  };
-  return {
-    apl,
-    signingKeyPem: signing.privateKeyPem,
-    encryptionKeyPem: encryption.privateKeyPem,
-    async request(overrides = {}) {
-      const body = overrides.apl ?? apl;
-      return {
-        aplType: overrides.aplType ?? 'enforce',
-        apl: body,
-        signature: overrides.signature ?? (await signDetachedJws(canonicalJson(body), signing.privateKeyPem)),
-      };
-    },
-  };
+/** A machine with keys and certificates issued by `root`, ready to register (the parameters of {@link templateDocument}). */
+export function testMachine(root: DevelopmentCa, identity: Partial<TEnforceApl['deviceIdentity']> = {}): Promise<TestMachine> {
+  return createMachineCredentials(root, { identity, parameters: templateDocument().parameters });
 }

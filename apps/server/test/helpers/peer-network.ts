@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
+import type { TManageInstance, TPage } from '@manifold/contract';
 import type { DevelopmentCa } from '../../src/crypto/development-ca.js';
 import { multipartForm } from './multipart.js';
 import { startServer, type ServerProcess } from './server-process.js';
@@ -102,4 +103,91 @@ export interface PeerProcess {
   url: string;
   call: AdminCall;
   stop(): Promise<void>;
+}
+
+/**
+ * Fast retries and polls, so a peer that comes back is reached within a second or two; with
+ * retries that fast the default 20 attempts would give a message up while a killed peer restarts
+ * on a loaded machine, so the tests allow the most.
+ */
+export const FAST_DELIVERY = {
+  JOBS_POLL_MS: '100',
+  OUTBOX_RETRY_BASE_MS: '300',
+  OUTBOX_RETRY_MAX_MS: '1500',
+  OUTBOX_MAX_ATTEMPTS: '1000',
+};
+
+/** A call that must answer 200; its JSON. */
+export async function okCall<T = Record<string, unknown>>(
+  peer: Pick<PeerProcess, 'call'>,
+  method: 'GET' | 'POST',
+  url: string,
+  body?: unknown,
+): Promise<T> {
+  const answer = await peer.call(method, url, body === undefined ? {} : { body });
+  expect(answer.statusCode, `${url}: ${answer.body}`).toBe(200);
+  return answer.json() as T;
+}
+
+interface Registration {
+  id: string;
+  registrationState: string;
+  initiator: boolean;
+}
+
+/**
+ * `asker` registers with `approver` through the admin calls — as its downstream Manage
+ * (`manage/add`) or as an instance reporting to it (`trace/add`) — and the approver, the side that
+ * did not ask, approves. Answers both sides' registration ids.
+ */
+export async function registerAndApprove(
+  asker: PeerProcess,
+  approver: PeerProcess,
+  kind: 'downStreamManage' | 'trace',
+): Promise<{ askerId: string; approverId: string }> {
+  const manage = kind === 'downStreamManage';
+  const list = async (peer: PeerProcess): Promise<Registration[]> => {
+    const page = await okCall<{ data: Record<string, unknown>[] }>(
+      peer,
+      'GET',
+      manage ? '/ui/manage/list?registrationType=all&numberOfItems=500' : '/ui/trace/list?numberOfItems=500',
+    );
+    return page.data.map((entry) => ({
+      id: String(manage ? entry.manageId : entry.id),
+      registrationState: String(entry.registrationState),
+      initiator: entry.initiator === true,
+    }));
+  };
+  const before = new Set((await list(approver)).map((entry) => entry.id));
+  const added = await okCall<Record<string, unknown>>(
+    asker,
+    'POST',
+    manage ? '/ui/manage/add' : '/ui/trace/add',
+    manage ? { registrationType: 'downStreamManage', manageUrl: approver.url } : { traceUrl: approver.url },
+  );
+  const asked = (await list(approver)).filter((entry) => !before.has(entry.id));
+  expect(asked.map(({ registrationState, initiator }) => ({ registrationState, initiator }))).toEqual([
+    { registrationState: 'Pending', initiator: false },
+  ]);
+  const approverId = asked[0]!.id;
+  await okCall(approver, 'POST', manage ? '/ui/manage/approve' : '/ui/trace/approve', { id: approverId, approve: true });
+  return { askerId: String(manage ? added.manageId : added.id), approverId };
+}
+
+/**
+ * Registers `downstream` as a downstream Manage instance of `upstream` (`manage/add` there) and
+ * approves it on the downstream side; answers the registration as each side holds it.
+ */
+export async function approvedDownstream(
+  upstream: PeerProcess,
+  downstream: PeerProcess,
+): Promise<{ ours: TManageInstance; theirs: TManageInstance }> {
+  const added = await upstream.call('POST', '/ui/manage/add', { body: { manageUrl: downstream.url } });
+  expect(added.statusCode, added.body).toBe(200);
+  const ours = added.json() as TManageInstance;
+  const held = (await downstream.call('GET', '/ui/manage/list?registrationType=upStreamManage')).json() as TPage<TManageInstance>;
+  const theirs = held.data.find((entry) => entry.registrationNonce === ours.registrationNonce)!;
+  const approved = await downstream.call('POST', '/ui/manage/approve', { body: { id: theirs.manageId, approve: true } });
+  expect(approved.statusCode, approved.body).toBe(200);
+  return { ours, theirs };
 }

@@ -36,16 +36,20 @@ export interface ServerProcess {
   stop(): Promise<number | null>;
 }
 
+export interface ServerProcessOptions {
+  file?: string;
+  inheritEnv?: boolean;
+  /** Node options before the entry point (e.g. `--cpu-prof`, which NODE_OPTIONS does not take). */
+  nodeArgs?: string[];
+}
+
 /**
  * Spawns a TypeScript entry point (the server by default) as its own process with exactly the
  * environment given (plus PATH), on a free port unless `PORT` is given. Output is collected.
  */
-export async function spawnServer(
-  env: Record<string, string>,
-  options: { file?: string; inheritEnv?: boolean } = {},
-): Promise<ServerProcess> {
+export async function spawnServer(env: Record<string, string>, options: ServerProcessOptions = {}): Promise<ServerProcess> {
   const port = env.PORT ?? String(await freePort());
-  const child = spawn(process.execPath, ['--import', 'tsx', options.file ?? serverMain], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', options.file ?? serverMain], {
     env: { ...(options.inheritEnv ? process.env : { PATH: process.env.PATH ?? '' }), ...env, PORT: port },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -67,13 +71,17 @@ export async function spawnServer(
 }
 
 /** Spawns the server and waits until `/healthz` answers. */
-export async function startServer(
-  env: Record<string, string>,
-  options: { file?: string; inheritEnv?: boolean } = {},
-): Promise<ServerProcess> {
+export async function startServer(env: Record<string, string>, options: ServerProcessOptions = {}): Promise<ServerProcess> {
   const server = await spawnServer(env, options);
   const started = waitForHttp(`${server.url}/healthz`);
-  const result = await Promise.race([started.then(() => 'up' as const), server.exited.then(() => 'exited' as const)]);
+  let result: 'up' | 'exited';
+  try {
+    result = await Promise.race([started.then(() => 'up' as const), server.exited.then(() => 'exited' as const)]);
+  } catch (error) {
+    // it never answered: stop it rather than leave it running after the test
+    await server.stop();
+    throw error;
+  }
   if (result === 'exited') throw new Error(`the server exited while starting: ${server.output().stderr.trim()}`);
   return server;
 }

@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
-import type { TCanonicalTraceEvent, TTraceEventKind } from '@manifold/contract';
+import type { TCanonicalTraceEvent } from '@manifold/contract';
+import { EventChain } from '@manifold/machine-simulator';
 import { signXml } from '../../src/crypto/xml-signature.js';
-import { canonicalEvent, eventHash, STP_EVENT_PATH, traceEventXml } from '../../src/modules/events/trace-event-format.js';
+import { STP_EVENT_PATH, traceEventXml } from '../../src/modules/events/trace-event-format.js';
 import { authorize, type LicensingWorld, stpCall, stpEnvelope } from './licensing-fixtures.js';
 import type { TestApp } from './test-app.js';
 
@@ -27,49 +27,32 @@ export async function grantAuthorization(
   return authorizationId;
 }
 
-/** A machine's side of the chain: each new event names the hash of the one before. */
-export class MachineChain {
-  head: string | null = null;
-
-  constructor(readonly world: Machine) {}
-
-  /** The next event of the chain (the head moves on). */
-  next(kind: TTraceEventKind, fields: Partial<Omit<TCanonicalTraceEvent, 'kind' | 'deviceId'>> = {}): TCanonicalTraceEvent {
-    const event = this.event(kind, { previousHash: this.head, ...fields });
-    this.head = eventHash(event);
-    return event;
-  }
-
-  /** An event that does not move the head (for gaps, forks and refusals). */
-  event(kind: TTraceEventKind, fields: Partial<Omit<TCanonicalTraceEvent, 'kind' | 'deviceId'>> = {}): TCanonicalTraceEvent {
-    return canonicalEvent(
-      {
-        eventId: randomUUID(),
-        kind,
-        occurredAt: new Date().toISOString(),
-        authorizationId: null,
-        jobId: null,
-        quantity: null,
-        previousHash: null,
-        data: {},
-        ...fields,
-      },
-      this.world.deviceId,
-    );
-  }
-
-  /** The event's STP body: the canonical event less the deviceId (the envelope carries it). */
-  static body(event: TCanonicalTraceEvent): Record<string, unknown> {
-    const { deviceId: _deviceId, ...body } = event;
-    return body;
+/** A machine's side of the chain (the simulator's {@link EventChain}) with the test app's calls. */
+export class MachineChain extends EventChain {
+  constructor(readonly world: Machine) {
+    super(world.deviceId);
   }
 
   sendStp(ctx: TestApp, event: TCanonicalTraceEvent) {
-    return stpCall(ctx, this.world, STP_EVENT_PATH, MachineChain.body(event));
+    return stpCall(ctx, this.world, STP_EVENT_PATH, EventChain.body(event));
   }
 
   envelope(event: TCanonicalTraceEvent) {
-    return stpEnvelope(this.world.machine, this.world.deviceId, STP_EVENT_PATH, MachineChain.body(event));
+    return stpEnvelope(this.world.machine, this.world.deviceId, STP_EVENT_PATH, EventChain.body(event));
+  }
+
+  /** The list form of these events, each in its own signed envelope (its proof). */
+  async list(events: TCanonicalTraceEvent[]) {
+    return {
+      events: await Promise.all(
+        events.map(async (event) => ({ proof: { format: 'stp', envelope: await this.envelope(event) } })),
+      ),
+    };
+  }
+
+  /** A batch: the list form of `events` in one signed STP envelope (`POST /stp/event`). */
+  async sendBatch(ctx: TestApp, events: TCanonicalTraceEvent[]) {
+    return stpCall(ctx, this.world, STP_EVENT_PATH, await this.list(events));
   }
 
   /** The XML form signed by the machine's key (or `signingKeyPem`, `certificatePem`). */

@@ -1,6 +1,6 @@
-import { deflateRawSync } from 'node:zlib';
+import { crc32, deflateRawSync } from 'node:zlib';
 
-/** A minimal zip (stored or deflated entries) with a central directory: enough for a 3MF. */
+/** A minimal zip (stored or deflated entries, CRC-32 of each) with a central directory: enough for a 3MF. */
 export function zipArchive(entries: { name: string; data: Buffer; deflate?: boolean }[]): Buffer {
   const locals: Buffer[] = [];
   const centrals: Buffer[] = [];
@@ -13,6 +13,7 @@ export function zipArchive(entries: { name: string; data: Buffer; deflate?: bool
     local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(20, 4);
     local.writeUInt16LE(method, 8);
+    local.writeUInt32LE(crc32(entry.data), 14);
     local.writeUInt32LE(data.length, 18);
     local.writeUInt32LE(entry.data.length, 22);
     local.writeUInt16LE(name.length, 26);
@@ -21,6 +22,7 @@ export function zipArchive(entries: { name: string; data: Buffer; deflate?: bool
     central.writeUInt16LE(20, 4);
     central.writeUInt16LE(20, 6);
     central.writeUInt16LE(method, 10);
+    central.writeUInt32LE(crc32(entry.data), 16);
     central.writeUInt32LE(data.length, 20);
     central.writeUInt32LE(entry.data.length, 24);
     central.writeUInt16LE(name.length, 28);

@@ -1,30 +1,32 @@
-import { nprogress } from '@mantine/nprogress';
 import { useQueryClient } from '@tanstack/react-query';
-import { lazy, Suspense, useEffect, useRef } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { Outlet, useNavigate, useNavigation } from 'react-router';
 import { loginPath } from '../../lib/login-redirect';
 import { endSession, listenForLogout } from '../../lib/session';
 import { useStore } from '../../lib/store';
+import { alerts } from '../../lib/alerts';
 import { uploadTray } from '../../lib/upload-tray';
-import { AlertViewport } from './alert-viewport';
 
 /** The tray's code loads the first time something is uploaded, keeping it out of /login. */
 const UploadTrayPanel = lazy(async () => ({ default: (await import('./upload-tray-panel')).UploadTrayPanel }));
 
+/** The alerts' code (notification, transitions) loads with the first alert, keeping it out of /login. */
+const AlertViewport = lazy(async () => ({ default: (await import('./alert-viewport')).AlertViewport }));
+
+/** The progress bar's code loads with the first navigation after the start, keeping it out of /login. */
+const NavigationProgressBar = lazy(async () => ({ default: (await import('./navigation-progress')).NavigationProgressBar }));
+
 /** Runs the green progress bar while the router loads a page. */
 function NavigationProgressSync() {
-  const navigation = useNavigation();
-  const started = useRef(false);
-  useEffect(() => {
-    if (navigation.state !== 'idle') {
-      started.current = true;
-      nprogress.start();
-    } else if (started.current) {
-      started.current = false;
-      nprogress.complete();
-    }
-  }, [navigation.state]);
-  return null;
+  const { state } = useNavigation();
+  const [used, setUsed] = useState(false);
+  if (state !== 'idle' && !used) setUsed(true);
+  if (!used) return null;
+  return (
+    <Suspense fallback={null}>
+      <NavigationProgressBar state={state} />
+    </Suspense>
+  );
 }
 
 /** Sends this tab to /login when another tab logs out (spec §4). */
@@ -52,13 +54,24 @@ function UploadTraySlot() {
   );
 }
 
+function AlertSlot() {
+  // an alert stays in the queue until its exit transition has run
+  const items = useStore(alerts.store);
+  if (items.length === 0) return null;
+  return (
+    <Suspense fallback={null}>
+      <AlertViewport />
+    </Suspense>
+  );
+}
+
 export function RootShell() {
   return (
     <>
       <NavigationProgressSync />
       <LogoutListener />
       <Outlet />
-      <AlertViewport />
+      <AlertSlot />
       <UploadTraySlot />
     </>
   );

@@ -13,8 +13,8 @@ function UploadRow({ file, onDiscard }: { file: UploadDescriptor; onDiscard: () 
   return (
     <Stack gap={4} data-upload-status={file.status}>
       <Group justify="space-between" wrap="nowrap" gap="xs">
-        <Text size="sm" truncate fw={500} title={file.file.name}>
-          {file.file.name}
+        <Text size="sm" truncate fw={500} title={file.name}>
+          {file.name}
         </Text>
         <ActionIcon
           variant="subtle"
@@ -22,7 +22,7 @@ function UploadRow({ file, onDiscard }: { file: UploadDescriptor; onDiscard: () 
           size="sm"
           onClick={onDiscard}
           title={t('uploads.discard')}
-          aria-label={t('uploads.discardFile', { name: file.file.name })}
+          aria-label={t('uploads.discardFile', { name: file.name })}
         >
           <IconTrash size={16} aria-hidden />
         </ActionIcon>
@@ -31,7 +31,7 @@ function UploadRow({ file, onDiscard }: { file: UploadDescriptor; onDiscard: () 
         value={percent}
         color={statusColors[file.status]}
         size="sm"
-        aria-label={t('uploads.progressOf', { name: file.file.name })}
+        aria-label={t('uploads.progressOf', { name: file.name })}
       />
       <Text size="xs" c={file.status === 'failed' ? 'red.8' : 'dimmed'}>
         {file.status === 'processing'

@@ -14,6 +14,11 @@ import * as secureRepo from './018-secure-repo.js';
 import * as quality from './019-quality.js';
 import * as identity from './021-identity.js';
 import * as securityKeysAccess from './022-security-keys-access.js';
+import * as outboxDelivery from './024-outbox-delivery.js';
+import * as dasArchiveLabels from './026-das-archive-labels.js';
+import * as dashboard from './027-dashboard.js';
+import * as peerDesigns from './023-peer-designs.js';
+import * as listChanges from './030-list-changes.js';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -36,6 +41,11 @@ const migrations: Record<string, DialectMigration> = {
   '019-quality': quality,
   '021-identity': identity,
   '022-security-keys-access': securityKeysAccess,
+  '024-outbox-delivery': outboxDelivery,
+  '026-das-archive-labels': dasArchiveLabels,
+  '027-dashboard': dashboard,
+  '023-peer-designs': peerDesigns,
+  '030-list-changes': listChanges,
 };
 
 export function migrationProvider(kind: DatabaseKind): MigrationProvider {

@@ -52,6 +52,12 @@ export class AccessControlRepository {
     return toAccessControl(row);
   }
 
+  async updatePolicy(row: AccessControlRow): Promise<TAccessControl> {
+    const { id, ...fields } = row;
+    await this.db.updateTable('access_controls').set(fields).where('id', '=', id).execute();
+    return toAccessControl(row);
+  }
+
   async deletePolicy(id: string): Promise<void> {
     await this.db.deleteFrom('access_controls').where('id', '=', id).execute();
   }
@@ -86,9 +92,21 @@ export class AccessControlRepository {
 
   async insertRole(row: AccessRoleRow, memberIds: number[]): Promise<void> {
     await this.db.insertInto('access_roles').values(row).execute();
+    await this.insertMembers(row.id, memberIds);
+  }
+
+  /** The role's code and constraint, and its members replaced by `memberIds`. */
+  async updateRole(row: AccessRoleRow, memberIds: number[]): Promise<void> {
+    const { id, ...fields } = row;
+    await this.db.updateTable('access_roles').set(fields).where('id', '=', id).execute();
+    await this.db.deleteFrom('access_role_members').where('role_id', '=', id).execute();
+    await this.insertMembers(id, memberIds);
+  }
+
+  private async insertMembers(roleId: string, memberIds: number[]): Promise<void> {
     await this.db
       .insertInto('access_role_members')
-      .values(memberIds.map((userId) => ({ role_id: row.id, user_id: userId })))
+      .values(memberIds.map((userId) => ({ role_id: roleId, user_id: userId })))
       .execute();
   }
 

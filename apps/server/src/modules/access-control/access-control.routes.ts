@@ -3,83 +3,80 @@ import {
   ZAccessControl,
   ZAccessControlAddRequest,
   ZAccessControlDeleteRequest,
+  ZAccessControlEditRequest,
   ZAccessRole,
   ZAccessRoleAddRequest,
   ZAccessRoleDeleteRequest,
-  ZEmpty,
-  ZPage,
-  ZPageQuery,
+  ZAccessRoleEditRequest,
 } from '@manifold/contract';
-import { responses } from '../../lib/route-schemas.js';
-import { callerOf } from '../../plugins/auth.js';
+import { actionRoute, pageRoute, saveRoute } from '../../lib/route-declarations.js';
 
 /** Access policies and access roles (administrators holding security-config). */
 export const accessControlRoutes: FastifyPluginAsyncZod = async (app) => {
   const { accessControl } = app.services;
   const tags = ['access controls'];
 
-  app.get(
-    '/ui/access-control/list',
-    {
-      schema: { tags, summary: 'Access policies, by name', querystring: ZPageQuery, response: responses(ZPage(ZAccessControl)) },
-    },
-    (request) => accessControl.listPolicies(request.query),
+  pageRoute(app, '/ui/access-control/list', { tags, summary: 'Access policies, by name', item: ZAccessControl }, (query) =>
+    accessControl.listPolicies(query),
   );
-
-  app.post(
+  saveRoute(
+    app,
     '/ui/access-control/add',
     {
-      schema: {
-        tags,
-        summary: 'Add an access policy: the constraints it restricts to the given address ranges',
-        body: ZAccessControlAddRequest,
-        response: responses(ZAccessControl),
-      },
+      tags,
+      summary: 'Add an access policy: the constraints it restricts to the given address ranges',
+      body: ZAccessControlAddRequest,
+      response: ZAccessControl,
     },
-    (request) => accessControl.addPolicy(request.body, callerOf(request)),
+    (body, caller) => accessControl.addPolicy(body, caller),
   );
-
-  app.post(
-    '/ui/access-control/delete',
-    { schema: { tags, summary: 'Delete an access policy', body: ZAccessControlDeleteRequest, response: responses(ZEmpty) } },
-    async (request) => {
-      await accessControl.deletePolicy(request.body, callerOf(request));
-      return {};
-    },
-  );
-
-  app.get(
-    '/ui/access-role/list',
+  saveRoute(
+    app,
+    '/ui/access-control/edit',
     {
-      schema: {
-        tags,
-        summary: 'Access roles with their members',
-        querystring: ZPageQuery,
-        response: responses(ZPage(ZAccessRole)),
-      },
+      tags,
+      summary: 'Change an access policy: its name, constraints and address ranges, all given again',
+      body: ZAccessControlEditRequest,
+      response: ZAccessControl,
     },
-    (request) => accessControl.listRoles(request.query),
+    (body, caller) => accessControl.editPolicy(body, caller),
+  );
+  actionRoute(
+    app,
+    '/ui/access-control/delete',
+    { tags, summary: 'Delete an access policy', body: ZAccessControlDeleteRequest },
+    (body, caller) => accessControl.deletePolicy(body, caller),
   );
 
-  app.post(
+  pageRoute(app, '/ui/access-role/list', { tags, summary: 'Access roles with their members', item: ZAccessRole }, (query) =>
+    accessControl.listRoles(query),
+  );
+  saveRoute(
+    app,
     '/ui/access-role/add',
     {
-      schema: {
-        tags,
-        summary: 'Add an access role: a role code granting one constraint to its members',
-        body: ZAccessRoleAddRequest,
-        response: responses(ZAccessRole),
-      },
+      tags,
+      summary: 'Add an access role: a role code granting one constraint to its members',
+      body: ZAccessRoleAddRequest,
+      response: ZAccessRole,
     },
-    (request) => accessControl.addRole(request.body, callerOf(request)),
+    (body, caller) => accessControl.addRole(body, caller),
   );
-
-  app.post(
-    '/ui/access-role/delete',
-    { schema: { tags, summary: 'Delete an access role', body: ZAccessRoleDeleteRequest, response: responses(ZEmpty) } },
-    async (request) => {
-      await accessControl.deleteRole(request.body, callerOf(request));
-      return {};
+  saveRoute(
+    app,
+    '/ui/access-role/edit',
+    {
+      tags,
+      summary: 'Change an access role: code, constraint and members (the list given replaces the stored one)',
+      body: ZAccessRoleEditRequest,
+      response: ZAccessRole,
     },
+    (body, caller) => accessControl.editRole(body, caller),
+  );
+  actionRoute(
+    app,
+    '/ui/access-role/delete',
+    { tags, summary: 'Delete an access role', body: ZAccessRoleDeleteRequest },
+    (body, caller) => accessControl.deleteRole(body, caller),
   );
 };

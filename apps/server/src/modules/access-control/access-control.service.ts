@@ -4,8 +4,10 @@ import type {
   TAccessConstraint,
   TAccessControl,
   TAccessControlAddRequest,
+  TAccessControlEditRequest,
   TAccessRole,
   TAccessRoleAddRequest,
+  TAccessRoleEditRequest,
   TPage,
   TPageQuery,
 } from '@manifold/contract';
@@ -78,6 +80,15 @@ export class AccessControlService {
   }
 
   async addPolicy(input: TAccessControlAddRequest, caller: Caller): Promise<TAccessControl> {
+    return this.savePolicy(input, undefined, caller);
+  }
+
+  /** Changes a policy (all its fields given again); the same checks as adding, under the same lock-out guard. */
+  async editPolicy(input: TAccessControlEditRequest, caller: Caller): Promise<TAccessControl> {
+    return this.savePolicy(input, input.accessControlId, caller);
+  }
+
+  private async savePolicy(input: TAccessControlAddRequest, id: string | undefined, caller: Caller): Promise<TAccessControl> {
     const ranges = input.incomingIpAddresses.map((text) => text.trim());
     const bad = ranges.filter((text) => parseIpRange(text) === null);
     if (bad.length > 0) {
@@ -90,22 +101,26 @@ export class AccessControlService {
     try {
       return await this.database.transaction(async (trx) => {
         const repository = this.repository(trx);
-        if (await repository.findPolicyByName(input.policyName))
-          throw new AppError('accessControlNameTaken', { field: 'policyName' });
-        const created = await repository.insertPolicy({
-          id: randomUUID(),
+        const existing = id === undefined ? undefined : await repository.findPolicy(id);
+        if (id !== undefined && !existing) throw new AppError('accessControlNotPresent', { field: 'accessControlId' });
+        const sameName = await repository.findPolicyByName(input.policyName);
+        if (sameName && sameName.id !== id) throw new AppError('accessControlNameTaken', { field: 'policyName' });
+        const row = {
+          id: existing?.id ?? randomUUID(),
           policy_name: input.policyName,
           policy_name_key: policyNameKey(input.policyName),
           constraints: constraints.join(','),
           ip_ranges: ranges.join(','),
-          created_at: isoNow(),
-        });
+          created_at: existing?.created_at ?? isoNow(),
+        };
+        const saved = existing ? await repository.updatePolicy(row) : await repository.insertPolicy(row);
         await this.keepCallerIn(trx, caller);
-        await this.audit(trx).recordBy(caller, 'accessControlAdded', input.policyName, {
+        await this.audit(trx).recordBy(caller, existing ? 'accessControlEdited' : 'accessControlAdded', input.policyName, {
           constraints,
           incomingIpAddresses: ranges,
+          ...(existing && existing.policy_name !== input.policyName ? { previousName: existing.policy_name } : {}),
         });
-        return created;
+        return saved;
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw new AppError('accessControlNameTaken', { field: 'policyName' });
@@ -125,6 +140,15 @@ export class AccessControlService {
   }
 
   async addRole(input: TAccessRoleAddRequest, caller: Caller): Promise<TAccessRole> {
+    return this.saveRole(input, undefined, caller);
+  }
+
+  /** Changes a role: code, constraint and members (the list given replaces the stored one). */
+  async editRole(input: TAccessRoleEditRequest, caller: Caller): Promise<TAccessRole> {
+    return this.saveRole(input, input.accessRoleId, caller);
+  }
+
+  private async saveRole(input: TAccessRoleAddRequest, id: string | undefined, caller: Caller): Promise<TAccessRole> {
     if (!roleCodeGrants(input.roleCode, input.constraintName)) {
       throw new AppError('accessRoleInvalid', {
         field: 'roleCode',
@@ -132,23 +156,29 @@ export class AccessControlService {
       });
     }
     return this.database.transaction(async (trx) => {
+      const repository = this.repository(trx);
+      const existing = id === undefined ? undefined : await repository.findRole(id);
+      if (id !== undefined && !existing) throw new AppError('accessRoleNotPresent', { field: 'accessRoleId' });
       const ids = await new UsersRepository(trx, this.database.dialect).findIdsByUsernames(input.roleMembers);
       const missing = input.roleMembers.filter((username) => !ids.has(usernameKey(username)));
       if (missing.length > 0) {
         throw new AppError('userNotPresent', { field: 'roleMembers', description: `Unknown users: ${missing.join(', ')}` });
       }
-      const id = randomUUID();
-      const repository = this.repository(trx);
-      await repository.insertRole(
-        { id, role_code: input.roleCode, constraint_name: input.constraintName, created_at: isoNow() },
-        [...new Set(ids.values())],
-      );
+      const row = {
+        id: existing?.id ?? randomUUID(),
+        role_code: input.roleCode,
+        constraint_name: input.constraintName,
+        created_at: existing?.created_at ?? isoNow(),
+      };
+      const memberIds = [...new Set(ids.values())];
+      if (existing) await repository.updateRole(row, memberIds);
+      else await repository.insertRole(row, memberIds);
       await this.keepCallerIn(trx, caller);
-      await this.audit(trx).recordBy(caller, 'accessRoleAdded', input.roleCode, {
+      await this.audit(trx).recordBy(caller, existing ? 'accessRoleEdited' : 'accessRoleAdded', input.roleCode, {
         constraintName: input.constraintName,
         roleMembers: input.roleMembers,
       });
-      return (await repository.getRole(id))!;
+      return (await repository.getRole(row.id))!;
     });
   }
 

@@ -1,8 +1,8 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { TDevice, TDeviceDetail, TDeviceParameter, TPage, TPageQuery, TRegistrationState } from '@manifold/contract';
 import { describeCertificate, parseCertificateBundle } from '../../crypto/certificates.js';
 import { containsIgnoringCase, type Dialect } from '../../db/dialect.js';
-import { paginate } from '../../db/paging.js';
+import { paginateAnchored } from '../../db/anchored-paging.js';
 import { nextVersion } from '../../db/version.js';
 import type { DB } from '../../db/schema.js';
 import type { DeviceRow } from '../../db/schema-packages.js';
@@ -70,10 +70,13 @@ export class DevicesRepository {
     if (term) {
       query = query.where((eb) => eb.or(['name', 'id', 'serial_number'].map((column) => containsIgnoringCase(column, term))));
     }
-    return paginate(
+    return paginateAnchored(
+      this.db,
+      { key: JSON.stringify(['devices', approved ?? null, term ?? '']), tables: ['devices'] },
       query,
+      { value: sql.ref('devices.created_at'), id: sql.ref('devices.id'), direction: 'desc' },
       page,
-      (base) => base.selectAll().orderBy('created_at', 'desc').orderBy('id'),
+      (base) => base.select(deviceColumns),
       (rows) => rows.map(toDevice),
     );
   }
@@ -107,7 +110,28 @@ export class DevicesRepository {
   }
 }
 
-export function toDevice(row: DeviceRow): TDevice {
+/** The columns a device in a list shows (not its certificates). */
+const deviceColumns = [
+  'id',
+  'registration_state',
+  'created_at',
+  'updated_at',
+  'authorized_users',
+  'identity_id',
+  'name',
+  'serial_number',
+  'model',
+  'family',
+  'manufacturer',
+  'image',
+  'device_class',
+  'technology',
+  'disabled',
+  'version',
+  'parameter_version',
+] as const;
+
+export function toDevice(row: Pick<DeviceRow, (typeof deviceColumns)[number]>): TDevice {
   return {
     deviceId: row.id,
     registrationState: row.registration_state as TRegistrationState,

@@ -135,9 +135,10 @@ export class BuildsRepository {
   }
 
   /** Builds newest first, optionally of one design. */
-  listBuilds(page: TPageQuery, filter: { dsiId?: string | undefined }): Promise<TPage<BuildRow>> {
+  listBuilds(page: TPageQuery, filter: { dsiId?: string | undefined; buildId?: string | undefined }): Promise<TPage<BuildRow>> {
     let base = this.db.selectFrom('builds');
     if (filter.dsiId) base = base.where('dsi_id', '=', filter.dsiId);
+    if (filter.buildId) base = base.where('id', '=', filter.buildId);
     return paginate(
       base,
       page,

@@ -6,6 +6,8 @@ import { paginateFromNearerEnd } from '../../db/paging.js';
 import type { DB } from '../../db/schema.js';
 import type { TraceChainRow, TraceEventRow, TraceEventsTable } from '../../db/schema-trace.js';
 
+const EVENT_ROWS_PER_INSERT = 500;
+
 /** An authorization as an event sees it: whose it is, and the order and design it belongs to. */
 export interface EventAuthorization {
   id: string;
@@ -76,8 +78,14 @@ export class EventsRepository {
     return row !== undefined;
   }
 
-  async insert(row: Insertable<TraceEventsTable>): Promise<void> {
-    await this.db.insertInto('trace_events').values(row).execute();
+  /** Rows in this order, in multi-row inserts (17 columns each, within every database's limit of bound values). */
+  async insertMany(rows: Insertable<TraceEventsTable>[]): Promise<void> {
+    for (let start = 0; start < rows.length; start += EVENT_ROWS_PER_INSERT) {
+      await this.db
+        .insertInto('trace_events')
+        .values(rows.slice(start, start + EVENT_ROWS_PER_INSERT))
+        .execute();
+    }
   }
 
   authorization(id: string): Promise<EventAuthorization | undefined> {
@@ -146,6 +154,20 @@ export class EventsRepository {
       .where((eb) => eb.or([eb('job_id', '=', jobId), eb('job_id', 'is', null)]))
       .orderBy('sequence')
       .limit(limit)
+      .execute();
+  }
+
+  /**
+   * The server's own events about one part (its inspections' quality check events, docs/quality.md),
+   * in chain order: the server chain holds every part's, so they are found by the part's inspections.
+   */
+  serverEventsOfPart(serverChainId: string, partId: string): Promise<TraceEventRow[]> {
+    return this.db
+      .selectFrom('trace_events')
+      .selectAll()
+      .where('device_id', '=', serverChainId)
+      .where('event_id', 'in', (eb) => eb.selectFrom('quality_inspections').select('event_id').where('part_id', '=', partId))
+      .orderBy('sequence')
       .execute();
   }
 }

@@ -7,11 +7,13 @@ import {
   ZEventListQuery,
   ZPage,
   ZPart,
-  ZPartHistory,
+  ZPartHistoryWithValues,
+  PART_HISTORY_MAX_VALUES,
   ZPartHistoryQuery,
   ZPartListQuery,
   ZStpEnvelope,
   ZTraceEventEntry,
+  ZTraceEventBatchResult,
   ZTraceEventReceipt,
   ZTraceEventUploadResult,
   ZTraceHistory,
@@ -24,10 +26,12 @@ import { callerOf } from '../../plugins/auth.js';
 /** One XML event document is small; a file of events at most this many bytes. */
 const EVENT_XML_MAX_BYTES = 256 * 1024;
 const EVENT_FILE_MAX_BYTES = 16 * 1024 * 1024;
+/** A machine's batch (`/stp/event` with up to 1000 signed events) at most this many bytes. */
+const EVENT_BATCH_MAX_BYTES = 8 * 1024 * 1024;
 
 /** Events in (docs/traceability.md): machines report signed events, users upload files of them; events, builds and parts listed. */
 export const eventsRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { events, parts } = app.services;
+  const { events, parts, svp } = app.services;
   const tags = ['events'];
 
   // `POST /apl/event` carries XML; the parser is this plugin's only (encapsulated)
@@ -54,11 +58,13 @@ export const eventsRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/stp/event',
     {
+      bodyLimit: EVENT_BATCH_MAX_BYTES,
       schema: {
         tags: ['stp'],
-        summary: 'A machine reports one event in a signed STP envelope (body: the event)',
+        summary:
+          'A machine reports one event in a signed STP envelope (body: the event), or a batch (body: {events: [{proof}]}, at most 1000)',
         body: ZStpEnvelope,
-        response: responses(ZTraceEventReceipt),
+        response: responses(z.union([ZTraceEventReceipt, ZTraceEventBatchResult])),
       },
     },
     (request) => events.receiveStp(request.body, request.ip),
@@ -111,14 +117,14 @@ export const eventsRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
-        summary: 'Builds (the parts of one job), newest first (filter: dsiId)',
+        summary: 'Builds (the parts of one job), newest first (filters: dsiId, buildId)',
         querystring: ZBuildListQuery,
         response: responses(ZPage(ZBuild)),
       },
     },
     (request) => {
-      const { dsiId, ...page } = request.query;
-      return parts.buildList(page, { dsiId });
+      const { dsiId, buildId, ...page } = request.query;
+      return parts.buildList(page, { dsiId, buildId });
     },
   );
 
@@ -144,10 +150,15 @@ export const eventsRoutes: FastifyPluginAsyncZod = async (app) => {
         tags,
         summary: 'A part\u2019s whole history: design revision, order, authorization, machine, job and events',
         querystring: ZPartHistoryQuery,
-        response: responses(ZPartHistory),
+        response: responses(ZPartHistoryWithValues),
       },
     },
-    (request) => parts.partHistory(request.query.partId),
+    async (request) => {
+      const { partId } = request.query;
+      const history = await parts.partHistory(partId);
+      const values = await svp.listValues({ pageNum: 1, numberOfItems: PART_HISTORY_MAX_VALUES }, { partId });
+      return { ...history, traceValues: values.data, traceValuesTruncated: values.totalNumOfItems > values.data.length };
+    },
   );
   app.get(
     '/ui/part/epcis',

@@ -2,6 +2,8 @@ import {
   authorizationEventKinds,
   isJobEventKind,
   TRACE_HISTORY_FORMAT,
+  TRACE_EVENT_BATCH_MAX,
+  ZTraceEventBatch,
   ZTraceEventBody,
   ZTraceEventFile,
   ZForwardedEvent,
@@ -9,6 +11,7 @@ import {
   type TPage,
   type TPageQuery,
   type TStpEnvelope,
+  type TTraceEventBatchResult,
   type TTraceEventBody,
   type TTraceEventEntry,
   type TTraceEventKind,
@@ -30,7 +33,7 @@ import { AppError } from '../../lib/app-error.js';
 import type { Caller } from '../../lib/caller.js';
 import { identifierErrors } from '../../lib/identifier-errors.js';
 import { isoNow } from '../../lib/time.js';
-import { AuditRepository } from '../audit/audit.repository.js';
+import { type AuditRecord, AuditRepository } from '../audit/audit.repository.js';
 import { DevicesRepository } from '../devices/devices.repository.js';
 import { formatPath } from '../packages/device-parameters.js';
 import type { StpService } from '../licensing/stp.service.js';
@@ -48,19 +51,30 @@ import {
   canonicalEvent,
   deviceOfEventXml,
   eventHash,
+  type ProofCheck,
+  proofChecker,
   STP_EVENT_PATH,
   TraceEventFormatError,
-  verifyProof,
 } from './trace-event-format.js';
 
 /** An event whose signature and content were checked, ready to be chained and stored. */
 interface CheckedEvent {
   device: DeviceRow;
   body: TTraceEventBody;
+  /** Its hash in the canonical form (the chain's link). */
+  hash: string;
   authorization: EventAuthorization | null;
   proof: TTraceEventProof;
   source: 'stp' | 'xml' | 'upload';
   sourceIp: string;
+  /** Where it is in the request, for the field of a refusal. */
+  at: string;
+}
+
+/** What storing an event answered: its receipt, and whether it was stored before. */
+interface Stored {
+  receipt: TTraceEventReceipt;
+  repeated: boolean;
 }
 
 /** The machine's chain as the next event finds it. */
@@ -77,90 +91,126 @@ function receiptOf(row: Pick<TraceEventRow, 'event_id' | 'event_hash' | 'chain_f
 export const SERVER_CHAIN_ID = '00000000-0000-0000-0000-000000000000';
 
 /**
- * Chains, stores and audits one event in the transaction that holds its chain's lock: the finding
- * against the chain's head, the row, the new head, the audit record of its kind (and of a break).
+ * Events are stored in transactions of at most this many: a live batch (at most
+ * {@link TRACE_EVENT_BATCH_MAX}) is one transaction, an uploaded file of up to 10,000 several.
+ */
+const EVENTS_PER_TRANSACTION = TRACE_EVENT_BATCH_MAX;
+
+/** One event to chain (see {@link appendToChain}). */
+interface ChainedEvent {
+  deviceId: string;
+  body: TTraceEventBody;
+  hash: string;
+  orderId: string | null;
+  dsiId: string | null;
+  source: TraceEventRow['source'];
+  proof: string;
+  actor: string;
+  sourceIp: string;
+  /** When it arrived (default: now). */
+  now?: string;
+  /** The audit record of its arrival, when not the record of its kind (a forwarded event). */
+  audit?: { type: 'forwardedEventReceived'; details: Record<string, unknown> };
+}
+
+/**
+ * Chains, stores and audits events of one chain, in this order, in the transaction that holds the
+ * chain's lock: each event's finding against the head left by the one before (the chain read
+ * once), the rows in multi-row inserts, the new head written once, the audit records of their
+ * kinds (and of each break) in one insert.
  */
 async function appendToChain(
   trx: Kysely<DB>,
   dialect: Dialect,
   chain: TraceChainRow,
-  event: {
-    deviceId: string;
-    body: TTraceEventBody;
-    hash: string;
-    orderId: string | null;
-    dsiId: string | null;
-    source: TraceEventRow['source'];
-    proof: string;
-    actor: string;
-    sourceIp: string;
-    /** When it arrived (default: now). */
-    now?: string;
-    /** The audit record of its arrival, when not the record of its kind (a forwarded event). */
-    audit?: { type: 'forwardedEventReceived'; details: Record<string, unknown> };
-  },
-): Promise<TraceEventRow> {
+  events: ChainedEvent[],
+): Promise<TraceEventRow[]> {
   const repository = new EventsRepository(trx, dialect);
-  const previous = event.body.previousHash;
-  const known = previous !== null && previous !== chain.head_hash && (await repository.hasHash(event.deviceId, previous));
-  const finding = findingOf(previous, chain.head_hash, known);
-  const now = event.now ?? isoNow();
-  const row: TraceEventRow = {
-    event_id: event.body.eventId,
-    device_id: event.deviceId,
-    sequence: chain.length + 1,
-    kind: event.body.kind,
-    occurred_at: event.body.occurredAt,
-    authorization_id: event.body.authorizationId,
-    order_id: event.orderId,
-    dsi_id: event.dsiId,
-    job_id: event.body.jobId,
-    quantity: event.body.quantity,
-    data: JSON.stringify(event.body.data),
-    previous_hash: previous,
-    event_hash: event.hash,
-    chain_finding: finding,
-    source: event.source,
-    proof: event.proof,
-    received_at: now,
-  };
-  await repository.insert(row);
-  await repository.advanceChain(event.deviceId, row.sequence, event.hash, now);
-  const audit = new AuditRepository(trx, dialect);
-  await audit.record(
-    event.audit
-      ? {
-          type: event.audit.type,
-          actor: event.actor,
-          subject: event.deviceId,
-          sourceIp: event.sourceIp,
-          details: event.audit.details,
-        }
-      : {
-          type: event.body.kind,
-          actor: event.actor,
-          subject: row.order_id ?? event.deviceId,
-          sourceIp: event.sourceIp,
-          details: {
-            eventId: row.event_id,
-            authorizationId: row.authorization_id,
-            jobId: row.job_id,
-            quantity: row.quantity,
-            occurredAt: row.occurred_at,
-            ...(event.source === 'server' ? event.body.data : {}),
+  const rows: TraceEventRow[] = [];
+  const records: AuditRecord[] = [];
+  const hashes = new Set<string>();
+  let head = chain.head_hash;
+  let length = chain.length;
+  let now = isoNow();
+  for (const event of events) {
+    const previous = event.body.previousHash;
+    const known =
+      previous !== null && previous !== head && (hashes.has(previous) || (await repository.hasHash(event.deviceId, previous)));
+    const finding = findingOf(previous, head, known);
+    now = event.now ?? now;
+    length += 1;
+    const row: TraceEventRow = {
+      event_id: event.body.eventId,
+      device_id: event.deviceId,
+      sequence: length,
+      kind: event.body.kind,
+      occurred_at: event.body.occurredAt,
+      authorization_id: event.body.authorizationId,
+      order_id: event.orderId,
+      dsi_id: event.dsiId,
+      job_id: event.body.jobId,
+      quantity: event.body.quantity,
+      data: JSON.stringify(event.body.data),
+      previous_hash: previous,
+      event_hash: event.hash,
+      chain_finding: finding,
+      source: event.source,
+      proof: event.proof,
+      received_at: now,
+    };
+    rows.push(row);
+    records.push(
+      event.audit
+        ? {
+            type: event.audit.type,
+            actor: event.actor,
+            subject: event.deviceId,
+            sourceIp: event.sourceIp,
+            details: event.audit.details,
+          }
+        : {
+            type: event.body.kind,
+            actor: event.actor,
+            subject: row.order_id ?? event.deviceId,
+            sourceIp: event.sourceIp,
+            details: {
+              eventId: row.event_id,
+              authorizationId: row.authorization_id,
+              jobId: row.job_id,
+              quantity: row.quantity,
+              occurredAt: row.occurred_at,
+              ...(event.source === 'server' ? event.body.data : {}),
+            },
           },
-        },
-  );
-  if (finding) {
-    await audit.record({
-      type: 'traceChainBroken',
-      actor: event.actor,
-      subject: event.deviceId,
-      sourceIp: event.sourceIp,
-      details: { eventId: row.event_id, finding, previousHash: previous, expectedPreviousHash: chain.head_hash },
-    });
+    );
+    if (finding) {
+      records.push({
+        type: 'traceChainBroken',
+        actor: event.actor,
+        subject: event.deviceId,
+        sourceIp: event.sourceIp,
+        details: { eventId: row.event_id, finding, previousHash: previous, expectedPreviousHash: head },
+      });
+    }
+    hashes.add(event.hash);
+    head = event.hash;
   }
-  return row;
+  if (rows.length === 0) return rows;
+  await repository.insertMany(rows);
+  await repository.advanceChain(chain.device_id, length, head!, now);
+  await new AuditRepository(trx, dialect).recordMany(records);
+  return rows;
+}
+
+/** The counts of a batch or file. */
+function summary(stored: Stored[]): TTraceEventUploadResult {
+  const result: TTraceEventUploadResult = { received: stored.length, stored: 0, repeated: 0, findings: 0 };
+  for (const { receipt, repeated } of stored) {
+    if (repeated) result.repeated += 1;
+    else result.stored += 1;
+    if (!repeated && receipt.chainFinding) result.findings += 1;
+  }
+  return result;
 }
 
 const eventIdTaken = (field: string) =>
@@ -180,42 +230,77 @@ function parseBody(body: unknown, at: string): TTraceEventBody {
 
 /**
  * Events machines report (docs/traceability.md): signed by the machine's registered signing key
- * (an STP envelope, an enveloped XML-DSig, or either in an uploaded file), stored once by
- * `eventId`, chained per machine. Each event is stored, chained, audited and has its effects on
- * builds, parts and the order (job-effects.ts) in one transaction; the answer is sent after its
+ * (an STP envelope, an enveloped XML-DSig, either in a machine's batch or an uploaded file),
+ * stored once by `eventId`, chained per machine. Events are stored, chained, audited and have
+ * their effects on builds, parts and the order (job-effects.ts) in transactions of up to
+ * {@link EVENTS_PER_TRANSACTION} (a single event: a batch of one); the answer is sent after the
  * commit.
  */
 export class EventsService {
   constructor(
     private readonly database: Database,
     private readonly stp: StpService,
-    /** Queues a newly stored event for the Trace instances (the event queue), in its transaction. */
-    private readonly forward?: (trx: Kysely<DB>, row: TraceEventRow) => Promise<void>,
+    /** Queues newly stored events for the Trace instances (the event queue), in its transaction. */
+    private readonly forward?: (trx: Kysely<DB>, rows: TraceEventRow[]) => Promise<void>,
   ) {}
 
   private repository(db = this.database.db): EventsRepository {
     return new EventsRepository(db, this.database.dialect);
   }
 
-  /** `POST /stp/event`: the envelope is checked like every machine request (signature, time, nonce). */
-  async receiveStp(envelope: TStpEnvelope, sourceIp: string): Promise<TTraceEventReceipt> {
+  /**
+   * `POST /stp/event`: the envelope is checked like every machine request (signature, time,
+   * nonce). Its body is one event, or the list form of the machine's signed events (a batch).
+   */
+  async receiveStp(envelope: TStpEnvelope, sourceIp: string): Promise<TTraceEventReceipt | TTraceEventBatchResult> {
+    if ('events' in envelope.body) return this.receiveBatch(envelope, sourceIp);
     const body = parseBody(envelope.body, 'body');
-    const { device } = await this.stp.verify(envelope, STP_EVENT_PATH, sourceIp);
+    const { caller, spendNonce } = await this.stp.check(envelope, STP_EVENT_PATH, sourceIp);
     const proof: TTraceEventProof = { format: 'stp', envelope };
-    return this.store(await this.checked(device, body, proof, 'stp', sourceIp));
+    const event = await this.checked(caller.device, body, proof, 'stp', sourceIp, 'body', new Map());
+    const [stored] = await this.ingest([event], spendNonce);
+    return stored!.receipt;
+  }
+
+  /**
+   * A machine's batch: every event signed by the machine that signed the envelope, checked before
+   * any is stored (one refused refuses the batch, naming it), then stored in one transaction.
+   */
+  private async receiveBatch(envelope: TStpEnvelope, sourceIp: string): Promise<TTraceEventBatchResult> {
+    const parsed = ZTraceEventBatch.safeParse(envelope.body);
+    if (!parsed.success) {
+      const field = formatPath(parsed.error.issues[0]!.path, 'body');
+      throw new AppError('malformedRequest', { field, description: `${field}: ${parsed.error.issues[0]!.message}` });
+    }
+    const { caller, spendNonce } = await this.stp.check(envelope, STP_EVENT_PATH, sourceIp);
+    const { device } = caller;
+    const checked = await this.checkProofs(parsed.data.events, 'body', 'stp', sourceIp, async (deviceId, at) => {
+      if (deviceId !== device.id) {
+        throw new AppError('traceEventSignatureInvalid', {
+          field: `${at}.deviceId`,
+          description: 'A batch carries the events of the machine that signs it',
+        });
+      }
+      return device;
+    });
+    const stored = await this.ingest(checked, spendNonce);
+    return { ...summary(stored), events: stored.map((event) => event.receipt) };
   }
 
   /** `POST /apl/event`: a `TraceEvent` document signed by the machine it names. */
   async receiveXml(xml: string, sourceIp: string): Promise<TTraceEventReceipt> {
     const device = await this.machineOf(this.readXmlDevice(xml), { approved: true });
-    const body = await this.verified({ format: 'xml', xml }, device, 'body');
-    return this.store(await this.checked(device, body, { format: 'xml', xml }, 'xml', sourceIp));
+    const proof: TTraceEventProof = { format: 'xml', xml };
+    const body = await this.verified(proof, proofChecker(device.signing_certificate), device, 'body');
+    const [stored] = await this.ingest([await this.checked(device, body, proof, 'xml', sourceIp, 'body', new Map())]);
+    return stored!.receipt;
   }
 
   /**
    * `POST /ui/event/upload`: a file of signed events (the `events` of an export). Every event is
-   * checked before any is stored; then each is stored in order like a live one (repeats counted,
-   * not stored again).
+   * checked before any is stored, an `eventId` taken by another event (stored or earlier in the
+   * file) too; then they are stored in file order like a live batch (repeats counted, not stored
+   * again), {@link EVENTS_PER_TRANSACTION} per transaction.
    */
   async upload(file: Buffer, caller: Pick<Caller, 'username' | 'sourceIp'>): Promise<TTraceEventUploadResult> {
     let json: unknown;
@@ -229,31 +314,66 @@ export class EventsService {
       const field = formatPath(parsed.error.issues[0]!.path, 'file');
       throw new AppError('traceEventMalformed', { field, description: `${field}: ${parsed.error.issues[0]!.message}` });
     }
-    const checked: CheckedEvent[] = [];
+    const checked = await this.checkProofs(parsed.data.events, 'file', 'upload', caller.sourceIp, (deviceId, at) =>
+      this.machineOf(deviceId, { approved: false }, at),
+    );
     const hashes = new Map<string, string>();
-    for (const [index, { proof }] of parsed.data.events.entries()) {
-      const at = `file.events[${index}]`;
-      const deviceId = proof.format === 'stp' ? proof.envelope.deviceId : this.readXmlDevice(proof.xml, at);
-      const device = await this.machineOf(deviceId, { approved: false }, at);
-      const body = await this.verified(proof, device, at);
-      checked.push(await this.checked(device, body, proof, 'upload', caller.sourceIp, at));
-      // an eventId used for another event, stored or earlier in the file, refuses the file before anything is stored
-      const hash = eventHash(canonicalEvent(body, device.id));
-      const known = hashes.get(body.eventId) ?? (await this.repository().find(body.eventId))?.event_hash;
-      if (known !== undefined && known !== hash) throw eventIdTaken(`${at}.eventId`);
-      hashes.set(body.eventId, hash);
+    for (let start = 0; start < checked.length; start += EVENTS_PER_TRANSACTION) {
+      const part = checked.slice(start, start + EVENTS_PER_TRANSACTION);
+      const stored = await this.repository().findMany([...new Set(part.map((event) => event.body.eventId))]);
+      for (const event of part) {
+        const known = hashes.get(event.body.eventId) ?? stored.get(event.body.eventId)?.event_hash;
+        if (known !== undefined && known !== event.hash) throw eventIdTaken(`${event.at}.eventId`);
+        hashes.set(event.body.eventId, event.hash);
+      }
     }
-    const result: TTraceEventUploadResult = { received: checked.length, stored: 0, repeated: 0, findings: 0 };
-    for (const event of checked) {
-      const { receipt, repeated } = await this.storeOnce(event);
-      if (repeated) result.repeated += 1;
-      else result.stored += 1;
-      if (!repeated && receipt.chainFinding) result.findings += 1;
-    }
+    const result = summary(await this.ingest(checked));
     await new AuditRepository(this.database.db, this.database.dialect).recordBy(caller, 'traceEventsUploaded', 'events', {
       ...result,
     });
     return result;
+  }
+
+  /**
+   * The signed events of a list form (`<at>.events[i]`), each checked (signature against its
+   * machine's certificate, read once per machine; content; authorization). The signatures are
+   * checked all at once (the thread pool's cores); the first event that fails, in list order, is
+   * the one the refusal names.
+   */
+  private async checkProofs(
+    events: { proof: TTraceEventProof }[],
+    at: string,
+    source: CheckedEvent['source'],
+    sourceIp: string,
+    machine: (deviceId: string, at: string) => Promise<DeviceRow>,
+  ): Promise<CheckedEvent[]> {
+    const machines = new Map<string, { device: DeviceRow; check: ProofCheck }>();
+    const signed: ({ field: string; device: DeviceRow; body: Promise<TTraceEventBody> } | { field: string; refused: unknown })[] =
+      [];
+    for (const [index, { proof }] of events.entries()) {
+      const field = `${at}.events[${index}]`;
+      try {
+        const deviceId = proof.format === 'stp' ? proof.envelope.deviceId : this.readXmlDevice(proof.xml, field);
+        let known = machines.get(deviceId);
+        if (!known) {
+          const device = await machine(deviceId, field);
+          machines.set(deviceId, (known = { device, check: proofChecker(device.signing_certificate) }));
+        }
+        const body = this.verified(proof, known.check, known.device, field);
+        body.catch(() => undefined); // awaited below, in order
+        signed.push({ field, device: known.device, body });
+      } catch (error) {
+        signed.push({ field, refused: error });
+      }
+    }
+    const authorizations = new Map<string, EventAuthorization | undefined>();
+    const checked: CheckedEvent[] = [];
+    for (const [index, entry] of signed.entries()) {
+      if ('refused' in entry) throw entry.refused;
+      const proof = events[index]!.proof;
+      checked.push(await this.checked(entry.device, await entry.body, proof, source, sourceIp, entry.field, authorizations));
+    }
+    return checked;
   }
 
   /** `GET /ui/event/list`: newest first, optionally of one design. */
@@ -331,10 +451,10 @@ export class EventsService {
   }
 
   /** The proof's signature against the machine's registered certificate, and its body against the contract. */
-  private async verified(proof: TTraceEventProof, device: DeviceRow, at: string): Promise<TTraceEventBody> {
+  private async verified(proof: TTraceEventProof, check: ProofCheck, device: DeviceRow, at: string): Promise<TTraceEventBody> {
     let signed: { deviceId: string; body: Record<string, unknown> };
     try {
-      signed = await verifyProof(proof, device.signing_certificate);
+      signed = await check(proof);
     } catch (error) {
       const failure = this.formatFailure(error, at);
       if (failure !== error || !isCryptoError(error)) throw failure;
@@ -344,18 +464,25 @@ export class EventsService {
     return parseBody(signed.body, at);
   }
 
-  /** The authorization rule: a licence's event names one of this machine's authorizations that was sent to it. */
+  /**
+   * The authorization rule: a licence's event names one of this machine's authorizations that was
+   * sent to it (each authorization read once per request: `authorizations`).
+   */
   private async checked(
     device: DeviceRow,
     body: TTraceEventBody,
     proof: TTraceEventProof,
     source: CheckedEvent['source'],
     sourceIp: string,
-    at = 'body',
+    at: string,
+    authorizations: Map<string, EventAuthorization | undefined>,
   ): Promise<CheckedEvent> {
     let authorization: EventAuthorization | null = null;
     if (body.authorizationId !== null) {
-      authorization = (await this.repository().authorization(body.authorizationId)) ?? null;
+      if (!authorizations.has(body.authorizationId)) {
+        authorizations.set(body.authorizationId, await this.repository().authorization(body.authorizationId));
+      }
+      authorization = authorizations.get(body.authorizationId) ?? null;
       if (!authorization || authorization.device_id !== device.id || authorization.state === 'authorized') {
         throw new AppError('authorizationNotAvailable', { field: `${at}.authorizationId` });
       }
@@ -368,7 +495,8 @@ export class EventsService {
     if (isJobEventKind(body.kind) && body.jobId === null) {
       throw new AppError('malformedRequest', { field: `${at}.jobId`, description: `A ${body.kind} event names its jobId` });
     }
-    return { device, body, authorization, proof, source, sourceIp };
+    const hash = eventHash(canonicalEvent(body, device.id));
+    return { device, body, hash, authorization, proof, source, sourceIp, at };
   }
 
   /** Creates this server's own chain (once) before an event is recorded on it. */
@@ -415,72 +543,117 @@ export class EventsService {
       data: event.data,
     };
     const hash = eventHash(canonicalEvent(body, SERVER_CHAIN_ID));
-    const row = await appendToChain(trx, this.database.dialect, chain, {
-      deviceId: SERVER_CHAIN_ID,
-      body,
-      hash,
-      orderId: event.authorization.order_id,
-      dsiId: event.authorization.dsi_id,
-      source: 'server',
-      proof: JSON.stringify({ format: 'server', ...event.proof }),
-      actor: caller.username,
-      sourceIp: caller.sourceIp,
-    });
-    if (this.forward) await this.forward(trx, row);
-    return receiptOf(row);
-  }
-
-  private async store(event: CheckedEvent): Promise<TTraceEventReceipt> {
-    return (await this.storeOnce(event)).receipt;
+    const [row] = await appendToChain(trx, this.database.dialect, chain, [
+      {
+        deviceId: SERVER_CHAIN_ID,
+        body,
+        hash,
+        orderId: event.authorization.order_id,
+        dsiId: event.authorization.dsi_id,
+        source: 'server',
+        proof: JSON.stringify({ format: 'server', ...event.proof }),
+        actor: caller.username,
+        sourceIp: caller.sourceIp,
+      },
+    ]);
+    if (this.forward) await this.forward(trx, [row!]);
+    return receiptOf(row!);
   }
 
   /**
-   * Stores the event unless its eventId is known: a repeat of the same event answers the stored
-   * receipt; the same eventId with other content is `traceEventIdNotValid`. Two first arrivals of
-   * one eventId from different machines race on the primary key: the loser looks again.
+   * Stores checked events in their order, {@link EVENTS_PER_TRANSACTION} per transaction: each
+   * transaction locks the chains of its machines (in one order), reads which of its eventIds are
+   * known, chains the new events of each machine at once ({@link appendToChain}), applies the job
+   * events' effects in arrival order, and queues the new events for forwarding. An eventId already
+   * stored, or earlier in the events, is a repeat: answered with the first receipt, stored once;
+   * with other content, `traceEventIdNotValid`. Two first arrivals of one eventId from different
+   * machines race on the primary key: the loser's transaction runs again and finds it. `first`
+   * runs at the start of the first transaction: a machine request's nonce is spent there, so the
+   * request commits once.
    */
-  private async storeOnce(event: CheckedEvent): Promise<{ receipt: TTraceEventReceipt; repeated: boolean }> {
-    const canonical = canonicalEvent(event.body, event.device.id);
-    const hash = eventHash(canonical);
-    await this.repository().ensureChain(event.device.id, isoNow());
+  private async ingest(events: CheckedEvent[], first?: (trx: Kysely<DB>) => Promise<void>): Promise<Stored[]> {
+    const stored: Stored[] = [];
+    for (let start = 0; start < events.length; start += EVENTS_PER_TRANSACTION) {
+      const work = start === 0 ? first : undefined;
+      stored.push(...(await this.ingestTransaction(events.slice(start, start + EVENTS_PER_TRANSACTION), work)));
+    }
+    return stored;
+  }
+
+  private async ingestTransaction(events: CheckedEvent[], first?: (trx: Kysely<DB>) => Promise<void>): Promise<Stored[]> {
+    const devices = [...new Set(events.map((event) => event.device.id))].sort();
+    for (const deviceId of devices) await this.repository().ensureChain(deviceId, isoNow());
     for (let attempt = 0; ; attempt += 1) {
       try {
         return await this.database.transaction(async (trx) => {
-          const repository = this.repository(trx);
-          const chain = (await repository.lockChain(event.device.id))!;
-          const existing = await repository.find(event.body.eventId);
-          if (existing) {
-            if (existing.event_hash !== hash) throw eventIdTaken('body.eventId');
-            return { receipt: receiptOf(existing), repeated: true };
-          }
-          const row = await appendToChain(trx, this.database.dialect, chain, {
-            deviceId: event.device.id,
-            body: event.body,
-            hash,
-            orderId: event.authorization?.order_id ?? null,
-            dsiId: event.authorization?.dsi_id ?? null,
-            source: event.source,
-            proof: JSON.stringify(event.proof),
-            actor: `device:${event.device.id}`,
-            sourceIp: event.sourceIp,
-          });
-          if (event.authorization && isJobEventKind(event.body.kind)) {
-            const job = {
-              eventId: row.event_id,
-              deviceId: event.device.id,
-              body: event.body,
-              authorization: event.authorization,
-            };
-            await applyJobEvent(new BuildsRepository(trx, this.database.dialect), job, row.received_at);
-          }
-          if (this.forward) await this.forward(trx, row);
-          return { receipt: receiptOf(row), repeated: false };
+          if (first) await first(trx);
+          return this.ingestIn(trx, devices, events);
         });
       } catch (error) {
         if (attempt === 0 && isUniqueViolation(error)) continue;
         throw error;
       }
     }
+  }
+
+  private async ingestIn(trx: Kysely<DB>, devices: string[], events: CheckedEvent[]): Promise<Stored[]> {
+    const repository = this.repository(trx);
+    const chains = new Map<string, TraceChainRow>();
+    for (const deviceId of devices) chains.set(deviceId, (await repository.lockChain(deviceId))!);
+    const known = await repository.findMany([...new Set(events.map((event) => event.body.eventId))]);
+    /** Per event: the stored row it repeats, or the index of the first event of its eventId here. */
+    const firsts = new Map<string, number>();
+    const fresh = new Map<string, CheckedEvent[]>();
+    const outcome: (TraceEventRow | number)[] = [];
+    for (const [index, event] of events.entries()) {
+      const earlier = known.get(event.body.eventId) ?? firsts.get(event.body.eventId);
+      const earlierHash = typeof earlier === 'number' ? events[earlier]!.hash : earlier?.event_hash;
+      if (earlierHash !== undefined && earlierHash !== event.hash) throw eventIdTaken(`${event.at}.eventId`);
+      if (earlier !== undefined) {
+        outcome.push(earlier);
+        continue;
+      }
+      firsts.set(event.body.eventId, index);
+      outcome.push(index);
+      fresh.set(event.device.id, [...(fresh.get(event.device.id) ?? []), event]);
+    }
+    const rows = new Map<string, TraceEventRow>();
+    for (const [deviceId, list] of fresh) {
+      const chained = await appendToChain(
+        trx,
+        this.database.dialect,
+        chains.get(deviceId)!,
+        list.map((event) => ({
+          deviceId,
+          body: event.body,
+          hash: event.hash,
+          orderId: event.authorization?.order_id ?? null,
+          dsiId: event.authorization?.dsi_id ?? null,
+          source: event.source,
+          proof: JSON.stringify(event.proof),
+          actor: `device:${deviceId}`,
+          sourceIp: event.sourceIp,
+        })),
+      );
+      for (const row of chained) rows.set(row.event_id, row);
+    }
+    const builds = new BuildsRepository(trx, this.database.dialect);
+    const added: TraceEventRow[] = [];
+    for (const [index, event] of events.entries()) {
+      if (outcome[index] !== index) continue;
+      const row = rows.get(event.body.eventId)!;
+      added.push(row);
+      if (event.authorization && isJobEventKind(event.body.kind)) {
+        const job = { eventId: row.event_id, deviceId: row.device_id, body: event.body, authorization: event.authorization };
+        await applyJobEvent(builds, job, row.received_at);
+      }
+    }
+    if (this.forward && added.length > 0) await this.forward(trx, added);
+    return events.map((event, index) => {
+      const first = outcome[index]!;
+      if (first === index) return { receipt: receiptOf(rows.get(event.body.eventId)!), repeated: false };
+      return { receipt: receiptOf(typeof first === 'number' ? rows.get(event.body.eventId)! : first), repeated: true };
+    });
   }
 
   /** The outbox message kind this side takes: events forwarded by a Manage instance that reports to this Trace (it asked). */
@@ -519,21 +692,23 @@ export class EventsService {
     }
     await repository.ensureChain(event.deviceId, now);
     const chain = (await repository.lockChain(event.deviceId))!;
-    await appendToChain(trx, this.database.dialect, chain, {
-      deviceId: event.deviceId,
-      body: event.body,
-      hash,
-      orderId: event.orderId,
-      dsiId: event.dsiId,
-      source: 'peer',
-      proof: JSON.stringify(event.proof),
-      actor: `manage:${peer.manage_site_name}`,
-      sourceIp,
-      now,
-      audit: {
-        type: 'forwardedEventReceived',
-        details: { eventId: event.body.eventId, kind: event.body.kind, manageId: peer.id, occurredAt: event.body.occurredAt },
+    await appendToChain(trx, this.database.dialect, chain, [
+      {
+        deviceId: event.deviceId,
+        body: event.body,
+        hash,
+        orderId: event.orderId,
+        dsiId: event.dsiId,
+        source: 'peer',
+        proof: JSON.stringify(event.proof),
+        actor: `manage:${peer.manage_site_name}`,
+        sourceIp,
+        now,
+        audit: {
+          type: 'forwardedEventReceived',
+          details: { eventId: event.body.eventId, kind: event.body.kind, manageId: peer.id, occurredAt: event.body.occurredAt },
+        },
       },
-    });
+    ]);
   }
 }

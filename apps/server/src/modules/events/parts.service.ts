@@ -13,6 +13,7 @@ import { buildEntry, partEntry, traceEventEntry } from './entries.js';
 import { epcisDocument } from './epcis.js';
 import { partHistoryEpcis } from './epcis-export.js';
 import { EventsRepository } from './events.repository.js';
+import { SERVER_CHAIN_ID } from './events.service.js';
 
 /** Builds and parts as listed (spec §7 `build/list`, `part/list`), paged in the database; a part's history. */
 export class PartsService {
@@ -26,7 +27,10 @@ export class PartsService {
     return new EventsRepository(this.database.db, this.database.dialect);
   }
 
-  async buildList(page: TPageQuery, filter: { dsiId?: string | undefined }): Promise<TPage<TBuild>> {
+  async buildList(
+    page: TPageQuery,
+    filter: { dsiId?: string | undefined; buildId?: string | undefined },
+  ): Promise<TPage<TBuild>> {
     const found = await this.builds().listBuilds(page, filter);
     return { ...found, data: found.data.map(buildEntry) };
   }
@@ -48,7 +52,8 @@ export class PartsService {
 
   /**
    * `GET /ui/part/history`: design revision, order, authorization, machine, job and the machine's
-   * events of that licence and job (docs/traceability.md). Unknown part: `partNotPresent`.
+   * events of that licence and job (docs/traceability.md), then the quality check events of its
+   * inspections (docs/quality.md). Unknown part: `partNotPresent`.
    */
   async partHistory(partId: string): Promise<TPartHistory> {
     const builds = this.builds();
@@ -62,7 +67,9 @@ export class PartsService {
       build.job_id,
       PART_HISTORY_MAX_EVENTS + 1,
     );
-    const events = rows.slice(0, PART_HISTORY_MAX_EVENTS).map(traceEventEntry);
+    // the machine's events, then the server's own about the part (its inspections)
+    const inspections = await this.events().serverEventsOfPart(SERVER_CHAIN_ID, part.id);
+    const events = [...rows.slice(0, PART_HISTORY_MAX_EVENTS), ...inspections].map(traceEventEntry);
     return {
       part: partEntry(
         part,

@@ -1,7 +1,7 @@
 import { DOMParser, XMLSerializer, type Element } from '@xmldom/xmldom';
 import { createHash } from 'node:crypto';
 import { stpSignedContent, type TCanonicalTraceEvent, type TTraceEventBody, type TTraceEventProof } from '@manifold/contract';
-import { parseCertificateBundle } from '../../crypto/certificates.js';
+import { firstCertificateKey, parseCertificateBundle } from '../../crypto/certificates.js';
 import { verifyDetachedJws } from '../../crypto/jws.js';
 import { parseXmlSafely, verifyXmlSignature, XMLDSIG_NS } from '../../crypto/xml-signature.js';
 import { canonicalJson } from '../../lib/canonical-json.js';
@@ -113,21 +113,31 @@ export function deviceOfEventXml(xml: string): string {
   return fieldsOfEventXml(parseXmlSafely(xml).documentElement!, true).deviceId;
 }
 
+/** What checking a proof answers: the signed device and body. */
+export type ProofCheck = (proof: TTraceEventProof) => Promise<{ deviceId: string; body: Record<string, unknown> }>;
+
 /**
- * Checks a proof's signature against the machine's signing certificate (PEM, or a bundle whose
- * first certificate is the machine's) and answers the signed device and body. Throws
- * a `CryptoError` when the signature does not verify, {@link TraceEventFormatError} when the
- * signed document is not a trace event.
+ * A checker of proofs against one machine's signing certificate (PEM, or a bundle whose first
+ * certificate is the machine's; its key is read once, {@link firstCertificateKey}). A proof's signature
+ * that does not verify throws a `CryptoError`; a signed document that is not a trace event,
+ * {@link TraceEventFormatError}.
  */
+export function proofChecker(signingCertificate: string): ProofCheck {
+  return async (proof) => {
+    if (proof.format === 'stp') {
+      const { signature, ...unsigned } = proof.envelope;
+      const key = firstCertificateKey(signingCertificate);
+      await verifyDetachedJws(signature, canonicalJson(stpSignedContent(unsigned, STP_EVENT_PATH)), key);
+      return { deviceId: unsigned.deviceId, body: unsigned.body };
+    }
+    return fieldsOfEventXml(verifyXmlSignature(proof.xml, parseCertificateBundle(signingCertificate)[0]!.pem).element);
+  };
+}
+
+/** Checks one proof's signature against the machine's signing certificate ({@link proofChecker}). */
 export async function verifyProof(
   proof: TTraceEventProof,
   signingCertificate: string,
 ): Promise<{ deviceId: string; body: Record<string, unknown> }> {
-  const certificate = parseCertificateBundle(signingCertificate)[0]!.pem;
-  if (proof.format === 'stp') {
-    const { signature, ...unsigned } = proof.envelope;
-    await verifyDetachedJws(signature, canonicalJson(stpSignedContent(unsigned, STP_EVENT_PATH)), certificate);
-    return { deviceId: unsigned.deviceId, body: unsigned.body };
-  }
-  return fieldsOfEventXml(verifyXmlSignature(proof.xml, certificate).element);
+  return proofChecker(signingCertificate)(proof);
 }

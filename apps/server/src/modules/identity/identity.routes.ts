@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
-  ZEmpty,
   ZLoginResponse,
   ZOauthClient,
   ZOauthClientAddRequest,
@@ -10,8 +9,6 @@ import {
   ZOauthClientDeleteRequest,
   ZOidcSessionRequest,
   ZOidcTokenLoginRequest,
-  ZPage,
-  ZPageQuery,
   ZSamlLoginRequest,
   ZSsoConfig,
   ZSsoLoginOptions,
@@ -24,8 +21,8 @@ import {
   ZTrustedIssuerAddRequest,
   ZTrustedIssuerDeleteRequest,
 } from '@manifold/contract';
-import { callerOf } from '../../plugins/auth.js';
 import { responses } from '../../lib/route-schemas.js';
+import { actionRoute, pageRoute, saveRoute } from '../../lib/route-declarations.js';
 import { AppError } from '../../lib/app-error.js';
 import { SSO_LOGIN_TTL_SECONDS, type SsoStart } from './sso.service.js';
 
@@ -99,27 +96,23 @@ export const identityRoutes: FastifyPluginAsyncZod = async (app) => {
     () => sso.describe(),
   );
 
-  app.post(
+  saveRoute(
+    app,
     '/ui/admin/sso/provider',
     {
-      schema: {
-        tags,
-        summary:
-          'Add (no id) or change an identity provider (OIDC or SAML); the client secret is sealed at rest and never returned',
-        body: ZSsoProviderSaveRequest,
-        response: responses(ZSsoProvider),
-      },
+      tags,
+      summary:
+        'Add (no id) or change an identity provider (OIDC or SAML); the client secret is sealed at rest and never returned',
+      body: ZSsoProviderSaveRequest,
+      response: ZSsoProvider,
     },
-    (request) => sso.save(request.body, callerOf(request)),
+    (body, caller) => sso.save(body, caller),
   );
-
-  app.post(
+  actionRoute(
+    app,
     '/ui/admin/sso/delete',
-    { schema: { tags, summary: 'Remove an identity provider', body: ZSsoProviderDeleteRequest, response: responses(ZEmpty) } },
-    async (request) => {
-      await sso.delete(request.body.id, callerOf(request));
-      return {};
-    },
+    { tags, summary: 'Remove an identity provider', body: ZSsoProviderDeleteRequest },
+    (body, caller) => sso.delete(body.id, caller),
   );
 
   app.get(
@@ -139,37 +132,30 @@ export const identityRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
-  app.post(
-    '/ui/sessions',
+  // spec §7 has two calls that finish an OpenID Connect login: with the state, and without it
+  // (then the cookie and PKCE bind the code to the login this browser started)
+  const oidcFinishes = [
     {
-      schema: {
-        tags,
-        summary: 'Finish an OpenID Connect login (authorization code, state, redirect URI): a session like a password login',
-        body: ZOidcSessionRequest,
-        response: responses(ZLoginResponse),
-      },
+      path: '/ui/sessions',
+      summary: 'Finish an OpenID Connect login (authorization code, state, redirect URI): a session like a password login',
+      body: ZOidcSessionRequest,
     },
-    async (request, reply) => {
-      clearLoginCookie(reply);
-      return sso.finishOidc(request.body, ssoCookieOf(request), meta(request));
-    },
-  );
-
-  app.post(
-    '/ui/user/login/token',
     {
-      schema: {
-        tags,
-        summary: 'Finish an OpenID Connect login (authorization code, redirect URI) started in this browser',
-        body: ZOidcTokenLoginRequest,
-        response: responses(ZLoginResponse),
+      path: '/ui/user/login/token',
+      summary: 'Finish an OpenID Connect login (authorization code, redirect URI) started in this browser',
+      body: ZOidcTokenLoginRequest,
+    },
+  ];
+  for (const finish of oidcFinishes) {
+    app.post(
+      finish.path,
+      { schema: { tags, summary: finish.summary, body: finish.body, response: responses(ZLoginResponse) } },
+      async (request, reply) => {
+        clearLoginCookie(reply);
+        return sso.finishOidc(request.body, ssoCookieOf(request), meta(request));
       },
-    },
-    async (request, reply) => {
-      clearLoginCookie(reply);
-      return sso.finishOidc(request.body, ssoCookieOf(request), meta(request));
-    },
-  );
+    );
+  }
 
   app.get(
     '/ui/user/saml2/authenticate/:id',
@@ -227,88 +213,49 @@ export const identityRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
-  app.get(
+  pageRoute(
+    app,
     '/ui/authentication/list',
-    {
-      schema: {
-        tags,
-        summary: 'Trusted token issuers (authorization servers)',
-        querystring: ZPageQuery,
-        response: responses(ZPage(ZTrustedIssuer)),
-      },
-    },
-    (request) => apiTokens.listIssuers(request.query),
+    { tags, summary: 'Trusted token issuers (authorization servers)', item: ZTrustedIssuer },
+    (query) => apiTokens.listIssuers(query),
   );
-
-  app.post(
+  saveRoute(
+    app,
     '/ui/authentication/add',
     {
-      schema: {
-        tags,
-        summary: 'Trust the JWTs of an authorization server (issuer and its JWK set address)',
-        body: ZTrustedIssuerAddRequest,
-        response: responses(ZTrustedIssuer),
-      },
+      tags,
+      summary: 'Trust the JWTs of an authorization server (issuer and its JWK set address)',
+      body: ZTrustedIssuerAddRequest,
+      response: ZTrustedIssuer,
     },
-    (request) => apiTokens.addIssuer(request.body, callerOf(request)),
+    (body, caller) => apiTokens.addIssuer(body, caller),
   );
-
-  app.post(
+  actionRoute(
+    app,
     '/ui/authentication/delete',
-    {
-      schema: {
-        tags,
-        summary: 'Stop trusting an issuer (at once)',
-        body: ZTrustedIssuerDeleteRequest,
-        response: responses(ZEmpty),
-      },
-    },
-    async (request) => {
-      await apiTokens.deleteIssuer(request.body.issuer, callerOf(request));
-      return {};
-    },
+    { tags, summary: 'Stop trusting an issuer (at once)', body: ZTrustedIssuerDeleteRequest },
+    (body, caller) => apiTokens.deleteIssuer(body.issuer, caller),
   );
 
-  app.get(
-    '/ui/client/list',
-    {
-      schema: {
-        tags,
-        summary: 'OAuth clients of this server (no secrets)',
-        querystring: ZPageQuery,
-        response: responses(ZPage(ZOauthClient)),
-      },
-    },
-    (request) => apiTokens.listClients(request.query),
+  pageRoute(app, '/ui/client/list', { tags, summary: 'OAuth clients of this server (no secrets)', item: ZOauthClient }, (query) =>
+    apiTokens.listClients(query),
   );
-
-  app.post(
+  saveRoute(
+    app,
     '/ui/client/add',
     {
-      schema: {
-        tags,
-        summary: 'Add an OAuth client; the answer carries its secret, shown this once and stored hashed',
-        body: ZOauthClientAddRequest,
-        response: responses(ZOauthClientCreated),
-      },
+      tags,
+      summary: 'Add an OAuth client; the answer carries its secret, shown this once and stored hashed',
+      body: ZOauthClientAddRequest,
+      response: ZOauthClientCreated,
     },
-    (request) => apiTokens.addClient(request.body, callerOf(request)),
+    (body, caller) => apiTokens.addClient(body, caller),
   );
-
-  app.post(
+  actionRoute(
+    app,
     '/ui/client/delete',
-    {
-      schema: {
-        tags,
-        summary: 'Delete an OAuth client; its tokens stop working at once',
-        body: ZOauthClientDeleteRequest,
-        response: responses(ZEmpty),
-      },
-    },
-    async (request) => {
-      await apiTokens.deleteClient(request.body.clientId, callerOf(request));
-      return {};
-    },
+    { tags, summary: 'Delete an OAuth client; its tokens stop working at once', body: ZOauthClientDeleteRequest },
+    (body, caller) => apiTokens.deleteClient(body.clientId, caller),
   );
 
   app.post(

@@ -52,6 +52,34 @@ function firstString(...values: unknown[]): string | undefined {
   return undefined;
 }
 
+/** What an ID token or a userinfo answer says of the person (an e-mail marked unverified does not count). */
+function identityFrom(issuer: string, subject: string, claims: Record<string, unknown>): ExternalIdentity {
+  return {
+    issuer,
+    subject,
+    email: claims.email_verified === false ? undefined : firstString(claims.email),
+    preferredUsername: firstString(claims.preferred_username),
+    firstName: firstString(claims.given_name),
+    lastName: firstString(claims.family_name),
+  };
+}
+
+function lacksProfile(identity: ExternalIdentity): boolean {
+  return !identity.email || !identity.preferredUsername || !identity.firstName || !identity.lastName;
+}
+
+/** The ID token's claims first; the userinfo answer (same subject, checked by openid-client) fills the gaps. */
+function fillProfile(token: ExternalIdentity, userinfo: ExternalIdentity): ExternalIdentity {
+  return {
+    issuer: token.issuer,
+    subject: token.subject,
+    email: token.email ?? userinfo.email,
+    preferredUsername: token.preferredUsername ?? userinfo.preferredUsername,
+    firstName: token.firstName ?? userinfo.firstName,
+    lastName: token.lastName ?? userinfo.lastName,
+  };
+}
+
 /**
  * Single sign-on (docs/identity.md): identity providers (`admin/sso`), OpenID Connect logins
  * (authorization code with PKCE, state and nonce, ID token signature checked against the
@@ -275,7 +303,7 @@ export class SsoService {
     if (configuration.serverMetadata().authorization_response_iss_parameter_supported) {
       callback.searchParams.set('iss', configuration.serverMetadata().issuer);
     }
-    let claims: oidc.IDToken | undefined;
+    let identity: ExternalIdentity;
     try {
       const tokens = await oidc.authorizationCodeGrant(configuration, callback, {
         pkceCodeVerifier: login.code_verifier,
@@ -283,21 +311,19 @@ export class SsoService {
         expectedNonce: login.nonce,
         idTokenExpected: true,
       });
-      claims = tokens.claims();
+      const claims = tokens.claims();
+      if (!claims?.sub) throw new AppError('ssoLoginFailed');
+      identity = identityFrom(claims.iss, claims.sub, claims);
+      // names and e-mail a provider keeps out of the ID token come from its userinfo endpoint
+      if (lacksProfile(identity) && configuration.serverMetadata().userinfo_endpoint) {
+        const userinfo = await oidc.fetchUserInfo(configuration, tokens.access_token, claims.sub);
+        identity = fillProfile(identity, identityFrom(claims.iss, claims.sub, userinfo));
+      }
     } catch (error) {
       await this.auditRefusal(provider, meta, error instanceof Error ? error.message : 'token exchange failed');
       if (error instanceof AppError) throw error;
       throw new AppError('ssoLoginFailed');
     }
-    if (!claims?.sub) throw new AppError('ssoLoginFailed');
-    const identity: ExternalIdentity = {
-      issuer: claims.iss,
-      subject: claims.sub,
-      email: claims.email_verified === false ? undefined : firstString(claims.email),
-      preferredUsername: firstString(claims.preferred_username),
-      firstName: firstString(claims.given_name),
-      lastName: firstString(claims.family_name),
-    };
     const user = await resolveSsoAccount(this.database, provider, identity, meta.sourceIp);
     return this.sessions.startSession(user, meta, 'ssoLoginSucceeded');
   }

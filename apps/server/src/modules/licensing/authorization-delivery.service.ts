@@ -18,7 +18,7 @@ export interface SentAuthorization {
 /**
  * Sending authorizations: to a machine, an authorization becomes `sent`, i.e. offered to the
  * machine's next STP pull; to a downstream Manage instance, a message is queued in the outbox
- * (delivered and retried with back-off by the `outbox.deliver` jobs; it becomes an order there)
+ * (delivered and retried with back-off by the outbox's delivery worker; it becomes an order there)
  * and the authorization is `sent` with delivery `pending`.
  */
 export class AuthorizationDeliveryService {

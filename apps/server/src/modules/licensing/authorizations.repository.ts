@@ -10,11 +10,12 @@ import type {
   TStpAuthorization,
   TStpOrder,
 } from '@manifold/contract';
-import { countRows, pageOffset, paginate, toPage } from '../../db/paging.js';
+import { paginate } from '../../db/paging.js';
 import type { DB } from '../../db/schema.js';
 import type { AuthorizationRow, AuthorizationValues } from '../../db/schema-licensing.js';
 import { nextVersion } from '../../db/version.js';
-import { type ListFilters, type ListSort, pageOfIds, type Viewer, visibleOrderIds } from './orders.repository.js';
+import { paginateAnchored } from '../../db/anchored-paging.js';
+import { type ListFilters, listOf, type ListSort, type Viewer, visibleOrderIds } from './orders.repository.js';
 import { deliveryStates } from '../outbox/outbox.repository.js';
 import { formatSerial, nullableNumber } from './serial-numbers.js';
 
@@ -203,31 +204,17 @@ export class AuthorizationsRepository {
     if (filters.orderId !== undefined) base = base.where('authorizations.order_id', '=', filters.orderId);
     if (filters.authorizationId !== undefined) base = base.where('authorizations.id', '=', filters.authorizationId);
     if (viewer.role !== 'ADMIN') base = base.where('authorizations.order_id', 'in', visibleOrderIds(this.db, viewer));
-    const total = await countRows(base);
     // sorting by orderId means the order's id, then the authorization's
-    const ids =
-      sort.column === 'id'
-        ? await this.idsByOrder(base, sort.direction, page, total)
-        : await pageOfIds(base, 'authorizations', sort, page, total);
-    return toPage(page, total, await this.inOrder(ids));
-  }
-
-  private async idsByOrder(
-    base: SelectQueryBuilder<DB, 'authorizations', object>,
-    direction: 'asc' | 'desc',
-    page: TPageQuery,
-    total: number,
-  ): Promise<string[]> {
-    const offset = pageOffset(page);
-    if (offset >= total) return [];
-    const rows = await base
-      .select('authorizations.id')
-      .orderBy('authorizations.order_id', direction)
-      .orderBy('authorizations.id', direction)
-      .limit(page.numberOfItems)
-      .offset(offset)
-      .execute();
-    return rows.map((row) => row.id);
+    const { list, ordering } = listOf('authorizations', filters, sort, viewer, sort.column === 'id' ? 'order_id' : sort.column);
+    return paginateAnchored(
+      this.db,
+      list,
+      base,
+      ordering,
+      page,
+      (from) => from.select('authorizations.id'),
+      (rows) => this.inOrder(rows.map((row) => row.id)),
+    );
   }
 
   /** One page of the order's authorizations, oldest first (the order detail). */

@@ -13,7 +13,7 @@ import type { DB } from '../../db/schema.js';
 import type { ManageInstanceRow } from '../../db/schema-licensing.js';
 import { AppError } from '../../lib/app-error.js';
 import { parseApl } from '../registrations/apl-checks.js';
-import type { AfterLateDelivery } from '../outbox/outbox-delivery.job.js';
+import type { AfterLateDelivery } from '../outbox/outbox-delivery.js';
 import type { MessageContext, MessageHandler } from '../outbox/peer-messages.service.js';
 import type { AuthorizationRecord } from './authorizations.repository.js';
 import { type Actor, LicensingChanges } from './licensing-changes.js';

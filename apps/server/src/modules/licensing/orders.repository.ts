@@ -1,7 +1,8 @@
-import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { TDeviceIdentityConstraint, TDeviceParameter, TOrder, TPage, TQualityParameter } from '@manifold/contract';
 import type { Dialect } from '../../db/dialect.js';
-import { countRows, pageOffset, toPage } from '../../db/paging.js';
+import { type ListIdentity, type ListOrdering, paginateAnchored } from '../../db/anchored-paging.js';
+import type { ListTable } from '../../db/migrations/030-list-changes.js';
 import type { DB } from '../../db/schema.js';
 import type { OrderRow, OrderValues } from '../../db/schema-licensing.js';
 import { nextVersion } from '../../db/version.js';
@@ -39,33 +40,22 @@ export function visibleOrderIds(db: Kysely<DB>, viewer: Viewer) {
     .where('user_group_members.user_id', '=', viewer.userId);
 }
 
-/**
- * Pages in the database: the ids of one page come from an index (filter columns, sort column,
- * id) — read from whichever end of the ordering is nearer, so the last page costs what the first
- * does — and only those rows are then read in full.
- */
-export async function pageOfIds<T extends 'orders' | 'authorizations'>(
-  base: SelectQueryBuilder<DB, T, object>,
-  table: T,
+/** The cache identity and ordering of an order or authorization list (db/anchored-paging.ts). */
+export function listOf(
+  table: 'orders' | 'authorizations',
+  filters: object,
   sort: ListSort,
-  page: { pageNum: number; numberOfItems: number },
-  total: number,
-): Promise<string[]> {
-  const offset = pageOffset(page);
-  if (offset >= total) return [];
-  const end = Math.min(offset + page.numberOfItems, total);
-  const fromEnd = total - end < offset;
-  const direction = fromEnd ? (sort.direction === 'asc' ? 'desc' : 'asc') : sort.direction;
-  const column = sql.ref(`${table}.${sort.column}`);
-  const id = sql.ref(`${table}.id`);
-  let query = base.select(sql<string>`${id}`.as('id'));
-  query = sort.column === 'id' ? query.orderBy(id, direction) : query.orderBy(column, direction).orderBy(id, direction);
-  const rows = await query
-    .limit(end - offset)
-    .offset(fromEnd ? total - end : offset)
-    .execute();
-  const ids = rows.map((row) => (row as { id: string }).id);
-  return fromEnd ? ids.reverse() : ids;
+  viewer: Viewer,
+  sortColumn: string = sort.column,
+): { list: ListIdentity; ordering: ListOrdering } {
+  const visibility: ListTable[] = viewer.role === 'ADMIN' ? [] : ['order_groups', 'user_group_members'];
+  return {
+    list: {
+      key: JSON.stringify([table, filters, sortColumn, sort.direction, viewer.role === 'ADMIN' ? null : viewer.userId]),
+      tables: [table, ...visibility],
+    },
+    ordering: { value: sql.ref(`${table}.${sortColumn}`), id: sql.ref(`${table}.id`), direction: sort.direction },
+  };
 }
 
 /** An order as services see it: its JSON columns parsed (here, once). */
@@ -236,9 +226,16 @@ export class OrdersRepository {
     if (filters.companyName !== undefined) base = base.where('orders.company_name', '=', filters.companyName);
     if (filters.userId !== undefined) base = base.where('orders.user_id', '=', filters.userId);
     if (viewer.role !== 'ADMIN') base = base.where('orders.id', 'in', visibleOrderIds(this.db, viewer));
-    const total = await countRows(base);
-    const ids = await pageOfIds(base, 'orders', sort, page, total);
-    return toPage(page, total, (await this.inOrder(ids)).map(toOrder));
+    const { list, ordering } = listOf('orders', filters, sort, viewer);
+    return paginateAnchored(
+      this.db,
+      list,
+      base,
+      ordering,
+      page,
+      (from) => from.select('orders.id'),
+      async (rows) => (await this.inOrder(rows.map((row) => row.id))).map(toOrder),
+    );
   }
 
   /** Orders in the order of `ids`. */

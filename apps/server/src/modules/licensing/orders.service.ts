@@ -24,12 +24,15 @@ import { checkPolicy, POLICY_FIELD } from './policy-check.js';
 export const ORDER_DETAIL_PAGE_SIZE = 10;
 
 export type OrderOrigin =
-  { source: 'ui' | 'upload'; caller: Caller } | { source: 'partner'; sender: OrderSenderRow; sourceIp: string };
+  | { source: 'ui' | 'upload'; caller: Caller }
+  | { source: 'partner'; sender: OrderSenderRow; sourceIp: string }
+  /** A registered Protect (`/fss/order`): `actor` names it (`protect:<protectId>`). */
+  | { source: 'protect'; actor: string; sourceIp: string };
 
 function actorOf(origin: OrderOrigin): Actor {
-  return origin.source === 'partner'
-    ? { username: `sender:${origin.sender.name}`, sourceIp: origin.sourceIp }
-    : { username: origin.caller.username, sourceIp: origin.caller.sourceIp };
+  if (origin.source === 'partner') return { username: `sender:${origin.sender.name}`, sourceIp: origin.sourceIp };
+  if (origin.source === 'protect') return { username: origin.actor, sourceIp: origin.sourceIp };
+  return { username: origin.caller.username, sourceIp: origin.caller.sourceIp };
 }
 
 /**
@@ -87,8 +90,8 @@ export class OrdersService {
       source_company_name: policy.sourceCompanyName,
       source_date_created: policy.sourceDateCreated ?? null,
       source: origin.source,
-      manage_user_id: origin.source === 'partner' ? null : origin.caller.userId,
-      user_id: origin.source === 'partner' ? `sender:${origin.sender.name}` : origin.caller.username,
+      manage_user_id: 'caller' in origin ? origin.caller.userId : null,
+      user_id: actor.username,
       dsi_id: revision.package_id,
       revision_id: revision.id,
       dsi_version: revision.dsi_version,
@@ -140,7 +143,7 @@ export class OrdersService {
         if (await changes.orders.existsWithDedupeKey(row.dedupe_key)) throw duplicate();
         await changes.orders.insert(row);
         await changes.references.insert({ kind: 'package', id: row.dsi_id }, { kind: 'order', id }, null);
-        if (origin.source !== 'partner' && origin.caller.role !== 'ADMIN') {
+        if ('caller' in origin && origin.caller.role !== 'ADMIN') {
           await changes.orders.shareWithGroupsOf(id, origin.caller.userId);
         }
         await changes.audit(actor, 'licenceReceived', id, {

@@ -9,11 +9,13 @@ import {
   type TStpEnvelope,
   type TStpOrder,
 } from '@manifold/contract';
-import { parseCertificateBundle } from '../../crypto/certificates.js';
+import { firstCertificateKey } from '../../crypto/certificates.js';
 import { isCryptoError } from '../../crypto/crypto-errors.js';
 import { verifyDetachedJws } from '../../crypto/jws.js';
+import type { Kysely } from 'kysely';
 import type { Database } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/dialect.js';
+import type { DB } from '../../db/schema.js';
 import type { DeviceRow } from '../../db/schema-packages.js';
 import { AppError } from '../../lib/app-error.js';
 import { canonicalJson } from '../../lib/canonical-json.js';
@@ -62,31 +64,50 @@ export class StpService {
   }
 
   async verify(envelope: TStpEnvelope, path: string, sourceIp: string, now = new Date()): Promise<StpCaller> {
+    const { caller, spendNonce } = await this.check(envelope, path, sourceIp, now);
+    await spendNonce(this.database.db);
+    return caller;
+  }
+
+  /**
+   * {@link verify} but the nonce: spent by `spendNonce` in the caller's transaction (a request
+   * whose effects commit with it — an event batch — so a durable commit is one, not two).
+   */
+  async check(
+    envelope: TStpEnvelope,
+    path: string,
+    sourceIp: string,
+    now = new Date(),
+  ): Promise<{ caller: StpCaller; spendNonce: (db: Kysely<DB>) => Promise<void> }> {
     const device = await new DevicesRepository(this.database.db).find(envelope.deviceId);
     if (!device) throw refused('stpSignatureInvalid', 'No machine is registered with this deviceId');
     const { signature, ...unsigned } = envelope;
     try {
-      const certificate = parseCertificateBundle(device.signing_certificate)[0]!.pem;
-      await verifyDetachedJws(signature, canonicalJson(stpSignedContent(unsigned, path)), certificate);
+      const key = firstCertificateKey(device.signing_certificate);
+      await verifyDetachedJws(signature, canonicalJson(stpSignedContent(unsigned, path)), key);
     } catch (error) {
       if (!isCryptoError(error)) throw error;
       throw refused('stpSignatureInvalid', `The signature does not verify: ${error.message}`);
     }
     const skew = Math.abs(Date.parse(envelope.timestamp) - now.getTime());
     if (!(skew <= STP_WINDOW_MS)) throw refused('stpTimestampOutOfWindow');
-    const nowIso = now.toISOString();
-    try {
-      await this.stp().spendNonce(device.id, envelope.nonce, nowIso);
-    } catch (error) {
-      if (isUniqueViolation(error)) throw refused('stpNonceReplayed');
-      throw error;
-    }
-    // nonces older than twice the window can no longer pass the timestamp check
+    // nonces older than twice the window can no longer pass the timestamp check (removed on their
+    // own: in a request's transaction the range delete would lock against concurrent requests)
     await this.stp().purgeNonces(device.id, new Date(now.getTime() - 2 * STP_WINDOW_MS).toISOString());
+    const spendNonce = async (db: Kysely<DB>) => {
+      try {
+        await new StpRepository(db).spendNonce(device.id, envelope.nonce, now.toISOString());
+      } catch (error) {
+        // in a transaction, the refusal rolls it back (PostgreSQL could not go on in it anyway)
+        if (isUniqueViolation(error)) throw refused('stpNonceReplayed');
+        throw error;
+      }
+    };
     if (device.registration_state !== 'Approved' || device.disabled === 1) {
+      await spendNonce(this.database.db);
       throw new AppError('deviceNotApproved', { field: 'deviceId' });
     }
-    return { device, actor: { username: `device:${device.id}`, sourceIp } };
+    return { caller: { device, actor: { username: `device:${device.id}`, sourceIp } }, spendNonce };
   }
 
   /** Orders the machine holds a live (sent or received, not expired) authorization of. */

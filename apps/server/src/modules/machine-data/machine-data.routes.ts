@@ -1,10 +1,12 @@
 import { pipeline } from 'node:stream';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
-import { ZDeviceId, ZDtl, ZId, type TDtl } from '@manifold/contract';
+import { ZDeviceId, ZDtl, ZId, ZPeerMessageResponse, type TDtl } from '@manifold/contract';
 import { AppError } from '../../lib/app-error.js';
 import { failOnTruncation, formParts, identifierField } from '../../lib/multipart-parts.js';
 import { responses } from '../../lib/route-schemas.js';
+import { withForm } from '../../lib/form-files.js';
+import { receivePeerForm } from '../outbox/peer-form.js';
 import { callerOf } from '../../plugins/auth.js';
 import type { DtlFile } from './machine-data.service.js';
 
@@ -47,22 +49,27 @@ async function streamedUpload(
 
 /** Machine data in: from machines with their upload token, from the console (docs/traceability.md). */
 export const machineDataRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { machineData, config } = app.services;
+  const { machineData, config, peerMessages } = app.services;
 
   app.post(
     '/mpf/dtl',
     {
       schema: {
         tags: ['partner'],
-        summary: 'A machine uploads a data file (multipart: token — from /stp/upload/token, purpose dtl — then file)',
+        summary:
+          'A machine uploads a data file (multipart: token — from /stp/upload/token, purpose dtl — then file), or a Manage peer delivers a transferred record (message, then file)',
         consumes: ['multipart/form-data'],
-        response: responses(ZDtl),
+        response: responses(ZDtl.or(ZPeerMessageResponse)),
       },
     },
     (request) =>
-      streamedUpload(request, config.uploadMaxBytes, async (fields, file) => {
-        if (fields.token === undefined) throw new AppError('machineDataFieldsFirst', { field: 'file' });
-        const grant = await machineData.checkUploadToken(fields.token);
+      withForm(request, config.uploadMaxBytes, async (form) => {
+        const fromPeer = await receivePeerForm(request, form, peerMessages, '/mpf/dtl');
+        if (fromPeer) return fromPeer;
+        const file = await form.next();
+        if (!file) throw new AppError('uploadFileMissing', { field: 'file' });
+        if (form.fields.token === undefined) throw new AppError('machineDataFieldsFirst', { field: 'file' });
+        const grant = await machineData.checkUploadToken(form.fields.token);
         return machineData.receiveFromMachine(grant, file, request.ip);
       }),
   );

@@ -1,14 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import {
   ZEventConfiguration,
   ZEventConfigurationUpdate,
-  ZPage,
-  ZPageQuery,
   ZQueueDownloadQuery,
   ZQueuedEvent,
   ZQueueEventRequest,
 } from '@manifold/contract';
+import { actionRoute, pageRoute } from '../../lib/route-declarations.js';
 import { responses } from '../../lib/route-schemas.js';
 import { callerOf } from '../../plugins/auth.js';
 import type { EventQueueService } from './event-queue.service.js';
@@ -18,49 +16,35 @@ const tags = ['events'];
 /** The event queue (spec §7 `queue/*`) and the event configuration (`admin/event`). */
 export function eventQueueRoutes(queue: EventQueueService): FastifyPluginAsyncZod {
   return async (app) => {
-    app.get(
+    pageRoute(
+      app,
       '/ui/queue/list',
       {
-        schema: {
-          tags,
-          summary: 'Events waiting until every Trace instance acknowledged them, newest first (default page size 10)',
-          querystring: ZPageQuery,
-          response: responses(ZPage(ZQueuedEvent)),
-        },
+        tags,
+        summary: 'Events waiting until every Trace instance acknowledged them, newest first (default page size 10)',
+        item: ZQueuedEvent,
       },
-      (request) => queue.list(request.query),
+      (query) => queue.list(query),
     );
-
-    app.post(
+    actionRoute(
+      app,
       '/ui/queue/send',
       {
-        schema: {
-          tags,
-          summary: 'Tries every delivery of the event not yet acknowledged now (a given-up one again)',
-          body: ZQueueEventRequest,
-          response: responses(z.object({})),
-        },
+        tags,
+        summary: 'Tries every delivery of the event not yet acknowledged now (a given-up one again)',
+        body: ZQueueEventRequest,
       },
-      async (request) => {
-        await queue.send(request.body.eventId, callerOf(request));
-        return {};
-      },
+      (body, caller) => queue.send(body.eventId, caller),
     );
-
-    app.post(
+    actionRoute(
+      app,
       '/ui/queue/delete',
       {
-        schema: {
-          tags,
-          summary: 'Takes the event out of the queue: its deliveries not yet acknowledged are withdrawn',
-          body: ZQueueEventRequest,
-          response: responses(z.object({})),
-        },
+        tags,
+        summary: 'Takes the event out of the queue: its deliveries not yet acknowledged are withdrawn',
+        body: ZQueueEventRequest,
       },
-      async (request) => {
-        await queue.delete(request.body.eventId, callerOf(request));
-        return {};
-      },
+      (body, caller) => queue.delete(body.eventId, caller),
     );
 
     app.get(

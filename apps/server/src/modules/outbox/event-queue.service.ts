@@ -83,10 +83,11 @@ export class EventQueueService {
   }
 
   /**
-   * Queues a newly stored event for every approved Trace instance this instance reports to (in
-   * the transaction that stores it), when forwarding is enabled; tried for the configured time.
+   * Queues newly stored events for every approved Trace instance this instance reports to (in
+   * the transaction that stores them), when forwarding is enabled; tried for the configured time.
+   * The targets and the configuration are read once for all of them.
    */
-  async forward(trx: Kysely<DB>, row: TraceEventRow): Promise<void> {
+  async forward(trx: Kysely<DB>, rows: TraceEventRow[]): Promise<void> {
     // one read of the (small) registrations table on the ingestion path when nothing is forwarded
     const targets = await new PeerRegistrationsRepository(trx).traceTargets();
     if (targets.length === 0) return;
@@ -94,21 +95,23 @@ export class EventQueueService {
     if (!configuration.enabled) return;
     const now = isoNow();
     const expiresAt = isoNow(new Date(Date.parse(now) + configuration.timeout * 1000));
-    const body: TForwardedEvent = {
-      deviceId: row.device_id,
-      body: bodyOf(row),
-      eventHash: row.event_hash,
-      orderId: row.order_id,
-      dsiId: row.dsi_id,
-      proof: JSON.parse(row.proof) as TTraceEventProof,
-      receivedAt: row.received_at,
-    };
     const outbox = new OutboxRepository(trx, this.database.dialect);
-    for (const target of targets) {
-      await outbox.enqueue(
-        { kind: 'event', targetKind: 'trace', targetId: target, subjectId: row.event_id, body, expiresAt },
-        now,
-      );
+    for (const row of rows) {
+      const body: TForwardedEvent = {
+        deviceId: row.device_id,
+        body: bodyOf(row),
+        eventHash: row.event_hash,
+        orderId: row.order_id,
+        dsiId: row.dsi_id,
+        proof: JSON.parse(row.proof) as TTraceEventProof,
+        receivedAt: row.received_at,
+      };
+      for (const target of targets) {
+        await outbox.enqueue(
+          { kind: 'event', targetKind: 'trace', targetId: target, subjectId: row.event_id, body, expiresAt },
+          now,
+        );
+      }
     }
   }
 
@@ -147,7 +150,6 @@ export class EventQueueService {
       const outbox = new OutboxRepository(trx, this.database.dialect);
       const rows = await outbox.hurry(eventId, 'event', isoNow(now), isoNow(new Date(now.getTime() + timeout * 1000)));
       if (rows.length === 0) throw notQueued();
-      for (const row of rows) await outbox.scheduleAttempt(row.message_id!, row.attempts, now, `now:${now.getTime()}`);
       await new AuditRepository(trx, this.database.dialect).recordBy(caller, 'queuedEventSent', eventId, {
         messages: rows.length,
       });

@@ -9,7 +9,7 @@ import { type MessageHandler, PeerMessagesService } from './peer-messages.servic
 /**
  * The outbox (docs/peer-network.md#the-outbox): its admin view and the entry point where peers
  * deliver their messages to the handlers of the areas they concern. Delivery itself is the
- * `outbox.deliver` job (jobs module).
+ * delivery worker (`outbox-delivery.ts`) the jobs module runs, with the `outbox.purge` job.
  */
 export function outboxModule(
   { database, credentials }: Core,

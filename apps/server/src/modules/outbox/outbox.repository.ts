@@ -1,22 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { TOutboxKind, TOutboxListQuery, TOutboxMessage, TOutboxState, TPage, TPageQuery } from '@manifold/contract';
-import type { Dialect } from '../../db/dialect.js';
+import { type Dialect, isDeadlock } from '../../db/dialect.js';
 import { pageOffset, paginate, toPage } from '../../db/paging.js';
 import type { DB } from '../../db/schema.js';
 import type { OutboxTable } from '../../db/schema-licensing.js';
-import { enqueueJob } from '../../jobs/jobs.service.js';
+import { afterCommit } from '../../db/database.js';
+import { outboxCommitted } from './outbox-signal.js';
 
 export type OutboxRow = Selectable<OutboxTable>;
-
-/** The job that makes one delivery attempt of a message. */
-export const OUTBOX_DELIVER = 'outbox.deliver';
-
-/**
- * Runs of one attempt's job: a runner that dies mid-attempt leaves the job to another runner
- * (the receiver applies a message id once, so a second try is harmless).
- */
-export const OUTBOX_JOB_RUNS = 3;
 
 /** A queued message to a downstream Manage instance (kind `authorization` today). */
 export interface Delivery {
@@ -64,6 +56,19 @@ function toMessage(row: OutboxRow): TOutboxMessage {
   };
 }
 
+/** What an acknowledgement writes: `delivered`, the attempt counted, the lease and error cleared. */
+function deliveredAt(now: string) {
+  return (eb: ExpressionBuilder<DB, 'outbox'>) => ({
+    state: 'delivered',
+    attempts: eb('attempts', '+', 1),
+    delivered_at: now,
+    last_error: null,
+    lease_owner: null,
+    lease_until: null,
+    updated_at: now,
+  });
+}
+
 /** The latest delivery of each authorization, by authorization id. */
 export async function deliveryStates(db: Kysely<DB>, authorizationIds: string[]): Promise<Map<string, string>> {
   if (authorizationIds.length === 0) return new Map();
@@ -78,9 +83,10 @@ export async function deliveryStates(db: Kysely<DB>, authorizationIds: string[])
 }
 
 /**
- * The outbox: messages to peers written in the transaction of the change they announce (with the
- * job of their first delivery attempt), delivered by `outbox.deliver` jobs; and, on the receiving
- * side, the message ids of peers already applied (`peer_messages`).
+ * The outbox: messages to peers written in the transaction of the change they announce, leased
+ * and delivered by the delivery worker (`outbox-delivery.ts`), which is woken when such a
+ * transaction commits; and, on the receiving side, the message ids of peers already applied
+ * (`peer_messages`).
  */
 export class OutboxRepository {
   constructor(
@@ -119,7 +125,7 @@ export class OutboxRepository {
       .execute();
   }
 
-  /** Queues a message and the job of its first delivery attempt; answers the message id. */
+  /** Queues a message, due now; the delivery worker is woken when the caller's transaction commits. Answers the message id. */
   async enqueue(message: NewMessage, now: string): Promise<string> {
     const messageId = randomUUID();
     await this.db
@@ -139,60 +145,196 @@ export class OutboxRepository {
         message_id: messageId,
         delivered_at: null,
         expires_at: message.expiresAt ?? null,
+        lease_owner: null,
+        lease_until: null,
       })
       .execute();
-    await this.scheduleAttempt(messageId, 0, new Date(now));
+    afterCommit(outboxCommitted);
     return messageId;
   }
 
-  /**
-   * The job of the next attempt, at `runAt`. Its dedupe key names the attempt, so however many
-   * runners record the same failure, one job carries the next attempt (`send now` adds its own).
-   */
-  async scheduleAttempt(messageId: string, attempts: number, runAt: Date, key = `${attempts}`): Promise<void> {
-    await enqueueJob(
-      this.db,
-      this.dialect,
-      OUTBOX_DELIVER,
-      { messageId },
-      { runAt, maxAttempts: OUTBOX_JOB_RUNS, dedupeKey: `${OUTBOX_DELIVER}:${messageId}:${key}` },
-    );
+  /** One message as the admin sees it. */
+  async message(messageId: string): Promise<TOutboxMessage | undefined> {
+    const row = await this.find(messageId);
+    return row && toMessage(row);
   }
 
   find(messageId: string): Promise<OutboxRow | undefined> {
     return this.db.selectFrom('outbox').selectAll().where('message_id', '=', messageId).executeTakeFirst();
   }
 
-  /** Acknowledged by the peer; false when the message was no longer in state `from` (cancelled meanwhile). */
-  async markDelivered(messageId: string, attempts: number, now: string, from = 'pending'): Promise<boolean> {
+  /**
+   * Leases up to `limit` due messages to `owner` until `leaseUntil`: pending ones whose time has
+   * come and that no live lease holds (a worker that died mid-attempt leaves its lease to run
+   * out), oldest due first. An attempt is counted with its outcome. `FOR UPDATE SKIP LOCKED` on PostgreSQL and MariaDB,
+   * one `UPDATE … RETURNING` on SQLite: two workers never lease the same message.
+   */
+  async claim(owner: string, now: string, leaseUntil: string, limit: number): Promise<OutboxRow[]> {
+    if (limit < 1) return [];
+    const due = (db: Kysely<DB>) =>
+      db
+        .selectFrom('outbox')
+        .where('state', '=', 'pending')
+        .where('next_attempt_at', '<=', now)
+        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+        .orderBy('next_attempt_at')
+        .orderBy('id')
+        .limit(limit);
+    const lease = { lease_owner: owner, lease_until: leaseUntil, updated_at: now };
+    if (this.dialect.kind === 'sqlite') {
+      return this.db.updateTable('outbox').set(lease).where('id', 'in', due(this.db).select('id')).returningAll().execute();
+    }
+    // READ COMMITTED: InnoDB takes no gap locks for the search, so concurrent claims on MariaDB
+    // do not deadlock on the index range; a deadlock all the same rolled the claim back whole and
+    // is tried again
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.claimLocked(due, lease);
+      } catch (error) {
+        if (!isDeadlock(error) || attempt >= 3) throw error;
+      }
+    }
+  }
+
+  private claimLocked(
+    due: (db: Kysely<DB>) => SelectQueryBuilder<DB, 'outbox', object>,
+    lease: { lease_owner: string; lease_until: string; updated_at: string },
+  ): Promise<OutboxRow[]> {
+    return this.db
+      .transaction()
+      .setIsolationLevel('read committed')
+      .execute(async (trx) => {
+        const rows = await due(trx).selectAll().forUpdate().skipLocked().execute();
+        if (rows.length === 0) return [];
+        await trx
+          .updateTable('outbox')
+          .set(lease)
+          .where(
+            'id',
+            'in',
+            rows.map((row) => row.id),
+          )
+          .execute();
+        return rows.map((row) => ({ ...row, ...lease }));
+      });
+  }
+
+  /** Hands `owner`'s leases of these messages back, due now (the worker stopped; the delivery did not fail). */
+  async release(messageIds: string[], owner: string, now: string): Promise<void> {
+    if (messageIds.length === 0) return;
+    await this.db
+      .updateTable('outbox')
+      .set({ lease_owner: null, lease_until: null, next_attempt_at: now, updated_at: now })
+      .where('message_id', 'in', messageIds)
+      .where('state', '=', 'pending')
+      .where('lease_owner', '=', owner)
+      .execute();
+  }
+
+  /**
+   * Acknowledged by the peer: the messages still pending become `delivered` in one write. Answers
+   * the ids of those that were withdrawn (`cancelled`) while they were on their way.
+   */
+  async markDelivered(messageIds: string[], now: string): Promise<string[]> {
+    if (messageIds.length === 0) return [];
     const result = await this.db
       .updateTable('outbox')
-      .set({ state: 'delivered', attempts, delivered_at: now, last_error: null, updated_at: now })
+      .set(deliveredAt(now))
+      .where('message_id', 'in', messageIds)
+      .where('state', '=', 'pending')
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === messageIds.length) return [];
+    const withdrawn = await this.db
+      .selectFrom('outbox')
+      .select('message_id')
+      .where('message_id', 'in', messageIds)
+      .where('state', '=', 'cancelled')
+      .where('delivered_at', 'is', null)
+      .execute();
+    return withdrawn.map((row) => row.message_id!);
+  }
+
+  /** A withdrawn message the peer acknowledged all the same: `delivered` after all; false if recorded before. */
+  async markWithdrawnDelivered(messageId: string, now: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('outbox')
+      .set(deliveredAt(now))
       .where('message_id', '=', messageId)
-      .where('state', '=', from)
+      .where('state', '=', 'cancelled')
+      .where('delivered_at', 'is', null)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }
 
-  /** A failed attempt: the error, and either the next attempt's time or `failed` (given up). */
+  /**
+   * A failed attempt of `owner`'s lease, counted: the error, and either the next attempt's time
+   * or `failed` (given up); false when the lease was no longer `owner`'s.
+   */
   async recordFailure(
     messageId: string,
-    change: { attempts: number; error: string; nextAttemptAt: string | null },
+    owner: string,
+    change: { error: string; nextAttemptAt: string | null },
     now: string,
   ): Promise<boolean> {
     const result = await this.db
       .updateTable('outbox')
-      .set({
-        attempts: change.attempts,
+      .set((eb) => ({
+        attempts: eb('attempts', '+', 1),
         last_error: change.error,
         state: change.nextAttemptAt === null ? 'failed' : 'pending',
         next_attempt_at: change.nextAttemptAt ?? now,
+        lease_owner: null,
+        lease_until: null,
         updated_at: now,
-      })
+      }))
       .where('message_id', '=', messageId)
       .where('state', '=', 'pending')
+      .where('lease_owner', '=', owner)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
+  }
+
+  /**
+   * `retry now` of the admin: a failed message taken up again, or a pending one waiting for its
+   * back-off, made due at once (one more attempt; its attempts are kept). Answers the message as
+   * it was, or undefined when there is none with this id.
+   */
+  async retryNow(messageId: string, now: string): Promise<OutboxRow | undefined> {
+    const row = await this.find(messageId);
+    if (row && (row.state === 'failed' || row.state === 'pending')) {
+      await this.db
+        .updateTable('outbox')
+        .set({ state: 'pending', next_attempt_at: now, updated_at: now })
+        .where('message_id', '=', messageId)
+        .where('state', 'in', ['pending', 'failed'])
+        .execute();
+      afterCommit(outboxCommitted);
+    }
+    return row;
+  }
+
+  /**
+   * Forgets delivered and cancelled messages older than `before`, except authorizations (their
+   * rows record where a licence went: a revocation and a second send read them). Answers how many.
+   */
+  async purgeFinished(before: string): Promise<number> {
+    const result = await this.db
+      .deleteFrom('outbox')
+      .where('kind', '<>', 'authorization')
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('state', '=', 'delivered'), eb('delivered_at', '<', before)]),
+          eb.and([eb('state', '=', 'cancelled'), eb('updated_at', '<', before)]),
+        ]),
+      )
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  /** Forgets the peers' message ids applied before `before` (receiving side). Answers how many. */
+  async forgetPeerMessages(before: string): Promise<number> {
+    const result = await this.db.deleteFrom('peer_messages').where('received_at', '<', before).executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 
   /**
@@ -215,6 +357,7 @@ export class OutboxRepository {
         .where('id', 'in', ids)
         .where('state', 'in', ['pending', 'failed'])
         .execute();
+      afterCommit(outboxCommitted);
     }
     return rows;
   }
@@ -295,14 +438,18 @@ export class OutboxRepository {
    * Records on the receiving side that the peer's message was applied (in the transaction that
    * applies it); false when it was applied before.
    */
-  async rememberMessage(registrationId: string, messageId: string, kind: string, now: string): Promise<boolean> {
+  async hasMessage(registrationId: string, messageId: string): Promise<boolean> {
     const seen = await this.db
       .selectFrom('peer_messages')
       .select('message_id')
       .where('registration_id', '=', registrationId)
       .where('message_id', '=', messageId)
       .executeTakeFirst();
-    if (seen) return false;
+    return seen !== undefined;
+  }
+
+  async rememberMessage(registrationId: string, messageId: string, kind: string, now: string): Promise<boolean> {
+    if (await this.hasMessage(registrationId, messageId)) return false;
     // two deliveries of one message at the same moment: the primary key refuses the second
     // (a unique violation, which the caller answers as a duplicate after its rollback)
     await this.db

@@ -1,11 +1,19 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { ZAplRegistrationRequest, ZOutboxListQuery, ZOutboxMessage, ZPage, ZPeerMessageResponse } from '@manifold/contract';
+import {
+  ZAplRegistrationRequest,
+  ZOutboxListQuery,
+  ZOutboxMessage,
+  ZOutboxRetryRequest,
+  ZPage,
+  ZPeerMessageResponse,
+} from '@manifold/contract';
 import { AppError } from '../../lib/app-error.js';
 import { responses } from '../../lib/route-schemas.js';
+import { callerOf } from '../../plugins/auth.js';
 import { peerAplTypes, type PeerAplType } from '../registrations/peer-registrations.service.js';
 import type { PeerMessagesService } from './peer-messages.service.js';
 
-/** `GET /ui/admin/outbox` and the partner entry point `POST /apl/peer/message`. */
+/** `GET /ui/admin/outbox`, `POST /ui/admin/outbox/retry` and the partner entry point `POST /apl/peer/message`. */
 export function outboxRoutes(messages: PeerMessagesService): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
@@ -19,6 +27,19 @@ export function outboxRoutes(messages: PeerMessagesService): FastifyPluginAsyncZ
         },
       },
       (request) => messages.list(request.query),
+    );
+
+    app.post(
+      '/ui/admin/outbox/retry',
+      {
+        schema: {
+          tags: ['admin'],
+          summary: 'Retry now: a given-up message (or one waiting for its next attempt) is tried at once; audited',
+          body: ZOutboxRetryRequest,
+          response: responses(ZOutboxMessage),
+        },
+      },
+      (request) => messages.retryNow(request.body.messageId, callerOf(request)),
     );
 
     app.post(

@@ -5,7 +5,7 @@ import { callerOf } from '../../plugins/auth.js';
 
 /** Builds: a package frozen into a signed revision (a DSI entry), and the design archive of them. */
 export const buildsRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { packages } = app.services;
+  const { packages, das } = app.services;
   const tags = ['packages'];
 
   app.post(
@@ -42,11 +42,11 @@ export const buildsRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['das'],
-        summary: 'A DSI entry with its exact manifest bytes',
+        summary: 'A DSI entry (built here or uploaded) with its exact manifest bytes',
         querystring: ZRevisionQuery,
         response: responses(ZDsiRevision),
       },
     },
-    (request) => packages.fetchRevision(request.query.revisionId),
+    async (request) => (await das.fetchUploaded(request.query.revisionId)) ?? packages.fetchRevision(request.query.revisionId),
   );
 };

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { TDsiEntry, TPackage, TPackageFile, TPage, TPageQuery, TWorkflowStep, TWorkflowStepType } from '@manifold/contract';
 import { containsIgnoringCase, type Dialect } from '../../db/dialect.js';
+import { paginateAnchored } from '../../db/anchored-paging.js';
 import { paginate } from '../../db/paging.js';
 import { nextVersion } from '../../db/version.js';
 import type { DB } from '../../db/schema.js';
@@ -40,21 +41,20 @@ export class PackagesRepository {
     let query = this.db.selectFrom('packages');
     const term = name?.trim();
     if (term) query = query.where(containsIgnoringCase('design_name', term));
-    return paginate(
+    return paginateAnchored(
+      this.db,
+      { key: JSON.stringify(['packages', term ?? '']), tables: ['packages'] },
       query,
+      { value: sql`lower(packages.design_name)`, id: sql.ref('packages.id'), direction: 'asc' },
       page,
       (base) =>
-        base
-          .selectAll('packages')
-          .select((eb) =>
-            eb
-              .selectFrom('package_revisions')
-              .select((inner) => inner.fn.max('package_revisions.dsi_version').as('v'))
-              .whereRef('package_revisions.package_id', '=', 'packages.id')
-              .as('latest_dsi_version'),
-          )
-          .orderBy(sql`lower(design_name)`)
-          .orderBy('id'),
+        base.selectAll('packages').select((eb) =>
+          eb
+            .selectFrom('package_revisions')
+            .select((inner) => inner.fn.max('package_revisions.dsi_version').as('v'))
+            .whereRef('package_revisions.package_id', '=', 'packages.id')
+            .as('latest_dsi_version'),
+        ),
       (rows) => rows.map((row) => toPackage(row, row.latest_dsi_version === null ? null : Number(row.latest_dsi_version))),
     );
   }
@@ -287,14 +287,61 @@ export class PackagesRepository {
     return rows.map((row) => toDsiEntry(row, links));
   }
 
+  /**
+   * The design archive (`das/list`): the revisions built here and the design packages uploaded
+   * into it (`das/upload`, table `das_entries`), newest first.
+   */
   async listRevisions(page: TPageQuery, packageId: string | undefined, links: RevisionLinks): Promise<TPage<TDsiEntry>> {
-    let query = this.db.selectFrom('package_revisions');
-    if (packageId) query = query.where('package_id', '=', packageId);
+    const none = sql<string | null>`null`;
+    // the columns both tables name alike
+    const common = [
+      'id',
+      'dsi_version',
+      'package_version',
+      'design_name',
+      'description',
+      'company_name',
+      'multi_platen',
+      'display_image',
+      'public_key_sn',
+      'digest',
+      'signature',
+      'created_at',
+    ] as const;
+    const built = this.db
+      .selectFrom('package_revisions')
+      .select([...common, 'package_id'])
+      .select([
+        none.as('key_role_sn'),
+        none.as('protect_user_name'),
+        none.as('image_url'),
+        none.as('dsi_url'),
+        none.as('manage_url'),
+        sql<number>`0`.as('uploaded'),
+      ]);
+    const uploaded = this.db
+      .selectFrom('das_entries')
+      .select([...common, 'dsi_id as package_id'])
+      .select(['key_role_sn', 'protect_user_name', 'image_url', 'dsi_url', 'manage_url', sql<number>`1`.as('uploaded')]);
+    let query = this.db.selectFrom(built.unionAll(uploaded).as('archive'));
+    if (packageId) query = query.where('archive.package_id', '=', packageId);
     return paginate(
       query,
       page,
-      (base) => base.selectAll().orderBy('created_at', 'desc').orderBy('id'),
-      (rows) => rows.map((row) => toDsiEntry(row, links)),
+      (base) => base.selectAll().orderBy('archive.created_at', 'desc').orderBy('archive.id'),
+      (rows) =>
+        rows.map((row): TDsiEntry => {
+          const entry = toDsiEntry(row, links);
+          if (Number(row.uploaded) !== 1) return entry;
+          return {
+            ...entry,
+            keyRoleSN: row.key_role_sn,
+            protectUserName: row.protect_user_name,
+            image_url: row.image_url,
+            dsi_url: row.dsi_url,
+            manage_url: row.manage_url ?? links.publicUrl,
+          };
+        }),
     );
   }
 }
@@ -347,7 +394,10 @@ export function packageImageUrl(publicUrl: string, image: string | null): string
   return image ? `${publicUrl}/ui/package/image/${image}` : null;
 }
 
-export function toDsiEntry(row: RevisionRow, links: RevisionLinks): TDsiEntry {
+export function toDsiEntry(
+  row: Omit<RevisionRow, 'manifest' | 'created_by' | 'signer_certificate'>,
+  links: RevisionLinks,
+): TDsiEntry {
   return {
     version: row.package_version,
     dsiVersion: row.dsi_version,

@@ -144,7 +144,7 @@ export class PackagesService {
    * Deletes a package with its steps, files, templates and revisions, unless another feature has
    * registered a live reference to it (orders: `entity_references` rows of target kind `package`).
    */
-  async delete(input: { dsiId: string }, caller: Caller): Promise<void> {
+  async delete(input: { dsiId: string }, caller: Pick<Caller, 'username' | 'sourceIp'>): Promise<void> {
     const removed = await this.database.transaction(async (trx) => {
       const packages = this.packages(trx);
       const pkg = await this.lockedPackage(trx, input.dsiId);
@@ -337,6 +337,7 @@ export class PackagesService {
         public_key_sn: describeCertificate(signing.certificatePem).serialNumber,
         created_by: caller.username,
         created_at: now,
+        signer_certificate: null,
       };
       const frozen: NewRevisionFileRow[] = files.map((file) => ({
         revision_id: revisionId,

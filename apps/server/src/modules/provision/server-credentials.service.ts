@@ -1,11 +1,17 @@
-import { parseCertificateBundle, verifyCertificateChain, type ChainVerification } from '../../crypto/certificates.js';
+import {
+  describeCertificate,
+  parseCertificateBundle,
+  verifyCertificateChain,
+  type ChainVerification,
+} from '../../crypto/certificates.js';
 import { isCryptoError } from '../../crypto/crypto-errors.js';
-import { unwrapContentKey } from '../../crypto/design-keys.js';
+import { decryptWithKey, unwrapContentKey } from '../../crypto/design-keys.js';
 import { signJsonDetached } from '../../crypto/jws.js';
 import type { KeyType } from '../../crypto/key-pairs.js';
 import { signXml } from '../../crypto/xml-signature.js';
 import type { Database } from '../../db/database.js';
 import { AppError } from '../../lib/app-error.js';
+import { memoized } from '../../lib/memo.js';
 import { CredentialsRepository, type KeyPurpose } from './credentials.repository.js';
 import type { KeySealer } from './key-sealer.js';
 
@@ -27,6 +33,9 @@ export interface ChainCheckOptions {
   /** When given, the leaf must certify this key. */
   expectedPublicKeyPem?: string;
 }
+
+/** The serial number of a chain's leaf, parsed once per chain. */
+const leafSerial = memoized((chainPem: string) => describeCertificate(parseCertificateBundle(chainPem)[0]!.pem).serialNumber);
 
 /**
  * The server's own credentials for the features that sign, verify and decrypt: its signing and
@@ -72,6 +81,20 @@ export class ServerCredentials {
     return { ...key, certificatePem: leaf!.pem, chainPem: certificate.certificate_pem };
   }
 
+  /**
+   * Serial number of the installed signing certificate (without opening the key);
+   * `provisionNotInitialized` before one is installed.
+   */
+  async signingSerial(): Promise<string> {
+    const certificate = await this.repository().certificate('signing');
+    if (!certificate) {
+      throw new AppError('provisionNotInitialized', {
+        description: 'The server has no signing certificate yet: upload one with POST /ui/admin/upload/provision',
+      });
+    }
+    return leafSerial(certificate.certificate_pem);
+  }
+
   signingIdentity(): Promise<ServerIdentity> {
     return this.identity('signing');
   }
@@ -96,6 +119,12 @@ export class ServerCredentials {
   async unwrapContentKey(wrappedKey: string): Promise<Buffer> {
     const { privateKeyPem } = await this.key('encryption');
     return unwrapContentKey(wrappedKey, privateKeyPem);
+  }
+
+  /** A compact JWE encrypted for this server's encryption certificate (FSS payloads). */
+  async decrypt(jwe: string): Promise<Buffer> {
+    const { privateKeyPem } = await this.key('encryption');
+    return decryptWithKey(jwe, privateKeyPem);
   }
 
   /** The network's root certificates (PEM). */

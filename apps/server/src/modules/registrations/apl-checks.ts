@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import type { z } from 'zod';
 import type { TAplRegistrationRequest } from '@manifold/contract';
 import { parseCertificateBundle } from '../../crypto/certificates.js';
@@ -6,7 +7,7 @@ import { signDetachedJws, verifyDetachedJws } from '../../crypto/jws.js';
 import { AppError } from '../../lib/app-error.js';
 import { canonicalJson } from '../../lib/canonical-json.js';
 import type { SignedApl } from '../../peers/registration.client.js';
-import type { ServerCredentials } from '../provision/server-credentials.service.js';
+import type { ServerCredentials, ServerIdentity } from '../provision/server-credentials.service.js';
 
 /**
  * A certificate chain a peer sent in an `apl` (PEM bundle, leaf first) verified against our
@@ -56,6 +57,17 @@ export function parseApl<T extends z.ZodType>(schema: T, apl: unknown, at = 'apl
 
 /** `{aplType, apl, signature}`: a detached JWS over the canonical JSON of `apl` by our signing key. */
 export async function signApl(credentials: ServerCredentials, aplType: string, apl: object): Promise<SignedApl> {
-  const { privateKeyPem, certificatePem } = await credentials.signingIdentity();
-  return { aplType, apl, signature: await signDetachedJws(canonicalJson(apl), privateKeyPem, { certificatePem }) };
+  return signAplWith(await credentials.signingIdentity(), aplType, apl);
+}
+
+/** {@link signApl} with a signing identity already opened (several messages signed in a row). */
+export async function signAplWith(
+  identity: { privateKeyPem: ServerIdentity['privateKeyPem'] | KeyObject; certificatePem: string },
+  aplType: string,
+  apl: object,
+): Promise<SignedApl> {
+  const signature = await signDetachedJws(canonicalJson(apl), identity.privateKeyPem, {
+    certificatePem: identity.certificatePem,
+  });
+  return { aplType, apl, signature };
 }

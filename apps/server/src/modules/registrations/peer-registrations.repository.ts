@@ -22,6 +22,18 @@ export class PeerRegistrationsRepository {
       .executeTakeFirst();
   }
 
+  /** The registrations of these ids that are of one of these types, by id. */
+  async findMany(ids: readonly string[], types: readonly string[]): Promise<Map<string, ManageInstanceRow>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom('manage_instances')
+      .selectAll()
+      .where('id', 'in', [...ids])
+      .where('manage_type', 'in', types)
+      .execute();
+    return new Map(rows.map((row) => [row.id, row]));
+  }
+
   /** Ids of the approved Trace instances this instance reports to (it asked them: `initiator`). */
   async traceTargets(): Promise<string[]> {
     const rows = await this.db

@@ -31,6 +31,7 @@ import { REGISTRATION_CANCEL, REGISTRATION_CANCEL_ATTEMPTS, type RegistrationCan
 import { checkPeerChain, parseApl, signApl, verifyAplSignature } from './apl-checks.js';
 import { PeerRegistrationsRepository } from './peer-registrations.repository.js';
 import { organizationOf } from './registration-views.js';
+import { memoized } from '../../lib/memo.js';
 
 /** How this instance holds a peer (`manage_type`). */
 export type PeerRelation = TManageType | 'trace';
@@ -39,8 +40,11 @@ export type PeerRelation = TManageType | 'trace';
 export const peerAplTypes = ['upstreamManage', 'downstreamManage', 'trace'] as const;
 export type PeerAplType = (typeof peerAplTypes)[number];
 
-/** How far a notice's timestamp may be from our clock. */
-const NOTICE_WINDOW_MS = 5 * 60 * 1000;
+/** The leaf of a peer's stored certificate chain, parsed once per chain. */
+const leafCertificate = memoized((chainPem: string) => parseCertificateBundle(chainPem)[0]!.pem);
+
+/** How far a signed message's timestamp may be from now (either way). */
+export const NOTICE_WINDOW_MS = 5 * 60 * 1000;
 
 /** The APL type we send to a peer we hold as `relation` (it is our downstream: we are its upstream). */
 export const sentAplType: Record<PeerRelation, PeerAplType> = {
@@ -319,7 +323,7 @@ export class PeerRegistrationsService {
     if (!row?.signing_certificate || row.manage_type !== heldAs[input.aplType]) {
       throw new AppError('registrationNotPresent', { field: 'apl.registrationNonce' });
     }
-    await verifyAplSignature(input, parseCertificateBundle(row.signing_certificate)[0]!.pem);
+    await verifyAplSignature(input, leafCertificate(row.signing_certificate));
     const signedAt = Date.parse(apl.timestamp);
     if (!Number.isFinite(signedAt) || Math.abs(Date.now() - signedAt) > NOTICE_WINDOW_MS) {
       throw invalidApl('apl.timestamp', 'The message is not from the last five minutes');
@@ -328,10 +332,13 @@ export class PeerRegistrationsService {
     return row;
   }
 
-  /** Keeps a message's nonce for twice the timestamp window (a second message with it is a replay). */
+  /**
+   * Keeps a message's nonce (a second message with it is a replay) — for twice the timestamp
+   * window: the purge job (`outbox.purge`) forgets older ones, whose messages' timestamps are
+   * refused anyway.
+   */
   async rememberNonce(trx: Kysely<DB>, registrationId: string, nonce: string): Promise<void> {
     const instances = this.instances(trx);
-    await instances.forgetNonces(isoNow(new Date(Date.now() - 2 * NOTICE_WINDOW_MS)));
     try {
       await instances.rememberNonce(registrationId, nonce, isoNow());
     } catch (error) {

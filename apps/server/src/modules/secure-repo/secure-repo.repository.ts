@@ -70,6 +70,18 @@ export class SecureRepoRepository {
     return this.db.selectFrom('secure_repo_nodes').selectAll().where('id', 'in', ids).orderBy('depth').execute();
   }
 
+  /** The labels (`CUI`, `FCI`) set on any of these nodes (a node's folders from its path). */
+  async labelsOnPath(ids: string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('secure_repo_nodes')
+      .select('classification')
+      .where('id', 'in', ids)
+      .where('classification', 'is not', null)
+      .execute();
+    return rows.map((row) => row.classification!);
+  }
+
   /** The groups each of these folders is shared with, ascending. */
   async groupsOf(folderIds: string[]): Promise<Map<string, number[]>> {
     const groups = new Map<string, number[]>();
@@ -122,7 +134,10 @@ export class SecureRepoRepository {
     await query.execute();
   }
 
-  async updateNode(id: string, changes: Partial<Pick<SecureRepoNodesTable, 'description' | 'updated_at'>>): Promise<void> {
+  async updateNode(
+    id: string,
+    changes: Partial<Pick<SecureRepoNodesTable, 'description' | 'classification' | 'updated_at'>>,
+  ): Promise<void> {
     await this.db.updateTable('secure_repo_nodes').set(changes).where('id', '=', id).execute();
   }
 

@@ -3,6 +3,8 @@ import { Readable } from 'node:stream';
 import type { Kysely } from 'kysely';
 import {
   SECURE_REPO_MAX_DEPTH,
+  strictestClassification,
+  type TClassification,
   type TPageQuery,
   type TSecureRepoCreateFolderRequest,
   type TSecureRepoEditRequest,
@@ -21,6 +23,8 @@ import { isoNow } from '../../lib/time.js';
 import { uploadError } from '../../lib/upload-errors.js';
 import { chain } from '../../lib/upload-streams.js';
 import { DigestCounter, type Storage, StorageNotFoundError, type StoredObject } from '../../storage/storage.js';
+import type { ClassificationGate } from '../access-control/access-control.service.js';
+import { parseClassification } from '../access-control/classification.js';
 import { AuditRepository } from '../audit/audit.repository.js';
 import type { KeySealer } from '../provision/key-sealer.js';
 import { checkedNodeName, nodeNameKey } from './node-names.js';
@@ -54,6 +58,7 @@ export class SecureRepoService {
     private readonly storage: Storage,
     private readonly sealer: KeySealer,
     private readonly uploadMaxBytes: number,
+    private readonly classificationGate: ClassificationGate,
   ) {}
 
   private repository(db: Kysely<DB> = this.database.db): SecureRepoRepository {
@@ -73,12 +78,20 @@ export class SecureRepoService {
     const ancestors = current ? await repository.nodesByDepth(idsOnPath(current.path).slice(0, -1)) : [];
     const folders = [...ancestors, ...(current ? [current] : []), ...children.data.filter((row) => row.is_folder === 1)];
     const groups = await repository.groupsOf(folders.map((row) => row.id));
-    const toNode = (row: SecureRepoNodeRow) => nodeOf(row, groups);
+    // labels apply downwards: each node carries the strictest label on its way from the top
+    const labels: (TClassification | null)[] = [];
+    const ancestorNodes = ancestors.map((row) => {
+      labels.push(strictestClassification(labels.at(-1), parseClassification(row.classification)));
+      return nodeOf(row, groups, labels.at(-1)!);
+    });
+    const currentLabel = current ? strictestClassification(labels.at(-1), parseClassification(current.classification)) : null;
     return {
-      nodes: children.data.map(toNode),
-      currentNode: current ? toNode(current) : null,
+      nodes: children.data.map((row) =>
+        nodeOf(row, groups, strictestClassification(currentLabel, parseClassification(row.classification))),
+      ),
+      currentNode: current ? nodeOf(current, groups, currentLabel) : null,
       owner: current?.owner ?? null,
-      ancestors: ancestors.map(toNode),
+      ancestors: ancestorNodes,
       pageNum: children.pageNum,
       numberOfItems: children.numberOfItems,
       totalNumOfPages: children.totalNumOfPages,
@@ -98,6 +111,9 @@ export class SecureRepoService {
       throw new AppError('secureRepoFolderTooDeep', { field: 'parentNodeId' });
     const parentGroups = parent ? ((await this.repository().groupsOf([parent.id])).get(parent.id) ?? []) : [];
     const groups = input.groups ? await this.checkedGroups(input.groups, parent ? parentGroups : undefined) : parentGroups;
+    if (input.classification !== undefined && viewer)
+      throw new AppError('actionNotAllowed', { description: 'Only an administrator labels folders CUI or FCI' });
+    const classification = input.classification ?? null;
     const id = randomUUID();
     const now = isoNow();
     const row: SecureRepoNodeValues = {
@@ -117,6 +133,7 @@ export class SecureRepoService {
       storage_key: null,
       stored_size: null,
       sealed_key: null,
+      classification,
       created_at: now,
       updated_at: now,
     };
@@ -130,9 +147,10 @@ export class SecureRepoService {
         folderName: name,
         parentNodeId: row.parent_id,
         groups,
+        ...(classification ? { classification } : {}),
       });
     });
-    return nodeOf(row, new Map([[id, groups]]));
+    return nodeOf(row, new Map([[id, groups]]), strictestClassification(parent && (await this.labelOf(parent)), classification));
   }
 
   /**
@@ -142,6 +160,8 @@ export class SecureRepoService {
    */
   async upload(input: SecureUpload, caller: Caller): Promise<TSecureRepoNode> {
     const folder = await this.visibleFolder(input.nodeId, viewerOf(caller), 'nodeId');
+    const label = await this.labelOf(folder);
+    await this.classificationGate.requireForLabel(caller, label, 'upload');
     const name = checkedNodeName(input.fileName, 'file');
     const nameKey = nodeNameKey(name);
     if (await this.repository().nameTaken(folder.id, nameKey)) throw new AppError('secureRepoNameTaken', { field: 'file' });
@@ -151,8 +171,10 @@ export class SecureRepoService {
     const plain = new DigestCounter(this.uploadMaxBytes);
     let stored: StoredObject;
     try {
+      // the plaintext is hashed above; a second SHA-256 of the ciphertext would serve nothing
       stored = await this.storage.put(chain(input.stream, plain, createRecordEncryptStream(contentKey)), {
         maxBytes: this.uploadMaxBytes + recordOverheadBytes(this.uploadMaxBytes),
+        digest: false,
       });
     } catch (error) {
       throw uploadError(error);
@@ -176,6 +198,7 @@ export class SecureRepoService {
       storage_key: stored.key,
       stored_size: stored.size,
       sealed_key: sealedKey,
+      classification: null,
       created_at: now,
       updated_at: now,
     };
@@ -196,7 +219,7 @@ export class SecureRepoService {
       throw error;
     }
     const groups = await this.repository().groupsOf([folder.id]);
-    return nodeOf(row, groups);
+    return nodeOf(row, groups, label);
   }
 
   /**
@@ -210,6 +233,8 @@ export class SecureRepoService {
     if (node.is_folder === 1 || !node.storage_key || !node.sealed_key) {
       throw new AppError('secureRepoNotAFolder', { field: 'nodeId', description: 'A folder cannot be downloaded; name a file' });
     }
+    const label = await this.labelOf(node);
+    await this.classificationGate.requireForLabel(caller, label, 'download');
     let contentKey: Buffer;
     try {
       contentKey = Buffer.from(this.sealer.open(node.sealed_key), 'base64');
@@ -256,7 +281,7 @@ export class SecureRepoService {
         plain.destroy();
       }
     }
-    return { node: nodeOf(node, groups), stream: Readable.from(rest(), { objectMode: false }) };
+    return { node: nodeOf(node, groups, label), stream: Readable.from(rest(), { objectMode: false }) };
   }
 
   async edit(input: TSecureRepoEditRequest, caller: Caller): Promise<TSecureRepoNode> {
@@ -273,12 +298,22 @@ export class SecureRepoService {
       const parentGroups = node.parent_id ? ((await repository.groupsOf([node.parent_id])).get(node.parent_id) ?? []) : undefined;
       groups = await this.checkedGroups(input.groups, parentGroups);
     }
+    if (input.classification !== undefined) {
+      if (node.is_folder !== 1) {
+        throw new AppError('secureRepoNotAFolder', {
+          field: 'classification',
+          description: 'A file carries its folder’s label',
+        });
+      }
+      if (viewer) throw new AppError('actionNotAllowed', { description: 'Only an administrator labels folders CUI or FCI' });
+    }
     const description = input.description ?? node.description;
+    const classification = input.classification === undefined ? node.classification : input.classification;
     const updatedAt = isoNow();
     await this.database.transaction(async (trx) => {
       const locked = this.repository(trx);
       if (!(await locked.lockNode(node.id))) throw new AppError('secureRepoNodeNotPresent', { field: 'nodeId' });
-      await locked.updateNode(node.id, { description, updated_at: updatedAt });
+      await locked.updateNode(node.id, { description, classification, updated_at: updatedAt });
       if (groups) {
         await locked.replaceGroups(node.id, groups);
         await locked.narrowDescendants(node.path, groups);
@@ -286,10 +321,12 @@ export class SecureRepoService {
       await this.audit(trx).recordBy(caller, 'secureRepoNodeEdited', node.id, {
         ...(input.description !== undefined ? { description } : {}),
         ...(groups ? { groups } : {}),
+        ...(input.classification !== undefined ? { classification } : {}),
       });
     });
     const folderId = node.is_folder === 1 ? node.id : node.parent_id!;
-    return nodeOf({ ...node, description, updated_at: updatedAt }, await this.repository().groupsOf([folderId]));
+    const edited = { ...node, description, classification, updated_at: updatedAt };
+    return nodeOf(edited, await this.repository().groupsOf([folderId]), await this.labelOf(edited));
   }
 
   /**
@@ -351,6 +388,15 @@ export class SecureRepoService {
     return node;
   }
 
+  /**
+   * The label that applies to a node: the strictest of its own and its folders' up to the top
+   * (a label set on a folder covers everything below it).
+   */
+  private async labelOf(node: Pick<SecureRepoNodeRow, 'path' | 'classification'>): Promise<TClassification | null> {
+    const above = await this.repository().labelsOnPath(idsOnPath(node.path));
+    return strictestClassification(parseClassification(node.classification), ...above.map(parseClassification));
+  }
+
   /** Distinct existing groups (`groupNotPresent`), within the parent's when there is a parent. */
   private async checkedGroups(requested: readonly number[], parentGroups: readonly number[] | undefined): Promise<number[]> {
     const groups = [...new Set(requested)].sort((a, b) => a - b);
@@ -371,7 +417,7 @@ function idsOnPath(path: string): string[] {
   return path.split('/').filter(Boolean);
 }
 
-function nodeOf(row: SecureRepoNodeRow, groups: Map<string, number[]>): TSecureRepoNode {
+function nodeOf(row: SecureRepoNodeRow, groups: Map<string, number[]>, classification: TClassification | null): TSecureRepoNode {
   const isFolder = row.is_folder === 1;
   return {
     nodeId: row.id,
@@ -384,6 +430,7 @@ function nodeOf(row: SecureRepoNodeRow, groups: Map<string, number[]>): TSecureR
     size: row.size === null ? null : Number(row.size),
     sha256: row.sha256,
     contentType: row.content_type,
+    classification,
     dateCreated: row.created_at,
     dateModified: row.updated_at,
   };

@@ -6,9 +6,10 @@ export function securityKeysModule({
   database,
   config,
   serverSettings,
+  settings,
 }: Core): ServerModule<{ securityKeys: SecurityKeysService }> {
   return {
-    services: { securityKeys: new SecurityKeysService(database, config.webauthn, () => serverSettings.siteName()) },
+    services: { securityKeys: new SecurityKeysService(database, config.webauthn, () => serverSettings.siteName(), settings) },
     routes: [securityKeysRoutes],
   };
 }

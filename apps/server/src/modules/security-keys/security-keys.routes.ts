@@ -6,10 +6,12 @@ import {
   ZEmpty,
   ZEscalateLoginRequest,
   ZEscalateLoginResponse,
+  ZEscalationPolicy,
   ZPage,
   ZPageQuery,
   ZWebAuthnOptions,
 } from '@manifold/contract';
+import { saveRoute } from '../../lib/route-declarations.js';
 import { responses } from '../../lib/route-schemas.js';
 import { callerOf } from '../../plugins/auth.js';
 
@@ -17,6 +19,29 @@ import { callerOf } from '../../plugins/auth.js';
 export const securityKeysRoutes: FastifyPluginAsyncZod = async (app) => {
   const { securityKeys } = app.services;
   const tags = ['security keys'];
+
+  app.get(
+    '/ui/admin/escalation',
+    {
+      schema: {
+        tags,
+        summary: 'Whether sensitive actions need a security-key confirmation from every administrator',
+        response: responses(ZEscalationPolicy),
+      },
+    },
+    () => securityKeys.escalationPolicy(),
+  );
+  saveRoute(
+    app,
+    '/ui/admin/escalation',
+    {
+      tags,
+      summary: 'Require (or stop requiring) a security-key confirmation from every administrator for sensitive actions',
+      body: ZEscalationPolicy,
+      response: ZEscalationPolicy,
+    },
+    (body, caller) => securityKeys.setEscalationPolicy(body, caller),
+  );
 
   app.get(
     '/ui/authenticators/list',

@@ -8,7 +8,14 @@ import {
   type AuthenticationResponseJSON,
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
-import type { TAuthenticator, TAuthenticatorAddRequest, TEscalateLoginRequest, TPage, TPageQuery } from '@manifold/contract';
+import type {
+  TAuthenticator,
+  TAuthenticatorAddRequest,
+  TEscalateLoginRequest,
+  TEscalationPolicy,
+  TPage,
+  TPageQuery,
+} from '@manifold/contract';
 import type { WebAuthnConfig } from '../../config.js';
 import type { Database } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/dialect.js';
@@ -17,8 +24,12 @@ import { AppError } from '../../lib/app-error.js';
 import type { Caller } from '../../lib/caller.js';
 import { isoNow } from '../../lib/time.js';
 import { AuditRepository } from '../audit/audit.repository.js';
+import type { SettingsRepository } from '../settings/settings.repository.js';
 import { escalationNeeded, signedChallenge } from './escalation.js';
 import { type ChallengePurpose, SecurityKeysRepository } from './security-keys.repository.js';
+
+/** Settings key of "security key required for all administrators"; absent: `ESCALATION_REQUIRED_FOR_ADMINS`. */
+export const ESCALATION_REQUIRED_FOR_ADMINS_KEY = 'security.escalationRequiredForAdmins';
 
 /** COSE algorithms accepted for new keys: ES256, EdDSA, RS256. */
 const supportedAlgorithmIDs = [-7, -8, -257];
@@ -41,7 +52,26 @@ export class SecurityKeysService {
     private readonly config: WebAuthnConfig,
     /** The brand (server settings), shown by authenticators unless `WEBAUTHN_RP_NAME` is set. */
     private readonly siteName: () => Promise<string>,
+    private readonly settings: SettingsRepository,
   ) {}
+
+  /**
+   * Whether every ADMIN must escalate for sensitive actions: the administrator's setting, read
+   * from the database on every check (every instance answers a change at once), else the
+   * `ESCALATION_REQUIRED_FOR_ADMINS` default.
+   */
+  async escalationPolicy(): Promise<TEscalationPolicy> {
+    const stored = await this.settings.get(ESCALATION_REQUIRED_FOR_ADMINS_KEY);
+    return { requiredForAdmins: stored === undefined ? this.config.requiredForAdmins : stored === 'true' };
+  }
+
+  async setEscalationPolicy(input: TEscalationPolicy, caller: Caller): Promise<TEscalationPolicy> {
+    await this.settings.set(ESCALATION_REQUIRED_FOR_ADMINS_KEY, String(input.requiredForAdmins));
+    await this.audit().recordBy(caller, 'escalationPolicyChanged', String(input.requiredForAdmins), {
+      requiredForAdmins: input.requiredForAdmins,
+    });
+    return this.escalationPolicy();
+  }
 
   private keys(db: Kysely<DB> = this.database.db): SecurityKeysRepository {
     return new SecurityKeysRepository(db);
@@ -55,7 +85,8 @@ export class SecurityKeysService {
   async requireEscalation(caller: Caller): Promise<void> {
     if (caller.escalated) return;
     const hasSecurityKey = await this.keys().hasAny(caller.userId);
-    if (escalationNeeded({ role: caller.role, hasSecurityKey, requiredForAdmins: this.config.requiredForAdmins })) {
+    const { requiredForAdmins } = caller.role === 'ADMIN' ? await this.escalationPolicy() : { requiredForAdmins: false };
+    if (escalationNeeded({ role: caller.role, hasSecurityKey, requiredForAdmins })) {
       throw new AppError('escalationRequired');
     }
   }

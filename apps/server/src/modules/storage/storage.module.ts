@@ -1,5 +1,7 @@
 import { JobsService } from '../../jobs/jobs.service.js';
 import type { Core, ServerModule } from '../module.js';
+import { dasRoutes } from './das.routes.js';
+import { DasService } from './das.service.js';
 import { storageAdminRoutes } from './storage-admin.routes.js';
 import { StorageSettingsService } from './storage-settings.service.js';
 import { TypedStorageService } from './typed-storage.service.js';
@@ -10,7 +12,7 @@ export function storageModule({
   config,
   database,
   storageProviders,
-}: Core): ServerModule<{ storageSettings: StorageSettingsService; typedStorage: TypedStorageService }> {
+}: Core): ServerModule<{ storageSettings: StorageSettingsService; typedStorage: TypedStorageService; das: DasService }> {
   return {
     services: {
       storageSettings: new StorageSettingsService(
@@ -20,7 +22,8 @@ export function storageModule({
         config.storageEndpointHosts,
       ),
       typedStorage: new TypedStorageService(database, storageProviders, config.uploadMaxBytes),
+      das: new DasService(database, storageProviders, config.publicUrl),
     },
-    routes: [storageAdminRoutes, typedStorageRoutes],
+    routes: [storageAdminRoutes, typedStorageRoutes, dasRoutes],
   };
 }

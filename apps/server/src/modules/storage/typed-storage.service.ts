@@ -66,22 +66,7 @@ export class TypedStorageService {
         description: 'The file name may use letters, digits, ".", "_", "-" and spaces (at most 255, no "..")',
       });
     }
-    let stored: StoredObject;
-    try {
-      stored = await this.storage.put(stream, { maxBytes: this.uploadMaxBytes });
-    } catch (error) {
-      if (error instanceof StorageLimitError) {
-        throw new AppError('payloadTooLarge', {
-          field: 'file',
-          description: `The file may have at most ${this.uploadMaxBytes} bytes`,
-        });
-      }
-      if (error instanceof AppError) throw error;
-      throw new AppError('storageTypeWriteError', {
-        field: 'file',
-        description: `The file could not be written: ${describe(error)}`,
-      });
-    }
+    const stored = await putUpload(this.storage, stream, this.uploadMaxBytes);
     const row = {
       id: randomUUID(),
       type_name: type.name,
@@ -132,6 +117,26 @@ export class TypedStorageService {
   }
 }
 
-function describe(error: unknown): string {
+/**
+ * Streams an upload's `file` into the provider: 413 `payloadTooLarge` over `maxBytes`,
+ * `storageTypeWriteError` when the provider fails (nothing is left either way).
+ */
+export async function putUpload(storage: ProviderStorage, stream: Readable, maxBytes: number): Promise<StoredObject> {
+  try {
+    return await storage.put(stream, { maxBytes });
+  } catch (error) {
+    if (error instanceof StorageLimitError) {
+      throw new AppError('payloadTooLarge', { field: 'file', description: `The file may have at most ${maxBytes} bytes` });
+    }
+    if (error instanceof AppError) throw error;
+    throw new AppError('storageTypeWriteError', {
+      field: 'file',
+      description: `The file could not be written: ${describe(error)}`,
+    });
+  }
+}
+
+/** What a provider failure says, short. */
+export function describe(error: unknown): string {
   return error instanceof Error ? error.message.slice(0, 200) : 'unknown failure';
 }

@@ -1,14 +1,29 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { TPage, TPageQuery, TRole, TUserProfile } from '@manifold/contract';
 import { containsIgnoringCase, type Dialect } from '../../db/dialect.js';
-import { paginate } from '../../db/paging.js';
+import { paginateAnchored } from '../../db/anchored-paging.js';
 import type { DB, NewUserRow, UserRow, UserRowUpdate } from '../../db/schema.js';
 
 import { usernameKey } from './usernames.js';
 
 export { usernameKey };
 
-export function toUserProfile(row: UserRow): TUserProfile {
+/** The columns a user profile shows (never the password hash). */
+const profileColumns = [
+  'id',
+  'username',
+  'first_name',
+  'last_name',
+  'email',
+  'company',
+  'role',
+  'time_zone',
+  'language',
+  'use_sso',
+  'created_at',
+] as const;
+
+export function toUserProfile(row: Pick<UserRow, (typeof profileColumns)[number]>): TUserProfile {
   return {
     username: row.username,
     firstName: row.first_name,
@@ -67,10 +82,13 @@ export class UsersRepository {
         eb.or(['username_key', 'first_name', 'last_name', 'email'].map((column) => containsIgnoringCase(column, term))),
       );
     }
-    return paginate(
+    return paginateAnchored(
+      this.db,
+      { key: JSON.stringify(['users', term ?? '']), tables: ['users'] },
       query,
+      { value: sql.ref('users.username_key'), id: sql.ref('users.id'), direction: 'asc' },
       page,
-      (base) => base.selectAll().orderBy('username_key'),
+      (base) => base.select(profileColumns),
       (rows) => rows.map(toUserProfile),
     );
   }

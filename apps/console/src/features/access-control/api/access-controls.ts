@@ -2,9 +2,13 @@ import {
   ZAccessControl,
   ZAccessRole,
   ZEmpty,
+  ZEscalationPolicy,
   ZPage,
   type TAccessControlAddRequest,
+  type TAccessControlEditRequest,
   type TAccessRoleAddRequest,
+  type TAccessRoleEditRequest,
+  type TEscalationPolicy,
 } from '@manifold/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { apiRequest } from '../../../lib/api-client';
@@ -12,6 +16,12 @@ import { pagedListQueryOptions } from '../../../lib/paging';
 
 const policiesKey = ['access-controls'] as const;
 const rolesKey = ['access-roles'] as const;
+
+/** A change to policies or roles: their list is read again afterwards. */
+function useChange<I, R>(key: readonly string[], change: (input: I) => Promise<R>) {
+  const queryClient = useQueryClient();
+  return useMutation({ mutationFn: change, onSuccess: () => queryClient.invalidateQueries({ queryKey: key }) });
+}
 
 export function useAccessPolicies(pageNum: number, numberOfItems: number) {
   return useQuery(
@@ -21,21 +31,20 @@ export function useAccessPolicies(pageNum: number, numberOfItems: number) {
   );
 }
 
-export function useAddAccessPolicy() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (input: TAccessControlAddRequest) => apiRequest('POST /ui/access-control/add', ZAccessControl, { body: input }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: policiesKey }),
-  });
-}
+export const useAddAccessPolicy = () =>
+  useChange(policiesKey, (input: TAccessControlAddRequest) =>
+    apiRequest('POST /ui/access-control/add', ZAccessControl, { body: input }),
+  );
 
-export function useDeleteAccessPolicy() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (accessControlId: string) => apiRequest('POST /ui/access-control/delete', ZEmpty, { body: { accessControlId } }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: policiesKey }),
-  });
-}
+export const useEditAccessPolicy = () =>
+  useChange(policiesKey, (input: TAccessControlEditRequest) =>
+    apiRequest('POST /ui/access-control/edit', ZAccessControl, { body: input }),
+  );
+
+export const useDeleteAccessPolicy = () =>
+  useChange(policiesKey, (accessControlId: string) =>
+    apiRequest('POST /ui/access-control/delete', ZEmpty, { body: { accessControlId } }),
+  );
 
 export function useAccessRoles(pageNum: number, numberOfItems: number) {
   return useQuery(
@@ -45,18 +54,26 @@ export function useAccessRoles(pageNum: number, numberOfItems: number) {
   );
 }
 
-export function useAddAccessRole() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (input: TAccessRoleAddRequest) => apiRequest('POST /ui/access-role/add', ZAccessRole, { body: input }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: rolesKey }),
+export const useAddAccessRole = () =>
+  useChange(rolesKey, (input: TAccessRoleAddRequest) => apiRequest('POST /ui/access-role/add', ZAccessRole, { body: input }));
+
+export const useEditAccessRole = () =>
+  useChange(rolesKey, (input: TAccessRoleEditRequest) => apiRequest('POST /ui/access-role/edit', ZAccessRole, { body: input }));
+
+export const useDeleteAccessRole = () =>
+  useChange(rolesKey, (accessRoleId: string) => apiRequest('POST /ui/access-role/delete', ZEmpty, { body: { accessRoleId } }));
+
+const escalationKey = ['admin-escalation'] as const;
+
+/** Whether every administrator must confirm sensitive actions with a security key. */
+export function useEscalationPolicy() {
+  return useQuery({
+    queryKey: escalationKey,
+    queryFn: ({ signal }) => apiRequest('GET /ui/admin/escalation', ZEscalationPolicy, { signal }),
   });
 }
 
-export function useDeleteAccessRole() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (accessRoleId: string) => apiRequest('POST /ui/access-role/delete', ZEmpty, { body: { accessRoleId } }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: rolesKey }),
-  });
-}
+export const useSetEscalationPolicy = () =>
+  useChange(escalationKey, (input: TEscalationPolicy) =>
+    apiRequest('POST /ui/admin/escalation', ZEscalationPolicy, { body: input }),
+  );

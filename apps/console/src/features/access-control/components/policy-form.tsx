@@ -3,9 +3,9 @@ import { accessConstraints, type TAccessConstraint, type TAccessControl } from '
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formErrorsFrom, type FormErrors } from '../../../components/api-error-message';
-import { ErrorAlert } from '../../../components/error-alert';
+import { FormGeneralErrors } from '../../../components/form-fields';
 import { useFields } from '../../../hooks/use-fields';
-import { useAddAccessPolicy } from '../api/access-controls';
+import { useAddAccessPolicy, useEditAccessPolicy } from '../api/access-controls';
 
 const fieldNames = ['policyName', 'constraints', 'incomingIpAddresses'] as const;
 const fieldOfToken: Record<string, string> = {
@@ -15,26 +15,44 @@ const fieldOfToken: Record<string, string> = {
 /** The spec's example policies, offered as names. */
 const examplePolicies = ['Internal Wired', 'Internal WiFi', 'VPN', 'External', 'Mobile Device'];
 
-export function PolicyForm({ onDone, onCancel }: { onDone: (policy: TAccessControl) => void; onCancel: () => void }) {
+export interface PolicyFormProps {
+  /** The policy to change; without it the form adds one. */
+  policy?: TAccessControl;
+  onDone: (policy: TAccessControl) => void;
+  onCancel: () => void;
+}
+
+/** Adds an access policy or changes one (all its fields sent again). */
+export function PolicyForm({ policy, onDone, onCancel }: PolicyFormProps) {
   const { t } = useTranslation();
   const { values, setField } = useFields({
-    policyName: '',
-    constraints: [] as TAccessConstraint[],
-    incomingIpAddresses: [] as string[],
+    policyName: policy?.policyName ?? '',
+    constraints: policy?.constraints ?? ([] as TAccessConstraint[]),
+    incomingIpAddresses: policy?.incomingIpAddresses ?? ([] as string[]),
   });
   const [errors, setErrors] = useState<FormErrors>({ fields: {}, general: [] });
   const add = useAddAccessPolicy();
+  const edit = useEditAccessPolicy();
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     setErrors({ fields: {}, general: [] });
-    add.mutate(values, { onSuccess: onDone, onError: (error) => setErrors(formErrorsFrom(t, error, fieldNames, fieldOfToken)) });
+    const handlers = {
+      onSuccess: onDone,
+      onError: (error: unknown) => setErrors(formErrorsFrom(t, error, fieldNames, fieldOfToken)),
+    };
+    if (policy) edit.mutate({ accessControlId: policy.accessControlId, ...values }, handlers);
+    else add.mutate(values, handlers);
   };
 
   return (
-    <form onSubmit={submit} noValidate aria-label={t('accessControl.policies.addTitle')}>
+    <form
+      onSubmit={submit}
+      noValidate
+      aria-label={policy ? t('accessControl.policies.editTitle') : t('accessControl.policies.addTitle')}
+    >
       <Stack>
-        {errors.general.length > 0 ? <ErrorAlert>{errors.general.join(' ')}</ErrorAlert> : null}
+        <FormGeneralErrors errors={errors} />
         <Autocomplete
           label={t('accessControl.policies.name')}
           withAsterisk
@@ -64,8 +82,8 @@ export function PolicyForm({ onDone, onCancel }: { onDone: (policy: TAccessContr
           <Button variant="default" onClick={onCancel}>
             {t('common.cancel')}
           </Button>
-          <Button type="submit" loading={add.isPending}>
-            {t('accessControl.policies.add')}
+          <Button type="submit" loading={add.isPending || edit.isPending}>
+            {policy ? t('common.save') : t('accessControl.policies.add')}
           </Button>
         </Group>
       </Stack>

@@ -11,37 +11,51 @@ import {
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formErrorsFrom, type FormErrors } from '../../../components/api-error-message';
-import { ErrorAlert } from '../../../components/error-alert';
+import { FormGeneralErrors } from '../../../components/form-fields';
 import { SearchMultiSelect, type SearchSource } from '../../../components/search-select';
 import { useFields } from '../../../hooks/use-fields';
 import { userOption, userPickerQueryOptions } from '../../../lib/pickers';
-import { useAddAccessRole } from '../api/access-controls';
+import { useAddAccessRole, useEditAccessRole } from '../api/access-controls';
 
 const fieldNames = ['roleCode', 'constraintName', 'roleMembers'] as const;
 const fieldOfToken: Record<string, string> = { accessRoleInvalid: 'roleCode', userNotPresent: 'roleMembers' };
 const users: SearchSource<TUserProfile> = { queryOptions: userPickerQueryOptions, toOption: userOption };
 
-export function RoleForm({ onDone, onCancel }: { onDone: (role: TAccessRole) => void; onCancel: () => void }) {
+export interface RoleFormProps {
+  /** The role to change; without it the form adds one. */
+  role?: TAccessRole;
+  onDone: (role: TAccessRole) => void;
+  onCancel: () => void;
+}
+
+/** Adds an access role or changes one (the member list given replaces the stored one). */
+export function RoleForm({ role, onDone, onCancel }: RoleFormProps) {
   const { t } = useTranslation();
   const { values, setField } = useFields({
-    roleCode: 'user' as TAccessRoleCode,
-    constraintName: 'cui-download' as TAccessConstraint,
-    roleMembers: [] as string[],
+    roleCode: role?.roleCode ?? ('user' as TAccessRoleCode),
+    constraintName: role?.constraintName ?? ('cui-download' as TAccessConstraint),
+    roleMembers: role?.roleMembers ?? ([] as string[]),
   });
   const [errors, setErrors] = useState<FormErrors>({ fields: {}, general: [] });
   const add = useAddAccessRole();
+  const edit = useEditAccessRole();
   const granted = accessConstraints.filter((constraint) => roleCodeGrants(values.roleCode, constraint));
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     setErrors({ fields: {}, general: [] });
-    add.mutate(values, { onSuccess: onDone, onError: (error) => setErrors(formErrorsFrom(t, error, fieldNames, fieldOfToken)) });
+    const handlers = {
+      onSuccess: onDone,
+      onError: (error: unknown) => setErrors(formErrorsFrom(t, error, fieldNames, fieldOfToken)),
+    };
+    if (role) edit.mutate({ accessRoleId: role.accessRoleId, ...values }, handlers);
+    else add.mutate(values, handlers);
   };
 
   return (
-    <form onSubmit={submit} noValidate aria-label={t('accessControl.roles.addTitle')}>
+    <form onSubmit={submit} noValidate aria-label={role ? t('accessControl.roles.editTitle') : t('accessControl.roles.addTitle')}>
       <Stack>
-        {errors.general.length > 0 ? <ErrorAlert>{errors.general.join(' ')}</ErrorAlert> : null}
+        <FormGeneralErrors errors={errors} />
         <Select
           label={t('accessControl.roles.code')}
           description={t('accessControl.roles.codeHint')}
@@ -81,8 +95,8 @@ export function RoleForm({ onDone, onCancel }: { onDone: (role: TAccessRole) => 
           <Button variant="default" onClick={onCancel}>
             {t('common.cancel')}
           </Button>
-          <Button type="submit" loading={add.isPending}>
-            {t('accessControl.roles.add')}
+          <Button type="submit" loading={add.isPending || edit.isPending}>
+            {role ? t('common.save') : t('accessControl.roles.add')}
           </Button>
         </Group>
       </Stack>

@@ -1,6 +1,5 @@
 import { Stack, Table } from '@mantine/core';
 import type { TAccessControl } from '@manifold/contract';
-import { IconTrash } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { apiErrorMessage } from '../../../components/api-error-message';
@@ -9,9 +8,9 @@ import { useConfirm } from '../../../components/confirm-modal';
 import { DataTable } from '../../../components/data-table';
 import { ErrorAlert } from '../../../components/error-alert';
 import { FormModal } from '../../../components/form-modal';
-import { IconAction } from '../../../components/icon-action';
 import { ListHeader } from '../../../components/list-header';
 import { ListPagination } from '../../../components/list-pagination';
+import { EditDeleteActions } from '../../../components/row-actions';
 import { alerts } from '../../../lib/alerts';
 import { pageCount } from '../../../lib/paging';
 import { useAccessPolicies, useDeleteAccessPolicy } from '../api/access-controls';
@@ -25,6 +24,11 @@ export function AccessPoliciesRoute() {
   const confirm = useConfirm();
   const [page, setPage] = useState(1);
   const [adding, setAdding] = useState(false);
+  const [editing, setEditing] = useState<TAccessControl | null>(null);
+  const close = () => {
+    setAdding(false);
+    setEditing(null);
+  };
   const policies = useAccessPolicies(page, pageSize);
   const remove = useDeleteAccessPolicy();
 
@@ -73,25 +77,34 @@ export function AccessPoliciesRoute() {
             </Table.Td>
             <Table.Td>{policy.incomingIpAddresses.join(', ')}</Table.Td>
             <Table.Td>
-              <IconAction
-                tooltip={t('common.delete')}
-                label={t('accessControl.policies.deletePolicy', { name: policy.policyName })}
-                icon={IconTrash}
-                color="red"
-                onClick={() => confirmDelete(policy)}
+              <EditDeleteActions
+                editLabel={t('accessControl.policies.editPolicy', { name: policy.policyName })}
+                deleteLabel={t('accessControl.policies.deletePolicy', { name: policy.policyName })}
+                onEdit={() => setEditing(policy)}
+                onDelete={() => confirmDelete(policy)}
               />
             </Table.Td>
           </Table.Tr>
         ))}
       </DataTable>
       <ListPagination total={pageCount(policies.data)} value={page} onChange={setPage} />
-      <FormModal opened={adding} onClose={() => setAdding(false)} title={t('accessControl.policies.addTitle')}>
-        {adding ? (
+      <FormModal
+        opened={adding || editing !== null}
+        onClose={close}
+        title={editing ? t('accessControl.policies.editTitle') : t('accessControl.policies.addTitle')}
+      >
+        {adding || editing ? (
           <PolicyForm
-            onCancel={() => setAdding(false)}
-            onDone={(policy) => {
-              alerts.success(t('accessControl.policies.added', { name: policy.policyName }));
-              setAdding(false);
+            key={editing?.accessControlId ?? 'new'}
+            {...(editing ? { policy: editing } : {})}
+            onCancel={close}
+            onDone={(saved) => {
+              alerts.success(
+                editing
+                  ? t('accessControl.policies.edited', { name: saved.policyName })
+                  : t('accessControl.policies.added', { name: saved.policyName }),
+              );
+              close();
             }}
           />
         ) : null}

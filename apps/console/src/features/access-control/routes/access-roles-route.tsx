@@ -1,6 +1,5 @@
 import { Stack, Table } from '@mantine/core';
 import type { TAccessRole } from '@manifold/contract';
-import { IconTrash } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { apiErrorMessage } from '../../../components/api-error-message';
@@ -9,12 +8,13 @@ import { useConfirm } from '../../../components/confirm-modal';
 import { DataTable } from '../../../components/data-table';
 import { ErrorAlert } from '../../../components/error-alert';
 import { FormModal } from '../../../components/form-modal';
-import { IconAction } from '../../../components/icon-action';
 import { ListHeader } from '../../../components/list-header';
 import { ListPagination } from '../../../components/list-pagination';
+import { EditDeleteActions } from '../../../components/row-actions';
 import { alerts } from '../../../lib/alerts';
 import { pageCount } from '../../../lib/paging';
 import { useAccessRoles, useDeleteAccessRole } from '../api/access-controls';
+import { EscalationPolicyCard } from '../components/escalation-policy-card';
 import { RoleForm } from '../components/role-form';
 
 const pageSize = 10;
@@ -25,6 +25,11 @@ export function AccessRolesRoute() {
   const confirm = useConfirm();
   const [page, setPage] = useState(1);
   const [adding, setAdding] = useState(false);
+  const [editing, setEditing] = useState<TAccessRole | null>(null);
+  const close = () => {
+    setAdding(false);
+    setEditing(null);
+  };
   const roles = useAccessRoles(page, pageSize);
   const remove = useDeleteAccessRole();
 
@@ -68,25 +73,35 @@ export function AccessRolesRoute() {
               <BadgeList items={role.roleMembers.map((member) => ({ key: member, label: member }))} />
             </Table.Td>
             <Table.Td>
-              <IconAction
-                tooltip={t('common.delete')}
-                label={t('accessControl.roles.deleteRole', { code: role.roleCode, constraint: role.constraintName })}
-                icon={IconTrash}
-                color="red"
-                onClick={() => confirmDelete(role)}
+              <EditDeleteActions
+                editLabel={t('accessControl.roles.editRole', { code: role.roleCode, constraint: role.constraintName })}
+                deleteLabel={t('accessControl.roles.deleteRole', { code: role.roleCode, constraint: role.constraintName })}
+                onEdit={() => setEditing(role)}
+                onDelete={() => confirmDelete(role)}
               />
             </Table.Td>
           </Table.Tr>
         ))}
       </DataTable>
       <ListPagination total={pageCount(roles.data)} value={page} onChange={setPage} />
-      <FormModal opened={adding} onClose={() => setAdding(false)} title={t('accessControl.roles.addTitle')}>
-        {adding ? (
+      <EscalationPolicyCard />
+      <FormModal
+        opened={adding || editing !== null}
+        onClose={close}
+        title={editing ? t('accessControl.roles.editTitle') : t('accessControl.roles.addTitle')}
+      >
+        {adding || editing ? (
           <RoleForm
-            onCancel={() => setAdding(false)}
-            onDone={(role) => {
-              alerts.success(t('accessControl.roles.added', { code: role.roleCode }));
-              setAdding(false);
+            key={editing?.accessRoleId ?? 'new'}
+            {...(editing ? { role: editing } : {})}
+            onCancel={close}
+            onDone={(saved) => {
+              alerts.success(
+                editing
+                  ? t('accessControl.roles.edited', { code: saved.roleCode })
+                  : t('accessControl.roles.added', { code: saved.roleCode }),
+              );
+              close();
             }}
           />
         ) : null}

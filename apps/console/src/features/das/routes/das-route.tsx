@@ -1,5 +1,7 @@
-import { Code, Stack, Table, Text } from '@mantine/core';
-import { useState } from 'react';
+import { Button, Code, FileButton, Group, Stack, Table, Text } from '@mantine/core';
+import { IconUpload } from '@tabler/icons-react';
+import { useQueryClient } from '@tanstack/react-query';
+import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { apiErrorMessage } from '../../../components/api-error-message';
 import { DataTable } from '../../../components/data-table';
@@ -7,23 +9,66 @@ import { ErrorAlert } from '../../../components/error-alert';
 import { ListHeader } from '../../../components/list-header';
 import { ListPagination } from '../../../components/list-pagination';
 import { TextFilterForm } from '../../../components/text-filter-form';
+import { alerts } from '../../../lib/alerts';
 import { useDateTimeFormat } from '../../../lib/format';
 import { pageCount } from '../../../lib/paging';
-import { useDasEntries } from '../api/get-das-entries';
+import { uploadTray } from '../../../lib/upload-tray';
+import { uploadDesignPackage, useDasEntries } from '../api/get-das-entries';
 
 const pageSize = 10;
 
-/** The design archive service: DSI entries (built, signed revisions), paged, filtered by dsiId. */
+/**
+ * The design archive service: DSI entries (built, signed revisions and uploaded design packages),
+ * paged, filtered by dsiId; design package files are uploaded through the upload tray.
+ */
 export function DasRoute() {
   const { t } = useTranslation();
   const format = useDateTimeFormat();
+  const queryClient = useQueryClient();
   const [page, setPage] = useState(1);
   const [dsiId, setDsiId] = useState<string | undefined>(undefined);
+  const [uploadError, setUploadError] = useState<string | null>(null);
+  const resetFile = useRef<() => void>(null);
   const entries = useDasEntries({ pageNum: page, numberOfItems: pageSize, dsiId });
+
+  const upload = (file: File | null) => {
+    if (!file) return;
+    // the same file may be chosen again (after fixing it, or to see why it was refused)
+    resetFile.current?.();
+    setUploadError(null);
+    uploadTray.addFiles([file], {
+      uploadType: 'design-package',
+      upload: async (chosen, context) => {
+        try {
+          return await uploadDesignPackage(chosen, context);
+        } catch (error) {
+          setUploadError(`${chosen.name}: ${apiErrorMessage(t, error)}`);
+          throw error;
+        }
+      },
+      finish: (entry) => {
+        alerts.success(t('das.uploaded', { name: entry.designName, version: entry.dsiVersion }));
+        void queryClient.invalidateQueries({ queryKey: ['das'] });
+      },
+    });
+  };
 
   return (
     <Stack gap="lg">
       <ListHeader title={t('das.title')} description={t('das.description')} />
+      <Group>
+        <FileButton onChange={upload} accept="application/json,.json" resetRef={resetFile}>
+          {(props) => (
+            <Button {...props} leftSection={<IconUpload size={16} aria-hidden />}>
+              {t('das.upload')}
+            </Button>
+          )}
+        </FileButton>
+        <Text size="sm" c="dimmed">
+          {t('das.uploadHint')}
+        </Text>
+      </Group>
+      {uploadError ? <ErrorAlert>{uploadError}</ErrorAlert> : null}
       <TextFilterForm
         title={t('das.filter')}
         fields={[{ name: 'dsiId', label: t('das.columns.dsiId') }]}

@@ -4,27 +4,33 @@ import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { apiErrorMessage } from '../../../components/api-error-message';
+import { ErrorAlert } from '../../../components/error-alert';
 import { PageHead } from '../../../components/page-head';
 import { useConsoleConfig } from '../../../lib/console-config';
 import { sessionQueryOptions } from '../../../lib/session';
+import { useDashboard } from '../api/get-dashboard';
 import { useVersion } from '../api/get-version';
+import { Dashboard } from '../components/dashboard';
 
-/** The start screen: who is signed in and which server versions answer. */
+/** The start screen: who is signed in, the plant at a glance (the dashboard) and which server versions answer. */
 export function HomeRoute() {
   const { t } = useTranslation();
   const session = useQuery(sessionQueryOptions());
   const version = useVersion();
   const profile = session.data?.userProfile;
   const config = useConsoleConfig();
+  const dashboard = useDashboard();
 
   return (
-    <Stack gap="lg" maw={720}>
+    <Stack gap="lg">
       <PageHead title={t('home.title')} description={t('home.description')} />
       <div>
         <Title order={1}>{profile ? t('home.welcome', { name: displayName(profile) }) : t('home.title')}</Title>
         <Text c="dimmed">{t('home.intro', { siteName: config.siteName })}</Text>
       </div>
-      <Card withBorder component="section" aria-labelledby="home-versions">
+      {dashboard.error ? <ErrorAlert>{t('dashboard.failed', { reason: apiErrorMessage(t, dashboard.error) })}</ErrorAlert> : null}
+      {dashboard.data ? <Dashboard data={dashboard.data} /> : dashboard.isPending ? <Skeleton h={240} /> : null}
+      <Card withBorder component="section" aria-labelledby="home-versions" maw={720}>
         <Title order={2} size="h4" id="home-versions" mb="sm">
           {t('home.versions')}
         </Title>

@@ -1,10 +1,10 @@
-import { Group, NumberInput, Stack, TextInput, Textarea } from '@mantine/core';
+import { Group, NumberInput, Stack } from '@mantine/core';
 import type { TOauthClientCreated } from '@manifold/contract';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formErrorsFrom, type FormErrors } from '../../../components/api-error-message';
-import { ErrorAlert } from '../../../components/error-alert';
 import { FormButtons } from '../../../components/form-buttons';
+import { FormGeneralErrors, FormTextarea, FormTextInput } from '../../../components/form-fields';
 import { useFields } from '../../../hooks/use-fields';
 import { useAddOauthClient } from '../api/oauth-clients';
 
@@ -39,6 +39,7 @@ export function OauthClientForm({ onDone, onCancel }: { onDone: (client: TOauthC
   });
   const [errors, setErrors] = useState<FormErrors>({ fields: {}, general: [] });
   const add = useAddOauthClient();
+  const form = { values, setField, errors };
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -58,51 +59,31 @@ export function OauthClientForm({ onDone, onCancel }: { onDone: (client: TOauthC
   return (
     <form onSubmit={submit} noValidate aria-label={t('identity.clients.addTitle')}>
       <Stack>
-        {errors.general.length > 0 ? <ErrorAlert>{errors.general.join(' ')}</ErrorAlert> : null}
-        <TextInput
-          label={t('identity.clients.clientId')}
-          name="clientId"
-          withAsterisk
-          value={values.clientId}
-          error={errors.fields.clientId}
-          onChange={(event) => setField('clientId', event.currentTarget.value)}
-        />
-        <TextInput
+        <FormGeneralErrors errors={errors} />
+        <FormTextInput form={form} field="clientId" label={t('identity.clients.clientId')} withAsterisk />
+        <FormTextInput
+          form={form}
+          field="authorizedGrantTypes"
           label={t('identity.clients.authorizedGrantTypes')}
           description={t('identity.clients.listHelp')}
-          name="authorizedGrantTypes"
           withAsterisk
-          value={values.authorizedGrantTypes}
-          error={errors.fields.authorizedGrantTypes}
-          onChange={(event) => setField('authorizedGrantTypes', event.currentTarget.value)}
         />
-        <TextInput
-          label={t('identity.clients.webServerRedirectUri')}
-          name="webServerRedirectUri"
-          withAsterisk
-          value={values.webServerRedirectUri}
-          error={errors.fields.webServerRedirectUri}
-          onChange={(event) => setField('webServerRedirectUri', event.currentTarget.value)}
-        />
+        <FormTextInput form={form} field="webServerRedirectUri" label={t('identity.clients.webServerRedirectUri')} withAsterisk />
         {textFields.map((field) => (
-          <TextInput
+          <FormTextInput
             key={field}
+            form={form}
+            field={field}
             label={t(`identity.clients.${field}`)}
             description={t('identity.clients.listHelp')}
-            name={field}
-            value={values[field]}
-            error={errors.fields[field]}
-            onChange={(event) => setField(field, event.currentTarget.value)}
           />
         ))}
-        <Textarea
+        <FormTextarea
+          form={form}
+          field="additionalInformation"
           label={t('identity.clients.additionalInformation')}
-          name="additionalInformation"
           autosize
           minRows={2}
-          value={values.additionalInformation}
-          error={errors.fields.additionalInformation}
-          onChange={(event) => setField('additionalInformation', event.currentTarget.value)}
         />
         <Group grow>
           <NumberInput

@@ -1,10 +1,10 @@
-import { PasswordInput, SegmentedControl, Select, Stack, Switch, Text, TextInput, Textarea } from '@mantine/core';
+import { PasswordInput, SegmentedControl, Select, Stack, Switch, Text } from '@mantine/core';
 import type { TRole, TSsoConnection, TSsoProvider } from '@manifold/contract';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formErrorsFrom, type FormErrors } from '../../../components/api-error-message';
-import { ErrorAlert } from '../../../components/error-alert';
 import { FormButtons } from '../../../components/form-buttons';
+import { FormGeneralErrors, FormTextarea, FormTextInput } from '../../../components/form-fields';
 import { useFields } from '../../../hooks/use-fields';
 import { getConsoleConfig } from '../../../lib/console-config';
 import { useSaveSsoProvider } from '../api/sso-providers';
@@ -45,6 +45,7 @@ export function SsoProviderForm({ provider, onDone, onCancel }: SsoProviderFormP
   });
   const [errors, setErrors] = useState<FormErrors>({ fields: {}, general: [] });
   const save = useSaveSsoProvider();
+  const form = { values, setField, errors };
   const oidc = values.connection === 'oidc';
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
@@ -68,15 +69,8 @@ export function SsoProviderForm({ provider, onDone, onCancel }: SsoProviderFormP
       aria-label={provider ? t('identity.providers.editTitle') : t('identity.providers.addTitle')}
     >
       <Stack>
-        {errors.general.length > 0 ? <ErrorAlert>{errors.general.join(' ')}</ErrorAlert> : null}
-        <TextInput
-          label={t('identity.providers.name')}
-          name="name"
-          withAsterisk
-          value={values.name}
-          error={errors.fields.name}
-          onChange={(event) => setField('name', event.currentTarget.value)}
-        />
+        <FormGeneralErrors errors={errors} />
+        <FormTextInput form={form} field="name" label={t('identity.providers.name')} withAsterisk />
         <SegmentedControl
           aria-label={t('identity.providers.connection')}
           value={values.connection}
@@ -92,24 +86,15 @@ export function SsoProviderForm({ provider, onDone, onCancel }: SsoProviderFormP
           checked={values.enabled}
           onChange={(event) => setField('enabled', event.currentTarget.checked)}
         />
-        <TextInput
+        <FormTextInput
+          form={form}
+          field="domain"
           label={oidc ? t('identity.providers.issuer') : t('identity.providers.entityId')}
-          name="domain"
           withAsterisk
-          value={values.domain}
-          error={errors.fields.domain}
-          onChange={(event) => setField('domain', event.currentTarget.value)}
         />
         {oidc ? (
           <>
-            <TextInput
-              label={t('identity.providers.clientId')}
-              name="clientId"
-              withAsterisk
-              value={values.clientId}
-              error={errors.fields.clientId}
-              onChange={(event) => setField('clientId', event.currentTarget.value)}
-            />
+            <FormTextInput form={form} field="clientId" label={t('identity.providers.clientId')} withAsterisk />
             <PasswordInput
               label={t('identity.providers.clientSecret')}
               description={provider?.clientSecretSet ? t('identity.providers.secretKept') : undefined}
@@ -120,36 +105,25 @@ export function SsoProviderForm({ provider, onDone, onCancel }: SsoProviderFormP
               error={errors.fields.clientSecret}
               onChange={(event) => setField('clientSecret', event.currentTarget.value)}
             />
-            <TextInput
+            <FormTextInput
+              form={form}
+              field="redirectUri"
               label={t('identity.providers.redirectUri')}
               description={t('identity.providers.redirectUriHelp')}
-              name="redirectUri"
               withAsterisk
-              value={values.redirectUri}
-              error={errors.fields.redirectUri}
-              onChange={(event) => setField('redirectUri', event.currentTarget.value)}
             />
           </>
         ) : (
           <>
-            <TextInput
-              label={t('identity.providers.ssoUrl')}
-              name="ssoUrl"
-              withAsterisk
-              value={values.ssoUrl}
-              error={errors.fields.ssoUrl}
-              onChange={(event) => setField('ssoUrl', event.currentTarget.value)}
-            />
-            <Textarea
+            <FormTextInput form={form} field="ssoUrl" label={t('identity.providers.ssoUrl')} withAsterisk />
+            <FormTextarea
+              form={form}
+              field="idpCertificate"
               label={t('identity.providers.idpCertificate')}
-              name="idpCertificate"
               withAsterisk
               autosize
               minRows={4}
               styles={{ input: { fontFamily: 'monospace' } }}
-              value={values.idpCertificate}
-              error={errors.fields.idpCertificate}
-              onChange={(event) => setField('idpCertificate', event.currentTarget.value)}
             />
             {provider ? (
               <Text size="sm" c="dimmed">
@@ -173,13 +147,11 @@ export function SsoProviderForm({ provider, onDone, onCancel }: SsoProviderFormP
           checked={values.allowCreate}
           onChange={(event) => setField('allowCreate', event.currentTarget.checked)}
         />
-        <TextInput
+        <FormTextInput
+          form={form}
+          field="allowedDomains"
           label={t('identity.providers.allowedDomains')}
           description={t('identity.providers.allowedDomainsHelp')}
-          name="allowedDomains"
-          value={values.allowedDomains}
-          error={errors.fields.allowedDomains}
-          onChange={(event) => setField('allowedDomains', event.currentTarget.value)}
         />
         <FormButtons onCancel={onCancel} pending={save.isPending} />
       </Stack>

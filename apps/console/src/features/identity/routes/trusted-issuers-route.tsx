@@ -1,4 +1,4 @@
-import { Stack, Table, TextInput } from '@mantine/core';
+import { Stack, Table } from '@mantine/core';
 import type { TTrustedIssuer } from '@manifold/contract';
 import { IconTrash } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
@@ -8,6 +8,7 @@ import { useConfirm } from '../../../components/confirm-modal';
 import { DataTable } from '../../../components/data-table';
 import { ErrorAlert } from '../../../components/error-alert';
 import { FormButtons } from '../../../components/form-buttons';
+import { FormGeneralErrors, FormTextInput } from '../../../components/form-fields';
 import { FormModal } from '../../../components/form-modal';
 import { IconAction } from '../../../components/icon-action';
 import { ListHeader } from '../../../components/list-header';
@@ -24,6 +25,7 @@ function TrustedIssuerForm({ onDone, onCancel }: { onDone: (issuer: TTrustedIssu
   const { values, setField } = useFields({ issuer: '', jwkSetUri: '' });
   const [errors, setErrors] = useState<FormErrors>({ fields: {}, general: [] });
   const add = useAddTrustedIssuer();
+  const form = { values, setField, errors };
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     setErrors({ fields: {}, general: [] });
@@ -36,23 +38,9 @@ function TrustedIssuerForm({ onDone, onCancel }: { onDone: (issuer: TTrustedIssu
   return (
     <form onSubmit={submit} noValidate aria-label={t('identity.issuers.addTitle')}>
       <Stack>
-        {errors.general.length > 0 ? <ErrorAlert>{errors.general.join(' ')}</ErrorAlert> : null}
-        <TextInput
-          label={t('identity.issuers.issuer')}
-          name="issuer"
-          withAsterisk
-          value={values.issuer}
-          error={errors.fields.issuer}
-          onChange={(event) => setField('issuer', event.currentTarget.value)}
-        />
-        <TextInput
-          label={t('identity.issuers.jwkSetUri')}
-          name="jwkSetUri"
-          withAsterisk
-          value={values.jwkSetUri}
-          error={errors.fields.jwkSetUri}
-          onChange={(event) => setField('jwkSetUri', event.currentTarget.value)}
-        />
+        <FormGeneralErrors errors={errors} />
+        <FormTextInput form={form} field="issuer" label={t('identity.issuers.issuer')} withAsterisk />
+        <FormTextInput form={form} field="jwkSetUri" label={t('identity.issuers.jwkSetUri')} withAsterisk />
         <FormButtons onCancel={onCancel} pending={add.isPending} />
       </Stack>
     </form>

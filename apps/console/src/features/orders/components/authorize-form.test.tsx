@@ -4,7 +4,8 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { errorFromResponse } from '../../../lib/api-errors';
-import { sessionQueryKey } from '../../../lib/session';
+import { approvedDownstreamManageQueryOptions } from '../../../lib/pickers';
+import { seedAdminSession } from '../../../test/session';
 import { renderWithProviders, testI18n } from '../../../test/render';
 import { approvedDevicesQueryOptions } from '../api/get-approved-devices';
 import { userOptionsQueryOptions } from '../api/get-user-options';
@@ -121,20 +122,7 @@ const order: TOrderDetail = ZOrderDetail.parse({
 
 function seededClient(): QueryClient {
   const client = new QueryClient({ defaultOptions: { queries: { staleTime: Infinity, retry: false } } });
-  client.setQueryData(sessionQueryKey, {
-    userProfile: {
-      username: 'admin',
-      firstName: 'Ada',
-      lastName: 'Admin',
-      email: 'admin@example.com',
-      company: null,
-      role: 'ADMIN',
-      timeZone: 'UTC',
-      language: 'en_US',
-      useSso: false,
-    },
-    escalated: false,
-  });
+  seedAdminSession(client);
   client.setQueryData(approvedDevicesQueryOptions().queryKey, {
     data: [],
     pageNum: 1,
@@ -149,19 +137,39 @@ function seededClient(): QueryClient {
     totalNumOfPages: 0,
     totalNumOfItems: 0,
   });
+  client.setQueryData(approvedDownstreamManageQueryOptions().queryKey, [
+    {
+      manageId: '7d1c2b3a-0000-4000-8000-00000000d0d0',
+      version: 2,
+      dateCreated: '2026-11-20T10:00:00.000Z',
+      manageSiteName: 'Downstream Works',
+      manageURL: 'https://down.example.com',
+      manageType: 'downStreamManage',
+      registrationNonce: '7d1c2b3a-0000-4000-8000-00000000aaaa',
+      upstream: false,
+      registrationState: 'Approved',
+      initiator: true,
+      cryptoCertsForSigning: [],
+      cryptoCertsForEncryption: [],
+    },
+  ]);
   return client;
+}
+
+function renderForm(submit: (request: TAuthorizeRequest) => Promise<unknown>) {
+  renderWithProviders(
+    <QueryClientProvider client={seededClient()}>
+      <ModalsProvider>
+        <AuthorizeForm order={order} submit={submit} onDone={() => undefined} onCancel={() => undefined} pending={false} />
+      </ModalsProvider>
+    </QueryClientProvider>,
+  );
 }
 
 describe('AuthorizeForm', () => {
   it('sends the request with the expiry in epoch milliseconds and shows every server problem on its input at once', async () => {
     const submit = vi.fn<(request: TAuthorizeRequest) => Promise<unknown>>().mockRejectedValue(multiple);
-    renderWithProviders(
-      <QueryClientProvider client={seededClient()}>
-        <ModalsProvider>
-          <AuthorizeForm order={order} submit={submit} onDone={() => undefined} onCancel={() => undefined} pending={false} />
-        </ModalsProvider>
-      </QueryClientProvider>,
-    );
+    renderForm(submit);
 
     expect(screen.getByText('3 of 10 left on the order')).toBeTruthy();
     fireEvent.change(screen.getByRole('textbox', { name: /Quantity/ }), { target: { value: '2' } });
@@ -204,5 +212,23 @@ describe('AuthorizeForm', () => {
     expect(nozzle.getAttribute('aria-invalid')).toBe('true');
     expect(screen.getByLabelText('Name of field 2').getAttribute('aria-invalid')).toBe('true');
     expect(screen.getByLabelText('Name of field 1').getAttribute('aria-invalid')).toBe('false');
+  });
+
+  it('sends to a downstream Manage instance picked from the approved registrations', async () => {
+    const submit = vi.fn<(request: TAuthorizeRequest) => Promise<unknown>>().mockResolvedValue({});
+    renderForm(submit);
+    fireEvent.click(screen.getByRole('radio', { name: 'Manage instance' }));
+    fireEvent.click(screen.getByRole('textbox', { name: /Manage instance/ }));
+    fireEvent.click(await screen.findByRole('option', { name: 'Downstream Works (https://down.example.com)' }));
+    fireEvent.change(screen.getByRole('textbox', { name: /Quantity/ }), { target: { value: '2' } });
+    fireEvent.change(screen.getByRole('textbox', { name: 'nozzleTemp' }), { target: { value: '230' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Authorize' }));
+
+    await waitFor(() => expect(submit).toHaveBeenCalledTimes(1));
+    expect(submit.mock.calls[0]![0]).toMatchObject({
+      orderId: order.orderId,
+      manageId: '7d1c2b3a-0000-4000-8000-00000000d0d0',
+      quantity: 2,
+    });
   });
 });

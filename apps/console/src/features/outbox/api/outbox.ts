@@ -22,6 +22,18 @@ export function useOutbox(input: OutboxInput) {
   );
 }
 
+/** `POST /ui/admin/outbox/retry` (ADMIN): a given-up or waiting message tried now; refreshes the outbox. */
+export function useRetryOutboxMessage() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (messageId: string) => apiRequest('POST /ui/admin/outbox/retry', ZOutboxMessage, { body: { messageId } }),
+    onSuccess: async () => {
+      await queryClient.invalidateQueries({ queryKey: ['outbox'] });
+      await queryClient.invalidateQueries({ queryKey: ['queue'] });
+    },
+  });
+}
+
 /** `GET /ui/queue/list`: events waiting for the Trace instances. */
 export function useQueue(input: { pageNum: number; numberOfItems: number }) {
   return useQuery(

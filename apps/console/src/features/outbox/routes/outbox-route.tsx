@@ -1,20 +1,23 @@
-import { Badge, Code, Group, SegmentedControl, Stack, Table, Text } from '@mantine/core';
+import { Badge, Code, Stack, Table, Text } from '@mantine/core';
 import type { TOutboxState } from '@manifold/contract';
+import { IconRefresh } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { apiErrorMessage } from '../../../components/api-error-message';
 import { DataTable } from '../../../components/data-table';
 import { ErrorAlert } from '../../../components/error-alert';
+import { ListFilter } from '../../../components/list-filter';
+import { IconAction } from '../../../components/icon-action';
 import { ListHeader } from '../../../components/list-header';
 import { ListPagination } from '../../../components/list-pagination';
+import { alerts } from '../../../lib/alerts';
 import { useDateTimeFormat } from '../../../lib/format';
 import { pageCount } from '../../../lib/paging';
-import { useOutbox } from '../api/outbox';
+import { useOutbox, useRetryOutboxMessage } from '../api/outbox';
 
 const pageSize = 10;
 const filters = ['all', 'pending', 'failed', 'delivered', 'cancelled'] as const;
 type Filter = (typeof filters)[number];
-const isFilter = (value: string): value is Filter => filters.some((filter) => filter === value);
 
 const stateColors: Record<TOutboxState, string> = { pending: 'yellow', failed: 'red', delivered: 'green', cancelled: 'gray' };
 
@@ -27,39 +30,31 @@ export function OutboxStateBadge({ state }: { state: TOutboxState }) {
   );
 }
 
-/** The outbox (ADMIN): messages to peers with their state, attempts, next attempt and last error. */
+/** The outbox (ADMIN): messages to peers with their state, attempts, next attempt and last error; retry now. */
 export function OutboxRoute() {
   const { t } = useTranslation();
   const format = useDateTimeFormat();
   const [page, setPage] = useState(1);
   const [filter, setFilter] = useState<Filter>('all');
   const outbox = useOutbox({ pageNum: page, numberOfItems: pageSize, state: filter === 'all' ? undefined : filter });
+  const retry = useRetryOutboxMessage();
 
   return (
     <Stack gap="lg">
       <ListHeader title={t('outbox.title')} description={t('outbox.description')} />
-      <Stack gap={4}>
-        <Text size="sm" fw={500} id="outbox-filter-label">
-          {t('outbox.filter')}
-        </Text>
-        <Group>
-          <SegmentedControl
-            aria-labelledby="outbox-filter-label"
-            value={filter}
-            data={filters.map((value) => ({ value, label: t(value === 'all' ? 'outbox.all' : `outbox.states.${value}`) }))}
-            onChange={(value) => {
-              if (isFilter(value)) {
-                setFilter(value);
-                setPage(1);
-              }
-            }}
-          />
-        </Group>
-      </Stack>
+      <ListFilter
+        label={t('outbox.filter')}
+        value={filter}
+        options={filters.map((value) => ({ value, label: t(value === 'all' ? 'outbox.all' : `outbox.states.${value}`) }))}
+        onChange={(value) => {
+          setFilter(value);
+          setPage(1);
+        }}
+      />
       {outbox.error ? <ErrorAlert>{apiErrorMessage(t, outbox.error)}</ErrorAlert> : null}
       <DataTable
         testId="outbox-table"
-        minWidth={900}
+        minWidth={1000}
         busy={outbox.isFetching}
         caption={t('outbox.caption', { total: outbox.data?.totalNumOfItems ?? 0 })}
         columns={[
@@ -70,6 +65,7 @@ export function OutboxRoute() {
           t('outbox.nextAttempt'),
           t('outbox.lastError'),
           t('outbox.created'),
+          t('outbox.actions'),
         ]}
         empty={outbox.data?.data.length === 0 ? t('outbox.empty') : null}
       >
@@ -93,6 +89,23 @@ export function OutboxRoute() {
             </Table.Td>
             <Table.Td>
               <time dateTime={message.createdAt}>{format(message.createdAt)}</time>
+            </Table.Td>
+            <Table.Td>
+              {message.messageId && (message.state === 'failed' || message.state === 'pending') ? (
+                <IconAction
+                  tooltip={t('outbox.retry')}
+                  label={t('outbox.retryMessage', { messageId: message.messageId })}
+                  icon={IconRefresh}
+                  color="green"
+                  loading={retry.isPending && retry.variables === message.messageId}
+                  onClick={() =>
+                    retry.mutate(message.messageId!, {
+                      onSuccess: () => alerts.success(t('outbox.retried', { messageId: message.messageId })),
+                      onError: (error) => alerts.error(apiErrorMessage(t, error)),
+                    })
+                  }
+                />
+              ) : null}
             </Table.Td>
           </Table.Tr>
         ))}

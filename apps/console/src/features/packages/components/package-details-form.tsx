@@ -169,6 +169,8 @@ export function PackageDetailsForm({ pkg, readOnly = false, onSaved, onReload, o
                   size="xs"
                   variant="subtle"
                   color="red.9"
+                  // the subtle variant lightens a shade above 6: the text colour is set itself for contrast
+                  c="red.9"
                   leftSection={<IconTrash size={14} aria-hidden />}
                   onClick={() => setImage(null)}
                 >

@@ -1,5 +1,5 @@
-import { Badge, Button, Code, FileButton, Group, Select, Stack, Switch, Table, Text, Tooltip } from '@mantine/core';
-import { classifications, type TClassification, type TPackageFile } from '@manifold/contract';
+import { Button, Code, FileButton, Group, Stack, Switch, Table, Text, Tooltip } from '@mantine/core';
+import type { TClassification, TPackageFile } from '@manifold/contract';
 import { IconDownload, IconTrash, IconUpload } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -13,6 +13,7 @@ import { useDownloadPackageFile } from '../api/download-package-file';
 import { packageQueryKey } from '../api/get-package';
 import { useSetFilePrivacy } from '../api/set-file-privacy';
 import { uploadPackageFile } from '../api/upload-package-file';
+import { ClassificationBadge, ClassificationSelect } from '../../../components/classification';
 import { useConfirm } from '../../../components/confirm-modal';
 import { DataTable } from '../../../components/data-table';
 import { IconAction } from '../../../components/icon-action';
@@ -101,17 +102,7 @@ export function PackageFiles({ dsiId, files, canEdit }: PackageFilesProps) {
             checked={uploadPublic}
             onChange={(event) => setUploadPublic(event.currentTarget.checked)}
           />
-          <Select
-            label={t('packages.files.classification')}
-            w={200}
-            allowDeselect={false}
-            data={[
-              { value: '', label: t('packages.files.unlabelled') },
-              ...classifications.map((value) => ({ value, label: value })),
-            ]}
-            value={uploadLabel ?? ''}
-            onChange={(value) => setUploadLabel(value ? (value as TClassification) : null)}
-          />
+          <ClassificationSelect width={200} value={uploadLabel} onChange={setUploadLabel} />
         </Group>
       ) : null}
       {canEdit ? (
@@ -143,11 +134,7 @@ export function PackageFiles({ dsiId, files, canEdit }: PackageFilesProps) {
                   <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
                     {file.fileName}
                   </Text>
-                  {file.classification ? (
-                    <Badge size="sm" color="red.9" variant="filled" title={t('packages.files.classification')}>
-                      {file.classification}
-                    </Badge>
-                  ) : null}
+                  <ClassificationBadge label={file.classification} />
                 </Group>
                 {errors[file.fileId] ? (
                   <Text size="xs" c="red.9" role="alert">

@@ -1,15 +1,7 @@
 import { Checkbox, NumberInput, Select, TextInput } from '@mantine/core';
 import type { TDeviceParameterValue, TQualityParameter } from '@manifold/contract';
 import { useTranslation } from 'react-i18next';
-
-/** The bounds of a parameter in words: `10 – 12 mm`, `≥ 10`, the choices, or nothing. */
-export function boundsText(parameter: TQualityParameter): string {
-  const units = parameter.units ? ` ${parameter.units}` : '';
-  if (parameter.low !== undefined && parameter.high !== undefined) return `${parameter.low} – ${parameter.high}${units}`;
-  if (parameter.low !== undefined) return `≥ ${parameter.low}${units}`;
-  if (parameter.high !== undefined) return `≤ ${parameter.high}${units}`;
-  return '';
-}
+import { boundsText } from '../../../lib/parameter-bounds';
 
 /**
  * One measured value of a quality parameter, by its type: numbers are not clamped to the bounds

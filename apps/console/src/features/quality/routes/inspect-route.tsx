@@ -1,16 +1,4 @@
-import {
-  Badge,
-  Button,
-  FileInput,
-  Group,
-  Progress,
-  SegmentedControl,
-  Stack,
-  Text,
-  TextInput,
-  Textarea,
-  Title,
-} from '@mantine/core';
+import { Badge, Button, FileInput, Group, SegmentedControl, Stack, Text, TextInput, Textarea, Title } from '@mantine/core';
 import type { TDeviceParameterValue, TInspectionResult } from '@manifold/contract';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -58,7 +46,6 @@ export function InspectRoute() {
   const [technician, setTechnician] = useState('');
   const [notes, setNotes] = useState('');
   const [pictures, setPictures] = useState<File[]>([]);
-  const [progress, setProgress] = useState<number | null>(null);
   const [errors, setErrors] = useState<FormErrors>(noErrors);
 
   const load = (event: FormEvent<HTMLFormElement>) => {
@@ -72,7 +59,6 @@ export function InspectRoute() {
     event.preventDefault();
     if (!target || !loaded.data) return;
     setErrors(noErrors);
-    setProgress(pictures.length > 0 ? 0 : null);
     const qualityParameters = loaded.data.qualityParameters
       .filter((parameter) => values[parameter.id] !== undefined)
       .map((parameter) => ({ id: parameter.id, values: [values[parameter.id]!] }));
@@ -87,16 +73,17 @@ export function InspectRoute() {
           qualityParameters,
         },
         pictures,
-        onProgress: setProgress,
+        trayLabel: t('quality.trayLabel', {
+          target: loaded.data.parts.length === 1 ? (loaded.data.parts[0]!.serialNumber ?? loaded.data.parts[0]!.partId) : current,
+          count: pictures.length,
+        }),
       },
       {
         onSuccess: (recorded) => {
-          setProgress(null);
           alerts.success(t('quality.recorded', { count: recorded.data.length }));
           setPictures([]);
         },
         onError: (error) => {
-          setProgress(null);
           setErrors(placeProblems(t, error, (problem) => fieldOf(problem.field)));
         },
       },
@@ -194,7 +181,6 @@ export function InspectRoute() {
                   error={errors.fields.pictures}
                   onChange={(files) => setPictures(files)}
                 />
-                {progress !== null ? <Progress value={progress * 100} aria-label={t('quality.uploading')} /> : null}
               </Stack>
             </Section>
             {errors.general.length > 0 ? <ErrorAlert>{errors.general.join(' ')}</ErrorAlert> : null}

@@ -1,4 +1,4 @@
-import { ZEmpty, ZSecureRepoNode, type TSecureRepoNode } from '@manifold/contract';
+import { ZClassification, ZEmpty, ZSecureRepoNode, type TSecureRepoNode } from '@manifold/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
 import { apiDownload, apiRequest, apiUpload } from '../../../lib/api-client';
@@ -11,6 +11,8 @@ export const ZCreateFolderInput = z.object({
   folderName: z.string(),
   description: z.string(),
   groups: z.array(z.number().int()),
+  /** The folder's CUI / FCI label (ADMIN); absent: none of its own. */
+  classification: ZClassification.nullable().optional(),
 });
 export type CreateFolderInput = z.infer<typeof ZCreateFolderInput>;
 
@@ -19,6 +21,8 @@ export const ZEditNodeInput = z.object({
   description: z.string(),
   /** A folder's groups (ADMIN); absent leaves them. */
   groups: z.array(z.number().int()).optional(),
+  /** A folder's own label (ADMIN); absent leaves it, null removes it. */
+  classification: ZClassification.nullable().optional(),
 });
 export type EditNodeInput = z.infer<typeof ZEditNodeInput>;
 

@@ -1,8 +1,9 @@
 import { Button, Group, Stack, Textarea, TextInput } from '@mantine/core';
-import type { TGroup, TSecureRepoNode } from '@manifold/contract';
+import type { TClassification, TGroup, TSecureRepoNode } from '@manifold/contract';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formErrorsFrom } from '../../../components/api-error-message';
+import { ClassificationSelect } from '../../../components/classification';
 import { ErrorAlert } from '../../../components/error-alert';
 import { SearchMultiSelect, type SearchSource } from '../../../components/search-select';
 import { groupOption, groupPickerQueryOptions } from '../../../lib/pickers';
@@ -11,11 +12,13 @@ import { useCreateFolder, useEditNode } from '../api/change-secure-repo';
 const groupSource: SearchSource<TGroup> = { queryOptions: groupPickerQueryOptions, toOption: groupOption };
 
 export type NodeFormMode =
-  { kind: 'create'; parent: TSecureRepoNode | null } | { kind: 'edit'; node: TSecureRepoNode; canShare: boolean };
+  | { kind: 'create'; parent: TSecureRepoNode | null; canLabel: boolean }
+  | { kind: 'edit'; node: TSecureRepoNode; canShare: boolean };
 
 /**
- * Creates a folder (name, description, groups — a subfolder's start as its parent's) or edits a
- * node's description and, for an ADMIN, a folder's groups.
+ * Creates a folder (name, description, groups — a subfolder's start as its parent's — and, for an
+ * ADMIN, a CUI / FCI label) or edits a node's description and, for an ADMIN, a folder's groups and
+ * label.
  */
 export function NodeForm({
   mode,
@@ -35,18 +38,39 @@ export function NodeForm({
   const startGroups = mode.kind === 'create' ? (mode.parent?.groups ?? []) : mode.node.groups;
   const [groups, setGroups] = useState<string[]>(startGroups.map(String));
   const showsGroups = mode.kind === 'create' || (mode.node.nodeType === 'folder' && mode.canShare);
+  const showsLabel = mode.kind === 'create' ? mode.canLabel : mode.node.nodeType === 'folder' && mode.canShare;
+  // a folder inside a labelled one starts with that label (it applies anyway)
+  const [label, setLabel] = useState<TClassification | null>(
+    mode.kind === 'create' ? (mode.parent?.classification ?? null) : mode.node.classification,
+  );
   const error = create.error ?? edit.error;
-  const problems = error ? formErrorsFrom(t, error, ['folderName', 'description', 'groups']) : { fields: {}, general: [] };
+  const problems = error
+    ? formErrorsFrom(t, error, ['folderName', 'description', 'groups', 'classification'])
+    : { fields: {}, general: [] };
 
   const submit = () => {
     const groupIds = groups.map(Number);
     if (mode.kind === 'create') {
       create.mutate(
-        { ...(mode.parent ? { parentNodeId: mode.parent.nodeId } : {}), folderName: name, description, groups: groupIds },
+        {
+          ...(mode.parent ? { parentNodeId: mode.parent.nodeId } : {}),
+          folderName: name,
+          description,
+          groups: groupIds,
+          ...(showsLabel ? { classification: label } : {}),
+        },
         { onSuccess: onDone },
       );
     } else {
-      edit.mutate({ nodeId: mode.node.nodeId, description, ...(showsGroups ? { groups: groupIds } : {}) }, { onSuccess: onDone });
+      edit.mutate(
+        {
+          nodeId: mode.node.nodeId,
+          description,
+          ...(showsGroups ? { groups: groupIds } : {}),
+          ...(showsLabel ? { classification: label } : {}),
+        },
+        { onSuccess: onDone },
+      );
     }
   };
 
@@ -85,6 +109,14 @@ export function NodeForm({
             value={groups}
             onChange={setGroups}
             error={problems.fields.groups}
+          />
+        ) : null}
+        {showsLabel ? (
+          <ClassificationSelect
+            value={label}
+            onChange={setLabel}
+            description={t('secureFiles.labelHelp')}
+            error={problems.fields.classification}
           />
         ) : null}
         <Group justify="flex-end">

@@ -8,6 +8,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
 import { apiErrorMessage } from '../../../components/api-error-message';
+import { ClassificationBadge } from '../../../components/classification';
 import { useConfirm } from '../../../components/confirm-modal';
 import { DataTable } from '../../../components/data-table';
 import { ErrorAlert } from '../../../components/error-alert';
@@ -144,6 +145,7 @@ function SecureFolder({ nodeId }: { nodeId: string | undefined }) {
                   {node.folderName}
                 </Text>
               )}
+              <ClassificationBadge label={node.classification} />
               {rowErrors[node.nodeId] ? (
                 <Text size="xs" c="red.9" role="alert">
                   {rowErrors[node.nodeId]}
@@ -204,7 +206,7 @@ function SecureFolder({ nodeId }: { nodeId: string | undefined }) {
             <Button
               variant="default"
               leftSection={<IconFolderPlus size={16} aria-hidden />}
-              onClick={() => setForm({ kind: 'create', parent: current })}
+              onClick={() => setForm({ kind: 'create', parent: current, canLabel: isAdmin })}
             >
               {t('secureFiles.newFolder')}
             </Button>
@@ -226,6 +228,7 @@ function SecureFolder({ nodeId }: { nodeId: string | undefined }) {
           <Text size="sm">·</Text>
           <Text size="sm">{t('secureFiles.sharedWith')}:</Text>
           {groupBadges(current.groups)}
+          <ClassificationBadge label={current.classification} />
         </Group>
       ) : null}
       {list.error ? <ErrorAlert>{apiErrorMessage(t, list.error)}</ErrorAlert> : null}

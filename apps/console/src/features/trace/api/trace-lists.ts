@@ -5,7 +5,7 @@ import {
   ZEpcisDocument,
   ZPage,
   ZPart,
-  ZPartHistory,
+  ZPartHistoryWithValues,
   ZTraceEventEntry,
   ZTraceHistory,
   type TAuditEventType,
@@ -51,7 +51,7 @@ export function useEventList(input: PageInput & { dsiId?: string | undefined }) 
   );
 }
 
-export function useBuildList(input: PageInput & { dsiId?: string | undefined }) {
+export function useBuildList(input: PageInput & { dsiId?: string | undefined; buildId?: string | undefined }) {
   return useQuery(
     pagedListQueryOptions(['trace', 'builds', input], (signal) =>
       apiRequest('GET /ui/build/list', ZBuildPage, { query: { ...input }, signal }),
@@ -71,7 +71,7 @@ export function usePartHistory(partId: string) {
   return useQuery(
     queryOptions({
       queryKey: ['trace', 'part', partId],
-      queryFn: ({ signal }) => apiRequest('GET /ui/part/history', ZPartHistory, { query: { partId }, signal }),
+      queryFn: ({ signal }) => apiRequest('GET /ui/part/history', ZPartHistoryWithValues, { query: { partId }, signal }),
     }),
   );
 }

@@ -45,7 +45,11 @@ export function BuildsRoute() {
       >
         {(builds.data?.data ?? []).map((build) => (
           <Table.Tr key={build.buildId} data-build-id={build.buildId} data-job-id={build.jobId}>
-            <Table.Td>{build.jobId}</Table.Td>
+            <Table.Td>
+              <Anchor component={Link} to={`/builds/${build.buildId}`} c="green.9">
+                {build.jobId}
+              </Anchor>
+            </Table.Td>
             <Table.Td>
               <Anchor component={Link} to={`/devices/${build.deviceId}`} c="green.9">
                 <ShortId id={build.deviceId} />

@@ -1,5 +1,5 @@
 import { Anchor, Button, Code, Group, Stack, Text, Timeline, Title } from '@mantine/core';
-import type { TPartHistory, TTraceEventEntry, TTraceEventKind } from '@manifold/contract';
+import type { TPartHistoryWithValues, TSvpValue, TTraceEventEntry, TTraceEventKind } from '@manifold/contract';
 import {
   IconArrowLeft,
   IconCertificate,
@@ -9,6 +9,7 @@ import {
   IconLicense,
   IconPackage,
   IconPrinter,
+  IconRuler2,
   IconStack2,
 } from '@tabler/icons-react';
 import { useState, type ReactNode } from 'react';
@@ -22,6 +23,7 @@ import { saveText } from '../../../lib/download';
 import { useDateTimeFormat } from '../../../lib/format';
 import { getMachineHistory, getPartEpcis, usePartHistory } from '../api/trace-lists';
 import { BuildStateBadge, EventStatusBadge, QmsStateBadge, ShortId } from '../components/trace-badges';
+import { TraceValuesPanel } from '../components/trace-values-panel';
 
 /** The kinds that inspect a part (spec §4): the inspection step shows them. */
 const inspectionKinds: readonly TTraceEventKind[] = [
@@ -79,18 +81,25 @@ function EventData({ event }: { event: TTraceEventEntry }) {
   );
 }
 
-function partName(history: TPartHistory): string {
+/** A recorded trace-parameter value in a few words: the entry with its units, the file's name, or a machine data record. */
+function valueWords(value: TSvpValue, t: (key: string, options?: Record<string, unknown>) => string): string {
+  if (value.file) return value.file.fileName;
+  if (value.dtlId) return t('trace.values.dtlRecord', { name: value.dtlId.slice(0, 8) });
+  return `${value.value ?? ''}${value.units ? ` ${value.units}` : ''}`;
+}
+
+function partName(history: TPartHistoryWithValues): string {
   return history.part.serialNumber ?? history.part.id.slice(0, 8);
 }
 
 /** The history's steps in order: design revision → order → authorization → machine → job → events → inspection. */
-function HistoryTimeline({ history }: { history: TPartHistory }) {
+function HistoryTimeline({ history }: { history: TPartHistoryWithValues }) {
   const { t } = useTranslation();
   const { design, order, authorization, machine, build, events, part } = history;
   const inspections = events.filter((event) => inspectionKinds.includes(event.event.kind));
   const eventsLink = { to: `/events?dsiId=${encodeURIComponent(part.dsiId)}`, label: t('trace.part.openEvents') };
   return (
-    <Timeline active={6 + events.length} bulletSize={28} lineWidth={2} color="green" data-testid="part-timeline">
+    <Timeline active={7 + events.length} bulletSize={28} lineWidth={2} color="green" data-testid="part-timeline">
       <Timeline.Item bullet={<IconPackage size={16} aria-hidden />}>
         <Step
           step="design"
@@ -180,6 +189,29 @@ function HistoryTimeline({ history }: { history: TPartHistory }) {
           </Step>
         </Timeline.Item>
       ))}
+      <Timeline.Item bullet={<IconRuler2 size={16} aria-hidden />}>
+        <Step step="values" title={t('trace.part.steps.values')}>
+          {history.traceValues.length === 0 ? (
+            <Text size="sm">{t('trace.values.empty')}</Text>
+          ) : (
+            <Text size="sm" component="ul" m={0} pl="md">
+              {history.traceValues.map((value) => (
+                <li key={value.id} data-value-id={value.id}>
+                  <Text span fw={500} size="sm">
+                    {value.parameterName}
+                  </Text>{' '}
+                  {valueWords(value, t)}
+                </li>
+              ))}
+            </Text>
+          )}
+          {history.traceValuesTruncated ? (
+            <Text size="sm" c="dimmed">
+              {t('trace.part.valuesTruncated', { count: history.traceValues.length })}
+            </Text>
+          ) : null}
+        </Step>
+      </Timeline.Item>
       <Timeline.Item bullet={<IconClipboardCheck size={16} aria-hidden />}>
         <Step step="inspection" title={t('trace.part.steps.inspection')}>
           <Group gap="xs">
@@ -279,6 +311,7 @@ export function PartRoute() {
       {exportError ? <ErrorAlert>{exportError}</ErrorAlert> : null}
       {data.eventsTruncated ? <Text c="dimmed">{t('trace.part.truncated', { count: data.events.length })}</Text> : null}
       <HistoryTimeline history={data} />
+      <TraceValuesPanel target={{ partId: data.part.id, buildId: data.build.buildId }} deviceId={data.part.deviceId} />
     </Stack>
   );
 }

@@ -1,10 +1,11 @@
-import { SegmentedControl, Stack, Text, TextInput } from '@mantine/core';
+import { SegmentedControl, Select, Stack, Text } from '@mantine/core';
 import type { TDevice } from '@manifold/contract';
+import { useQuery } from '@tanstack/react-query';
 import type { Dispatch } from 'react';
 import { useTranslation } from 'react-i18next';
 import { SearchSelect, type SearchSource } from '../../../../components/search-select';
 import { Section } from '../../../../components/section';
-import { deviceOption } from '../../../../lib/pickers';
+import { approvedDownstreamManageQueryOptions, deviceOption, manageOption } from '../../../../lib/pickers';
 import { approvedDevicesQueryOptions } from '../../api/get-approved-devices';
 import type { AuthorizeAction, AuthorizeState } from './authorize-state';
 
@@ -47,16 +48,28 @@ export function TargetSection({ state, dispatch }: { state: AuthorizeState; disp
             onChange={(deviceId) => dispatch({ type: 'device', deviceId })}
           />
         ) : (
-          <TextInput
-            label={t('orders.authorize.manageId')}
-            withAsterisk
-            value={state.manageId}
-            error={state.errors.fields.manageId}
-            description={t('orders.authorize.manageHelp')}
-            onChange={(event) => dispatch({ type: 'manageId', manageId: event.currentTarget.value })}
-          />
+          <ManagePicker state={state} dispatch={dispatch} />
         )}
       </Stack>
     </Section>
+  );
+}
+
+/** An approved downstream Manage instance, picked from the registrations (Network screens). */
+function ManagePicker({ state, dispatch }: { state: AuthorizeState; dispatch: Dispatch<AuthorizeAction> }) {
+  const { t } = useTranslation();
+  const instances = useQuery(approvedDownstreamManageQueryOptions());
+  return (
+    <Select
+      label={t('orders.authorize.manageId')}
+      withAsterisk
+      searchable
+      value={state.manageId === '' ? null : state.manageId}
+      data={(instances.data ?? []).map(manageOption)}
+      error={state.errors.fields.manageId}
+      description={t('orders.authorize.manageHelp')}
+      nothingFoundMessage={instances.isFetching ? t('common.loading') : t('orders.authorize.noManage')}
+      onChange={(manageId) => dispatch({ type: 'manageId', manageId: manageId ?? '' })}
+    />
   );
 }

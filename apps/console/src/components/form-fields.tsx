@@ -1,0 +1,46 @@
+import { Textarea, TextInput, type TextareaProps, type TextInputProps } from '@mantine/core';
+import type { FormErrors } from './api-error-message';
+import { ErrorAlert } from './error-alert';
+
+/** What a form lends its fields: the values (from `useFields`), their setter and the server's errors. */
+export interface BoundForm<T> {
+  values: T;
+  setField: <K extends keyof T>(key: K, value: T[K]) => void;
+  errors: FormErrors;
+}
+
+/** The fields of `T` that hold text. */
+type TextKey<T> = { [K in keyof T]: T[K] extends string ? K : never }[keyof T] & string;
+
+type Bound<T, P> = { form: BoundForm<T>; field: TextKey<T> } & Omit<P, 'name' | 'value' | 'onChange' | 'error' | 'form'>;
+
+/** A text input bound to one text field of a form: name, value, setter and the field's error. */
+export function FormTextInput<T>({ form, field, ...props }: Bound<T, TextInputProps>) {
+  return (
+    <TextInput
+      {...props}
+      name={field}
+      value={form.values[field] as string}
+      error={form.errors.fields[field]}
+      onChange={(event) => form.setField(field, event.currentTarget.value as T[TextKey<T>])}
+    />
+  );
+}
+
+/** A multi-line text field bound like {@link FormTextInput}. */
+export function FormTextarea<T>({ form, field, ...props }: Bound<T, TextareaProps>) {
+  return (
+    <Textarea
+      {...props}
+      name={field}
+      value={form.values[field] as string}
+      error={form.errors.fields[field]}
+      onChange={(event) => form.setField(field, event.currentTarget.value as T[TextKey<T>])}
+    />
+  );
+}
+
+/** The problems of a form's answer that belong to none of its fields. */
+export function FormGeneralErrors({ errors }: { errors: FormErrors }) {
+  return errors.general.length > 0 ? <ErrorAlert>{errors.general.join(' ')}</ErrorAlert> : null;
+}

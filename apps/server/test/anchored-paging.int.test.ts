@@ -1,0 +1,124 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { TOrder, TPage } from '@manifold/contract';
+import { ANCHOR_EVERY, compactListChanges } from '../src/db/anchored-paging.js';
+import { createDatabase, type Database } from '../src/db/database.js';
+import { seededOrderRow } from './helpers/seeded-orders.js';
+import { describeEachDatabase } from './helpers/test-app.js';
+
+// Lists are paged from cached anchors (db/anchored-paging.ts): every page of every order must be
+// exactly what OFFSET paging of the same ordering gives, and a write by ANOTHER connection (as
+// another server process would) must show on the next call.
+describeEachDatabase('order list paged from anchors', (ctx) => {
+  const count = ANCHOR_EVERY * 3 + 37;
+  const pageSize = 100;
+  let other: Database;
+  const dsiIds = [randomUUID(), randomUUID()];
+
+  beforeAll(async () => {
+    other = createDatabase(ctx().config.database);
+    const base = Date.parse('2026-01-01T00:00:00Z');
+    const rows = Array.from({ length: count }, (_, i) => seededOrderRow(i, dsiIds, base, { companies: 3, users: 4 }));
+    for (let start = 0; start < rows.length; start += 200) {
+      await other.db
+        .insertInto('orders')
+        .values(rows.slice(start, start + 200))
+        .execute();
+    }
+  });
+
+  afterAll(async () => {
+    await other.close();
+  });
+
+  async function allPages(token: string, query: string): Promise<{ ids: string[]; totals: number[] }> {
+    const ids: string[] = [];
+    const totals: number[] = [];
+    for (let pageNum = 1; ; pageNum += 1) {
+      const response = await ctx().call('GET', `/ui/order/list?${query}&numberOfItems=${pageSize}&pageNum=${pageNum}`, { token });
+      expect(response.statusCode, response.body).toBe(200);
+      const page = response.json<TPage<TOrder>>();
+      totals.push(page.totalNumOfItems);
+      if (page.data.length === 0) break;
+      expect(page.totalNumOfPages).toBe(Math.ceil(page.totalNumOfItems / pageSize));
+      ids.push(...page.data.map((order) => order.orderId));
+    }
+    return { ids, totals };
+  }
+
+  /** The same list by plain ordering in the database: the expected answer. */
+  async function expected(column: 'id' | 'company_name' | 'created_at', direction: 'asc' | 'desc', company?: string) {
+    let query = other.db.selectFrom('orders').select('id').where('archived', '=', 0);
+    if (company) query = query.where('company_name', '=', company);
+    const rows = await query.orderBy(sql.ref(column), direction).orderBy('id', direction).execute();
+    return rows.map((row) => row.id);
+  }
+
+  it('gives every page exactly as OFFSET paging would, for each sort and filter, with an exact total', async () => {
+    const token = await ctx().adminToken();
+    for (const [query, column, direction, company] of [
+      ['sortBy=orderId&sortOrder=asc', 'id', 'asc', undefined],
+      ['sortBy=companyName&sortOrder=desc', 'company_name', 'desc', undefined],
+      ['sortBy=dateCreated&sortOrder=desc', 'created_at', 'desc', undefined],
+      ['sortBy=dateCreated&sortOrder=asc&filterByCompanyName=Company%20001', 'created_at', 'asc', 'Company 001'],
+    ] as const) {
+      const want = await expected(column, direction, company);
+      const got = await allPages(token, query);
+      expect(got.ids, query).toEqual(want);
+      expect(new Set(got.totals), query).toEqual(new Set([want.length]));
+    }
+  });
+
+  it('sees at once what another connection inserts, archives or deletes', async () => {
+    const token = await ctx().adminToken();
+    const query = 'sortBy=companyName&sortOrder=asc';
+    const before = await allPages(token, query);
+    const added = seededOrderRow(count + 1, dsiIds, Date.parse('2026-06-01T00:00:00Z'), { companies: 3, users: 4 });
+    await other.db.insertInto('orders').values(added).execute();
+    const afterInsert = await allPages(token, query);
+    expect(afterInsert.ids).toEqual(await expected('company_name', 'asc'));
+    expect(afterInsert.ids).toHaveLength(before.ids.length + 1);
+
+    const gone = afterInsert.ids[ANCHOR_EVERY + 5]!;
+    await other.db.updateTable('orders').set({ archived: 1 }).where('id', '=', gone).execute();
+    const afterArchive = await allPages(token, query);
+    expect(afterArchive.ids).not.toContain(gone);
+    expect(afterArchive.ids).toEqual(await expected('company_name', 'asc'));
+
+    // a write the list does not depend on (the allocated quantity) keeps the anchors
+    const generation = await listGeneration();
+    await other.db.updateTable('orders').set({ allocated: 1 }).where('id', '=', afterArchive.ids[0]!).execute();
+    expect(await listGeneration()).toBe(generation);
+
+    await other.db.deleteFrom('orders').where('id', '=', added.id).execute();
+    expect((await allPages(token, query)).ids).toEqual(await expected('company_name', 'asc'));
+  });
+
+  it('folds the change rows into one without moving any list generation', async () => {
+    const before = await listGeneration();
+    const rows = async () =>
+      Number(
+        (
+          await other.db
+            .selectFrom('list_changes')
+            .select((eb) => eb.fn.countAll<number | string>().as('n'))
+            .where('name', '=', 'orders')
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    expect(await rows()).toBeGreaterThan(1);
+    await compactListChanges(other.db, ['orders', 'users']);
+    expect(await rows()).toBe(1);
+    expect(await listGeneration()).toBe(before);
+  });
+
+  async function listGeneration(): Promise<string> {
+    const row = await other.db
+      .selectFrom('list_changes')
+      .select((eb) => eb.fn.sum<number | string>('weight').as('g'))
+      .where('name', '=', 'orders')
+      .executeTakeFirstOrThrow();
+    return String(row.g);
+  }
+});

@@ -1,0 +1,92 @@
+// Lighthouse's performance score for arriving logged out at the console (at /login, and at a
+// deep link such as /orders that leads to the login form), in Debian's Chromium, with
+// Lighthouse's default mobile emulation and simulated throttling, next to the JavaScript the
+// page fetched (gzip). A figure, not a test: `npm run bench:console [-- runs [mobile|desktop]]` (median of runs).
+import { gzipSync } from 'node:zlib';
+import * as chromeLauncher from 'chrome-launcher';
+import lighthouse from 'lighthouse';
+import { chromiumArgs } from './support/chromium';
+import { buildConsoleIfStale, startServer } from './support/server';
+
+const runs = Number(process.argv[2] ?? 3);
+// Lighthouse's own presets: mobile (its default: a mid-range phone on slow 4G) or desktop
+const preset = process.argv[3] === 'desktop' ? 'desktop' : 'mobile';
+const paths = ['/login', '/orders'];
+
+/** Lighthouse's desktop preset's throttling (lighthouse-core/config/constants.js `desktopDense4G`). */
+const desktopDense4G = {
+  rttMs: 40,
+  throughputKbps: 10 * 1024,
+  cpuSlowdownMultiplier: 1,
+  requestLatencyMs: 0,
+  downloadThroughputKbps: 0,
+  uploadThroughputKbps: 0,
+};
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+buildConsoleIfStale();
+const server = await startServer();
+const chrome = await chromeLauncher.launch({
+  chromePath: '/usr/bin/chromium',
+  chromeFlags: chromiumArgs,
+});
+try {
+  const table: Record<string, string | number>[] = [];
+  for (const path of paths) {
+    const scores: number[] = [];
+    const metrics: Record<string, number[]> = { fcp: [], lcp: [], tbt: [], cls: [], scriptKb: [] };
+    for (let run = 0; run < runs; run += 1) {
+      const result = await lighthouse(`${server.baseUrl}${path}`, {
+        port: chrome.port,
+        output: 'json',
+        logLevel: 'error',
+        onlyCategories: ['performance'],
+        ...(preset === 'desktop'
+          ? {
+              formFactor: 'desktop' as const,
+              screenEmulation: { mobile: false, width: 1350, height: 940, deviceScaleFactor: 1, disabled: false },
+              throttling: desktopDense4G,
+            }
+          : {}),
+      });
+      if (!result) throw new Error(`lighthouse gave no result for ${path}`);
+      const { lhr, artifacts } = result;
+      scores.push(Math.round((lhr.categories.performance?.score ?? 0) * 100));
+      metrics.fcp!.push(lhr.audits['first-contentful-paint']?.numericValue ?? 0);
+      metrics.lcp!.push(lhr.audits['largest-contentful-paint']?.numericValue ?? 0);
+      metrics.tbt!.push(lhr.audits['total-blocking-time']?.numericValue ?? 0);
+      metrics.cls!.push(lhr.audits['cumulative-layout-shift']?.numericValue ?? 0);
+      // the scripts the page fetched, gzip at level 9 (what the server sends: see docs/console.md)
+      const scripts = (artifacts.DevtoolsLog ?? []).flatMap((entry) =>
+        entry.method === 'Network.responseReceived' && entry.params.type === 'Script' ? [entry.params.response.url] : [],
+      );
+      let gzip = 0;
+      for (const url of scripts) {
+        const body = await fetch(url).then((response) => response.arrayBuffer());
+        gzip += gzipSync(Buffer.from(body), { level: 9 }).length;
+      }
+      metrics.scriptKb!.push(gzip / 1024);
+    }
+    table.push({
+      path,
+      preset,
+      'performance score (median)': median(scores),
+      scores: scores.join(' '),
+      'FCP ms': Math.round(median(metrics.fcp!)),
+      'LCP ms': Math.round(median(metrics.lcp!)),
+      'TBT ms': Math.round(median(metrics.tbt!)),
+      CLS: Number(median(metrics.cls!).toFixed(3)),
+      'script kB gzip': Number(median(metrics.scriptKb!).toFixed(1)),
+    });
+  }
+  console.table(table);
+  console.log('goal: performance score ≥ 95 and ≤ 200 kB of script (gzip) for any first navigation');
+} finally {
+  await chrome.kill();
+  await server.stop();
+}
