@@ -55,6 +55,15 @@ export class MachineChain extends EventChain {
     return stpCall(ctx, this.world, STP_EVENT_PATH, await this.list(events));
   }
 
+  /** A batch signed as a whole: `{batch: [...]}` in one signed STP envelope (`POST /stp/event`). */
+  signedBatch(events: TCanonicalTraceEvent[]) {
+    return stpEnvelope(this.world.machine, this.world.deviceId, STP_EVENT_PATH, EventChain.batchBody(events));
+  }
+
+  sendSignedBatch(ctx: TestApp, events: TCanonicalTraceEvent[]) {
+    return stpCall(ctx, this.world, STP_EVENT_PATH, EventChain.batchBody(events));
+  }
+
   /** The XML form signed by the machine's key (or `signingKeyPem`, `certificatePem`). */
   xml(event: TCanonicalTraceEvent, signer: { privateKeyPem?: string; certificatePem?: string } = {}): string {
     return signXml(traceEventXml(event), {

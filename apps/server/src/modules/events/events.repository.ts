@@ -4,7 +4,8 @@ import type { Dialect } from '../../db/dialect.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import { paginateFromNearerEnd } from '../../db/paging.js';
 import type { DB } from '../../db/schema.js';
-import type { TraceChainRow, TraceEventRow, TraceEventsTable } from '../../db/schema-trace.js';
+import type { TraceChainRow, TraceEventBatchesTable, TraceEventRow, TraceEventsTable } from '../../db/schema-trace.js';
+import type { SignedEventEnvelope } from './trace-event-format.js';
 
 const EVENT_ROWS_PER_INSERT = 500;
 
@@ -86,6 +87,37 @@ export class EventsRepository {
         .values(rows.slice(start, start + EVENT_ROWS_PER_INSERT))
         .execute();
     }
+  }
+
+  /**
+   * Batch-signed envelopes, those not stored yet (an id is the envelope's: one stored is the
+   * same). Two transactions storing one new batch at once: the second fails on the primary key.
+   */
+  async insertBatches(rows: TraceEventBatchesTable[]): Promise<void> {
+    if (rows.length === 0) return;
+    const known = await this.db
+      .selectFrom('trace_event_batches')
+      .select('batch_id')
+      .where(
+        'batch_id',
+        'in',
+        rows.map((row) => row.batch_id),
+      )
+      .execute();
+    const stored = new Set(known.map((row) => row.batch_id));
+    const fresh = rows.filter((row) => !stored.has(row.batch_id));
+    for (const row of fresh) await this.db.insertInto('trace_event_batches').values(row).execute();
+  }
+
+  /** Batch-signed envelopes by id (those that exist). */
+  async batches(batchIds: string[]): Promise<Map<string, SignedEventEnvelope>> {
+    if (batchIds.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom('trace_event_batches')
+      .select(['batch_id', 'envelope'])
+      .where('batch_id', 'in', batchIds)
+      .execute();
+    return new Map(rows.map((row) => [row.batch_id, JSON.parse(row.envelope) as SignedEventEnvelope]));
   }
 
   authorization(id: string): Promise<EventAuthorization | undefined> {
