@@ -687,7 +687,9 @@ export class EventsService {
       }
       firsts.set(event.body.eventId, index);
       outcome.push(index);
-      fresh.set(event.device.id, [...(fresh.get(event.device.id) ?? []), event]);
+      const list = fresh.get(event.device.id);
+      if (list) list.push(event);
+      else fresh.set(event.device.id, [event]);
     }
     const rows = new Map<string, TraceEventRow>();
     for (const [deviceId, list] of fresh) {

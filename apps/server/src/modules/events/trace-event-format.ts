@@ -51,9 +51,27 @@ export function canonicalEvent(body: TTraceEventBody, deviceId: string): TCanoni
   };
 }
 
-/** SHA-256 (lower-case hex) of the canonical JSON of the canonical event: the chain's link. */
+/**
+ * SHA-256 (lower-case hex) of the canonical JSON of the canonical event: the chain's link. The
+ * canonical JSON is written straight from the event's known shape — its members in sorted order,
+ * `data`'s names sorted — the same bytes `canonicalJson` writes, without its generic walk (it runs
+ * once per event of every batch).
+ */
 export function eventHash(event: TCanonicalTraceEvent): string {
-  return createHash('sha256').update(canonicalJson(event), 'utf8').digest('hex');
+  const data: Record<string, string> = {};
+  for (const name of Object.keys(event.data).sort()) data[name] = event.data[name]!;
+  const canonical = JSON.stringify({
+    authorizationId: event.authorizationId,
+    data,
+    deviceId: event.deviceId,
+    eventId: event.eventId,
+    jobId: event.jobId,
+    kind: event.kind,
+    occurredAt: event.occurredAt,
+    previousHash: event.previousHash,
+    quantity: event.quantity,
+  });
+  return createHash('sha256').update(canonical, 'utf8').digest('hex');
 }
 
 /** The XML form of an event, unsigned (a machine signs it with an enveloped XML-DSig). */
