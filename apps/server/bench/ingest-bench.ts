@@ -241,12 +241,25 @@ async function benchServer(t: Target) {
   }
 }
 
+/** One multi-row insert of the bare program: a table, its columns and the rows' values in column order. */
+interface Insert {
+  table: string;
+  columns: readonly string[];
+  rows: unknown[][];
+}
+
 /**
- * The same rows straight into a fresh database of the same schema: `batchSize` events per
- * transaction in one multi-row insert, with their batch's envelope row (batch-signed), one writer
- * per machine.
+ * The same rows straight into a fresh database of the same schema: per batch, one transaction
+ * with one multi-row insert of its `batchSize` event rows, its envelope's row (batch-signed) and,
+ * `withAudit`, one multi-row insert of the audit record the server writes with each event; one
+ * writer per machine.
  */
-async function bare(kind: string, perMachine: SignedEvent[][], batchRows: BatchRow[][]): Promise<{ rate: number; cpu?: number }> {
+async function bare(
+  kind: string,
+  perMachine: SignedEvent[][],
+  batchRows: BatchRow[][],
+  withAudit: boolean,
+): Promise<{ rate: number; cpu?: number }> {
   const t = await benchTarget(kind, 'manifold-ingest-bare-');
   try {
     const database = createDatabase(parseDatabaseUrl(t.databaseUrl, t.dataDir));
@@ -256,13 +269,42 @@ async function bare(kind: string, perMachine: SignedEvent[][], batchRows: BatchR
     const rows = perMachine.map((events) => events.map((signed, index) => rowOf(signed, index + 1, now)));
     const columns = Object.keys(rows[0]![0]!) as (keyof TraceEventRow)[];
     const batchColumns = ['batch_id', 'device_id', 'envelope', 'received_at'] as const;
-    /** A machine's transactions: each batch's event rows and its envelope row (batch-signed). */
-    const chunks = (list: TraceEventRow[], machine: number) =>
-      Array.from({ length: Math.ceil(list.length / batchSize) }, (_, k) => ({
-        events: list.slice(k * batchSize, (k + 1) * batchSize),
-        batch: batchRows[machine]![k] && { ...batchRows[machine]![k]!, received_at: now },
-      }));
-    const flat = (chunk: TraceEventRow[]) => chunk.flatMap((row) => columns.map((column) => row[column]));
+    const auditColumns = ['event_type', 'actor', 'subject', 'details', 'source_ip', 'created_at'] as const;
+    /** The audit record of an event's arrival, as the server writes it (an event outside a licence). */
+    const auditOf = (row: TraceEventRow) => [
+      row.kind,
+      `device:${row.device_id}`,
+      row.device_id,
+      JSON.stringify({ eventId: row.event_id, authorizationId: null, jobId: null, quantity: null, occurredAt: row.occurred_at }),
+      '127.0.0.1',
+      now,
+    ];
+    /** A machine's transactions: each batch's inserts. */
+    const transactions = (list: TraceEventRow[], machine: number): Insert[][] =>
+      Array.from({ length: Math.ceil(list.length / batchSize) }, (_, k) => {
+        const events = list.slice(k * batchSize, (k + 1) * batchSize);
+        const batch = batchRows[machine]![k];
+        const inserts: Insert[] = [];
+        if (batch) {
+          const values = batchColumns.map((column) => (column === 'received_at' ? now : batch[column]));
+          inserts.push({ table: 'trace_event_batches', columns: batchColumns, rows: [values] });
+        }
+        inserts.push({ table: 'trace_events', columns, rows: events.map((row) => columns.map((column) => row[column])) });
+        if (withAudit) inserts.push({ table: 'audit_events', columns: auditColumns, rows: events.map(auditOf) });
+        return inserts;
+      });
+    /** The SQL of an insert, written once per table and row count (the driver's parameters in their places). */
+    const texts = new Map<string, string>();
+    const text = (insert: Insert, placeholder: (index: number) => string) => {
+      const key = `${insert.table}|${insert.rows.length}`;
+      let written = texts.get(key);
+      if (written === undefined) {
+        let index = 0;
+        const tuples = insert.rows.map(() => `(${insert.columns.map(() => placeholder(++index)).join(',')})`);
+        texts.set(key, (written = `insert into ${insert.table} (${insert.columns.join(',')}) values ${tuples.join(',')}`));
+      }
+      return written;
+    };
     const total = rows.reduce((sum, list) => sum + list.length, 0);
     if (t.kind === 'sqlite') {
       const target = parseDatabaseUrl(t.databaseUrl, t.dataDir);
@@ -270,27 +312,20 @@ async function bare(kind: string, perMachine: SignedEvent[][], batchRows: BatchR
       const connection = new SQLite(target.file);
       connection.pragma('journal_mode = WAL');
       connection.pragma('synchronous = FULL');
-      const statements = new Map<number, SQLite.Statement>();
-      const insertBatch = connection.prepare(
-        `insert into trace_event_batches (${batchColumns.join(',')}) values (${batchColumns.map(() => '?').join(',')})`,
-      );
-      const insert = ({ events: chunk, batch }: ReturnType<typeof chunks>[number]) => {
-        if (batch) insertBatch.run(batchColumns.map((column) => batch[column]));
-        let statement = statements.get(chunk.length);
-        if (!statement) {
-          const tuple = `(${columns.map(() => '?').join(',')})`;
-          statement = connection.prepare(
-            `insert into trace_events (${columns.join(',')}) values ${Array(chunk.length).fill(tuple).join(',')}`,
-          );
-          statements.set(chunk.length, statement);
+      const statements = new Map<string, SQLite.Statement>();
+      const run = (inserts: Insert[]) => {
+        for (const insert of inserts) {
+          const sql = text(insert, () => '?');
+          let statement = statements.get(sql);
+          if (!statement) statements.set(sql, (statement = connection.prepare(sql)));
+          statement.run(insert.rows.flat());
         }
-        statement.run(flat(chunk));
       };
-      const transaction = connection.transaction(insert);
+      const transaction = connection.transaction(run);
       const cpu = process.cpuUsage();
       const started = performance.now();
       // the machines' batches interleaved, as they arrive at a single writer
-      const queues = rows.map((list, machine) => chunks(list, machine));
+      const queues = rows.map((list, machine) => transactions(list, machine));
       for (let k = 0; queues.some((queue) => k < queue.length); k += 1) {
         for (const queue of queues) if (queue[k]) transaction(queue[k]!);
       }
@@ -306,16 +341,13 @@ async function bare(kind: string, perMachine: SignedEvent[][], batchRows: BatchR
         rows.map(async (list, machine) => {
           const client = await pool.connect();
           try {
-            for (const { events: chunk, batch } of chunks(list, machine)) {
-              const tuples = chunk.map((_, r) => `(${columns.map((__, c) => `$${r * columns.length + c + 1}`).join(',')})`);
+            for (const inserts of transactions(list, machine)) {
               await client.query('begin');
-              if (batch) {
+              for (const insert of inserts)
                 await client.query(
-                  `insert into trace_event_batches (${batchColumns.join(',')}) values ($1,$2,$3,$4)`,
-                  batchColumns.map((column) => batch[column]),
+                  text(insert, (index) => `$${index}`),
+                  insert.rows.flat(),
                 );
-              }
-              await client.query(`insert into trace_events (${columns.join(',')}) values ${tuples.join(',')}`, flat(chunk));
               await client.query('commit');
             }
           } finally {
@@ -339,7 +371,8 @@ for (const kind of values.databases.split(',')) {
   const t = await benchTarget(kind, 'manifold-ingest-bench-');
   try {
     const measured = await benchServer(t);
-    const limit = await bare(kind, measured.rows, measured.batchRows);
+    const limit = await bare(kind, measured.rows, measured.batchRows, false);
+    const withAudit = await bare(kind, measured.rows, measured.batchRows, true);
     table.push({
       database: kind,
       form: values.form,
@@ -348,8 +381,11 @@ for (const kind of values.databases.split(',')) {
       'events/s (batches)': measured.batched,
       'bare rows/s': limit.rate,
       ratio: Number((measured.batched / limit.rate).toFixed(2)),
+      'bare+audit rows/s': withAudit.rate,
+      'ratio (+audit)': Number((measured.batched / withAudit.rate).toFixed(2)),
       'server CPU ms/1000 events': measured.batchedCpu,
       'bare CPU ms/1000 rows': limit.cpu ?? '-',
+      'bare+audit CPU ms/1000': withAudit.cpu ?? '-',
       'events/s (one per request)': measured.single,
     });
   } finally {

@@ -113,29 +113,27 @@ export class EventsRepository {
   }
 
   /**
-   * Batch-signed envelopes, those not stored yet (an id is the envelope's: one stored is the
-   * same). Two transactions storing one new batch at once: the second fails on the primary key.
+   * Batch-signed envelopes; `unlessStored`: those not stored yet (an id is the envelope's, so one
+   * stored is the same — an uploaded history; two transactions storing one new batch at once: the
+   * second fails on the primary key). A machine's live batch needs no check: its nonce is spent in
+   * the same transaction, so its envelope is new.
    */
-  async insertBatches(rows: TraceEventBatchesTable[]): Promise<void> {
-    if (rows.length === 0) return;
-    const known = await this.db
-      .selectFrom('trace_event_batches')
-      .select('batch_id')
-      .where(
-        'batch_id',
-        'in',
-        rows.map((row) => row.batch_id),
-      )
-      .execute();
-    const stored = new Set(known.map((row) => row.batch_id));
-    const fresh = rows.filter((row) => !stored.has(row.batch_id));
-    await insertRows(
-      this.db,
-      this.dialect.kind,
-      'trace_event_batches',
-      ['batch_id', 'device_id', 'envelope', 'received_at'],
-      fresh,
-    );
+  async insertBatches(rows: TraceEventBatchesTable[], { unlessStored }: { unlessStored: boolean }): Promise<void> {
+    let fresh = rows;
+    if (unlessStored && rows.length > 0) {
+      const known = await this.db
+        .selectFrom('trace_event_batches')
+        .select('batch_id')
+        .where(
+          'batch_id',
+          'in',
+          rows.map((row) => row.batch_id),
+        )
+        .execute();
+      const stored = new Set(known.map((row) => row.batch_id));
+      fresh = rows.filter((row) => !stored.has(row.batch_id));
+    }
+    await insertRows(this.db, this.dialect.kind, 'trace_event_batches', ['batch_id', 'device_id', 'envelope', 'received_at'], fresh);
   }
 
   /** Batch-signed envelopes by id (those that exist). */

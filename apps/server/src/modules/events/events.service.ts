@@ -323,7 +323,7 @@ export class EventsService {
     }
     const stored = await this.ingest(checked, async (trx) => {
       await spendNonce(trx);
-      await this.repository(trx).insertBatches([batchRow(batch, envelope, isoNow())]);
+      await this.repository(trx).insertBatches([batchRow(batch, envelope, isoNow())], { unlessStored: false });
     });
     return { ...summary(stored), events: stored.map((event) => event.receipt) };
   }
@@ -372,7 +372,7 @@ export class EventsService {
     const now = isoNow();
     const referenced = new Set(checked.flatMap(({ proof }) => (proof.format === 'stp-batch' ? [proof.batch] : [])));
     const rows = [...referenced].map((batchId) => batchRow(batchId, batches.get(batchId)!, now));
-    const result = summary(await this.ingest(checked, (trx) => this.repository(trx).insertBatches(rows)));
+    const result = summary(await this.ingest(checked, (trx) => this.repository(trx).insertBatches(rows, { unlessStored: true })));
     await new AuditRepository(this.database.db, this.database.dialect).recordBy(caller, 'traceEventsUploaded', 'events', {
       ...result,
     });
