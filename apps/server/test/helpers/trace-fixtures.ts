@@ -27,6 +27,20 @@ export async function grantAuthorization(
   return authorizationId;
 }
 
+/** The `traceChainBroken` audit records of a machine, oldest first: their details. */
+export async function chainBreaks(ctx: TestApp, deviceId: string) {
+  const rows = await ctx.app.services.database.db
+    .selectFrom('audit_events')
+    .select('details')
+    .where('event_type', '=', 'traceChainBroken')
+    .where('subject', '=', deviceId)
+    .orderBy('id')
+    .execute();
+  return rows.map(
+    (row) => JSON.parse(row.details!) as { eventId: string; finding: string; previousHash: string; expectedPreviousHash: string },
+  );
+}
+
 /** A machine's side of the chain (the simulator's {@link EventChain}) with the test app's calls. */
 export class MachineChain extends EventChain {
   constructor(readonly world: Machine) {

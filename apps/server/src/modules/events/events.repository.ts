@@ -133,7 +133,13 @@ export class EventsRepository {
       const stored = new Set(known.map((row) => row.batch_id));
       fresh = rows.filter((row) => !stored.has(row.batch_id));
     }
-    await insertRows(this.db, this.dialect.kind, 'trace_event_batches', ['batch_id', 'device_id', 'envelope', 'received_at'], fresh);
+    await insertRows(
+      this.db,
+      this.dialect.kind,
+      'trace_event_batches',
+      ['batch_id', 'device_id', 'envelope', 'received_at'],
+      fresh,
+    );
   }
 
   /** Batch-signed envelopes by id (those that exist). */
