@@ -454,7 +454,9 @@ export class EventsService {
     const device = await new DevicesRepository(this.database.db).find(deviceId);
     if (!device) throw new AppError('deviceIdNotValid', { field: 'deviceId' });
     const events: TTraceHistory['events'] = [];
+    /** The envelopes the events name, in the order they first do (null: not stored here — a forwarded event's). */
     const batches = new Map<string, SignedEventEnvelope | null>();
+    const read = new Set<string>();
     const repository = this.repository();
     for (let after = 0; ;) {
       const rows = await repository.history(deviceId, after, 1000);
@@ -471,8 +473,9 @@ export class EventsService {
           proof,
         });
       }
-      const missing = [...batches].flatMap(([batchId, envelope]) => (envelope ? [] : [batchId]));
-      for (const [batchId, envelope] of await repository.batches(missing)) batches.set(batchId, envelope);
+      const named = [...batches.keys()].filter((batchId) => !read.has(batchId));
+      for (const batchId of named) read.add(batchId);
+      for (const [batchId, envelope] of await repository.batches(named)) batches.set(batchId, envelope);
       if (rows.length < 1000) break;
       after = rows[rows.length - 1]!.sequence;
     }
