@@ -40,6 +40,7 @@ try {
   for (const path of paths) {
     const scores: number[] = [];
     const metrics: Record<string, number[]> = { fcp: [], lcp: [], tbt: [], cls: [], scriptKb: [] };
+    let failed = 0;
     for (let run = 0; run < runs; run += 1) {
       const result = await lighthouse(`${server.baseUrl}${path}`, {
         port: chrome.port,
@@ -56,6 +57,14 @@ try {
       });
       if (!result) throw new Error(`lighthouse gave no result for ${path}`);
       const { lhr, artifacts } = result;
+      // a run whose trace Lighthouse could not read (NO_NAVSTART, NO_FCP under load) has no figures: run it again
+      if (lhr.runtimeError) {
+        failed += 1;
+        console.warn(`${path}: Lighthouse failed (${lhr.runtimeError.code}), running again`);
+        if (failed > runs) throw new Error(`Lighthouse failed ${failed} times on ${path}`);
+        run -= 1;
+        continue;
+      }
       scores.push(Math.round((lhr.categories.performance?.score ?? 0) * 100));
       metrics.fcp!.push(lhr.audits['first-contentful-paint']?.numericValue ?? 0);
       metrics.lcp!.push(lhr.audits['largest-contentful-paint']?.numericValue ?? 0);
