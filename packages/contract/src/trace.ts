@@ -229,29 +229,6 @@ export const traceAuditEventTypes = [
   'traceEventsUploaded',
 ] as const;
 
-/**
- * Spec §6: event list and upload for both roles, part list ADMIN only. The spec gives builds no
- * row: like events, both roles. The audit trail is administration (ADMIN). Machines report events
- * as signed requests (`partner`: each checks its own signature).
- */
-export const tracePermissions = {
-  'POST /apl/event': 'partner',
-  'POST /stp/event': 'partner',
-  'POST /ui/event/upload': 'anyRole',
-  'GET /ui/event/export': 'anyRole',
-  'GET /ui/event/list': 'anyRole',
-  'GET /ui/build/list': 'anyRole',
-  'GET /ui/part/list': 'admin',
-  'GET /ui/part/history': 'admin',
-  // EPCIS 2.0 exports: a part's history as the part's history, an event search as the event list
-  'GET /ui/part/epcis': 'admin',
-  'GET /ui/event/epcis': 'anyRole',
-  // machine data: a machine with its upload token; spec §6 storage upload for both roles
-  'POST /mpf/dtl': 'partner',
-  'POST /ui/storage/dtl/upload': 'anyRole',
-  'GET /ui/audit/list': { access: 'admin', constraint: 'audit-access' },
-} as const;
-
 /** `GET /ui/event/list` (spec §7: filter dsiId; §9: 10 a page), newest first. */
 export const ZEventListQuery = ZPageQuery.extend({ dsiId: ZDsiId.optional() });
 /** A trace event as listed (spec §3 Trace event: id, eventId, version, event, status). */
