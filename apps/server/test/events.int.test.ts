@@ -159,6 +159,19 @@ describeEachDatabase('trace events in', (ctx) => {
       expect(JSON.parse(row!.data)).toEqual({ note: 'fine <&> "all"' });
     });
 
+    it('stores an event at the limits of its data, escaped in XML to more than 64 KiB, intact', async () => {
+      const chain = await ownMachine();
+      const data = Object.fromEntries(Array.from({ length: 32 }, (_, i) => [`value${i}`, '<&>"'.repeat(256)]));
+      const event = chain.next('machineIdle', { data });
+      const xml = chain.xml(event);
+      expect(Buffer.byteLength(xml)).toBeGreaterThan(64 * 1024);
+      const response = await chain.sendXml(ctx(), xml);
+      expect(response.statusCode, response.body).toBe(200);
+      const [row] = await storedEvents(event.eventId);
+      expect(JSON.parse(row!.data)).toEqual(data);
+      expect(JSON.parse(row!.proof)).toEqual({ format: 'xml', xml });
+    });
+
     it('refuses XML with a DOCTYPE or external entities before reading it', async () => {
       const chain = await ownMachine();
       const xml = chain.xml(chain.event('machineIdle'));

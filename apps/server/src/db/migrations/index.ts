@@ -18,6 +18,7 @@ import * as outboxDelivery from './024-outbox-delivery.js';
 import * as traceEventBatches from './025-trace-event-batches.js';
 import * as dasArchiveLabels from './026-das-archive-labels.js';
 import * as dashboard from './027-dashboard.js';
+import * as traceEventText from './028-trace-event-text.js';
 import * as peerDesigns from './023-peer-designs.js';
 import * as listChanges from './030-list-changes.js';
 
@@ -48,6 +49,7 @@ const migrations: Record<string, DialectMigration> = {
   '023-peer-designs': peerDesigns,
   '030-list-changes': listChanges,
   '025-trace-event-batches': traceEventBatches,
+  '028-trace-event-text': traceEventText,
 };
 
 export function migrationProvider(kind: DatabaseKind): MigrationProvider {
