@@ -1,8 +1,9 @@
 // Licence engine benchmarks on a started server (HTTP, autocannon):
 //
-//   npm run bench:authorize [-- --databases sqlite,postgres --duration 10 --connections 10]
+//   npm run bench:authorize [-- --databases sqlite,postgres --duration 10 --connections 10 --profile DIR]
 //     authorize throughput and p99: POST /ui/authorization/authorize of quantity 1 on an order of
 //     1,000,000,000 to an approved machine (every licence check, one atomic UPDATE, audit row).
+//     --profile DIR: the server runs with --cpu-prof into DIR (open the .cpuprofile in Chrome DevTools).
 //   npm run bench:instances [-- --databases postgres --duration 10 --connections 10]
 //     the authorize load through a round-robin proxy to one, then two server processes on one
 //     database, and the order's books checked afterwards.
@@ -44,6 +45,7 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '10' },
     orders: { type: 'string', default: '1000000' },
+    profile: { type: 'string' },
   },
 });
 const duration = Number(values.duration);
@@ -90,7 +92,7 @@ async function licensingWorld(call: BenchCall) {
 
 async function benchAuthorize(kind: string) {
   const t = await benchTarget(kind, 'manifold-licensing-bench-');
-  const { server, call, auth } = await startBenchCaller(t);
+  const { server, call, auth } = await startBenchCaller(t, values.profile ? ['--cpu-prof', `--cpu-prof-dir=${values.profile}`] : []);
   try {
     const { orderId, deviceId } = await licensingWorld(call);
     const row = await measure(`${kind}: POST /ui/authorization/authorize (quantity 1)`, {

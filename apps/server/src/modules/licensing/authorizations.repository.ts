@@ -112,16 +112,20 @@ export class AuthorizationsRepository {
     return row && toRecord(row);
   }
 
-  async insert(authorization: NewAuthorization): Promise<void> {
+  /** Inserts authorizations in one multi-row statement. */
+  async insert(authorizations: NewAuthorization[]): Promise<void> {
+    if (authorizations.length === 0) return;
     await this.db
       .insertInto('authorizations')
-      .values({
-        ...authorization,
-        authorized_users: JSON.stringify(authorization.authorized_users),
-        tracking: JSON.stringify(authorization.tracking),
-        device_parameters: JSON.stringify(authorization.device_parameters),
-        quality_parameters: JSON.stringify(authorization.quality_parameters),
-      })
+      .values(
+        authorizations.map((authorization) => ({
+          ...authorization,
+          authorized_users: JSON.stringify(authorization.authorized_users),
+          tracking: JSON.stringify(authorization.tracking),
+          device_parameters: JSON.stringify(authorization.device_parameters),
+          quality_parameters: JSON.stringify(authorization.quality_parameters),
+        })),
+      )
       .execute();
   }
 

@@ -34,6 +34,13 @@ interface Take {
   manage: Awaited<ReturnType<RecipientsRepository['findManage']>>;
 }
 
+/** A take the order gave: its authorization's id and first serial number (null when the order has none). */
+interface Grant {
+  take: Take;
+  serialFirst: number | null;
+  authorizationId: string;
+}
+
 /** Why the order could not give `quantity` (as an error to hand to that request alone). */
 async function refusal(changes: LicensingChanges, orderId: string, quantity: number, nowIso: string): Promise<Error> {
   const refused = new ErrorCollector();
@@ -96,14 +103,14 @@ export class AuthorizationsService {
     const orders = this.changes().orders;
     const recipients = new RecipientsRepository(this.database.db);
     const { deviceId, manageId } = targetIds(input);
-    const order = input.orderId && isUuid(input.orderId) ? await orders.findVisible(input.orderId, caller) : undefined;
-    const device =
-      deviceId !== undefined && manageId === undefined && isUuid(deviceId) ? await recipients.findDevice(deviceId) : undefined;
-    const manage =
-      manageId !== undefined && deviceId === undefined && isUuid(manageId) ? await recipients.findManage(manageId) : undefined;
-    const knownUsers = new Set(
-      (await new UsersRepository(this.database.db, this.database.dialect).findIdsByUsernames(input.authorizedUserList)).keys(),
-    );
+    const users = new UsersRepository(this.database.db, this.database.dialect);
+    // independent reads: on a pool (PostgreSQL, MariaDB) they go out at once
+    const [order, device, manage, knownUsers] = await Promise.all([
+      input.orderId && isUuid(input.orderId) ? orders.findVisible(input.orderId, caller) : undefined,
+      deviceId !== undefined && manageId === undefined && isUuid(deviceId) ? recipients.findDevice(deviceId) : undefined,
+      manageId !== undefined && deviceId === undefined && isUuid(manageId) ? recipients.findManage(manageId) : undefined,
+      users.findIdsByUsernames(input.authorizedUserList).then((found) => new Set(found.keys())),
+    ]);
     return { input, now: new Date(), order, device, manage, knownUsers };
   }
 
@@ -121,9 +128,10 @@ export class AuthorizationsService {
   /**
    * One transaction for the authorize requests of one order that arrived together: the order's
    * row is locked once, by one conditional UPDATE taking their summed quantity (and as many serial
-   * numbers, handed out in arrival order), and committed once. When the order cannot give the sum,
-   * each request is taken alone in arrival order, so exactly those the order can serve succeed
-   * and the others get the reason they would have got alone.
+   * numbers, handed out in arrival order), their rows are written in one multi-row insert per
+   * table, and it is committed once. When the order cannot give the sum, each request is taken
+   * alone in arrival order, so exactly those the order can serve succeed and the others get the
+   * reason they would have got alone.
    */
   private async takeTogether(orderId: string, takes: Take[]): Promise<({ authorizationId: string } | Error)[]> {
     const serialized = isSerialized(takes[0]!.live);
@@ -131,8 +139,9 @@ export class AuthorizationsService {
       const changes = this.changes(trx);
       const nowIso = new Date().toISOString();
       const total = takes.reduce((sum, take) => sum + take.quantity, 0);
-      const together = takes.length > 1 ? await changes.orders.takeQuantity(orderId, total, nowIso, serialized) : undefined;
+      const together = await changes.orders.takeQuantity(orderId, total, nowIso, serialized);
       const results: ({ authorizationId: string } | Error)[] = [];
+      const granted: Grant[] = [];
       let next = together;
       for (const take of takes) {
         let serialFirst: number | null | undefined;
@@ -140,61 +149,80 @@ export class AuthorizationsService {
           serialFirst = next ?? null;
           if (next !== null && next !== undefined) next += take.quantity;
         } else {
-          serialFirst = await changes.orders.takeQuantity(orderId, take.quantity, nowIso, serialized);
+          serialFirst = takes.length > 1 ? await changes.orders.takeQuantity(orderId, take.quantity, nowIso, serialized) : undefined;
           if (serialFirst === undefined) {
             results.push(await refusal(changes, orderId, take.quantity, nowIso));
             continue;
           }
         }
-        results.push({ authorizationId: await this.record(changes, take, serialFirst, nowIso) });
+        const grant = { take, serialFirst, authorizationId: randomUUID() };
+        granted.push(grant);
+        results.push({ authorizationId: grant.authorizationId });
       }
+      await this.record(changes, granted, nowIso);
       return results;
     });
   }
 
-  /** The rows of one granted authorization: itself, what it refers to, its audit entry. */
-  private async record(changes: LicensingChanges, take: Take, serialFirst: number | null, nowIso: string): Promise<string> {
-    const { input, caller, live, quantity, expiresAt, device, manage } = take;
-    const authorizationId = randomUUID();
-    await changes.authorizations.insert({
-      id: authorizationId,
-      order_id: live.id,
-      version: 1,
-      target_kind: device ? 'device' : 'manage',
-      device_id: device?.id ?? null,
-      manage_id: manage?.id ?? null,
-      quantity,
-      state: 'authorized',
-      expires_at: expiresAt,
-      serial_first: serialFirst,
-      serial_last: serialFirst === null ? null : serialFirst + quantity - 1,
-      authorized_users: input.authorizedUserList,
-      tracking: input.tracking,
-      device_parameters: input.deviceParameters,
-      quality_parameters: input.qualityParameters,
-      dsi_id: live.dsi_id,
-      company_name: live.company_name,
-      user_id: live.user_id,
-      archived: live.archived,
-      downstream_device_id: null,
-      created_by: caller.username,
-      created_at: nowIso,
-      sent_at: null,
-      received_at: null,
-      revoked_at: null,
-      updated_at: nowIso,
-    });
-    const referrer = { kind: 'authorization', id: authorizationId } as const;
-    if (device) await changes.references.insert({ kind: 'device', id: device.id }, referrer, expiresAt);
-    await changes.references.insert({ kind: 'package', id: live.dsi_id }, referrer, expiresAt);
-    await changes.audit(caller, 'licenceAuthorized', live.id, {
-      authorizationId,
-      quantity,
-      target: device ? { deviceId: device.id } : { manageId: manage?.id },
-      serialFirst,
-      expiration: expiresAt,
-    });
-    return authorizationId;
+  /** The rows of granted authorizations — themselves, what they refer to, their audit entries — one insert per table. */
+  private async record(changes: LicensingChanges, granted: Grant[], nowIso: string): Promise<void> {
+    if (granted.length === 0) return;
+    await changes.authorizations.insert(
+      granted.map(({ take, serialFirst, authorizationId }) => {
+        const { input, caller, live, quantity, expiresAt, device, manage } = take;
+        return {
+          id: authorizationId,
+          order_id: live.id,
+          version: 1,
+          target_kind: device ? 'device' : 'manage',
+          device_id: device?.id ?? null,
+          manage_id: manage?.id ?? null,
+          quantity,
+          state: 'authorized',
+          expires_at: expiresAt,
+          serial_first: serialFirst,
+          serial_last: serialFirst === null ? null : serialFirst + quantity - 1,
+          authorized_users: input.authorizedUserList,
+          tracking: input.tracking,
+          device_parameters: input.deviceParameters,
+          quality_parameters: input.qualityParameters,
+          dsi_id: live.dsi_id,
+          company_name: live.company_name,
+          user_id: live.user_id,
+          archived: live.archived,
+          downstream_device_id: null,
+          created_by: caller.username,
+          created_at: nowIso,
+          sent_at: null,
+          received_at: null,
+          revoked_at: null,
+          updated_at: nowIso,
+        };
+      }),
+    );
+    await changes.references.insert(
+      granted.flatMap(({ take: { live, expiresAt, device }, authorizationId }) => {
+        const referrer = { kind: 'authorization', id: authorizationId } as const;
+        return [
+          ...(device ? [{ target: { kind: 'device', id: device.id } as const, referrer, expiresAt }] : []),
+          { target: { kind: 'package', id: live.dsi_id } as const, referrer, expiresAt },
+        ];
+      }),
+    );
+    await changes.auditMany(
+      granted.map(({ take: { caller, live, quantity, expiresAt, device, manage }, serialFirst, authorizationId }) => ({
+        actor: caller,
+        type: 'licenceAuthorized',
+        orderId: live.id,
+        details: {
+          authorizationId,
+          quantity,
+          target: device ? { deviceId: device.id } : { manageId: manage?.id },
+          serialFirst,
+          expiration: expiresAt,
+        },
+      })),
+    );
   }
 
   list(query: TAuthorizationListQuery, viewer: Viewer): Promise<TPage<TAuthorization>> {

@@ -289,9 +289,17 @@ export class OrdersRepository {
       .where((eb) => eb(eb(eb('allocated', '+', eb.ref('expired_quantity')), '+', quantity), '<=', eb.ref('quantity')))
       .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
     if (serialized) update = update.where((eb) => eb(eb('serial_next', '+', quantity - 1), '<=', eb.ref('serial_end')));
+    if (!serialized) {
+      const result = await update.executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1 ? null : undefined;
+    }
+    if (this.dialect.kind !== 'mysql') {
+      // the serial numbers taken come back with the update (MariaDB has no UPDATE … RETURNING)
+      const taken = await update.returning('serial_next').executeTakeFirst();
+      return taken ? Number(taken.serial_next) - quantity : undefined;
+    }
     const result = await update.executeTakeFirst();
     if (Number(result.numUpdatedRows) !== 1) return undefined;
-    if (!serialized) return null;
     const next = await this.db.selectFrom('orders').select('serial_next').where('id', '=', orderId).executeTakeFirstOrThrow();
     return Number(next.serial_next) - quantity;
   }

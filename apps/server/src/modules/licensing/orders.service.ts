@@ -142,7 +142,7 @@ export class OrdersService {
         }
         if (await changes.orders.existsWithDedupeKey(row.dedupe_key)) throw duplicate();
         await changes.orders.insert(row);
-        await changes.references.insert({ kind: 'package', id: row.dsi_id }, { kind: 'order', id }, null);
+        await changes.references.insert([{ target: { kind: 'package', id: row.dsi_id }, referrer: { kind: 'order', id }, expiresAt: null }]);
         if ('caller' in origin && origin.caller.role !== 'ADMIN') {
           await changes.orders.shareWithGroupsOf(id, origin.caller.userId);
         }
