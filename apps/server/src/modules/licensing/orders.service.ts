@@ -56,7 +56,7 @@ export class OrdersService {
     const serials: string[] = [];
     for (const purpose of ['signing', 'encryption'] as const) {
       try {
-        serials.push(describeCertificate((await this.credentials.identity(purpose)).certificatePem).serialNumber);
+        serials.push(await this.credentials.certificateSerial(purpose));
       } catch (error) {
         if (!(error instanceof AppError && error.token === 'provisionNotInitialized')) throw error;
       }
