@@ -175,11 +175,13 @@ export class AuthorizationsRepository {
     return Number(result.numUpdatedRows) === 1;
   }
 
-  async markSent(id: string, now: string): Promise<void> {
+  /** Marks these authorizations sent (those still `authorized`), in one statement. */
+  async markSent(ids: string[], now: string): Promise<void> {
+    if (ids.length === 0) return;
     await this.db
       .updateTable('authorizations')
       .set({ state: 'sent', sent_at: now, updated_at: now, version: nextVersion() })
-      .where('id', '=', id)
+      .where('id', 'in', ids)
       .where('state', '=', 'authorized')
       .execute();
   }

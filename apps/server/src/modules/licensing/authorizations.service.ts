@@ -149,7 +149,8 @@ export class AuthorizationsService {
           serialFirst = next ?? null;
           if (next !== null && next !== undefined) next += take.quantity;
         } else {
-          serialFirst = takes.length > 1 ? await changes.orders.takeQuantity(orderId, take.quantity, nowIso, serialized) : undefined;
+          serialFirst =
+            takes.length > 1 ? await changes.orders.takeQuantity(orderId, take.quantity, nowIso, serialized) : undefined;
           if (serialFirst === undefined) {
             results.push(await refusal(changes, orderId, take.quantity, nowIso));
             continue;

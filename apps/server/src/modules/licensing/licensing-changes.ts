@@ -48,7 +48,9 @@ export class LicensingChanges {
   }
 
   /** Several audit records of orders or their authorizations at once (multi-row inserts), in this order. */
-  async auditMany(entries: { actor: Actor; type: TAuditEventType; orderId: string; details?: Record<string, unknown> }[]): Promise<void> {
+  async auditMany(
+    entries: { actor: Actor; type: TAuditEventType; orderId: string; details?: Record<string, unknown> }[],
+  ): Promise<void> {
     await this.auditLog.recordMany(
       entries.map(({ actor, type, orderId, details }) => ({
         type,

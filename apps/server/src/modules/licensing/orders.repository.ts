@@ -169,6 +169,20 @@ export class OrdersRepository {
     return row && toRecord(row);
   }
 
+  /**
+   * Of these ids, those naming an order the viewer may see, each with the order's id as stored
+   * (one query). MariaDB compares ids without regard to case, as it did for one id at a time.
+   */
+  async visibleIds(ids: string[], viewer: Viewer): Promise<Map<string, string>> {
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return new Map();
+    let query = this.db.selectFrom('orders').select('id').where('id', 'in', unique);
+    if (viewer.role !== 'ADMIN') query = query.where('orders.id', 'in', visibleOrderIds(this.db, viewer));
+    const key = (id: string) => (this.dialect.kind === 'mysql' ? id.toLowerCase() : id);
+    const stored = new Map((await query.execute()).map((row) => [key(row.id), row.id]));
+    return new Map(unique.flatMap((id) => (stored.has(key(id)) ? [[id, stored.get(key(id))!] as const] : [])));
+  }
+
   /** The order, locked until the transaction ends (PostgreSQL and MariaDB; SQLite has one writer). */
   async lock(id: string): Promise<OrderRecord | undefined> {
     const row = await this.dialect.forUpdate(this.db.selectFrom('orders').selectAll().where('id', '=', id)).executeTakeFirst();

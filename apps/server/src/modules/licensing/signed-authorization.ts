@@ -38,7 +38,9 @@ export class SignedAuthorizations {
     const recipient = parseCertificateBundle(recipientPem)[0]!.pem;
     const files = await recipients.revisionFiles(order.revision_id);
     // this server's encryption key is read once for every private file of the revision
-    const contentKeys = await this.credentials.unwrapContentKeys(files.flatMap((file) => (file.wrapped_key ? [file.wrapped_key] : [])));
+    const contentKeys = await this.credentials.unwrapContentKeys(
+      files.flatMap((file) => (file.wrapped_key ? [file.wrapped_key] : [])),
+    );
     let next = 0;
     const wrapped = await Promise.all(
       files.map(async (file) => ({
