@@ -78,17 +78,18 @@ if (session.database.kind === 'postgres') {
   };
 } else {
   const { db } = session.database;
-  const text = statements(() => '?');
+  const text = statements((n) => `@p${n}`);
   const prepared = Object.fromEntries(Object.entries(text).map(([name, sql]) => [name, db.prepare(sql)])) as Record<
     Name,
     ReturnType<typeof db.prepare>
   >;
-  const sqliteValue = (value: unknown) => (value === undefined ? null : value);
+  // named parameters: a statement uses some values twice
+  const named = (values: unknown[]) => Object.fromEntries(values.map((value, i) => [`p${i + 1}`, value ?? null]));
   // one transaction at a time on the one connection, as the server's driver has it
   let tail: Promise<unknown> = Promise.resolve();
   runner = {
-    get: async <T>(name: Name, values: unknown[]) => prepared[name].get(values.map(sqliteValue)) as T | undefined,
-    run: async (name: Name, values: unknown[]) => void prepared[name].run(values.map(sqliteValue)),
+    get: async <T>(name: Name, values: unknown[]) => prepared[name].get(named(values)) as T | undefined,
+    run: async (name: Name, values: unknown[]) => void prepared[name].run(named(values)),
     transaction(work) {
       const result = tail.then(async () => {
         db.exec('begin immediate');
