@@ -116,7 +116,23 @@ describeEachDatabase('authorizations', (ctx) => {
         serialNumbers: { first: 'P103', last: 'P104' },
         expiration: order.expiration,
       });
-      expect(order.history.filter((h) => h.eventType === 'licenceAuthorized')).toHaveLength(2);
+      // newest first; each names its authorization, quantity, machine and first serial number
+      expect(order.history.filter((h) => h.eventType === 'licenceAuthorized').map((h) => h.details)).toEqual([
+        {
+          authorizationId: second,
+          quantity: 2,
+          target: { deviceId: world.deviceId },
+          serialFirst: 103,
+          expiration: order.expiration,
+        },
+        {
+          authorizationId: first,
+          quantity: 3,
+          target: { deviceId: world.deviceId },
+          serialFirst: 100,
+          expiration: new Date(expiration).toISOString(),
+        },
+      ]);
       expectToken(await call('/ui/device/delete', { deviceId: world.deviceId }), 420, 'deviceHasLiveAuthorizations');
     });
 

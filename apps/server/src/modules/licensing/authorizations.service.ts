@@ -21,6 +21,7 @@ import type { AuthorizationRecord } from './authorizations.repository.js';
 import { LicensingChanges } from './licensing-changes.js';
 import { type OrderRecord, sortColumns, type Viewer } from './orders.repository.js';
 import { RecipientsRepository } from './recipients.repository.js';
+import { type GrantRows, takeInOneStatement } from './take-in-one-statement.js';
 import type { SignedAuthorizations } from './signed-authorization.js';
 
 /** An authorize request that passed every rule, waiting for its order's quantity. */
@@ -39,6 +40,59 @@ interface Grant {
   take: Take;
   serialFirst: number | null;
   authorizationId: string;
+}
+
+/**
+ * The rows of a granted authorization — itself, what it refers to, its audit entry — its serial
+ * numbers aside (`serialFirst` is in the audit entry; the caller puts them into the row).
+ */
+function grantRows({ take, serialFirst, authorizationId }: Grant, nowIso: string): Omit<GrantRows, 'serialOffset'> {
+  const { input, caller, live, quantity, expiresAt, device, manage } = take;
+  const referrer = { kind: 'authorization', id: authorizationId } as const;
+  return {
+    authorization: {
+      id: authorizationId,
+      order_id: live.id,
+      version: 1,
+      target_kind: device ? 'device' : 'manage',
+      device_id: device?.id ?? null,
+      manage_id: manage?.id ?? null,
+      quantity,
+      state: 'authorized',
+      expires_at: expiresAt,
+      authorized_users: input.authorizedUserList,
+      tracking: input.tracking,
+      device_parameters: input.deviceParameters,
+      quality_parameters: input.qualityParameters,
+      dsi_id: live.dsi_id,
+      company_name: live.company_name,
+      user_id: live.user_id,
+      archived: live.archived,
+      downstream_device_id: null,
+      created_by: caller.username,
+      created_at: nowIso,
+      sent_at: null,
+      received_at: null,
+      revoked_at: null,
+      updated_at: nowIso,
+    },
+    references: [
+      ...(device ? [{ target: { kind: 'device', id: device.id } as const, referrer, expiresAt }] : []),
+      { target: { kind: 'package', id: live.dsi_id } as const, referrer, expiresAt },
+    ],
+    audit: {
+      actor: caller.username,
+      sourceIp: caller.sourceIp,
+      subject: live.id,
+      details: {
+        authorizationId,
+        quantity,
+        target: device ? { deviceId: device.id } : { manageId: manage?.id },
+        serialFirst,
+        expiration: expiresAt,
+      },
+    },
+  };
 }
 
 /** Why the order could not give `quantity` (as an error to hand to that request alone). */
@@ -126,20 +180,42 @@ export class AuthorizationsService {
   }
 
   /**
-   * One transaction for the authorize requests of one order that arrived together: the order's
-   * row is locked once, by one conditional UPDATE taking their summed quantity (and as many serial
-   * numbers, handed out in arrival order), their rows are written in one multi-row insert per
-   * table, and it is committed once. When the order cannot give the sum, each request is taken
-   * alone in arrival order, so exactly those the order can serve succeed and the others get the
-   * reason they would have got alone.
+   * The authorize requests of one order that arrived together, taken at once: one conditional
+   * UPDATE takes their summed quantity (and as many serial numbers, handed out in arrival order)
+   * and their rows are written with it — on PostgreSQL in that same statement
+   * (`takeInOneStatement`), elsewhere in one transaction with one multi-row insert per table. When
+   * the order cannot give the sum, each request is taken alone in arrival order, so exactly those
+   * the order can serve succeed and the others get the reason they would have got alone.
    */
   private async takeTogether(orderId: string, takes: Take[]): Promise<({ authorizationId: string } | Error)[]> {
     const serialized = isSerialized(takes[0]!.live);
+    const nowIso = new Date().toISOString();
+    if (this.database.dialect.kind === 'postgres') {
+      let serialOffset = 0;
+      const grants = takes.map((take) => {
+        const grant = { take, serialFirst: null, authorizationId: randomUUID() };
+        const rows = { ...grantRows(grant, nowIso), serialOffset };
+        serialOffset += take.quantity;
+        return { grant, rows };
+      });
+      const taken = await takeInOneStatement(
+        this.database.db,
+        orderId,
+        grants.map(({ rows }) => rows),
+        nowIso,
+        serialized,
+      );
+      if (taken) return grants.map(({ grant }) => ({ authorizationId: grant.authorizationId }));
+      if (takes.length === 1) return [await refusal(this.changes(), orderId, takes[0]!.quantity, nowIso)];
+    }
     return this.database.transaction(async (trx) => {
       const changes = this.changes(trx);
-      const nowIso = new Date().toISOString();
       const total = takes.reduce((sum, take) => sum + take.quantity, 0);
-      const together = await changes.orders.takeQuantity(orderId, total, nowIso, serialized);
+      // on PostgreSQL the sum was just refused: each alone
+      const together =
+        this.database.dialect.kind === 'postgres'
+          ? undefined
+          : await changes.orders.takeQuantity(orderId, total, nowIso, serialized);
       const results: ({ authorizationId: string } | Error)[] = [];
       const granted: Grant[] = [];
       let next = together;
@@ -160,70 +236,25 @@ export class AuthorizationsService {
         granted.push(grant);
         results.push({ authorizationId: grant.authorizationId });
       }
-      await this.record(changes, granted, nowIso);
+      const rows = granted.map((grant) => grantRows(grant, nowIso));
+      await changes.authorizations.insert(
+        rows.map(({ authorization }, i) => {
+          const { serialFirst } = granted[i]!;
+          const serialLast = serialFirst === null ? null : serialFirst + authorization.quantity - 1;
+          return { ...authorization, serial_first: serialFirst, serial_last: serialLast };
+        }),
+      );
+      await changes.references.insert(rows.flatMap((row) => row.references));
+      await changes.auditMany(
+        rows.map(({ audit }) => ({
+          actor: { username: audit.actor, sourceIp: audit.sourceIp },
+          type: 'licenceAuthorized' as const,
+          orderId: audit.subject,
+          details: audit.details,
+        })),
+      );
       return results;
     });
-  }
-
-  /** The rows of granted authorizations — themselves, what they refer to, their audit entries — one insert per table. */
-  private async record(changes: LicensingChanges, granted: Grant[], nowIso: string): Promise<void> {
-    if (granted.length === 0) return;
-    await changes.authorizations.insert(
-      granted.map(({ take, serialFirst, authorizationId }) => {
-        const { input, caller, live, quantity, expiresAt, device, manage } = take;
-        return {
-          id: authorizationId,
-          order_id: live.id,
-          version: 1,
-          target_kind: device ? 'device' : 'manage',
-          device_id: device?.id ?? null,
-          manage_id: manage?.id ?? null,
-          quantity,
-          state: 'authorized',
-          expires_at: expiresAt,
-          serial_first: serialFirst,
-          serial_last: serialFirst === null ? null : serialFirst + quantity - 1,
-          authorized_users: input.authorizedUserList,
-          tracking: input.tracking,
-          device_parameters: input.deviceParameters,
-          quality_parameters: input.qualityParameters,
-          dsi_id: live.dsi_id,
-          company_name: live.company_name,
-          user_id: live.user_id,
-          archived: live.archived,
-          downstream_device_id: null,
-          created_by: caller.username,
-          created_at: nowIso,
-          sent_at: null,
-          received_at: null,
-          revoked_at: null,
-          updated_at: nowIso,
-        };
-      }),
-    );
-    await changes.references.insert(
-      granted.flatMap(({ take: { live, expiresAt, device }, authorizationId }) => {
-        const referrer = { kind: 'authorization', id: authorizationId } as const;
-        return [
-          ...(device ? [{ target: { kind: 'device', id: device.id } as const, referrer, expiresAt }] : []),
-          { target: { kind: 'package', id: live.dsi_id } as const, referrer, expiresAt },
-        ];
-      }),
-    );
-    await changes.auditMany(
-      granted.map(({ take: { caller, live, quantity, expiresAt, device, manage }, serialFirst, authorizationId }) => ({
-        actor: caller,
-        type: 'licenceAuthorized',
-        orderId: live.id,
-        details: {
-          authorizationId,
-          quantity,
-          target: device ? { deviceId: device.id } : { manageId: manage?.id },
-          serialFirst,
-          expiration: expiresAt,
-        },
-      })),
-    );
   }
 
   list(query: TAuthorizationListQuery, viewer: Viewer): Promise<TPage<TAuthorization>> {
