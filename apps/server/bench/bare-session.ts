@@ -50,7 +50,9 @@ export async function openBareSession(): Promise<BareSession> {
       (await pool.query<SessionRow>({ name: 'bare-session', text, values: [sessionId, userId, now] })).rows[0];
     database = { kind: 'postgres', pool };
   } else {
-    const db = new SQLite(url?.startsWith('sqlite:') ? url.slice('sqlite:'.length) : path.join(process.env.DATA_DIR!, 'manifold.db'));
+    const db = new SQLite(
+      url?.startsWith('sqlite:') ? url.slice('sqlite:'.length) : path.join(process.env.DATA_DIR!, 'manifold.db'),
+    );
     db.pragma('journal_mode = WAL');
     db.pragma('busy_timeout = 5000');
     db.pragma('synchronous = FULL');
