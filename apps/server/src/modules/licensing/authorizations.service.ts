@@ -21,7 +21,7 @@ import type { AuthorizationRecord } from './authorizations.repository.js';
 import { LicensingChanges } from './licensing-changes.js';
 import { type OrderRecord, sortColumns, type Viewer } from './orders.repository.js';
 import { RecipientsRepository } from './recipients.repository.js';
-import { type GrantRows, takeInOneStatement } from './take-in-one-statement.js';
+import { AuthorizeBatchRepository, type GrantRows } from './authorize-batch.repository.js';
 import type { SignedAuthorizations } from './signed-authorization.js';
 
 /** An authorize request that passed every rule, waiting for its order's quantity. */
@@ -183,7 +183,7 @@ export class AuthorizationsService {
    * The authorize requests of one order that arrived together, taken at once: one conditional
    * UPDATE takes their summed quantity (and as many serial numbers, handed out in arrival order)
    * and their rows are written with it — on PostgreSQL in that same statement
-   * (`takeInOneStatement`), elsewhere in one transaction with one multi-row insert per table. When
+   * (`AuthorizeBatchRepository`), elsewhere in one transaction with one multi-row insert per table. When
    * the order cannot give the sum, each request is taken alone in arrival order, so exactly those
    * the order can serve succeed and the others get the reason they would have got alone.
    */
@@ -198,8 +198,7 @@ export class AuthorizationsService {
         serialOffset += take.quantity;
         return { grant, rows };
       });
-      const taken = await takeInOneStatement(
-        this.database.db,
+      const taken = await new AuthorizeBatchRepository(this.database.db).takeInOneStatement(
         orderId,
         grants.map(({ rows }) => rows),
         nowIso,

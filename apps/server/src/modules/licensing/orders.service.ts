@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { decodeProtectedHeader } from 'jose';
 import type { Kysely } from 'kysely';
 import type { TOrder, TOrderDetail, TOrderFetchQuery, TOrderListQuery, TPage } from '@manifold/contract';
-import { describeCertificate, validityAt } from '../../crypto/certificates.js';
+import { validityAt } from '../../crypto/certificates.js';
 import { isCryptoError } from '../../crypto/crypto-errors.js';
 import { verifyDetachedJws } from '../../crypto/jws.js';
 import type { Database } from '../../db/database.js';
