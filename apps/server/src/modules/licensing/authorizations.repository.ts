@@ -32,6 +32,19 @@ export type AuthorizationRecord = Omit<AuthorizationRow, JsonColumns> & {
 /** An authorization to insert: its JSON columns as values, serialized here. */
 export type NewAuthorization = Omit<AuthorizationValues, JsonColumns> & Pick<AuthorizationRecord, JsonColumns>;
 
+/** A new authorization (or part of one) with its JSON columns serialized, as they are stored. */
+export function serializedJson<T extends Pick<NewAuthorization, JsonColumns>>(
+  authorization: T,
+): Omit<T, JsonColumns> & Record<JsonColumns, string> {
+  return {
+    ...authorization,
+    authorized_users: JSON.stringify(authorization.authorized_users),
+    tracking: JSON.stringify(authorization.tracking),
+    device_parameters: JSON.stringify(authorization.device_parameters),
+    quality_parameters: JSON.stringify(authorization.quality_parameters),
+  };
+}
+
 function toRecord(row: AuthorizationRow): AuthorizationRecord {
   return {
     ...row,
@@ -115,18 +128,7 @@ export class AuthorizationsRepository {
   /** Inserts authorizations in one multi-row statement. */
   async insert(authorizations: NewAuthorization[]): Promise<void> {
     if (authorizations.length === 0) return;
-    await this.db
-      .insertInto('authorizations')
-      .values(
-        authorizations.map((authorization) => ({
-          ...authorization,
-          authorized_users: JSON.stringify(authorization.authorized_users),
-          tracking: JSON.stringify(authorization.tracking),
-          device_parameters: JSON.stringify(authorization.device_parameters),
-          quality_parameters: JSON.stringify(authorization.quality_parameters),
-        })),
-      )
-      .execute();
+    await this.db.insertInto('authorizations').values(authorizations.map(serializedJson)).execute();
   }
 
   /** Every authorization of the order, oldest first. */

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../../db/schema.js';
-import type { NewAuthorization } from './authorizations.repository.js';
+import { type NewAuthorization, serializedJson } from './authorizations.repository.js';
 import type { NewReference } from './entity-references.repository.js';
 
 /** A granted authorization's rows, its serial numbers still to be known. */
@@ -29,7 +29,10 @@ export class AuthorizeBatchRepository {
    */
   async takeInOneStatement(orderId: string, grants: GrantRows[], now: string, serialized: boolean): Promise<boolean> {
     const total = grants.reduce((sum, grant) => sum + grant.authorization.quantity, 0);
-    const authorizations = JSON.stringify(grants.map((grant) => ({ ...grant.authorization, serial_offset: grant.serialOffset })));
+    // the JSON columns as the text every other path stores (jsonb would reorder an object's keys)
+    const authorizations = JSON.stringify(
+      grants.map((grant) => ({ ...serializedJson(grant.authorization), serial_offset: grant.serialOffset })),
+    );
     const references = JSON.stringify(
       grants.flatMap((grant) =>
         grant.references.map(({ target, referrer, expiresAt }) => ({
