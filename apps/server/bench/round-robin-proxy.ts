@@ -4,7 +4,9 @@ import http from 'node:http';
 
 const upstreams = (process.env.UPSTREAMS ?? '').split(',').map((url) => new URL(url));
 if (upstreams.length === 0) throw new Error('UPSTREAMS is empty');
-const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+// an idle upstream connection is dropped after 2 s, before the server's keep-alive timeout (5 s by
+// default) closes it: a request sent on a connection the server is closing fails (502)
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64, timeout: 2000 });
 let next = 0;
 
 const server = http.createServer((request, response) => {

@@ -1,3 +1,4 @@
+import { createPublicKey } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -498,6 +499,9 @@ describeEachDatabase('keys and certificates', (ctx) => {
   describe('re-keying with certificates installed', () => {
     it('drops both certificates, keeps the trust anchors and sends the wizard back to signCert', async () => {
       const token = await ctx().adminToken();
+      // the key opened (and kept) before the re-key is not the one used after it
+      const credentials = ctx().app.services.credentials;
+      const before = await credentials.key('signing');
       const response = await ctx().call('POST', '/ui/admin/provision', { token, body: { keyType: 'EC', rekey: true } });
       expect(response.statusCode, response.body).toBe(200);
       expect(response.json()).toMatchObject({ generation: 3 });
@@ -506,6 +510,12 @@ describeEachDatabase('keys and certificates', (ctx) => {
       expect(view.trustAnchors).toHaveLength(1);
       expect(await step(ctx())).toBe('signCert');
       await expect(ctx().app.services.credentials.signingIdentity()).rejects.toMatchObject({ token: 'provisionNotInitialized' });
+      const after = await credentials.key('signing');
+      expect(after.privateKeyPem).not.toBe(before.privateKeyPem);
+      const publicOf = (privateKeyPem: string) => createPublicKey(privateKeyPem).export({ type: 'spki', format: 'der' });
+      expect(
+        publicOf(after.privateKeyPem).equals(createPublicKey(after.publicKeyPem).export({ type: 'spki', format: 'der' })),
+      ).toBe(true);
     });
   });
 

@@ -8,21 +8,31 @@ function deferred() {
 }
 
 describe('KeyedBatches', () => {
-  it('runs a lone request at once, and those arriving meanwhile together after it', async () => {
+  it('runs the requests of one turn together, and those arriving meanwhile together after them', async () => {
     const batches: number[][] = [];
     const first = deferred();
+    const started = deferred();
     const batcher = new KeyedBatches<number, number>(async (_key, items) => {
       batches.push(items);
-      if (batches.length === 1) await first.gate;
+      if (batches.length === 1) {
+        started.release();
+        await first.gate;
+      }
       return items.map((item) => item * 10);
     });
     const a = batcher.submit('order-1', 1);
     const b = batcher.submit('order-1', 2);
+    expect(batches).toEqual([]);
+    await started.gate;
+    expect(batches).toEqual([[1, 2]]);
     const c = batcher.submit('order-1', 3);
-    expect(batches).toEqual([[1]]);
+    const d = batcher.submit('order-1', 4);
     first.release();
-    expect(await Promise.all([a, b, c])).toEqual([10, 20, 30]);
-    expect(batches).toEqual([[1], [2, 3]]);
+    expect(await Promise.all([a, b, c, d])).toEqual([10, 20, 30, 40]);
+    expect(batches).toEqual([
+      [1, 2],
+      [3, 4],
+    ]);
   });
 
   it('keeps keys apart and caps a batch', async () => {
@@ -33,7 +43,7 @@ describe('KeyedBatches', () => {
       return items;
     }, 2);
     await Promise.all([1, 2, 3, 4, 5].map((n) => batcher.submit('a', n)).concat([batcher.submit('b', 9)]));
-    expect(batches).toEqual(['a:1', 'b:9', 'a:2,3', 'a:4,5']);
+    expect(batches).toEqual(['a:1,2', 'b:9', 'a:3,4', 'a:5']);
   });
 
   it('fails one item with its own error, and every item when the batch fails', async () => {

@@ -1,10 +1,15 @@
+/** Resolves after the I/O callbacks already due have run (one turn of the event loop, no timer). */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 /**
- * Runs work for one key at a time and lets requests for a busy key wait to run together: the
- * first request of a key starts at once (no timer, no added latency when alone); requests that
- * arrive while it runs are collected and handed to `run` as one batch when it finishes (at most
- * `maxBatch` at a time). Different keys run independently. `run` answers one result per item, in
- * order: a value, or an Error for that item alone; if `run` itself throws, every item of the
- * batch gets that error.
+ * Runs work for one key at a time and lets requests for the same key run together: a batch of a
+ * key starts one event-loop turn after its first request (`setImmediate`, no timer: the requests
+ * whose input has already arrived reach `submit` first and join it), and the requests that arrive
+ * while it runs are handed to `run` as the next batch when it finishes (at most `maxBatch` at a
+ * time). Different keys run independently. `run` answers one result per item, in order: a value,
+ * or an Error for that item alone; if `run` itself throws, every item of the batch gets that error.
  */
 export class KeyedBatches<T, R> {
   private readonly queues = new Map<string, { item: T; resolve: (value: R) => void; reject: (error: unknown) => void }[]>();
@@ -29,6 +34,9 @@ export class KeyedBatches<T, R> {
   private async drain(key: string): Promise<void> {
     const queue = this.queues.get(key)!;
     while (queue.length > 0) {
+      // a synchronous database (SQLite) runs a whole request, and a whole batch, within one
+      // callback: without this turn every batch would hold the one request that started it
+      await nextTurn();
       const batch = queue.splice(0, this.maxBatch);
       try {
         const results = await this.run(

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
-import { type TAuthorizedPolicyListInput, type TDsiEntry, type TPackageFile } from '@manifold/contract';
+import { type TAuthorizedPolicyListInput, type TDsiEntry, type TOrderDetail, type TPackageFile } from '@manifold/contract';
 import { stpEnvelope as machineStpEnvelope, type StpEnvelopeOptions } from '@manifold/machine-simulator';
 import { describeCertificate } from '../../src/crypto/certificates.js';
 import type { DevelopmentCa } from '../../src/crypto/development-ca.js';
@@ -113,6 +113,37 @@ export async function authorize(ctx: TestApp, body: Record<string, unknown>, tok
   const response = await ctx.call('POST', '/ui/authorization/authorize', { token: token ?? (await ctx.adminToken()), body });
   expect(response.statusCode, response.body).toBe(200);
   return response.json<{ authorizationId: string }>().authorizationId;
+}
+
+/**
+ * The books of an order after simultaneous authorize requests of `sizes` (answered `statuses`, in
+ * the same order) on an order of `quantity` whose serial numbers start at `firstSerial`: exactly
+ * the granted quantity allocated, never more than the order; every refused request (420) asked
+ * for more than is left; the granted authorizations' serial numbers one run from `firstSerial`,
+ * each its quantity long, without gap or overlap. `order` must list every authorization.
+ */
+export function expectExactBooks(
+  order: TOrderDetail,
+  request: { quantity: number; firstSerial: number; sizes: number[]; statuses: number[] },
+): void {
+  const { quantity, firstSerial, sizes, statuses } = request;
+  for (const status of statuses) expect([200, 420]).toContain(status);
+  const granted = sizes.filter((_, i) => statuses[i] === 200);
+  const allocated = granted.reduce((sum, size) => sum + size, 0);
+  expect(order.allocatedQuantity).toBe(allocated);
+  expect(allocated).toBeLessThanOrEqual(quantity);
+  // a request refused when too little was left: none fits now
+  expect(sizes.filter((_, i) => statuses[i] !== 200).every((size) => size > quantity - allocated)).toBe(true);
+  const runs = order.authorizations.data
+    .map((a) => ({ first: Number(a.serialNumbers!.first), last: Number(a.serialNumbers!.last), quantity: a.quantity }))
+    .sort((x, y) => x.first - y.first);
+  expect(runs).toHaveLength(granted.length);
+  let next = firstSerial;
+  for (const run of runs) {
+    expect(run.first).toBe(next);
+    expect(run.last - run.first + 1).toBe(run.quantity);
+    next = run.last + 1;
+  }
 }
 
 export type StpOptions = StpEnvelopeOptions;

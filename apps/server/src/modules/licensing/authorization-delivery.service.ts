@@ -50,51 +50,56 @@ export class AuthorizationDeliveryService {
       }
       const now = isoNow();
       const problems = new ErrorCollector();
+      // the recipients and the queued deliveries of every target in one query each
       const recipients = new RecipientsRepository(trx);
+      const toDevices = targets.filter((target) => target.target_kind === 'device');
+      const toManages = targets.filter((target) => target.target_kind === 'manage');
+      const devices = await recipients.findDevices(toDevices.map((target) => target.device_id!));
+      const manages = await recipients.findManages(toManages.map((target) => target.manage_id!));
       for (const target of targets) {
         const field = `authorizations.${target.id}`;
         if (target.state === 'revoked') problems.add('sendingAuthorizationFailed', field, 'The authorization is revoked');
         else if (target.expires_at && target.expires_at <= now)
           problems.add('sendingAuthorizationFailed', field, 'The authorization has expired');
         else if (target.target_kind === 'device') {
-          const device = await recipients.findDevice(target.device_id!);
+          const device = devices.get(target.device_id!);
           if (!device || device.registration_state !== 'Approved' || device.disabled === 1)
             problems.add('sendingAuthorizationFailed', field, 'The machine is not approved, disabled or deregistered');
-        } else {
-          const manage = await recipients.findManage(target.manage_id!);
-          if (manage?.registration_state !== 'Approved')
-            problems.add('sendingAuthorizationFailed', field, 'The downstream Manage instance is not approved');
-        }
+        } else if (manages.get(target.manage_id!)?.registration_state !== 'Approved')
+          problems.add('sendingAuthorizationFailed', field, 'The downstream Manage instance is not approved');
       }
       problems.throwIfAny();
-      const results: SentAuthorization[] = [];
-      for (const target of targets) {
-        let delivery: string | null = null;
-        if (target.target_kind === 'manage') {
-          const queued = await changes.outbox.queuedDelivery(target.id);
-          delivery = queued?.state ?? 'pending';
-          if (!queued) {
-            await changes.outbox.enqueue(
-              {
-                kind: 'authorization',
-                targetKind: 'manage',
-                targetId: target.manage_id!,
-                subjectId: target.id,
-                body: delegatedAuthorization(order, target),
-              },
-              now,
-            );
-          }
-        }
-        if (target.state === 'authorized') {
-          await changes.authorizations.markSent(target.id, now);
-          await changes.audit(caller, 'licenceSent', order.id, {
-            authorizationId: target.id,
-            target: target.device_id ?? target.manage_id,
-          });
-        }
-        results.push({ authorizationId: target.id, state: target.state === 'authorized' ? 'sent' : target.state, delivery });
-      }
+      const queued = await changes.outbox.queuedDeliveries(toManages.map((target) => target.id));
+      await changes.outbox.enqueueMany(
+        toManages
+          .filter((target) => !queued.has(target.id))
+          .map((target) => ({
+            kind: 'authorization' as const,
+            targetKind: 'manage' as const,
+            targetId: target.manage_id!,
+            subjectId: target.id,
+            body: delegatedAuthorization(order, target),
+          })),
+        now,
+      );
+      const sending = targets.filter((target) => target.state === 'authorized');
+      await changes.authorizations.markSent(
+        sending.map((target) => target.id),
+        now,
+      );
+      await changes.auditMany(
+        sending.map((target) => ({
+          actor: caller,
+          type: 'licenceSent' as const,
+          orderId: order.id,
+          details: { authorizationId: target.id, target: target.device_id ?? target.manage_id },
+        })),
+      );
+      const results: SentAuthorization[] = targets.map((target) => ({
+        authorizationId: target.id,
+        state: target.state === 'authorized' ? 'sent' : target.state,
+        delivery: target.target_kind === 'manage' ? (queued.get(target.id) ?? 'pending') : null,
+      }));
       return results;
     });
     return { data: sent };

@@ -32,6 +32,19 @@ export type AuthorizationRecord = Omit<AuthorizationRow, JsonColumns> & {
 /** An authorization to insert: its JSON columns as values, serialized here. */
 export type NewAuthorization = Omit<AuthorizationValues, JsonColumns> & Pick<AuthorizationRecord, JsonColumns>;
 
+/** A new authorization (or part of one) with its JSON columns serialized, as they are stored. */
+export function serializedJson<T extends Pick<NewAuthorization, JsonColumns>>(
+  authorization: T,
+): Omit<T, JsonColumns> & Record<JsonColumns, string> {
+  return {
+    ...authorization,
+    authorized_users: JSON.stringify(authorization.authorized_users),
+    tracking: JSON.stringify(authorization.tracking),
+    device_parameters: JSON.stringify(authorization.device_parameters),
+    quality_parameters: JSON.stringify(authorization.quality_parameters),
+  };
+}
+
 function toRecord(row: AuthorizationRow): AuthorizationRecord {
   return {
     ...row,
@@ -112,17 +125,10 @@ export class AuthorizationsRepository {
     return row && toRecord(row);
   }
 
-  async insert(authorization: NewAuthorization): Promise<void> {
-    await this.db
-      .insertInto('authorizations')
-      .values({
-        ...authorization,
-        authorized_users: JSON.stringify(authorization.authorized_users),
-        tracking: JSON.stringify(authorization.tracking),
-        device_parameters: JSON.stringify(authorization.device_parameters),
-        quality_parameters: JSON.stringify(authorization.quality_parameters),
-      })
-      .execute();
+  /** Inserts authorizations in one multi-row statement. */
+  async insert(authorizations: NewAuthorization[]): Promise<void> {
+    if (authorizations.length === 0) return;
+    await this.db.insertInto('authorizations').values(authorizations.map(serializedJson)).execute();
   }
 
   /** Every authorization of the order, oldest first. */
@@ -171,11 +177,13 @@ export class AuthorizationsRepository {
     return Number(result.numUpdatedRows) === 1;
   }
 
-  async markSent(id: string, now: string): Promise<void> {
+  /** Marks these authorizations sent (those still `authorized`), in one statement. */
+  async markSent(ids: string[], now: string): Promise<void> {
+    if (ids.length === 0) return;
     await this.db
       .updateTable('authorizations')
       .set({ state: 'sent', sent_at: now, updated_at: now, version: nextVersion() })
-      .where('id', '=', id)
+      .where('id', 'in', ids)
       .where('state', '=', 'authorized')
       .execute();
   }

@@ -21,6 +21,7 @@ import type { AuthorizationRecord } from './authorizations.repository.js';
 import { LicensingChanges } from './licensing-changes.js';
 import { type OrderRecord, sortColumns, type Viewer } from './orders.repository.js';
 import { RecipientsRepository } from './recipients.repository.js';
+import { AuthorizeBatchRepository, type GrantRows } from './authorize-batch.repository.js';
 import type { SignedAuthorizations } from './signed-authorization.js';
 
 /** An authorize request that passed every rule, waiting for its order's quantity. */
@@ -32,6 +33,66 @@ interface Take {
   expiresAt: string | null;
   device: Awaited<ReturnType<RecipientsRepository['findDevice']>>;
   manage: Awaited<ReturnType<RecipientsRepository['findManage']>>;
+}
+
+/** A take the order gave: its authorization's id and first serial number (null when the order has none). */
+interface Grant {
+  take: Take;
+  serialFirst: number | null;
+  authorizationId: string;
+}
+
+/**
+ * The rows of a granted authorization — itself, what it refers to, its audit entry — its serial
+ * numbers aside (`serialFirst` is in the audit entry; the caller puts them into the row).
+ */
+function grantRows({ take, serialFirst, authorizationId }: Grant, nowIso: string): Omit<GrantRows, 'serialOffset'> {
+  const { input, caller, live, quantity, expiresAt, device, manage } = take;
+  const referrer = { kind: 'authorization', id: authorizationId } as const;
+  return {
+    authorization: {
+      id: authorizationId,
+      order_id: live.id,
+      version: 1,
+      target_kind: device ? 'device' : 'manage',
+      device_id: device?.id ?? null,
+      manage_id: manage?.id ?? null,
+      quantity,
+      state: 'authorized',
+      expires_at: expiresAt,
+      authorized_users: input.authorizedUserList,
+      tracking: input.tracking,
+      device_parameters: input.deviceParameters,
+      quality_parameters: input.qualityParameters,
+      dsi_id: live.dsi_id,
+      company_name: live.company_name,
+      user_id: live.user_id,
+      archived: live.archived,
+      downstream_device_id: null,
+      created_by: caller.username,
+      created_at: nowIso,
+      sent_at: null,
+      received_at: null,
+      revoked_at: null,
+      updated_at: nowIso,
+    },
+    references: [
+      ...(device ? [{ target: { kind: 'device', id: device.id } as const, referrer, expiresAt }] : []),
+      { target: { kind: 'package', id: live.dsi_id } as const, referrer, expiresAt },
+    ],
+    audit: {
+      actor: caller.username,
+      sourceIp: caller.sourceIp,
+      subject: live.id,
+      details: {
+        authorizationId,
+        quantity,
+        target: device ? { deviceId: device.id } : { manageId: manage?.id },
+        serialFirst,
+        expiration: expiresAt,
+      },
+    },
+  };
 }
 
 /** Why the order could not give `quantity` (as an error to hand to that request alone). */
@@ -96,14 +157,14 @@ export class AuthorizationsService {
     const orders = this.changes().orders;
     const recipients = new RecipientsRepository(this.database.db);
     const { deviceId, manageId } = targetIds(input);
-    const order = input.orderId && isUuid(input.orderId) ? await orders.findVisible(input.orderId, caller) : undefined;
-    const device =
-      deviceId !== undefined && manageId === undefined && isUuid(deviceId) ? await recipients.findDevice(deviceId) : undefined;
-    const manage =
-      manageId !== undefined && deviceId === undefined && isUuid(manageId) ? await recipients.findManage(manageId) : undefined;
-    const knownUsers = new Set(
-      (await new UsersRepository(this.database.db, this.database.dialect).findIdsByUsernames(input.authorizedUserList)).keys(),
-    );
+    const users = new UsersRepository(this.database.db, this.database.dialect);
+    // independent reads: on a pool (PostgreSQL, MariaDB) they go out at once
+    const [order, device, manage, knownUsers] = await Promise.all([
+      input.orderId && isUuid(input.orderId) ? orders.findVisible(input.orderId, caller) : undefined,
+      deviceId !== undefined && manageId === undefined && isUuid(deviceId) ? recipients.findDevice(deviceId) : undefined,
+      manageId !== undefined && deviceId === undefined && isUuid(manageId) ? recipients.findManage(manageId) : undefined,
+      users.findIdsByUsernames(input.authorizedUserList).then((found) => new Set(found.keys())),
+    ]);
     return { input, now: new Date(), order, device, manage, knownUsers };
   }
 
@@ -119,20 +180,43 @@ export class AuthorizationsService {
   }
 
   /**
-   * One transaction for the authorize requests of one order that arrived together: the order's
-   * row is locked once, by one conditional UPDATE taking their summed quantity (and as many serial
-   * numbers, handed out in arrival order), and committed once. When the order cannot give the sum,
-   * each request is taken alone in arrival order, so exactly those the order can serve succeed
-   * and the others get the reason they would have got alone.
+   * The authorize requests of one order that arrived together, taken at once: one conditional
+   * UPDATE takes their summed quantity (and as many serial numbers, handed out in arrival order)
+   * and their rows are written with it — on PostgreSQL in that same statement
+   * (`AuthorizeBatchRepository`), elsewhere in one transaction with one multi-row insert per table. When
+   * the order cannot give the sum, each request is taken alone in arrival order, so exactly those
+   * the order can serve succeed and the others get the reason they would have got alone.
    */
   private async takeTogether(orderId: string, takes: Take[]): Promise<({ authorizationId: string } | Error)[]> {
     const serialized = isSerialized(takes[0]!.live);
+    const nowIso = new Date().toISOString();
+    if (this.database.dialect.kind === 'postgres') {
+      let serialOffset = 0;
+      const grants = takes.map((take) => {
+        const grant = { take, serialFirst: null, authorizationId: randomUUID() };
+        const rows = { ...grantRows(grant, nowIso), serialOffset };
+        serialOffset += take.quantity;
+        return { grant, rows };
+      });
+      const taken = await new AuthorizeBatchRepository(this.database.db).takeInOneStatement(
+        orderId,
+        grants.map(({ rows }) => rows),
+        nowIso,
+        serialized,
+      );
+      if (taken) return grants.map(({ grant }) => ({ authorizationId: grant.authorizationId }));
+      if (takes.length === 1) return [await refusal(this.changes(), orderId, takes[0]!.quantity, nowIso)];
+    }
     return this.database.transaction(async (trx) => {
       const changes = this.changes(trx);
-      const nowIso = new Date().toISOString();
       const total = takes.reduce((sum, take) => sum + take.quantity, 0);
-      const together = takes.length > 1 ? await changes.orders.takeQuantity(orderId, total, nowIso, serialized) : undefined;
+      // on PostgreSQL the sum was just refused: each alone
+      const together =
+        this.database.dialect.kind === 'postgres'
+          ? undefined
+          : await changes.orders.takeQuantity(orderId, total, nowIso, serialized);
       const results: ({ authorizationId: string } | Error)[] = [];
+      const granted: Grant[] = [];
       let next = together;
       for (const take of takes) {
         let serialFirst: number | null | undefined;
@@ -140,61 +224,36 @@ export class AuthorizationsService {
           serialFirst = next ?? null;
           if (next !== null && next !== undefined) next += take.quantity;
         } else {
-          serialFirst = await changes.orders.takeQuantity(orderId, take.quantity, nowIso, serialized);
+          serialFirst =
+            takes.length > 1 ? await changes.orders.takeQuantity(orderId, take.quantity, nowIso, serialized) : undefined;
           if (serialFirst === undefined) {
             results.push(await refusal(changes, orderId, take.quantity, nowIso));
             continue;
           }
         }
-        results.push({ authorizationId: await this.record(changes, take, serialFirst, nowIso) });
+        const grant = { take, serialFirst, authorizationId: randomUUID() };
+        granted.push(grant);
+        results.push({ authorizationId: grant.authorizationId });
       }
+      const rows = granted.map((grant) => grantRows(grant, nowIso));
+      await changes.authorizations.insert(
+        rows.map(({ authorization }, i) => {
+          const { serialFirst } = granted[i]!;
+          const serialLast = serialFirst === null ? null : serialFirst + authorization.quantity - 1;
+          return { ...authorization, serial_first: serialFirst, serial_last: serialLast };
+        }),
+      );
+      await changes.references.insert(rows.flatMap((row) => row.references));
+      await changes.auditMany(
+        rows.map(({ audit }) => ({
+          actor: { username: audit.actor, sourceIp: audit.sourceIp },
+          type: 'licenceAuthorized' as const,
+          orderId: audit.subject,
+          details: audit.details,
+        })),
+      );
       return results;
     });
-  }
-
-  /** The rows of one granted authorization: itself, what it refers to, its audit entry. */
-  private async record(changes: LicensingChanges, take: Take, serialFirst: number | null, nowIso: string): Promise<string> {
-    const { input, caller, live, quantity, expiresAt, device, manage } = take;
-    const authorizationId = randomUUID();
-    await changes.authorizations.insert({
-      id: authorizationId,
-      order_id: live.id,
-      version: 1,
-      target_kind: device ? 'device' : 'manage',
-      device_id: device?.id ?? null,
-      manage_id: manage?.id ?? null,
-      quantity,
-      state: 'authorized',
-      expires_at: expiresAt,
-      serial_first: serialFirst,
-      serial_last: serialFirst === null ? null : serialFirst + quantity - 1,
-      authorized_users: input.authorizedUserList,
-      tracking: input.tracking,
-      device_parameters: input.deviceParameters,
-      quality_parameters: input.qualityParameters,
-      dsi_id: live.dsi_id,
-      company_name: live.company_name,
-      user_id: live.user_id,
-      archived: live.archived,
-      downstream_device_id: null,
-      created_by: caller.username,
-      created_at: nowIso,
-      sent_at: null,
-      received_at: null,
-      revoked_at: null,
-      updated_at: nowIso,
-    });
-    const referrer = { kind: 'authorization', id: authorizationId } as const;
-    if (device) await changes.references.insert({ kind: 'device', id: device.id }, referrer, expiresAt);
-    await changes.references.insert({ kind: 'package', id: live.dsi_id }, referrer, expiresAt);
-    await changes.audit(caller, 'licenceAuthorized', live.id, {
-      authorizationId,
-      quantity,
-      target: device ? { deviceId: device.id } : { manageId: manage?.id },
-      serialFirst,
-      expiration: expiresAt,
-    });
-    return authorizationId;
   }
 
   list(query: TAuthorizationListQuery, viewer: Viewer): Promise<TPage<TAuthorization>> {

@@ -12,22 +12,33 @@ export interface Referrer {
   id: string;
 }
 
+export interface NewReference {
+  target: ReferenceTarget;
+  referrer: Referrer;
+  expiresAt: string | null;
+}
+
 /** `entity_references`: what keeps packages and machines from being deleted while in use. */
 export class EntityReferencesRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
-  async insert(target: ReferenceTarget, referrer: Referrer, expiresAt: string | null): Promise<void> {
+  /** Inserts references in one multi-row statement. */
+  async insert(references: NewReference[]): Promise<void> {
+    if (references.length === 0) return;
+    const now = isoNow();
     await this.db
       .insertInto('entity_references')
-      .values({
-        target_kind: target.kind,
-        target_id: target.id,
-        referrer_kind: referrer.kind,
-        referrer_id: referrer.id,
-        expires_at: expiresAt,
-        released_at: null,
-        created_at: isoNow(),
-      })
+      .values(
+        references.map(({ target, referrer, expiresAt }) => ({
+          target_kind: target.kind,
+          target_id: target.id,
+          referrer_kind: referrer.kind,
+          referrer_id: referrer.id,
+          expires_at: expiresAt,
+          released_at: null,
+          created_at: now,
+        })),
+      )
       .execute();
   }
 

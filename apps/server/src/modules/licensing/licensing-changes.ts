@@ -47,6 +47,21 @@ export class LicensingChanges {
     await this.auditLog.recordBy(actor, type, orderId, details);
   }
 
+  /** Several audit records of orders or their authorizations at once (multi-row inserts), in this order. */
+  async auditMany(
+    entries: { actor: Actor; type: TAuditEventType; orderId: string; details?: Record<string, unknown> }[],
+  ): Promise<void> {
+    await this.auditLog.recordMany(
+      entries.map(({ actor, type, orderId, details }) => ({
+        type,
+        actor: actor.username,
+        subject: orderId,
+        sourceIp: actor.sourceIp,
+        ...(details ? { details } : {}),
+      })),
+    );
+  }
+
   /**
    * Revokes one authorization and gives back to the order what it has not used: its quantity less
    * the parts already made under it (broken parts the policy counted have already left its

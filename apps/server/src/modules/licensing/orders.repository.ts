@@ -169,6 +169,20 @@ export class OrdersRepository {
     return row && toRecord(row);
   }
 
+  /**
+   * Of these ids, those naming an order the viewer may see, each with the order's id as stored
+   * (one query). MariaDB compares ids without regard to case, as it did for one id at a time.
+   */
+  async visibleIds(ids: string[], viewer: Viewer): Promise<Map<string, string>> {
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return new Map();
+    let query = this.db.selectFrom('orders').select('id').where('id', 'in', unique);
+    if (viewer.role !== 'ADMIN') query = query.where('orders.id', 'in', visibleOrderIds(this.db, viewer));
+    const key = (id: string) => (this.dialect.kind === 'mysql' ? id.toLowerCase() : id);
+    const stored = new Map((await query.execute()).map((row) => [key(row.id), row.id]));
+    return new Map(unique.flatMap((id) => (stored.has(key(id)) ? [[id, stored.get(key(id))!] as const] : [])));
+  }
+
   /** The order, locked until the transaction ends (PostgreSQL and MariaDB; SQLite has one writer). */
   async lock(id: string): Promise<OrderRecord | undefined> {
     const row = await this.dialect.forUpdate(this.db.selectFrom('orders').selectAll().where('id', '=', id)).executeTakeFirst();
@@ -289,9 +303,17 @@ export class OrdersRepository {
       .where((eb) => eb(eb(eb('allocated', '+', eb.ref('expired_quantity')), '+', quantity), '<=', eb.ref('quantity')))
       .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
     if (serialized) update = update.where((eb) => eb(eb('serial_next', '+', quantity - 1), '<=', eb.ref('serial_end')));
+    if (!serialized) {
+      const result = await update.executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1 ? null : undefined;
+    }
+    if (this.dialect.kind !== 'mysql') {
+      // the serial numbers taken come back with the update (MariaDB has no UPDATE … RETURNING)
+      const taken = await update.returning('serial_next').executeTakeFirst();
+      return taken ? Number(taken.serial_next) - quantity : undefined;
+    }
     const result = await update.executeTakeFirst();
     if (Number(result.numUpdatedRows) !== 1) return undefined;
-    if (!serialized) return null;
     const next = await this.db.selectFrom('orders').select('serial_next').where('id', '=', orderId).executeTakeFirstOrThrow();
     return Number(next.serial_next) - quantity;
   }

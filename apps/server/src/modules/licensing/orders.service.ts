@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { decodeProtectedHeader } from 'jose';
 import type { Kysely } from 'kysely';
 import type { TOrder, TOrderDetail, TOrderFetchQuery, TOrderListQuery, TPage } from '@manifold/contract';
-import { describeCertificate, validityAt } from '../../crypto/certificates.js';
+import { validityAt } from '../../crypto/certificates.js';
 import { isCryptoError } from '../../crypto/crypto-errors.js';
 import { verifyDetachedJws } from '../../crypto/jws.js';
 import type { Database } from '../../db/database.js';
@@ -56,7 +56,7 @@ export class OrdersService {
     const serials: string[] = [];
     for (const purpose of ['signing', 'encryption'] as const) {
       try {
-        serials.push(describeCertificate((await this.credentials.identity(purpose)).certificatePem).serialNumber);
+        serials.push(await this.credentials.certificateSerial(purpose));
       } catch (error) {
         if (!(error instanceof AppError && error.token === 'provisionNotInitialized')) throw error;
       }
@@ -142,7 +142,9 @@ export class OrdersService {
         }
         if (await changes.orders.existsWithDedupeKey(row.dedupe_key)) throw duplicate();
         await changes.orders.insert(row);
-        await changes.references.insert({ kind: 'package', id: row.dsi_id }, { kind: 'order', id }, null);
+        await changes.references.insert([
+          { target: { kind: 'package', id: row.dsi_id }, referrer: { kind: 'order', id }, expiresAt: null },
+        ]);
         if ('caller' in origin && origin.caller.role !== 'ADMIN') {
           await changes.orders.shareWithGroupsOf(id, origin.caller.userId);
         }
@@ -205,16 +207,17 @@ export class OrdersService {
     return this.database.transaction(async (trx) => {
       const changes = this.changes(trx);
       const errors = new ErrorCollector();
-      const rows: OrderRecord[] = [];
+      // every id looked up in one query
+      const visible = await changes.orders.visibleIds(orderIds, caller);
       for (const [index, orderId] of orderIds.entries()) {
-        const row = await changes.orders.findVisible(orderId, caller);
-        if (!row) errors.add('orderIdNotValid', `${field}[${index}].orderId`);
-        else rows.push(row);
+        if (!visible.has(orderId)) errors.add('orderIdNotValid', `${field}[${index}].orderId`);
       }
       errors.throwIfAny();
-      const ids = [...new Set(rows.map((row) => row.id))];
+      const ids = [...new Set(orderIds.map((orderId) => visible.get(orderId)!))];
       await changes.orders.setArchived(ids, archived, isoNow());
-      for (const id of ids) await changes.audit(caller, archived ? 'orderArchived' : 'orderRestored', id);
+      await changes.auditMany(
+        ids.map((id) => ({ actor: caller, type: archived ? 'orderArchived' : 'orderRestored', orderId: id })),
+      );
       return { data: (await changes.orders.inOrder([...ids].sort())).map(toOrder) };
     });
   }

@@ -15,18 +15,33 @@ export class RecipientsRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
   async findDevice(id: string): Promise<LicensedDevice | undefined> {
-    const row = await this.db.selectFrom('devices').selectAll().where('id', '=', id).executeTakeFirst();
-    return row && { ...row, parameters: JSON.parse(row.parameters) as TDeviceParameter[] };
+    return (await this.findDevices([id])).get(id);
+  }
+
+  /** Machines by id, in one query (ids not found are absent). */
+  async findDevices(ids: string[]): Promise<Map<string, LicensedDevice>> {
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return new Map();
+    const rows = await this.db.selectFrom('devices').selectAll().where('id', 'in', unique).execute();
+    return new Map(rows.map((row) => [row.id, { ...row, parameters: JSON.parse(row.parameters) as TDeviceParameter[] }]));
   }
 
   /** A Manage instance (not another kind of peer registration held in the same table). */
-  findManage(id: string): Promise<ManageInstanceRow | undefined> {
-    return this.db
+  async findManage(id: string): Promise<ManageInstanceRow | undefined> {
+    return (await this.findManages([id])).get(id);
+  }
+
+  /** Manage instances by id, in one query (ids not found, or of another kind of peer, are absent). */
+  async findManages(ids: string[]): Promise<Map<string, ManageInstanceRow>> {
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return new Map();
+    const rows = await this.db
       .selectFrom('manage_instances')
       .selectAll()
-      .where('id', '=', id)
+      .where('id', 'in', unique)
       .where('manage_type', 'in', manageTypes)
-      .executeTakeFirst();
+      .execute();
+    return new Map(rows.map((row) => [row.id, row]));
   }
 
   revisionFiles(revisionId: string): Promise<RevisionFileRow[]> {

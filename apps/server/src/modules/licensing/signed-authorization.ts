@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { TDeviceParameter, TQualityParameter } from '@manifold/contract';
-import { describeCertificate, parseCertificateBundle } from '../../crypto/certificates.js';
+import { parseCertificateBundle } from '../../crypto/certificates.js';
 import { wrapContentKey } from '../../crypto/design-keys.js';
 import { certificateThumbprint } from '../../crypto/jws.js';
 import type { DB } from '../../db/schema.js';
@@ -37,14 +37,17 @@ export class SignedAuthorizations {
     }
     const recipient = parseCertificateBundle(recipientPem)[0]!.pem;
     const files = await recipients.revisionFiles(order.revision_id);
-    const wrapped = [];
-    for (const file of files) {
-      const wrappedKey = file.wrapped_key
-        ? await wrapContentKey(await this.credentials.unwrapContentKey(file.wrapped_key), recipient)
-        : null;
-      wrapped.push({ file, wrappedKey });
-    }
-    const signing = await this.credentials.signingIdentity();
+    // this server's encryption key is read once for every private file of the revision
+    const contentKeys = await this.credentials.unwrapContentKeys(
+      files.flatMap((file) => (file.wrapped_key ? [file.wrapped_key] : [])),
+    );
+    let next = 0;
+    const wrapped = await Promise.all(
+      files.map(async (file) => ({
+        file,
+        wrappedKey: file.wrapped_key ? await wrapContentKey(contentKeys[next++]!, recipient) : null,
+      })),
+    );
     const deviceParameters = effectiveParameters<TDeviceParameter>(
       [authorization.device_parameters, order.device_parameters, device ? device.parameters : []],
       (parameter) => parameter.parameterId,
@@ -58,7 +61,7 @@ export class SignedAuthorizations {
       order,
       device,
       manageId: authorization.manage_id,
-      issuer: { manageUrl: await this.serverUrl(), keySerialNumber: describeCertificate(signing.certificatePem).serialNumber },
+      issuer: { manageUrl: await this.serverUrl(), keySerialNumber: await this.credentials.signingSerial() },
       recipientThumbprint: certificateThumbprint(recipient),
       files: wrapped,
       deviceParameters,

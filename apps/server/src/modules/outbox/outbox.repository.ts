@@ -105,14 +105,17 @@ export class OutboxRepository {
   }
 
   /** A delivery of the authorization that is waiting or done (not cancelled). */
-  queuedDelivery(authorizationId: string): Promise<Pick<Delivery, 'state'> | undefined> {
-    return this.db
+  /** The state of the authorization message that is pending or delivered for each of these authorizations, in one query. */
+  async queuedDeliveries(authorizationIds: string[]): Promise<Map<string, Delivery['state']>> {
+    if (authorizationIds.length === 0) return new Map();
+    const rows = await this.db
       .selectFrom('outbox')
-      .select('state')
+      .select(['subject_id', 'state'])
       .where('kind', '=', 'authorization')
-      .where('subject_id', '=', authorizationId)
+      .where('subject_id', 'in', [...new Set(authorizationIds)])
       .where('state', 'in', ['pending', 'delivered'])
-      .executeTakeFirst();
+      .execute();
+    return new Map(rows.map((row) => [row.subject_id, row.state]));
   }
 
   /** Withdraws a delivery that has not gone out yet. */
@@ -127,30 +130,38 @@ export class OutboxRepository {
 
   /** Queues a message, due now; the delivery worker is woken when the caller's transaction commits. Answers the message id. */
   async enqueue(message: NewMessage, now: string): Promise<string> {
-    const messageId = randomUUID();
+    return (await this.enqueueMany([message], now))[0]!;
+  }
+
+  /** Queues messages in one multi-row insert, due now (as {@link enqueue}); answers their message ids in order. */
+  async enqueueMany(messages: NewMessage[], now: string): Promise<string[]> {
+    if (messages.length === 0) return [];
+    const messageIds = messages.map(() => randomUUID());
     await this.db
       .insertInto('outbox')
-      .values({
-        kind: message.kind,
-        target_kind: message.targetKind,
-        target_id: message.targetId,
-        subject_id: message.subjectId,
-        payload: JSON.stringify(message.body),
-        state: 'pending',
-        attempts: 0,
-        next_attempt_at: now,
-        last_error: null,
-        created_at: now,
-        updated_at: now,
-        message_id: messageId,
-        delivered_at: null,
-        expires_at: message.expiresAt ?? null,
-        lease_owner: null,
-        lease_until: null,
-      })
+      .values(
+        messages.map((message, i) => ({
+          kind: message.kind,
+          target_kind: message.targetKind,
+          target_id: message.targetId,
+          subject_id: message.subjectId,
+          payload: JSON.stringify(message.body),
+          state: 'pending' as const,
+          attempts: 0,
+          next_attempt_at: now,
+          last_error: null,
+          created_at: now,
+          updated_at: now,
+          message_id: messageIds[i]!,
+          delivered_at: null,
+          expires_at: message.expiresAt ?? null,
+          lease_owner: null,
+          lease_until: null,
+        })),
+      )
       .execute();
     afterCommit(outboxCommitted);
-    return messageId;
+    return messageIds;
   }
 
   /** One message as the admin sees it. */

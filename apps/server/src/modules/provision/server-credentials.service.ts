@@ -39,15 +39,29 @@ const leafSerial = memoized((chainPem: string) => describeCertificate(parseCerti
 
 /**
  * The server's own credentials for the features that sign, verify and decrypt: its signing and
- * encryption identities, the trust anchors of the network, and operations using them. Private
- * keys are opened from the database for each use, so a re-key on another instance takes effect
- * at once, and never leave this object except to the crypto functions.
+ * encryption identities, the trust anchors of the network, and operations using them. The key
+ * pair's row is read from the database for each use, so a re-key on another instance takes effect
+ * at once; its sealed private key is opened once per process and again only when the row's sealed
+ * text changes (a new key, or the same key sealed anew). Private keys never leave this object
+ * except to the crypto functions.
  */
 export class ServerCredentials {
+  /** The last private key opened per purpose, with the sealed text it was opened from. */
+  readonly #opened = new Map<KeyPurpose, { sealed: string; privateKeyPem: string }>();
+
   constructor(
     private readonly database: Database,
     private readonly sealer: KeySealer,
   ) {}
+
+  /** The private key sealed in `sealed`, opened once for as long as the row holds that text. */
+  #open(purpose: KeyPurpose, sealed: string): string {
+    const opened = this.#opened.get(purpose);
+    if (opened?.sealed === sealed) return opened.privateKeyPem;
+    const privateKeyPem = this.sealer.open(sealed);
+    this.#opened.set(purpose, { sealed, privateKeyPem });
+    return privateKeyPem;
+  }
 
   private repository(): CredentialsRepository {
     return new CredentialsRepository(this.database.db);
@@ -63,7 +77,7 @@ export class ServerCredentials {
     }
     return {
       keyType: row.key_type as KeyType,
-      privateKeyPem: this.sealer.open(row.sealed_private_key),
+      privateKeyPem: this.#open(purpose, row.sealed_private_key),
       publicKeyPem: row.public_key_pem,
     };
   }
@@ -82,17 +96,22 @@ export class ServerCredentials {
   }
 
   /**
-   * Serial number of the installed signing certificate (without opening the key);
+   * Serial number of the installed certificate of a purpose (without opening the key);
    * `provisionNotInitialized` before one is installed.
    */
-  async signingSerial(): Promise<string> {
-    const certificate = await this.repository().certificate('signing');
+  async certificateSerial(purpose: KeyPurpose): Promise<string> {
+    const certificate = await this.repository().certificate(purpose);
     if (!certificate) {
       throw new AppError('provisionNotInitialized', {
-        description: 'The server has no signing certificate yet: upload one with POST /ui/admin/upload/provision',
+        description: `The server has no ${purpose} certificate yet: upload one with POST /ui/admin/upload/provision`,
       });
     }
     return leafSerial(certificate.certificate_pem);
+  }
+
+  /** Serial number of the installed signing certificate (without opening the key). */
+  signingSerial(): Promise<string> {
+    return this.certificateSerial('signing');
   }
 
   signingIdentity(): Promise<ServerIdentity> {
@@ -117,8 +136,14 @@ export class ServerCredentials {
 
   /** A design content key wrapped for this server's encryption certificate. */
   async unwrapContentKey(wrappedKey: string): Promise<Buffer> {
+    return (await this.unwrapContentKeys([wrappedKey]))[0]!;
+  }
+
+  /** Design content keys wrapped for this server's encryption certificate, the key read once. */
+  async unwrapContentKeys(wrappedKeys: string[]): Promise<Buffer[]> {
+    if (wrappedKeys.length === 0) return [];
     const { privateKeyPem } = await this.key('encryption');
-    return unwrapContentKey(wrappedKey, privateKeyPem);
+    return Promise.all(wrappedKeys.map((wrappedKey) => unwrapContentKey(wrappedKey, privateKeyPem)));
   }
 
   /** A compact JWE encrypted for this server's encryption certificate (FSS payloads). */
