@@ -19,7 +19,7 @@ import { createDatabase } from '../src/db/database.js';
 import { setupStepChecks } from '../src/modules/admin/setup-state.js';
 import { DashboardRepository } from '../src/modules/dashboard/dashboard.repository.js';
 import { dashboardDays, dashboardFigureQueries } from '../src/modules/dashboard/dashboard.service.js';
-import { benchTarget, measure, startBenchServer } from './bench-support.js';
+import { benchEachDatabase, benchTarget, measure, startBenchServer } from './bench-support.js';
 import { measureBare, seedInspectedParts } from './inspected-parts-seed.js';
 
 const { values } = parseArgs({
@@ -100,14 +100,4 @@ async function bench(kind: string) {
 }
 
 console.log(`dashboard: ${connections} connections, ${duration} s per measurement, ${os.cpus().length} cores`);
-const table = [];
-for (const kind of values.databases.split(',').map((value) => value.trim())) table.push(...(await bench(kind)));
-for (const kind of values.databases.split(',').map((value) => value.trim())) {
-  const served = table.find((row) => row.title === `${kind}: GET /ui/dashboard`);
-  const bare = table.find((row) => row.title === `${kind}: bare SQL`);
-  if (served && bare)
-    console.log(
-      `${kind}: dashboard p99 ${served['p99 ms']} ms, bare ${bare['p99 ms']} ms, ratio ${(served['p99 ms'] / Math.max(1, bare['p99 ms'])).toFixed(2)}`,
-    );
-}
-console.table(table);
+await benchEachDatabase(values.databases, bench, 'GET /ui/dashboard', (kind) => `${kind}: dashboard`);

@@ -20,7 +20,7 @@ import { parseDatabaseUrl } from '../src/config.js';
 import { createDatabase, type Database } from '../src/db/database.js';
 import { PartsSearchRepository, type PartsFilter } from '../src/modules/quality/parts-search.repository.js';
 import { searchPlan } from '../src/modules/quality/search-rules.js';
-import { benchTarget, measure, startBenchServer } from './bench-support.js';
+import { benchEachDatabase, benchTarget, measure, startBenchServer } from './bench-support.js';
 import { measureBare, seedInspectedParts } from './inspected-parts-seed.js';
 
 const { values } = parseArgs({
@@ -109,17 +109,4 @@ async function bench(kind: string) {
 }
 
 console.log(`quality: ${connections} connections, ${duration} s per measurement, ${os.cpus().length} cores`);
-const table = [];
-for (const kind of values.databases.split(',').map((value) => value.trim())) table.push(...(await bench(kind)));
-for (const kind of values.databases.split(',').map((value) => value.trim())) {
-  const server = table.filter((row) => row.title.startsWith(`${kind}: qms`));
-  const bare = table.filter((row) => row.title.startsWith(`${kind}: bare`));
-  server.forEach((row, index) => {
-    const limit = bare[index];
-    if (limit)
-      console.log(
-        `${row.title}: p99 ${row['p99 ms']} ms, bare ${limit['p99 ms']} ms, ratio ${(row['p99 ms'] / Math.max(1, limit['p99 ms'])).toFixed(2)}`,
-      );
-  });
-}
-console.table(table);
+await benchEachDatabase(values.databases, bench, 'qms', (_kind, row) => `${row.title}:`);
