@@ -18,7 +18,12 @@ export function findUploadToken<T extends UploadTokenTable>(
 }
 
 /** Spends a token of `table` once: false when it was spent meanwhile or has expired. */
-export async function spendUploadToken(db: Kysely<DB>, table: UploadTokenTable, tokenHash: string, now: string): Promise<boolean> {
+export async function spendUploadToken(
+  db: Kysely<DB>,
+  table: UploadTokenTable,
+  tokenHash: string,
+  now: string,
+): Promise<boolean> {
   const result = await db
     .updateTable(table)
     .set({ used_at: now })

@@ -20,7 +20,7 @@ export function DeviceStateBadge({ device }: { device: Pick<TDevice, 'registrati
         {t(`devices.states.${device.registrationState}`)}
       </Badge>
       {device.disabled ? (
-        <Badge variant="outline" color="gray" c="dark.7" data-disabled="true">
+        <Badge variant="outline" color="gray" c="var(--manifold-text)" data-disabled="true">
           {t('devices.disabled')}
         </Badge>
       ) : null}

@@ -83,7 +83,7 @@ export function OutboxRoute() {
               {message.state === 'pending' ? <time dateTime={message.nextAttemptAt}>{format(message.nextAttemptAt)}</time> : null}
             </Table.Td>
             <Table.Td>
-              <Text size="sm" c="red.9" style={{ wordBreak: 'break-word' }}>
+              <Text size="sm" c="var(--manifold-danger)" style={{ wordBreak: 'break-word' }}>
                 {message.lastError}
               </Text>
             </Table.Td>

@@ -47,7 +47,7 @@ export function SetupRoute() {
           <Title order={2} size="h4" id="setup-current-heading">
             {t('setup.currentStep', { step: t(`setup.steps.${current}.label`) })}
           </Title>
-          <Badge color="blue" variant="light" c="blue.9" data-testid="setup-current-step">
+          <Badge color="blue" variant="light" c="var(--manifold-info)" data-testid="setup-current-step">
             {t('setup.stepOf', { index: currentIndex + 1, total: setupSteps.length })}
           </Badge>
         </Group>
