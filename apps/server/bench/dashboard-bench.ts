@@ -12,7 +12,6 @@
 // scratch database is created and dropped.
 import fs from 'node:fs/promises';
 import os from 'node:os';
-import { parseArgs } from 'node:util';
 import { DASHBOARD_DAYS, DASHBOARD_PEERS, DASHBOARD_RECENT_EVENTS, type TDashboard } from '@manifold/contract';
 import { parseDatabaseUrl } from '../src/config.js';
 import { createDatabase } from '../src/db/database.js';
@@ -20,19 +19,9 @@ import { setupStepChecks } from '../src/modules/admin/setup-state.js';
 import { DashboardRepository } from '../src/modules/dashboard/dashboard.repository.js';
 import { dashboardDays, dashboardFigureQueries } from '../src/modules/dashboard/dashboard.service.js';
 import { benchEachDatabase, benchTarget, measure, startBenchServer } from './bench-support.js';
-import { measureBare, seedInspectedParts } from './inspected-parts-seed.js';
+import { measureBare, seededBenchOptions, seedInspectedParts } from './inspected-parts-seed.js';
 
-const { values } = parseArgs({
-  options: {
-    databases: { type: 'string', default: 'sqlite,postgres' },
-    duration: { type: 'string', default: '5' },
-    connections: { type: 'string', default: '4' },
-    parts: { type: 'string', default: '200000' },
-  },
-});
-const duration = Number(values.duration);
-const connections = Number(values.connections);
-const partCount = Number(values.parts);
+const { databases, duration, connections, partCount } = seededBenchOptions(200_000);
 
 async function bench(kind: string) {
   const t = await benchTarget(kind, 'manifold-dashboard-bench-');
@@ -100,4 +89,4 @@ async function bench(kind: string) {
 }
 
 console.log(`dashboard: ${connections} connections, ${duration} s per measurement, ${os.cpus().length} cores`);
-await benchEachDatabase(values.databases, bench, 'GET /ui/dashboard', (kind) => `${kind}: dashboard`);
+await benchEachDatabase(databases, bench, 'GET /ui/dashboard', (kind) => `${kind}: dashboard`);

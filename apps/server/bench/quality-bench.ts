@@ -14,26 +14,15 @@
 // scratch database is created and dropped.
 import fs from 'node:fs/promises';
 import os from 'node:os';
-import { parseArgs } from 'node:util';
 import type { TQualitySearchRequest } from '@manifold/contract';
 import { parseDatabaseUrl } from '../src/config.js';
 import { createDatabase, type Database } from '../src/db/database.js';
 import { PartsSearchRepository, type PartsFilter } from '../src/modules/quality/parts-search.repository.js';
 import { searchPlan } from '../src/modules/quality/search-rules.js';
 import { benchEachDatabase, benchTarget, measure, startBenchServer } from './bench-support.js';
-import { measureBare, seedInspectedParts } from './inspected-parts-seed.js';
+import { measureBare, seededBenchOptions, seedInspectedParts } from './inspected-parts-seed.js';
 
-const { values } = parseArgs({
-  options: {
-    databases: { type: 'string', default: 'sqlite,postgres' },
-    duration: { type: 'string', default: '5' },
-    connections: { type: 'string', default: '4' },
-    parts: { type: 'string', default: '1000000' },
-  },
-});
-const duration = Number(values.duration);
-const connections = Number(values.connections);
-const partCount = Number(values.parts);
+const { databases, duration, connections, partCount } = seededBenchOptions(1_000_000);
 
 /** The SQL of one search, straight through the driver: both pages with their counts and the statistics. */
 async function bareSearch(database: Database, filter: PartsFilter): Promise<void> {
@@ -109,4 +98,4 @@ async function bench(kind: string) {
 }
 
 console.log(`quality: ${connections} connections, ${duration} s per measurement, ${os.cpus().length} cores`);
-await benchEachDatabase(values.databases, bench, 'qms', (_kind, row) => `${row.title}:`);
+await benchEachDatabase(databases, bench, 'qms', (_kind, row) => `${row.title}:`);
