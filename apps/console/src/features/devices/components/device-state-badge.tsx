@@ -16,7 +16,12 @@ export function DeviceStateBadge({ device }: { device: Pick<TDevice, 'registrati
   const color = stateColors[device.registrationState];
   return (
     <Group gap={4} wrap="nowrap">
-      <Badge variant="light" color={color} c={color === 'green' ? 'green.9' : 'dark.7'} data-state={device.registrationState}>
+      <Badge
+        variant="light"
+        color={color}
+        c={color === 'green' ? 'var(--manifold-success)' : 'var(--manifold-text)'}
+        data-state={device.registrationState}
+      >
         {t(`devices.states.${device.registrationState}`)}
       </Badge>
       {device.disabled ? (

@@ -15,7 +15,12 @@ export function RegistrationStateBadge({ state }: { state: TRegistrationState })
   const { t } = useTranslation();
   const color = stateColors[state];
   return (
-    <Badge variant="light" color={color} c={color === 'green' ? 'green.9' : 'dark.7'} data-state={state}>
+    <Badge
+      variant="light"
+      color={color}
+      c={color === 'green' ? 'var(--manifold-success)' : 'var(--manifold-text)'}
+      data-state={state}
+    >
       {t(`network.states.${state}`)}
     </Badge>
   );
