@@ -51,3 +51,21 @@ export const cssVariablesResolver: CSSVariablesResolver = () => ({
     '--manifold-info': 'var(--mantine-color-blue-3)',
   },
 });
+
+/** The state each Mantine colour of a badge or alert stands for, by its theme-aware text colour. */
+const stateTextColors: Readonly<Record<string, string>> = {
+  green: 'var(--manifold-success)',
+  teal: 'var(--manifold-success)',
+  red: 'var(--manifold-danger)',
+  orange: 'var(--manifold-warning)',
+  yellow: 'var(--manifold-warning)',
+  blue: 'var(--manifold-info)',
+};
+
+/**
+ * The text colour for a light badge or alert of the Mantine colour `color` (`color="green"`): its
+ * state's theme-aware variable, `--manifold-text` for any other colour. Readable in both themes.
+ */
+export function stateText(color: string): string {
+  return stateTextColors[color] ?? 'var(--manifold-text)';
+}

@@ -2,6 +2,7 @@ import { Badge, Card, Code, Group, Stack, Table, Text, Title } from '@mantine/co
 import type { TCertificateInfo } from '@manifold/contract';
 import { useTranslation } from 'react-i18next';
 import { useDateTimeFormat } from '../../../lib/format';
+import { stateText } from '../../../app/theme';
 
 type Validity = 'valid' | 'expired' | 'notYetValid';
 
@@ -31,11 +32,7 @@ export function CertificateDetails({ info, title, testId }: { info: TCertificate
               {t('setup.certificates.development')}
             </Badge>
           ) : null}
-          <Badge
-            color={validityColors[validity]}
-            variant="light"
-            c={validity === 'valid' ? 'var(--manifold-success)' : 'var(--manifold-text)'}
-          >
+          <Badge color={validityColors[validity]} variant="light" c={stateText(validityColors[validity])}>
             {t(`setup.certificates.validity.${validity}`)}
           </Badge>
         </Group>

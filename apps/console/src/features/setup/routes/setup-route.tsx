@@ -11,6 +11,7 @@ import { DatabaseStep } from '../components/database-step';
 import { StorageProviderForm } from '../components/storage-provider-form';
 import { ErrorAlert } from '../../../components/error-alert';
 import { ServerSettingsForm } from '../components/server-settings-form';
+import { stateText } from '../../../app/theme';
 
 type StepStatus = 'done' | 'current' | 'pending';
 
@@ -74,7 +75,7 @@ export function SetupRoute() {
                       size="sm"
                       variant="light"
                       color={statusColors[status]}
-                      c={`${statusColors[status]}.9`}
+                      c={stateText(statusColors[status])}
                       data-step={step}
                       data-status={status}
                     >
