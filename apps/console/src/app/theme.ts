@@ -38,7 +38,8 @@ export const cssVariablesResolver: CSSVariablesResolver = () => ({
     '--manifold-text': 'var(--mantine-color-gray-9)',
     '--manifold-danger': 'var(--mantine-color-red-9)',
     '--manifold-success': 'var(--mantine-color-green-9)',
-    '--manifold-warning': 'var(--mantine-color-orange-9)',
+    // orange-9 gives 4.3:1 on white only: a darker orange, 5.5:1 on a light orange or yellow badge
+    '--manifold-warning': '#a63c06',
     '--manifold-info': 'var(--mantine-color-blue-9)',
   },
   dark: {
