@@ -7,7 +7,8 @@ import { useFields } from '../../../hooks/use-fields';
 import { useSaveServerConfig, useServerConfig } from '../api/server-config';
 import { SettingsForm, useSettingsSave } from './settings-form';
 
-const fieldNames = ['serverSiteName', 'serverUrl', 'manageEnabled', 'traceEnabled'] as const;
+const switches = ['manageEnabled', 'traceEnabled'] as const;
+const fieldNames = ['serverSiteName', 'serverUrl', ...switches] as const;
 const fieldOfToken: Record<string, string> = { serverSiteNameEmpty: 'serverSiteName', serverUrlInvalid: 'serverUrl' };
 
 const blank: TServerConfig = { serverSiteName: '', serverUrl: '', manageEnabled: true, traceEnabled: true };
@@ -54,20 +55,16 @@ export function ServerSettingsForm() {
         error={errors.fields.serverUrl}
         onChange={(event) => setField('serverUrl', event.currentTarget.value)}
       />
-      <Switch
-        label={t('settings.server.manageEnabled')}
-        description={t('settings.server.manageEnabledHint')}
-        checked={values.manageEnabled}
-        error={errors.fields.manageEnabled}
-        onChange={(event) => setField('manageEnabled', event.currentTarget.checked)}
-      />
-      <Switch
-        label={t('settings.server.traceEnabled')}
-        description={t('settings.server.traceEnabledHint')}
-        checked={values.traceEnabled}
-        error={errors.fields.traceEnabled}
-        onChange={(event) => setField('traceEnabled', event.currentTarget.checked)}
-      />
+      {switches.map((name) => (
+        <Switch
+          key={name}
+          label={t(`settings.server.${name}`)}
+          description={t(`settings.server.${name}Hint`)}
+          checked={values[name]}
+          error={errors.fields[name]}
+          onChange={(event) => setField(name, event.currentTarget.checked)}
+        />
+      ))}
     </SettingsForm>
   );
 }
