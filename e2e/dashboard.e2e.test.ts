@@ -1,7 +1,17 @@
 import type { TDashboard } from '@manifold/contract';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminToken, api, checkScreen, createUser, freshPage, launchBrowser, logInAs, logInAsAdmin } from './support/browser';
+import {
+  adminToken,
+  api,
+  checkScreen,
+  checkScreenInBothThemes,
+  createUser,
+  freshPage,
+  launchBrowser,
+  logInAs,
+  logInAsAdmin,
+} from './support/browser';
 import { madeParts } from './support/quality';
 
 /** Server round trips under a loaded test machine: poll for up to ten seconds. */
@@ -48,7 +58,7 @@ describe('console: home dashboard', () => {
     } else {
       expect(await page.getByTestId('first-run').count()).toBe(0);
     }
-    await checkScreen(page, 'home-dashboard');
+    await checkScreenInBothThemes(page, 'home-dashboard');
 
     // a new order printed from: one more live order, one more part made today
     await madeParts(1);

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkScreen, freshPage, launchBrowser, logInAs } from './support/browser';
+import { checkScreen, checkScreenInBothThemes, freshPage, launchBrowser, logInAs } from './support/browser';
 import { createTestRootCa } from './support/certificates';
 import { startPeerInstance, type PeerInstance } from './support/peers';
 
@@ -68,7 +68,7 @@ describe('console: peer network between two instances', () => {
     const confirm = b.getByRole('dialog', { name: 'Approve registration' });
     await confirm.getByRole('button', { name: 'Approve' }).click();
     await onB.getByText('Approved').waitFor();
-    await checkScreen(b, 'network-manage-approved');
+    await checkScreenInBothThemes(b, 'network-manage-approved');
 
     // B told A before it changed: A shows Approved once it reads its list again
     await a.reload();
@@ -97,7 +97,7 @@ describe('console: peer network between two instances', () => {
     await pages.getByRole('link', { name: 'Trace instances' }).click();
     await page.getByRole('heading', { name: 'Trace instances', level: 1 }).waitFor();
     await page.getByTestId('trace-instances-table').waitFor();
-    await checkScreen(page, 'network-trace');
+    await checkScreenInBothThemes(page, 'network-trace');
 
     await pages.getByRole('link', { name: 'Protect instances' }).click();
     await page.getByRole('heading', { name: 'Protect instances', level: 1 }).waitFor();

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminToken, api, checkScreen, freshPage, launchBrowser, logInAsAdmin } from './support/browser';
+import { adminToken, api, checkScreen, checkScreenInBothThemes, freshPage, launchBrowser, logInAsAdmin } from './support/browser';
 import { approvedMachine, builtRevision, policyList, provisionedSigningSerial, type DesignRevision } from './support/licensing';
 
 /** Server round trips under a loaded test machine: poll for up to ten seconds. */
@@ -41,7 +41,7 @@ describe('console: orders and authorizations', () => {
     await page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: 'Orders' }).click();
     await page.getByRole('heading', { name: 'Orders', level: 1 }).waitFor();
     await page.getByTestId('orders-table').waitFor();
-    await checkScreen(page, 'orders');
+    await checkScreenInBothThemes(page, 'orders');
 
     // the order arrives: its policy list pasted into the add form
     await page.getByRole('button', { name: 'Add order' }).click();
@@ -60,7 +60,7 @@ describe('console: orders and authorizations', () => {
     await page.getByRole('heading', { name: `Order ${policy.orderNumber}`, level: 1 }).waitFor();
     await expect.poll(() => page.getByTestId('remaining-quantity-value').textContent(), settle).toBe('10');
     await page.getByTestId('order-history').locator('[data-event="licenceReceived"]').waitFor(settle);
-    await checkScreen(page, 'order-detail');
+    await checkScreenInBothThemes(page, 'order-detail');
 
     // it is listed, and the list keeps its state in the address
     await page.goto(`/orders?filterByCompanyName=${encodeURIComponent('Acme Designs')}&sortBy=dateCreated&sortOrder=desc`);

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminToken, api, checkScreen, freshPage, launchBrowser, logInAsAdmin } from './support/browser';
+import { adminToken, api, checkScreen, checkScreenInBothThemes, freshPage, launchBrowser, logInAsAdmin } from './support/browser';
 import { madeParts, type MadeParts } from './support/quality';
 
 /** Server round trips under a loaded test machine: poll for up to ten seconds. */
@@ -128,8 +128,12 @@ describe('console: quality', () => {
     const step = timeline.locator('[data-step="inspection"]');
     await step.getByText('Quality check failed').waitFor(settle);
     await step.locator('[data-state="FAILURE"]').waitFor(settle);
-    await timeline.locator('[data-event-kind="qualityCheckFailed"]').waitFor(settle);
-    await checkScreen(page, 'quality-part-history');
+    // recorded in the console: numbered on this server's chain, not the machine's
+    await timeline
+      .locator('[data-event-kind="qualityCheckFailed"]')
+      .getByText(/^Recorded in the console, No\. \d+ of this server$/)
+      .waitFor(settle);
+    await checkScreenInBothThemes(page, 'quality-part-history');
   });
 
   it('trace-parameter values are recorded, refused out of range on the field, edited and deleted on the part and build pages', async () => {

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminToken, api, checkScreen, freshPage, launchBrowser, logInAsAdmin } from './support/browser';
+import { adminToken, api, checkScreen, checkScreenInBothThemes, freshPage, launchBrowser, logInAsAdmin } from './support/browser';
 import { builtRevision, policyList, provisionedSigningSerial, type DesignRevision } from './support/licensing';
 import { reportingMachine, type ReportingMachine } from './support/trace';
 
@@ -144,7 +144,7 @@ describe('console: a machine\u2019s job in events, audit, builds, parts and the 
       job: `/builds?dsiId=${revision.dsiId}`,
     };
     for (const [name, href] of Object.entries(links)) expect(await step(name).getByRole('link').getAttribute('href')).toBe(href);
-    await checkScreen(page, 'part-history');
+    await checkScreenInBothThemes(page, 'part-history');
 
     // one click: the history as a file, and the machine's signed events for verify-history
     const [download] = await Promise.all([

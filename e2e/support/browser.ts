@@ -89,6 +89,25 @@ export async function checkScreen(page: Page, name: string): Promise<void> {
   expect(cspViolations.get(page) ?? [], `content security policy on ${name}`).toEqual([]);
 }
 
+/** Switches the theme from the user menu (English console), as a user would, and waits until it is shown. */
+export async function switchTheme(page: Page, theme: 'light' | 'dark'): Promise<void> {
+  await page.getByTestId('user-menu').click();
+  await page.getByRole('menuitem', { name: theme === 'dark' ? 'Dark' : 'Light' }).click();
+  await expect.poll(() => page.evaluate(() => document.body.className)).toContain(`theme-${theme}`);
+  await page.getByRole('menu').waitFor({ state: 'hidden' });
+}
+
+/**
+ * `checkScreen` in both themes: the screen as it is (light), then switched to the dark theme
+ * (`<name>-dark`), then back to light, so contrast is checked on both backgrounds.
+ */
+export async function checkScreenInBothThemes(page: Page, name: string): Promise<void> {
+  await checkScreen(page, name);
+  await switchTheme(page, 'dark');
+  await checkScreen(page, `${name}-dark`);
+  await switchTheme(page, 'light');
+}
+
 /** Calls the console API directly, as a test fixture would. */
 export async function api<T>(
   route: string,

@@ -90,6 +90,38 @@ export async function measure(title: string, { url, connections, duration, heade
   };
 }
 
+/** One row of a benchmark's table: `measure`'s or `measureBare`'s answer. */
+export type Measured = Awaited<ReturnType<typeof measure>>;
+
+/**
+ * Runs `bench` on each database of `databases` (comma-separated), then prints each served row
+ * (its title starting `<kind>: <served>`) next to the bare limit in the same place among the rows
+ * starting `<kind>: bare`, with the ratio of their p99, each line named by `name`; then the table.
+ */
+export async function benchEachDatabase(
+  databases: string,
+  bench: (kind: string) => Promise<Measured[]>,
+  served: string,
+  name: (kind: string, row: Measured) => string,
+): Promise<void> {
+  const kinds = databases.split(',').map((value) => value.trim());
+  const table: Measured[] = [];
+  for (const kind of kinds) table.push(...(await bench(kind)));
+  for (const kind of kinds) {
+    const bare = table.filter((row) => row.title.startsWith(`${kind}: bare`));
+    table
+      .filter((row) => row.title.startsWith(`${kind}: ${served}`))
+      .forEach((row, index) => {
+        const limit = bare[index];
+        if (limit)
+          console.log(
+            `${name(kind, row)} p99 ${row['p99 ms']} ms, bare ${limit['p99 ms']} ms, ratio ${(row['p99 ms'] / Math.max(1, limit['p99 ms'])).toFixed(2)}`,
+          );
+      });
+  }
+  console.table(table);
+}
+
 /** Resident set size of a process, MiB (Linux /proc). */
 export function rssMiB(pid: number): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');

@@ -12,27 +12,16 @@
 // scratch database is created and dropped.
 import fs from 'node:fs/promises';
 import os from 'node:os';
-import { parseArgs } from 'node:util';
 import { DASHBOARD_DAYS, DASHBOARD_PEERS, DASHBOARD_RECENT_EVENTS, type TDashboard } from '@manifold/contract';
 import { parseDatabaseUrl } from '../src/config.js';
 import { createDatabase } from '../src/db/database.js';
 import { setupStepChecks } from '../src/modules/admin/setup-state.js';
 import { DashboardRepository } from '../src/modules/dashboard/dashboard.repository.js';
 import { dashboardDays, dashboardFigureQueries } from '../src/modules/dashboard/dashboard.service.js';
-import { benchTarget, measure, startBenchServer } from './bench-support.js';
-import { measureBare, seedInspectedParts } from './inspected-parts-seed.js';
+import { benchEachDatabase, benchTarget, measure, startBenchServer } from './bench-support.js';
+import { measureBare, seededBenchOptions, seedInspectedParts } from './inspected-parts-seed.js';
 
-const { values } = parseArgs({
-  options: {
-    databases: { type: 'string', default: 'sqlite,postgres' },
-    duration: { type: 'string', default: '5' },
-    connections: { type: 'string', default: '4' },
-    parts: { type: 'string', default: '200000' },
-  },
-});
-const duration = Number(values.duration);
-const connections = Number(values.connections);
-const partCount = Number(values.parts);
+const { databases, duration, connections, partCount } = seededBenchOptions(200_000);
 
 async function bench(kind: string) {
   const t = await benchTarget(kind, 'manifold-dashboard-bench-');
@@ -100,14 +89,4 @@ async function bench(kind: string) {
 }
 
 console.log(`dashboard: ${connections} connections, ${duration} s per measurement, ${os.cpus().length} cores`);
-const table = [];
-for (const kind of values.databases.split(',').map((value) => value.trim())) table.push(...(await bench(kind)));
-for (const kind of values.databases.split(',').map((value) => value.trim())) {
-  const served = table.find((row) => row.title === `${kind}: GET /ui/dashboard`);
-  const bare = table.find((row) => row.title === `${kind}: bare SQL`);
-  if (served && bare)
-    console.log(
-      `${kind}: dashboard p99 ${served['p99 ms']} ms, bare ${bare['p99 ms']} ms, ratio ${(served['p99 ms'] / Math.max(1, bare['p99 ms'])).toFixed(2)}`,
-    );
-}
-console.table(table);
+await benchEachDatabase(databases, bench, 'GET /ui/dashboard', (kind) => `${kind}: dashboard`);

@@ -1,5 +1,6 @@
 // Seeding for the benchmarks over inspected parts (quality search, home dashboard).
 import { randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { parseDatabaseUrl } from '../src/config.js';
 import { createDatabase } from '../src/db/database.js';
@@ -126,5 +127,26 @@ export async function measureBare(
     'requests/s': Math.round(latencies.length / duration),
     'p99 ms': Math.round(p99),
     'mean ms': Number(mean.toFixed(2)),
+  };
+}
+
+/**
+ * The options of a benchmark over seeded inspected parts:
+ * `--databases sqlite,postgres --duration 5 --connections 4 --parts <defaultParts>`.
+ */
+export function seededBenchOptions(defaultParts: number) {
+  const { values } = parseArgs({
+    options: {
+      databases: { type: 'string', default: 'sqlite,postgres' },
+      duration: { type: 'string', default: '5' },
+      connections: { type: 'string', default: '4' },
+      parts: { type: 'string', default: String(defaultParts) },
+    },
+  });
+  return {
+    databases: values.databases,
+    duration: Number(values.duration),
+    connections: Number(values.connections),
+    partCount: Number(values.parts),
   };
 }

@@ -14,26 +14,15 @@
 // scratch database is created and dropped.
 import fs from 'node:fs/promises';
 import os from 'node:os';
-import { parseArgs } from 'node:util';
 import type { TQualitySearchRequest } from '@manifold/contract';
 import { parseDatabaseUrl } from '../src/config.js';
 import { createDatabase, type Database } from '../src/db/database.js';
 import { PartsSearchRepository, type PartsFilter } from '../src/modules/quality/parts-search.repository.js';
 import { searchPlan } from '../src/modules/quality/search-rules.js';
-import { benchTarget, measure, startBenchServer } from './bench-support.js';
-import { measureBare, seedInspectedParts } from './inspected-parts-seed.js';
+import { benchEachDatabase, benchTarget, measure, startBenchServer } from './bench-support.js';
+import { measureBare, seededBenchOptions, seedInspectedParts } from './inspected-parts-seed.js';
 
-const { values } = parseArgs({
-  options: {
-    databases: { type: 'string', default: 'sqlite,postgres' },
-    duration: { type: 'string', default: '5' },
-    connections: { type: 'string', default: '4' },
-    parts: { type: 'string', default: '1000000' },
-  },
-});
-const duration = Number(values.duration);
-const connections = Number(values.connections);
-const partCount = Number(values.parts);
+const { databases, duration, connections, partCount } = seededBenchOptions(1_000_000);
 
 /** The SQL of one search, straight through the driver: both pages with their counts and the statistics. */
 async function bareSearch(database: Database, filter: PartsFilter): Promise<void> {
@@ -109,17 +98,4 @@ async function bench(kind: string) {
 }
 
 console.log(`quality: ${connections} connections, ${duration} s per measurement, ${os.cpus().length} cores`);
-const table = [];
-for (const kind of values.databases.split(',').map((value) => value.trim())) table.push(...(await bench(kind)));
-for (const kind of values.databases.split(',').map((value) => value.trim())) {
-  const server = table.filter((row) => row.title.startsWith(`${kind}: qms`));
-  const bare = table.filter((row) => row.title.startsWith(`${kind}: bare`));
-  server.forEach((row, index) => {
-    const limit = bare[index];
-    if (limit)
-      console.log(
-        `${row.title}: p99 ${row['p99 ms']} ms, bare ${limit['p99 ms']} ms, ratio ${(row['p99 ms'] / Math.max(1, limit['p99 ms'])).toFixed(2)}`,
-      );
-  });
-}
-console.table(table);
+await benchEachDatabase(databases, bench, 'qms', (_kind, row) => `${row.title}:`);

@@ -13,7 +13,7 @@ import { createScratchDatabase } from './helpers/database-servers.js';
 import { policyFor, stpEnvelope, type LicensingWorld } from './helpers/licensing-fixtures.js';
 import { multipartForm } from './helpers/multipart.js';
 import { testMachine } from './helpers/packages-fixtures.js';
-import { approvedDownstream, joinNetwork, startPeer, type PeerProcess } from './helpers/peer-network.js';
+import { joinNetwork, registerAndApprove, startPeer, type PeerProcess } from './helpers/peer-network.js';
 import { testRoot } from './helpers/test-pki.js';
 
 const FAST = { JOBS_POLL_MS: '100', OUTBOX_RETRY_BASE_MS: '300', OUTBOX_RETRY_MAX_MS: '1500' };
@@ -52,7 +52,7 @@ describe('a design handed down between real server processes', () => {
     ]);
     const [signing, theirSigning] = await Promise.all([joinNetwork(upstream.call, root), joinNetwork(downstream.call, root)]);
     downstreamSigning = theirSigning;
-    manageId = (await approvedDownstream(upstream, downstream)).ours.manageId;
+    ({ askerId: manageId } = await registerAndApprove(upstream, downstream, 'downStreamManage'));
 
     const info = await upstream.call('POST', '/ui/package/info', {
       body: { designName: 'Handed Down Bracket', description: 'A part', companyName: 'Acme' },

@@ -21,7 +21,7 @@ const stateColors: Record<TAuthorizationState, string> = {
 export function AuthorizationStateBadge({ state }: { state: TAuthorizationState }) {
   const { t } = useTranslation();
   return (
-    <Badge variant="light" color={stateColors[state]} c="dark.7" data-state={state}>
+    <Badge variant="light" color={stateColors[state]} c="var(--manifold-text)" data-state={state}>
       {t(`authorizations.states.${state}`)}
     </Badge>
   );
@@ -117,7 +117,7 @@ export function AuthorizationTable({ authorizations, withOrder = false, busy = f
               </Table.Td>
               {withOrder ? (
                 <Table.Td>
-                  <Anchor component={Link} to={`/orders/${authorization.orderId}`} c="green.9">
+                  <Anchor component={Link} to={`/orders/${authorization.orderId}`} c="var(--manifold-link)">
                     {shortId(authorization.orderId)}
                     <Text component="span" size="xs" c="dimmed" ml={4}>
                       {authorization.companyName}
@@ -127,7 +127,7 @@ export function AuthorizationTable({ authorizations, withOrder = false, busy = f
               ) : null}
               <Table.Td>
                 {authorization.deviceId ? (
-                  <Anchor component={Link} to={`/devices/${authorization.deviceId}`} c="green.9">
+                  <Anchor component={Link} to={`/devices/${authorization.deviceId}`} c="var(--manifold-link)">
                     {t('authorizations.machine', { id: shortId(authorization.deviceId) })}
                   </Anchor>
                 ) : (

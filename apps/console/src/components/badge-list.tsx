@@ -5,7 +5,7 @@ export function BadgeList({ items }: { items: readonly { key: string; label: str
   return (
     <Group gap={4}>
       {items.map((item) => (
-        <Badge key={item.key} variant="light" color="gray" c="gray.9" tt="none">
+        <Badge key={item.key} variant="light" color="gray" c="var(--manifold-text)" tt="none">
           {item.label}
         </Badge>
       ))}

@@ -25,7 +25,7 @@ export function TitledErrorAlert({
       variant="light"
       role="alert"
       title={
-        <Text span fw={700} size="sm" c="red.9">
+        <Text span fw={700} size="sm" c="var(--manifold-danger)">
           {title}
         </Text>
       }

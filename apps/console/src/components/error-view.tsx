@@ -19,7 +19,7 @@ export function ErrorView({ code, message, standalone = false }: ErrorViewProps)
       <PageHead documentTitle={`${code} — ${pageTitle()}`} />
       <Alert color="red" variant="light" role="alert" maw={560} w="100%">
         <Stack gap="xs" align="center">
-          <Text component="h1" fw={700} fz="xl" c="red.9" data-testid="error-view-text">
+          <Text component="h1" fw={700} fz="xl" c="var(--manifold-danger)" data-testid="error-view-text">
             {`${code} - ${message}`}
           </Text>
         </Stack>

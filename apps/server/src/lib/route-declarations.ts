@@ -72,3 +72,37 @@ export function actionRoute<B extends z.ZodType>(
     },
   );
 }
+
+/** One call of a collection: its summary in the API reference and what it runs. */
+type CollectionCall<D, F> = D & { summary: string; run: F };
+
+/**
+ * A collection's calls under `base`, each declared by the shapes above: `base/list` (a page of
+ * items), `base/add` and `base/edit` (answering the stored item; `edit` when the collection has
+ * it) and `base/delete` (answering `{}`).
+ */
+export function collectionRoutes<
+  T extends z.ZodType,
+  AB extends z.ZodType,
+  AR extends z.ZodType,
+  EB extends z.ZodType,
+  ER extends z.ZodType,
+  DB extends z.ZodType,
+>(
+  app: ZodApp,
+  base: string,
+  tags: string[],
+  calls: {
+    list: CollectionCall<{ item: T }, (query: TPageQuery) => Promise<TPage<z.input<T>>>>;
+    add: CollectionCall<{ body: AB; response: AR }, (body: z.output<AB>, caller: Caller) => Promise<z.input<AR>>>;
+    edit?: CollectionCall<{ body: EB; response: ER }, (body: z.output<EB>, caller: Caller) => Promise<z.input<ER>>>;
+    delete: CollectionCall<{ body: DB }, (body: z.output<DB>, caller: Caller) => Promise<unknown>>;
+  },
+): void {
+  const { list, add, edit } = calls;
+  pageRoute(app, `${base}/list`, { tags, summary: list.summary, item: list.item }, list.run);
+  saveRoute(app, `${base}/add`, { tags, summary: add.summary, body: add.body, response: add.response }, add.run);
+  if (edit) saveRoute(app, `${base}/edit`, { tags, summary: edit.summary, body: edit.body, response: edit.response }, edit.run);
+  const remove = calls.delete;
+  actionRoute(app, `${base}/delete`, { tags, summary: remove.summary, body: remove.body }, remove.run);
+}

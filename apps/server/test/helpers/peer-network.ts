@@ -2,7 +2,6 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
-import type { TManageInstance, TPage } from '@manifold/contract';
 import type { DevelopmentCa } from '../../src/crypto/development-ca.js';
 import { multipartForm } from './multipart.js';
 import { startServer, type ServerProcess } from './server-process.js';
@@ -172,22 +171,4 @@ export async function registerAndApprove(
   const approverId = asked[0]!.id;
   await okCall(approver, 'POST', manage ? '/ui/manage/approve' : '/ui/trace/approve', { id: approverId, approve: true });
   return { askerId: String(manage ? added.manageId : added.id), approverId };
-}
-
-/**
- * Registers `downstream` as a downstream Manage instance of `upstream` (`manage/add` there) and
- * approves it on the downstream side; answers the registration as each side holds it.
- */
-export async function approvedDownstream(
-  upstream: PeerProcess,
-  downstream: PeerProcess,
-): Promise<{ ours: TManageInstance; theirs: TManageInstance }> {
-  const added = await upstream.call('POST', '/ui/manage/add', { body: { manageUrl: downstream.url } });
-  expect(added.statusCode, added.body).toBe(200);
-  const ours = added.json() as TManageInstance;
-  const held = (await downstream.call('GET', '/ui/manage/list?registrationType=upStreamManage')).json() as TPage<TManageInstance>;
-  const theirs = held.data.find((entry) => entry.registrationNonce === ours.registrationNonce)!;
-  const approved = await downstream.call('POST', '/ui/manage/approve', { body: { id: theirs.manageId, approve: true } });
-  expect(approved.statusCode, approved.body).toBe(200);
-  return { ours, theirs };
 }

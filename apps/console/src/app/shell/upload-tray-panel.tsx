@@ -33,7 +33,7 @@ function UploadRow({ file, onDiscard }: { file: UploadDescriptor; onDiscard: () 
         size="sm"
         aria-label={t('uploads.progressOf', { name: file.name })}
       />
-      <Text size="xs" c={file.status === 'failed' ? 'red.8' : 'dimmed'}>
+      <Text size="xs" c={file.status === 'failed' ? 'var(--manifold-danger)' : 'dimmed'}>
         {file.status === 'processing'
           ? t('uploads.processing', { percent })
           : file.status === 'finished'

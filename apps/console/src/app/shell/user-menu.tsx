@@ -89,7 +89,11 @@ export function UserMenu({ profile }: { profile: TUserProfile }) {
           </Menu.Item>
         ))}
         <Menu.Divider />
-        <Menu.Item color="red.9" leftSection={<IconLogout size={16} aria-hidden />} onClick={() => void signOut()}>
+        <Menu.Item
+          color="var(--manifold-danger)"
+          leftSection={<IconLogout size={16} aria-hidden />}
+          onClick={() => void signOut()}
+        >
           {t('userMenu.logout')}
         </Menu.Item>
       </Menu.Dropdown>

@@ -9,74 +9,52 @@ import {
   ZAccessRoleDeleteRequest,
   ZAccessRoleEditRequest,
 } from '@manifold/contract';
-import { actionRoute, pageRoute, saveRoute } from '../../lib/route-declarations.js';
+import { collectionRoutes } from '../../lib/route-declarations.js';
 
 /** Access policies and access roles (administrators holding security-config). */
 export const accessControlRoutes: FastifyPluginAsyncZod = async (app) => {
   const { accessControl } = app.services;
   const tags = ['access controls'];
 
-  pageRoute(app, '/ui/access-control/list', { tags, summary: 'Access policies, by name', item: ZAccessControl }, (query) =>
-    accessControl.listPolicies(query),
-  );
-  saveRoute(
-    app,
-    '/ui/access-control/add',
-    {
-      tags,
+  collectionRoutes(app, '/ui/access-control', tags, {
+    list: { summary: 'Access policies, by name', item: ZAccessControl, run: (query) => accessControl.listPolicies(query) },
+    add: {
       summary: 'Add an access policy: the constraints it restricts to the given address ranges',
       body: ZAccessControlAddRequest,
       response: ZAccessControl,
+      run: (body, caller) => accessControl.addPolicy(body, caller),
     },
-    (body, caller) => accessControl.addPolicy(body, caller),
-  );
-  saveRoute(
-    app,
-    '/ui/access-control/edit',
-    {
-      tags,
+    edit: {
       summary: 'Change an access policy: its name, constraints and address ranges, all given again',
       body: ZAccessControlEditRequest,
       response: ZAccessControl,
+      run: (body, caller) => accessControl.editPolicy(body, caller),
     },
-    (body, caller) => accessControl.editPolicy(body, caller),
-  );
-  actionRoute(
-    app,
-    '/ui/access-control/delete',
-    { tags, summary: 'Delete an access policy', body: ZAccessControlDeleteRequest },
-    (body, caller) => accessControl.deletePolicy(body, caller),
-  );
+    delete: {
+      summary: 'Delete an access policy',
+      body: ZAccessControlDeleteRequest,
+      run: (body, caller) => accessControl.deletePolicy(body, caller),
+    },
+  });
 
-  pageRoute(app, '/ui/access-role/list', { tags, summary: 'Access roles with their members', item: ZAccessRole }, (query) =>
-    accessControl.listRoles(query),
-  );
-  saveRoute(
-    app,
-    '/ui/access-role/add',
-    {
-      tags,
+  collectionRoutes(app, '/ui/access-role', tags, {
+    list: { summary: 'Access roles with their members', item: ZAccessRole, run: (query) => accessControl.listRoles(query) },
+    add: {
       summary: 'Add an access role: a role code granting one constraint to its members',
       body: ZAccessRoleAddRequest,
       response: ZAccessRole,
+      run: (body, caller) => accessControl.addRole(body, caller),
     },
-    (body, caller) => accessControl.addRole(body, caller),
-  );
-  saveRoute(
-    app,
-    '/ui/access-role/edit',
-    {
-      tags,
+    edit: {
       summary: 'Change an access role: code, constraint and members (the list given replaces the stored one)',
       body: ZAccessRoleEditRequest,
       response: ZAccessRole,
+      run: (body, caller) => accessControl.editRole(body, caller),
     },
-    (body, caller) => accessControl.editRole(body, caller),
-  );
-  actionRoute(
-    app,
-    '/ui/access-role/delete',
-    { tags, summary: 'Delete an access role', body: ZAccessRoleDeleteRequest },
-    (body, caller) => accessControl.deleteRole(body, caller),
-  );
+    delete: {
+      summary: 'Delete an access role',
+      body: ZAccessRoleDeleteRequest,
+      run: (body, caller) => accessControl.deleteRole(body, caller),
+    },
+  });
 };

@@ -22,7 +22,7 @@ import {
   ZTrustedIssuerDeleteRequest,
 } from '@manifold/contract';
 import { responses } from '../../lib/route-schemas.js';
-import { actionRoute, pageRoute, saveRoute } from '../../lib/route-declarations.js';
+import { actionRoute, collectionRoutes, saveRoute } from '../../lib/route-declarations.js';
 import { AppError } from '../../lib/app-error.js';
 import { SSO_LOGIN_TTL_SECONDS, type SsoStart } from './sso.service.js';
 
@@ -213,50 +213,43 @@ export const identityRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
-  pageRoute(
-    app,
-    '/ui/authentication/list',
-    { tags, summary: 'Trusted token issuers (authorization servers)', item: ZTrustedIssuer },
-    (query) => apiTokens.listIssuers(query),
-  );
-  saveRoute(
-    app,
-    '/ui/authentication/add',
-    {
-      tags,
+  collectionRoutes(app, '/ui/authentication', tags, {
+    list: {
+      summary: 'Trusted token issuers (authorization servers)',
+      item: ZTrustedIssuer,
+      run: (query) => apiTokens.listIssuers(query),
+    },
+    add: {
       summary: 'Trust the JWTs of an authorization server (issuer and its JWK set address)',
       body: ZTrustedIssuerAddRequest,
       response: ZTrustedIssuer,
+      run: (body, caller) => apiTokens.addIssuer(body, caller),
     },
-    (body, caller) => apiTokens.addIssuer(body, caller),
-  );
-  actionRoute(
-    app,
-    '/ui/authentication/delete',
-    { tags, summary: 'Stop trusting an issuer (at once)', body: ZTrustedIssuerDeleteRequest },
-    (body, caller) => apiTokens.deleteIssuer(body.issuer, caller),
-  );
+    delete: {
+      summary: 'Stop trusting an issuer (at once)',
+      body: ZTrustedIssuerDeleteRequest,
+      run: (body, caller) => apiTokens.deleteIssuer(body.issuer, caller),
+    },
+  });
 
-  pageRoute(app, '/ui/client/list', { tags, summary: 'OAuth clients of this server (no secrets)', item: ZOauthClient }, (query) =>
-    apiTokens.listClients(query),
-  );
-  saveRoute(
-    app,
-    '/ui/client/add',
-    {
-      tags,
+  collectionRoutes(app, '/ui/client', tags, {
+    list: {
+      summary: 'OAuth clients of this server (no secrets)',
+      item: ZOauthClient,
+      run: (query) => apiTokens.listClients(query),
+    },
+    add: {
       summary: 'Add an OAuth client; the answer carries its secret, shown this once and stored hashed',
       body: ZOauthClientAddRequest,
       response: ZOauthClientCreated,
+      run: (body, caller) => apiTokens.addClient(body, caller),
     },
-    (body, caller) => apiTokens.addClient(body, caller),
-  );
-  actionRoute(
-    app,
-    '/ui/client/delete',
-    { tags, summary: 'Delete an OAuth client; its tokens stop working at once', body: ZOauthClientDeleteRequest },
-    (body, caller) => apiTokens.deleteClient(body.clientId, caller),
-  );
+    delete: {
+      summary: 'Delete an OAuth client; its tokens stop working at once',
+      body: ZOauthClientDeleteRequest,
+      run: (body, caller) => apiTokens.deleteClient(body.clientId, caller),
+    },
+  });
 
   app.post(
     '/oauth2/token',

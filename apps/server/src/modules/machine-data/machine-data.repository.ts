@@ -1,6 +1,7 @@
 import type { Insertable, Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { DtlsTable } from '../../db/schema-licensing.js';
+import { findUploadToken, spendUploadToken } from '../../db/upload-tokens.js';
 import { type Viewer, visibleOrderIds } from '../licensing/orders.repository.js';
 
 /** Machine data (DTL records), the upload tokens machines send them with, and what they refer to. */
@@ -8,19 +9,12 @@ export class MachineDataRepository {
   constructor(private readonly db: Kysely<DB>) {}
 
   uploadToken(tokenHash: string) {
-    return this.db.selectFrom('upload_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+    return findUploadToken(this.db, 'upload_tokens', tokenHash);
   }
 
   /** Spends a token once: false when it was spent meanwhile or has expired. */
-  async spendUploadToken(tokenHash: string, now: string): Promise<boolean> {
-    const result = await this.db
-      .updateTable('upload_tokens')
-      .set({ used_at: now })
-      .where('token_hash', '=', tokenHash)
-      .where('used_at', 'is', null)
-      .where('expires_at', '>', now)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+  spendUploadToken(tokenHash: string, now: string): Promise<boolean> {
+    return spendUploadToken(this.db, 'upload_tokens', tokenHash, now);
   }
 
   device(deviceId: string) {

@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { FssUploadTokensTable } from '../../db/schema-packages.js';
+import { findUploadToken, spendUploadToken } from '../../db/upload-tokens.js';
 
 /** The upload tokens of Protect instances, and who published a package. */
 export class FssRepository {
@@ -11,19 +12,12 @@ export class FssRepository {
   }
 
   uploadToken(tokenHash: string): Promise<Selectable<FssUploadTokensTable> | undefined> {
-    return this.db.selectFrom('fss_upload_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+    return findUploadToken(this.db, 'fss_upload_tokens', tokenHash);
   }
 
   /** Spends a token once: false when it was spent meanwhile or has expired. */
-  async spendUploadToken(tokenHash: string, now: string): Promise<boolean> {
-    const result = await this.db
-      .updateTable('fss_upload_tokens')
-      .set({ used_at: now })
-      .where('token_hash', '=', tokenHash)
-      .where('used_at', 'is', null)
-      .where('expires_at', '>', now)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+  spendUploadToken(tokenHash: string, now: string): Promise<boolean> {
+    return spendUploadToken(this.db, 'fss_upload_tokens', tokenHash, now);
   }
 
   async packageCreator(dsiId: string): Promise<string | null | undefined> {

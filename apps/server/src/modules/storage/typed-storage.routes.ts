@@ -1,11 +1,9 @@
-import { pipeline } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { type TStorageFile, ZPage, ZPageQuery, ZStorageFile } from '@manifold/contract';
-import { AppError } from '../../lib/app-error.js';
 import { attachmentDisposition } from '../../lib/file-names.js';
-import { failOnTruncation, formParts } from '../../lib/multipart-parts.js';
+import { streamFormFile } from '../../lib/multipart-parts.js';
 import { responses } from '../../lib/route-schemas.js';
 import { callerOf } from '../../plugins/auth.js';
 
@@ -18,25 +16,11 @@ export const typedStorageRoutes: FastifyPluginAsyncZod = async (app) => {
   const tags = ['storage'];
 
   /** Streams the form's `file` part into the type under the part's file name. */
-  const upload = async (request: FastifyRequest, type: string): Promise<TStorageFile> => {
+  const upload = (request: FastifyRequest, type: string): Promise<TStorageFile> => {
     const caller = callerOf(request);
-    let uploaded: TStorageFile | undefined;
-    for await (const part of formParts(request)) {
-      if (part.type === 'field') continue;
-      if (part.fieldname !== 'file' || uploaded) {
-        part.file.resume();
-        continue;
-      }
-      try {
-        const stream = pipeline(part.file, failOnTruncation(part.file, config.uploadMaxBytes), () => undefined);
-        uploaded = await typedStorage.upload(type, part.filename, stream, caller);
-      } catch (error) {
-        part.file.resume();
-        throw error;
-      }
-    }
-    if (!uploaded) throw new AppError('uploadFileMissing', { field: 'file' });
-    return uploaded;
+    return streamFormFile(request, config.uploadMaxBytes, (_fields, file) =>
+      typedStorage.upload(type, file.fileName ?? '', file.stream, caller),
+    );
   };
 
   app.get(

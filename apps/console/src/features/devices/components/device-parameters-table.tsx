@@ -80,7 +80,7 @@ export function DeviceParametersTable({ parameters }: { parameters: readonly TDe
             <Table.Td>
               <Group gap={4}>
                 {flags.map((flag) => (
-                  <Badge key={flag} size="sm" variant="outline" color="gray" c="dark.7">
+                  <Badge key={flag} size="sm" variant="outline" color="gray" c="var(--manifold-text)">
                     {flag}
                   </Badge>
                 ))}

@@ -1,6 +1,7 @@
 import { Badge, Group } from '@mantine/core';
 import type { TDevice } from '@manifold/contract';
 import { useTranslation } from 'react-i18next';
+import { stateText } from '../../../app/theme';
 
 const stateColors: Record<TDevice['registrationState'], string> = {
   Pending: 'yellow',
@@ -16,11 +17,11 @@ export function DeviceStateBadge({ device }: { device: Pick<TDevice, 'registrati
   const color = stateColors[device.registrationState];
   return (
     <Group gap={4} wrap="nowrap">
-      <Badge variant="light" color={color} c={color === 'green' ? 'green.9' : 'dark.7'} data-state={device.registrationState}>
+      <Badge variant="light" color={color} c={stateText(color)} data-state={device.registrationState}>
         {t(`devices.states.${device.registrationState}`)}
       </Badge>
       {device.disabled ? (
-        <Badge variant="outline" color="gray" c="dark.7" data-disabled="true">
+        <Badge variant="outline" color="gray" c="var(--manifold-text)" data-disabled="true">
           {t('devices.disabled')}
         </Badge>
       ) : null}

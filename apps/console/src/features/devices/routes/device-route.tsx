@@ -96,7 +96,7 @@ export function DeviceRoute() {
     return (
       <Stack>
         <PageHead title={t('devices.title')} />
-        <Anchor component={Link} to="/devices" size="sm" c="green.9">
+        <Anchor component={Link} to="/devices" size="sm" c="var(--manifold-link)">
           <IconArrowLeft size={14} aria-hidden /> {t('devices.back')}
         </Anchor>
         <ErrorAlert>{apiErrorMessage(t, device.error)}</ErrorAlert>
@@ -129,7 +129,7 @@ export function DeviceRoute() {
   return (
     <Stack gap="lg">
       <PageHead title={identity.name} description={t('devices.detailDescription')} />
-      <Anchor component={Link} to="/devices" size="sm" c="green.9">
+      <Anchor component={Link} to="/devices" size="sm" c="var(--manifold-link)">
         <IconArrowLeft size={14} aria-hidden /> {t('devices.back')}
       </Anchor>
       <Group justify="space-between" align="flex-start">

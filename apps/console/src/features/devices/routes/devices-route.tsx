@@ -70,7 +70,7 @@ export function DevicesRoute() {
         {(devices.data?.data ?? []).map((device) => (
           <Table.Tr key={device.deviceId} data-device-id={device.deviceId} data-machine-id={device.deviceIdentity.id}>
             <Table.Td>
-              <Anchor component={Link} to={`/devices/${device.deviceId}`} c="green.9">
+              <Anchor component={Link} to={`/devices/${device.deviceId}`} c="var(--manifold-link)">
                 {device.deviceIdentity.name}
                 <VisuallyHidden> ({device.deviceIdentity.serialNumber})</VisuallyHidden>
               </Anchor>

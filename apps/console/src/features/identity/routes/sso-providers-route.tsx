@@ -77,7 +77,11 @@ export function SsoProvidersRoute() {
             <Table.Td>{provider.domain}</Table.Td>
             <Table.Td>{t(`roles.${provider.defaultRole}`)}</Table.Td>
             <Table.Td>
-              <Badge variant="light" color={provider.enabled ? 'green' : 'gray'} c={provider.enabled ? 'green.9' : 'gray.9'}>
+              <Badge
+                variant="light"
+                color={provider.enabled ? 'green' : 'gray'}
+                c={provider.enabled ? 'var(--manifold-success)' : 'var(--manifold-text)'}
+              >
                 {provider.enabled ? t('identity.providers.on') : t('identity.providers.off')}
               </Badge>
             </Table.Td>

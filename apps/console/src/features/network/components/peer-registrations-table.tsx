@@ -170,7 +170,7 @@ function CertificateTable({ title, certificates }: { title: string; certificates
         {title}
       </Title>
       {certificates.length === 0 ? (
-        <Text size="sm" c="gray.8">
+        <Text size="sm" c="dimmed">
           {t('network.certificates.none')}
         </Text>
       ) : (
@@ -186,7 +186,7 @@ function CertificateTable({ title, certificates }: { title: string; certificates
               <Table.Td style={{ wordBreak: 'break-all' }}>{certificate.keySerialNumber}</Table.Td>
               <Table.Td>
                 {certificate.revoked ? (
-                  <Badge color="red" variant="light" c="red.9">
+                  <Badge color="red" variant="light" c="var(--manifold-danger)">
                     {t('network.certificates.revoked')}
                   </Badge>
                 ) : (

@@ -125,7 +125,7 @@ export function RegistrationActions({ kind, id, name, state, undecidable, onCert
         ) : null}
       </Group>
       {decisionShown && blocked ? (
-        <Text id={reasonId} size="xs" c="gray.8">
+        <Text id={reasonId} size="xs" c="dimmed">
           {undecidable}
         </Text>
       ) : null}

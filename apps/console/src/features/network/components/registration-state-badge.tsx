@@ -1,6 +1,7 @@
 import { Badge } from '@mantine/core';
 import type { TRegistrationState } from '@manifold/contract';
 import { useTranslation } from 'react-i18next';
+import { stateText } from '../../../app/theme';
 
 const stateColors: Record<TRegistrationState, string> = {
   Pending: 'yellow',
@@ -15,7 +16,7 @@ export function RegistrationStateBadge({ state }: { state: TRegistrationState })
   const { t } = useTranslation();
   const color = stateColors[state];
   return (
-    <Badge variant="light" color={color} c={color === 'green' ? 'green.9' : 'dark.7'} data-state={state}>
+    <Badge variant="light" color={color} c={stateText(color)} data-state={state}>
       {t(`network.states.${state}`)}
     </Badge>
   );

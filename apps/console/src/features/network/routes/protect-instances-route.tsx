@@ -64,7 +64,7 @@ export function ProtectInstancesRoute() {
                 {instance.fss ? (
                   instance.name
                 ) : (
-                  <Text size="sm" c="gray.8">
+                  <Text size="sm" c="dimmed">
                     {t('network.protect.unused')}
                   </Text>
                 )}

@@ -95,7 +95,7 @@ export function AddOrderForm({ onCancel }: { onCancel: () => void }) {
         <Anchor
           component="button"
           type="button"
-          c="green.9"
+          c="var(--manifold-link)"
           onClick={() => schema.mutate(undefined, { onError: (error) => setProblems([apiErrorMessage(t, error)]) })}
         >
           {t('orders.add.schema')}

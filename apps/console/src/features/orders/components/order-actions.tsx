@@ -98,7 +98,12 @@ export function OrderActions({ order }: { order: TOrderDetail }) {
           {order.archive ? t('orders.actions.restore') : t('orders.actions.archive')}
         </Button>
         {!order.revoked ? (
-          <Button variant="outline" color="red.9" leftSection={<IconBan size={16} aria-hidden />} onClick={revoking.open}>
+          <Button
+            variant="outline"
+            color="var(--manifold-danger)"
+            leftSection={<IconBan size={16} aria-hidden />}
+            onClick={revoking.open}
+          >
             {t('orders.actions.revoke')}
           </Button>
         ) : null}

@@ -9,20 +9,20 @@ export function OrderStateBadges({ order }: { order: Pick<TOrder, 'revoked' | 'a
   return (
     <Group gap={4} wrap="nowrap">
       {order.revoked ? (
-        <Badge variant="light" color="red" c="red.9" data-state="revoked">
+        <Badge variant="light" color="red" c="var(--manifold-danger)" data-state="revoked">
           {t('orders.states.revoked')}
         </Badge>
       ) : expired ? (
-        <Badge variant="light" color="orange" c="dark.7" data-state="expired">
+        <Badge variant="light" color="orange" c="var(--manifold-text)" data-state="expired">
           {t('orders.states.expired')}
         </Badge>
       ) : (
-        <Badge variant="light" color="green" c="green.9" data-state="live">
+        <Badge variant="light" color="green" c="var(--manifold-success)" data-state="live">
           {t('orders.states.live')}
         </Badge>
       )}
       {order.archive ? (
-        <Badge variant="outline" color="gray" c="dark.7" data-state="archived">
+        <Badge variant="outline" color="gray" c="var(--manifold-text)" data-state="archived">
           {t('orders.states.archived')}
         </Badge>
       ) : null}

@@ -46,7 +46,7 @@ export function ParameterEditor({ fields, values, onChange, errors }: ParameterE
         const sources = (
           <Group gap={4} component="span">
             {field.sources.map((source) => (
-              <Badge key={source} size="xs" variant="light" color="gray" c="dark.7">
+              <Badge key={source} size="xs" variant="light" color="gray" c="var(--manifold-text)">
                 {t(`orders.parameters.sources.${source}`)}
               </Badge>
             ))}

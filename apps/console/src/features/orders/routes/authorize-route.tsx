@@ -23,7 +23,7 @@ export function AuthorizeRoute() {
   return (
     <Stack gap="lg">
       <PageHead title={t('orders.authorize.title')} description={t('orders.authorize.description')} />
-      <Anchor component={Link} to={back} c="green.9" w="fit-content">
+      <Anchor component={Link} to={back} c="var(--manifold-link)" w="fit-content">
         <Group gap={4}>
           <IconArrowLeft size={16} aria-hidden />
           {t('orders.authorize.back')}

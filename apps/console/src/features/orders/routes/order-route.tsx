@@ -116,7 +116,7 @@ export function OrderRoute() {
   return (
     <Stack gap="lg">
       <PageHead title={data ? t('orders.detailTitle', { number: data.orderNumber }) : t('orders.title')} />
-      <Anchor component={Link} to="/orders" c="green.9" w="fit-content">
+      <Anchor component={Link} to="/orders" c="var(--manifold-link)" w="fit-content">
         <Group gap={4}>
           <IconArrowLeft size={16} aria-hidden />
           {t('orders.back')}
@@ -165,7 +165,7 @@ export function OrderRoute() {
                   [t('orders.fields.sourceCompanyName'), data.sourceCompanyName],
                   [
                     t('orders.fields.design'),
-                    <Anchor key="design" component={Link} to={`/packages/${data.dsi.dsiId}`} c="green.9">
+                    <Anchor key="design" component={Link} to={`/packages/${data.dsi.dsiId}`} c="var(--manifold-link)">
                       {t('orders.designOf', { name: data.dsi.designName, version: data.dsi.dsiVersion })}
                     </Anchor>,
                   ],

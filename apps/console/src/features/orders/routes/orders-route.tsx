@@ -107,7 +107,13 @@ export function OrdersRoute() {
         {rows.map((order) => (
           <Table.Tr key={order.orderId} data-order-id={order.orderId} data-order-number={order.orderNumber}>
             <Table.Td>
-              <Anchor component={Link} to={`/orders/${order.orderId}`} c="green.9" ff="monospace" title={order.orderId}>
+              <Anchor
+                component={Link}
+                to={`/orders/${order.orderId}`}
+                c="var(--manifold-link)"
+                ff="monospace"
+                title={order.orderId}
+              >
                 {order.orderId.slice(0, 8)}
               </Anchor>
             </Table.Td>

@@ -14,6 +14,7 @@ import { alerts } from '../../../lib/alerts';
 import { useDateTimeFormat } from '../../../lib/format';
 import { pageCount } from '../../../lib/paging';
 import { useOutbox, useRetryOutboxMessage } from '../api/outbox';
+import { stateText } from '../../../app/theme';
 
 const pageSize = 10;
 const filters = ['all', 'pending', 'failed', 'delivered', 'cancelled'] as const;
@@ -24,7 +25,7 @@ const stateColors: Record<TOutboxState, string> = { pending: 'yellow', failed: '
 export function OutboxStateBadge({ state }: { state: TOutboxState }) {
   const { t } = useTranslation();
   return (
-    <Badge variant="light" color={stateColors[state]} c={`${stateColors[state]}.9`}>
+    <Badge variant="light" color={stateColors[state]} c={stateText(stateColors[state])}>
       {t(`outbox.states.${state}`)}
     </Badge>
   );
@@ -83,7 +84,7 @@ export function OutboxRoute() {
               {message.state === 'pending' ? <time dateTime={message.nextAttemptAt}>{format(message.nextAttemptAt)}</time> : null}
             </Table.Td>
             <Table.Td>
-              <Text size="sm" c="red.9" style={{ wordBreak: 'break-word' }}>
+              <Text size="sm" c="var(--manifold-danger)" style={{ wordBreak: 'break-word' }}>
                 {message.lastError}
               </Text>
             </Table.Td>

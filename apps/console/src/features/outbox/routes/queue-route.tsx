@@ -69,7 +69,7 @@ export function QueueRoute() {
           <Table.Tr key={event.eventId} data-event-id={event.eventId}>
             <Table.Td>
               <Code>{event.eventId}</Code>
-              <Text size="xs" c="gray.8">
+              <Text size="xs" c="dimmed">
                 <time dateTime={event.occurredAt}>{format(event.occurredAt)}</time>
               </Text>
             </Table.Td>
@@ -78,7 +78,7 @@ export function QueueRoute() {
               <Badge
                 variant="light"
                 color={event.state === 'failed' ? 'red' : 'yellow'}
-                c={event.state === 'failed' ? 'red.9' : 'yellow.9'}
+                c={event.state === 'failed' ? 'var(--manifold-danger)' : 'var(--manifold-warning)'}
               >
                 {t(`queue.states.${event.state}`)}
               </Badge>
@@ -89,7 +89,7 @@ export function QueueRoute() {
               {event.nextAttemptAt ? <time dateTime={event.nextAttemptAt}>{format(event.nextAttemptAt)}</time> : null}
             </Table.Td>
             <Table.Td>
-              <Text size="sm" c="red.9" style={{ wordBreak: 'break-word' }}>
+              <Text size="sm" c="var(--manifold-danger)" style={{ wordBreak: 'break-word' }}>
                 {event.lastError}
               </Text>
             </Table.Td>

@@ -168,9 +168,7 @@ export function PackageDetailsForm({ pkg, readOnly = false, onSaved, onReload, o
                 <Button
                   size="xs"
                   variant="subtle"
-                  color="red.9"
-                  // the subtle variant lightens a shade above 6: the text colour is set itself for contrast
-                  c="red.9"
+                  color="var(--manifold-danger)"
                   leftSection={<IconTrash size={14} aria-hidden />}
                   onClick={() => setImage(null)}
                 >
@@ -180,7 +178,7 @@ export function PackageDetailsForm({ pkg, readOnly = false, onSaved, onReload, o
             </Group>
           )}
           {errors.fields.displayImage ? (
-            <Text size="sm" c="red.9" role="alert">
+            <Text size="sm" c="var(--manifold-danger)" role="alert">
               {errors.fields.displayImage}
             </Text>
           ) : null}

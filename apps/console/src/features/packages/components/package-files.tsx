@@ -137,7 +137,7 @@ export function PackageFiles({ dsiId, files, canEdit }: PackageFilesProps) {
                   <ClassificationBadge label={file.classification} />
                 </Group>
                 {errors[file.fileId] ? (
-                  <Text size="xs" c="red.9" role="alert">
+                  <Text size="xs" c="var(--manifold-danger)" role="alert">
                     {errors[file.fileId]}
                   </Text>
                 ) : null}

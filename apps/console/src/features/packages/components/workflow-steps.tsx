@@ -162,7 +162,7 @@ export function WorkflowSteps({ dsiId, steps, templates, canEdit }: WorkflowStep
                           size="sm"
                           variant="light"
                           color={step.type === 'device' ? 'blue' : 'gray'}
-                          c={step.type === 'device' ? 'blue.9' : 'gray.9'}
+                          c={step.type === 'device' ? 'var(--manifold-info)' : 'var(--manifold-text)'}
                         >
                           {t(`packages.steps.types.${step.type}`)}
                         </Badge>

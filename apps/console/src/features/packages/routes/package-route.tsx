@@ -48,7 +48,7 @@ export function PackageRoute() {
     return (
       <Stack>
         <PageHead title={t('packages.title')} />
-        <Anchor component={Link} to="/packages" size="sm" c="green.9">
+        <Anchor component={Link} to="/packages" size="sm" c="var(--manifold-link)">
           <IconArrowLeft size={14} aria-hidden /> {t('packages.back')}
         </Anchor>
         <ErrorAlert>{apiErrorMessage(t, pkg.error)}</ErrorAlert>
@@ -82,20 +82,20 @@ export function PackageRoute() {
   return (
     <Stack gap="lg">
       <PageHead title={detail.designName} description={t('packages.editorDescription')} />
-      <Anchor component={Link} to="/packages" size="sm" c="green.9">
+      <Anchor component={Link} to="/packages" size="sm" c="var(--manifold-link)">
         <IconArrowLeft size={14} aria-hidden /> {t('packages.back')}
       </Anchor>
       <Group justify="space-between" align="flex-start">
         <Stack gap={4}>
           <Title order={1}>{detail.designName}</Title>
           <Group gap="xs">
-            <Badge variant="light" color="gray" c="gray.9">
+            <Badge variant="light" color="gray" c="var(--manifold-text)">
               {t('packages.versionBadge', { version: detail.version })}
             </Badge>
             <Badge
               variant="light"
               color={detail.latestDsiVersion === null ? 'gray' : 'green'}
-              c={detail.latestDsiVersion === null ? 'gray.9' : 'green.9'}
+              c={detail.latestDsiVersion === null ? 'var(--manifold-text)' : 'var(--manifold-success)'}
             >
               {detail.latestDsiVersion === null
                 ? t('packages.notBuilt')

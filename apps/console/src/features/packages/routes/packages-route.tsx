@@ -57,7 +57,7 @@ export function PackagesRoute() {
         {(packages.data?.data ?? []).map((pkg) => (
           <Table.Tr key={pkg.dsiId} data-dsi-id={pkg.dsiId}>
             <Table.Td>
-              <Anchor component={Link} to={`/packages/${pkg.dsiId}`} c="green.9">
+              <Anchor component={Link} to={`/packages/${pkg.dsiId}`} c="var(--manifold-link)">
                 {pkg.designName}
               </Anchor>
             </Table.Td>
@@ -65,7 +65,7 @@ export function PackagesRoute() {
             <Table.Td>{pkg.version}</Table.Td>
             <Table.Td>
               {pkg.latestDsiVersion === null ? (
-                <Badge variant="light" color="gray" c="gray.9">
+                <Badge variant="light" color="gray" c="var(--manifold-text)">
                   {t('packages.notBuilt')}
                 </Badge>
               ) : (

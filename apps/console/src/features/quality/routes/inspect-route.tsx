@@ -123,7 +123,7 @@ export function InspectRoute() {
             <Section id="inspection-parts" title={t('quality.partsInspected')}>
               <Group gap={6}>
                 {loaded.data.parts.map((part) => (
-                  <Badge key={part.partId} variant="light" color="gray" c="gray.9" tt="none">
+                  <Badge key={part.partId} variant="light" color="gray" c="var(--manifold-text)" tt="none">
                     {part.serialNumber ?? part.partId} · {t(`quality.qmsState.${part.partQmsState}`)}
                   </Badge>
                 ))}

@@ -119,7 +119,7 @@ export function TraceParametersRoute() {
             <Table.Td>
               <Group gap={4}>
                 {template.parameters.map((parameter) => (
-                  <Badge key={parameter.parameterId} variant="light" color="gray" c="gray.9" tt="none">
+                  <Badge key={parameter.parameterId} variant="light" color="gray" c="var(--manifold-text)" tt="none">
                     {parameter.name} · {t(`svp.dataTypes.${parameter.dataType}`)} ·{' '}
                     {t(`svp.associations.${parameter.association}`)}
                   </Badge>

@@ -105,7 +105,7 @@ function SecureFolder({ nodeId }: { nodeId: string | undefined }) {
     ) : (
       <Group gap={4}>
         {groups.map((id) => (
-          <Badge key={id} variant="light" color="gray" c="gray.9" tt="none">
+          <Badge key={id} variant="light" color="gray" c="var(--manifold-text)" tt="none">
             {groupNames.data?.get(id) ?? `#${id}`}
           </Badge>
         ))}
@@ -147,7 +147,7 @@ function SecureFolder({ nodeId }: { nodeId: string | undefined }) {
               )}
               <ClassificationBadge label={node.classification} />
               {rowErrors[node.nodeId] ? (
-                <Text size="xs" c="red.9" role="alert">
+                <Text size="xs" c="var(--manifold-danger)" role="alert">
                   {rowErrors[node.nodeId]}
                 </Text>
               ) : null}

@@ -2,6 +2,7 @@ import { Badge, Card, Code, Group, Stack, Table, Text, Title } from '@mantine/co
 import type { TCertificateInfo } from '@manifold/contract';
 import { useTranslation } from 'react-i18next';
 import { useDateTimeFormat } from '../../../lib/format';
+import { stateText } from '../../../app/theme';
 
 type Validity = 'valid' | 'expired' | 'notYetValid';
 
@@ -27,11 +28,11 @@ export function CertificateDetails({ info, title, testId }: { info: TCertificate
         </Title>
         <Group gap={6}>
           {info.development ? (
-            <Badge color="orange" variant="light" c="dark.7">
+            <Badge color="orange" variant="light" c="var(--manifold-text)">
               {t('setup.certificates.development')}
             </Badge>
           ) : null}
-          <Badge color={validityColors[validity]} variant="light" c={validity === 'valid' ? 'green.9' : 'dark.7'}>
+          <Badge color={validityColors[validity]} variant="light" c={stateText(validityColors[validity])}>
             {t(`setup.certificates.validity.${validity}`)}
           </Badge>
         </Group>
@@ -74,7 +75,7 @@ export function CertificateDetails({ info, title, testId }: { info: TCertificate
               ) : (
                 <Group gap={4}>
                   {info.keyUsage.map((usage) => (
-                    <Badge key={usage} variant="outline" color="gray" c="gray.9" tt="none">
+                    <Badge key={usage} variant="outline" color="gray" c="var(--manifold-text)" tt="none">
                       {usage}
                     </Badge>
                   ))}

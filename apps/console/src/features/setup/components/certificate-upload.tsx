@@ -84,7 +84,7 @@ export function CertificateUpload({ provisioned }: { provisioned: boolean }) {
         </Text>
       </Group>
       {errors.fields.file ? (
-        <Text size="sm" c="red.8" role="alert" data-testid="certificate-upload-error">
+        <Text size="sm" c="var(--manifold-danger)" role="alert" data-testid="certificate-upload-error">
           {errors.fields.file}
         </Text>
       ) : null}

@@ -37,7 +37,7 @@ export function DevelopmentCa({ provisioned }: { provisioned: boolean }) {
         variant="light"
         icon={<IconAlertTriangle size={18} aria-hidden />}
         title={
-          <Text span fw={700} size="sm" c="dark.7">
+          <Text span fw={700} size="sm" c="var(--manifold-text)">
             {t('setup.developmentCa.badge')}
           </Text>
         }

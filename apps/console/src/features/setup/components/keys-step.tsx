@@ -89,7 +89,7 @@ export function KeysStep({ keyType }: { keyType: TKeyType | null }) {
     <Stack>
       <Group gap="sm">
         <Text size="sm">{t('setup.keys.existing')}</Text>
-        <Badge variant="light" color="green" c="green.9" data-testid="key-type">
+        <Badge variant="light" color="green" c="var(--manifold-success)" data-testid="key-type">
           {t(`setup.keys.types.${keyType}`)}
         </Badge>
       </Group>

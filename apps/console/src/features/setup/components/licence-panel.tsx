@@ -67,12 +67,12 @@ export function LicencePanel() {
         </Badge>
       </Group>
       {state === 'expiring' ? (
-        <Alert color="orange" c="orange.9" title={t('settings.licence.expiringTitle')}>
+        <Alert color="orange" c="var(--manifold-warning)" title={t('settings.licence.expiringTitle')}>
           {t('settings.licence.expiringText', { days: status.data.daysLeft ?? 0 })}
         </Alert>
       ) : null}
       {state === 'expired' ? (
-        <Alert color="red" c="red.9" title={t('settings.licence.expiredTitle')}>
+        <Alert color="red" c="var(--manifold-danger)" title={t('settings.licence.expiredTitle')}>
           {t('settings.licence.expiredText')}
         </Alert>
       ) : null}
@@ -106,7 +106,7 @@ export function LicencePanel() {
         </Text>
       </Group>
       {errors.fields.file ? (
-        <Text size="sm" c="red.8" role="alert" data-testid="licence-upload-error">
+        <Text size="sm" c="var(--manifold-danger)" role="alert" data-testid="licence-upload-error">
           {errors.fields.file}
         </Text>
       ) : null}

@@ -8,6 +8,7 @@ import { apiErrorMessage } from '../../../components/api-error-message';
 import { useActionError } from '../../../hooks/use-action-error';
 import { alerts } from '../../../lib/alerts';
 import { useSelectStorageProvider, useStorageProvider, useStorageProviderList } from '../api/storage-provider';
+import { stateText } from '../../../app/theme';
 
 type CredentialField = keyof TStorageCredentials;
 
@@ -84,7 +85,7 @@ export function StorageProviderForm() {
               })}
             </Text>
             <Group gap="xs">
-              <Badge variant="light" color={moveColors[move.state]} c={`${moveColors[move.state]}.9`}>
+              <Badge variant="light" color={moveColors[move.state]} c={stateText(moveColors[move.state])}>
                 {t(`storage.move.states.${move.state}`)}
               </Badge>
               <Button

@@ -11,6 +11,7 @@ import { DatabaseStep } from '../components/database-step';
 import { StorageProviderForm } from '../components/storage-provider-form';
 import { ErrorAlert } from '../../../components/error-alert';
 import { ServerSettingsForm } from '../components/server-settings-form';
+import { stateText } from '../../../app/theme';
 
 type StepStatus = 'done' | 'current' | 'pending';
 
@@ -47,7 +48,7 @@ export function SetupRoute() {
           <Title order={2} size="h4" id="setup-current-heading">
             {t('setup.currentStep', { step: t(`setup.steps.${current}.label`) })}
           </Title>
-          <Badge color="blue" variant="light" c="blue.9" data-testid="setup-current-step">
+          <Badge color="blue" variant="light" c="var(--manifold-info)" data-testid="setup-current-step">
             {t('setup.stepOf', { index: currentIndex + 1, total: setupSteps.length })}
           </Badge>
         </Group>
@@ -74,7 +75,7 @@ export function SetupRoute() {
                       size="sm"
                       variant="light"
                       color={statusColors[status]}
-                      c={`${statusColors[status]}.9`}
+                      c={stateText(statusColors[status])}
                       data-step={step}
                       data-status={status}
                     >

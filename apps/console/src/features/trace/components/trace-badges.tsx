@@ -2,10 +2,10 @@ import { Badge, Code } from '@mantine/core';
 import type { TBuild, TPart, TTraceEventEntry } from '@manifold/contract';
 import { useTranslation } from 'react-i18next';
 
-const good = { color: 'green', c: 'green.9' } as const;
-const bad = { color: 'red', c: 'red.9' } as const;
-const neutral = { color: 'gray', c: 'dark.7' } as const;
-const pending = { color: 'yellow', c: 'dark.7' } as const;
+const good = { color: 'green', c: 'var(--manifold-success)' } as const;
+const bad = { color: 'red', c: 'var(--manifold-danger)' } as const;
+const neutral = { color: 'gray', c: 'var(--manifold-text)' } as const;
+const pending = { color: 'yellow', c: 'var(--manifold-text)' } as const;
 
 const buildColors: Record<TBuild['state'], { color: string; c: string }> = {
   started: pending,

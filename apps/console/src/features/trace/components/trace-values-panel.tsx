@@ -81,7 +81,7 @@ function ValueCell({ value, dtlNames, deviceId }: { value: TSvpValue; dtlNames: 
           />
         </Group>
         {error ? (
-          <Text size="xs" c="red.8">
+          <Text size="xs" c="var(--manifold-danger)">
             {error}
           </Text>
         ) : null}
@@ -90,7 +90,7 @@ function ValueCell({ value, dtlNames, deviceId }: { value: TSvpValue; dtlNames: 
   }
   if (value.dataType === 'DTL' && value.dtlId) {
     return (
-      <Anchor component={Link} to={`/machine-data?deviceId=${deviceId}`} c="green.9" size="sm">
+      <Anchor component={Link} to={`/machine-data?deviceId=${deviceId}`} c="var(--manifold-link)" size="sm">
         {t('trace.values.dtlRecord', { name: dtlNames.get(value.dtlId) ?? value.dtlId.slice(0, 8) })}
       </Anchor>
     );

@@ -20,7 +20,7 @@ export function BuildRoute() {
   const { buildId = '' } = useParams();
   const found = useBuildList({ pageNum: 1, numberOfItems: 1, buildId });
   const back = (
-    <Anchor component={Link} to="/builds" size="sm" c="green.9" w="fit-content">
+    <Anchor component={Link} to="/builds" size="sm" c="var(--manifold-link)" w="fit-content">
       <IconArrowLeft size={14} aria-hidden /> {t('trace.build.back')}
     </Anchor>
   );
@@ -62,13 +62,13 @@ export function BuildRoute() {
           rows={[
             [
               t('trace.builds.machine'),
-              <Anchor component={Link} to={`/devices/${build.deviceId}`} c="green.9">
+              <Anchor component={Link} to={`/devices/${build.deviceId}`} c="var(--manifold-link)">
                 <ShortId id={build.deviceId} />
               </Anchor>,
             ],
             [
               t('trace.builds.order'),
-              <Anchor component={Link} to={`/orders/${build.orderId}`} c="green.9">
+              <Anchor component={Link} to={`/orders/${build.orderId}`} c="var(--manifold-link)">
                 <ShortId id={build.orderId} />
               </Anchor>,
             ],

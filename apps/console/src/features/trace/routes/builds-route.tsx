@@ -46,17 +46,17 @@ export function BuildsRoute() {
         {(builds.data?.data ?? []).map((build) => (
           <Table.Tr key={build.buildId} data-build-id={build.buildId} data-job-id={build.jobId}>
             <Table.Td>
-              <Anchor component={Link} to={`/builds/${build.buildId}`} c="green.9">
+              <Anchor component={Link} to={`/builds/${build.buildId}`} c="var(--manifold-link)">
                 {build.jobId}
               </Anchor>
             </Table.Td>
             <Table.Td>
-              <Anchor component={Link} to={`/devices/${build.deviceId}`} c="green.9">
+              <Anchor component={Link} to={`/devices/${build.deviceId}`} c="var(--manifold-link)">
                 <ShortId id={build.deviceId} />
               </Anchor>
             </Table.Td>
             <Table.Td>
-              <Anchor component={Link} to={`/orders/${build.orderId}`} c="green.9">
+              <Anchor component={Link} to={`/orders/${build.orderId}`} c="var(--manifold-link)">
                 <ShortId id={build.orderId} />
               </Anchor>
             </Table.Td>

@@ -75,7 +75,7 @@ export function EventsRoute() {
             </Table.Td>
             <Table.Td>{t(`auditKinds.${entry.event.kind}`)}</Table.Td>
             <Table.Td>
-              <Anchor component={Link} to={`/devices/${entry.event.deviceId}`} c="green.9">
+              <Anchor component={Link} to={`/devices/${entry.event.deviceId}`} c="var(--manifold-link)">
                 <ShortId id={entry.event.deviceId} />
               </Anchor>
             </Table.Td>
@@ -83,7 +83,7 @@ export function EventsRoute() {
             <Table.Td>{entry.event.quantity ?? '—'}</Table.Td>
             <Table.Td>
               {entry.event.orderId ? (
-                <Anchor component={Link} to={`/orders/${entry.event.orderId}`} c="green.9">
+                <Anchor component={Link} to={`/orders/${entry.event.orderId}`} c="var(--manifold-link)">
                   <ShortId id={entry.event.orderId} />
                 </Anchor>
               ) : (

@@ -121,13 +121,13 @@ export function MachineDataRoute() {
           <Table.Tr key={dtl.dtlId} data-dtl-id={dtl.dtlId}>
             <Table.Td style={{ overflowWrap: 'anywhere' }}>{dtl.fileName}</Table.Td>
             <Table.Td>
-              <Anchor component={Link} to={`/devices/${dtl.deviceId}`} c="green.9">
+              <Anchor component={Link} to={`/devices/${dtl.deviceId}`} c="var(--manifold-link)">
                 <ShortId id={dtl.deviceId} />
               </Anchor>
             </Table.Td>
             <Table.Td>
               {dtl.orderId ? (
-                <Anchor component={Link} to={`/orders/${dtl.orderId}`} c="green.9">
+                <Anchor component={Link} to={`/orders/${dtl.orderId}`} c="var(--manifold-link)">
                   <ShortId id={dtl.orderId} />
                 </Anchor>
               ) : (

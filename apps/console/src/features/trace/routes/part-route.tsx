@@ -59,7 +59,7 @@ function Step({
       ) : null}
       {children}
       {link ? (
-        <Anchor component={Link} to={link.to} size="sm" c="green.9" w="fit-content">
+        <Anchor component={Link} to={link.to} size="sm" c="var(--manifold-link)" w="fit-content">
           {link.label}
         </Anchor>
       ) : null}
@@ -180,7 +180,12 @@ function HistoryTimeline({ history }: { history: TPartHistoryWithValues }) {
           <Step step="event" title={t(`auditKinds.${event.event.kind}`)} time={event.event.occurredAt} link={eventsLink}>
             <Group gap="xs" data-event-kind={event.event.kind}>
               <EventStatusBadge event={event} />
-              <Text size="sm">{t('trace.part.eventNumber', { sequence: event.sequence })}</Text>
+              <Text size="sm">
+                {/* an inspection's quality check is this server's own event, numbered on its chain, not a machine's */}
+                {t(event.source === 'server' ? 'trace.part.serverEventNumber' : 'trace.part.eventNumber', {
+                  sequence: event.sequence,
+                })}
+              </Text>
               {event.event.quantity !== null ? (
                 <Text size="sm">{t('trace.part.eventQuantity', { quantity: event.event.quantity })}</Text>
               ) : null}
@@ -236,7 +241,7 @@ export function PartRoute() {
   const history = usePartHistory(partId);
   const [exportError, setExportError] = useState<string | null>(null);
   const back = (
-    <Anchor component={Link} to="/parts" size="sm" c="green.9" w="fit-content">
+    <Anchor component={Link} to="/parts" size="sm" c="var(--manifold-link)" w="fit-content">
       <IconArrowLeft size={14} aria-hidden /> {t('trace.part.back')}
     </Anchor>
   );

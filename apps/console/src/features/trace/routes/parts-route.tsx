@@ -44,12 +44,12 @@ export function PartsRoute() {
         {(parts.data?.data ?? []).map((part) => (
           <Table.Tr key={part.id} data-part-id={part.id}>
             <Table.Td>
-              <Anchor component={Link} to={`/parts/${part.id}`} c="green.9">
+              <Anchor component={Link} to={`/parts/${part.id}`} c="var(--manifold-link)">
                 {part.serialNumber ?? t('trace.parts.unnumbered', { id: part.id.slice(0, 8) })}
               </Anchor>
             </Table.Td>
             <Table.Td>
-              <Anchor component={Link} to={`/packages/${part.dsiId}`} c="green.9">
+              <Anchor component={Link} to={`/packages/${part.dsiId}`} c="var(--manifold-link)">
                 <ShortId id={part.dsiId} />
               </Anchor>
             </Table.Td>
@@ -58,7 +58,7 @@ export function PartsRoute() {
             </Table.Td>
             <Table.Td>{part.jobId}</Table.Td>
             <Table.Td>
-              <Anchor component={Link} to={`/devices/${part.deviceId}`} c="green.9">
+              <Anchor component={Link} to={`/devices/${part.deviceId}`} c="var(--manifold-link)">
                 <ShortId id={part.deviceId} />
               </Anchor>
             </Table.Td>

@@ -72,7 +72,7 @@ export function HeldBackLogins() {
                 <Table.Td>{entry.failures}</Table.Td>
                 <Table.Td>
                   {held ? (
-                    <Badge color="red" variant="light" c="red.9">
+                    <Badge color="red" variant="light" c="var(--manifold-danger)">
                       {formatDateTime(entry.notBefore!)}
                     </Badge>
                   ) : (

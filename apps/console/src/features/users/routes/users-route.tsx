@@ -85,7 +85,7 @@ export function UsersRoute() {
               <Badge
                 color={user.role === 'ADMIN' ? 'green' : 'gray'}
                 variant="light"
-                c={user.role === 'ADMIN' ? 'green.9' : 'gray.9'}
+                c={user.role === 'ADMIN' ? 'var(--manifold-success)' : 'var(--manifold-text)'}
               >
                 {t(`roles.${user.role}`)}
               </Badge>

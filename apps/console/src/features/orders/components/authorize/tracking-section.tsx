@@ -13,7 +13,7 @@ export function TrackingSection({ state, dispatch }: { state: AuthorizeState; di
     <Section id="authorize-tracking" title={t('orders.authorize.tracking')}>
       <Stack>
         {errors.fields.tracking ? (
-          <Text size="sm" c="red.8" role="alert">
+          <Text size="sm" c="var(--manifold-danger)" role="alert">
             {errors.fields.tracking}
           </Text>
         ) : null}
