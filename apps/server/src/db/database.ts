@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import {
@@ -36,16 +35,18 @@ export interface Database {
   close(): Promise<void>;
 }
 
-/** The callbacks to run once the transaction running in this async context has committed. */
-const commitHooks = new AsyncLocalStorage<(() => void)[]>();
+/** The callbacks to run once a transaction opened by `Database.transaction` has committed, by its handle. */
+const commitHooks = new WeakMap<Kysely<DB>, (() => void)[]>();
 
 /**
- * Runs `hook` once the transaction that the caller runs in (through `Database.transaction`) has
- * committed — never when it rolls back; at once (on the next microtask) outside one. For work
- * that must see what the transaction wrote, such as waking the outbox's delivery worker.
+ * Runs `hook` once the transaction `db` belongs to (opened through `Database.transaction`) has
+ * committed — never when it rolls back; at once (on the next microtask) when `db` is not such a
+ * transaction. For work that must see what the transaction wrote, such as waking the outbox's
+ * delivery worker. Keyed by the handle rather than an AsyncLocalStorage: on Node 20 one store in
+ * use turns on promise hooks for every promise of every request.
  */
-export function afterCommit(hook: () => void): void {
-  const hooks = commitHooks.getStore();
+export function afterCommit(db: Kysely<DB>, hook: () => void): void {
+  const hooks = commitHooks.get(db);
   if (hooks) hooks.push(hook);
   else queueMicrotask(hook);
 }
@@ -147,7 +148,10 @@ export function createDatabase(target: DatabaseTarget, options: DatabaseOptions 
     },
     async transaction(work) {
       const hooks: (() => void)[] = [];
-      const result = await commitHooks.run(hooks, () => db.transaction().execute(work));
+      const result = await db.transaction().execute((trx) => {
+        commitHooks.set(trx, hooks);
+        return work(trx);
+      });
       for (const hook of hooks) hook();
       return result;
     },

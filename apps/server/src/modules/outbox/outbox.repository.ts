@@ -149,7 +149,7 @@ export class OutboxRepository {
         lease_until: null,
       })
       .execute();
-    afterCommit(outboxCommitted);
+    afterCommit(this.db, outboxCommitted);
     return messageId;
   }
 
@@ -308,7 +308,7 @@ export class OutboxRepository {
         .where('message_id', '=', messageId)
         .where('state', 'in', ['pending', 'failed'])
         .execute();
-      afterCommit(outboxCommitted);
+      afterCommit(this.db, outboxCommitted);
     }
     return row;
   }
@@ -357,7 +357,7 @@ export class OutboxRepository {
         .where('id', 'in', ids)
         .where('state', 'in', ['pending', 'failed'])
         .execute();
-      afterCommit(outboxCommitted);
+      afterCommit(this.db, outboxCommitted);
     }
     return rows;
   }
