@@ -5,7 +5,6 @@ import {
   Migrator,
   MysqlDialect,
   PostgresDialect,
-  SqliteDialect,
   sql,
   type Dialect as KyselyDialect,
   type LogEvent,
@@ -18,7 +17,7 @@ import type { DatabaseTarget } from '../config.js';
 import { assertPrivateFile, createPrivateFile, makePrivateDirectory } from '../lib/private-files.js';
 import { createDialect, type Dialect } from './dialect.js';
 import { nameStatements } from './pg-named-statements.js';
-import { cachingStatements } from './statement-cache.js';
+import { sqliteDialect, type SqliteDialectParts } from './statement-cache.js';
 import { migrationProvider } from './migrations/index.js';
 import type { DB } from './schema.js';
 
@@ -63,7 +62,10 @@ export interface DatabaseOptions {
 
 type PoolStats = ReturnType<Database['poolStats']>;
 
-function kyselyDialect(target: DatabaseTarget, options: DatabaseOptions): { dialect: KyselyDialect; poolStats(): PoolStats } {
+function kyselyDialect(
+  target: DatabaseTarget,
+  options: DatabaseOptions,
+): { dialect: KyselyDialect; poolStats(): PoolStats; enableReadsAtOnce?: SqliteDialectParts['enableReadsAtOnce'] } {
   if (target.kind === 'sqlite') {
     if (target.file !== ':memory:') {
       makePrivateDirectory(path.dirname(target.file));
@@ -75,7 +77,7 @@ function kyselyDialect(target: DatabaseTarget, options: DatabaseOptions): { dial
     connection.pragma('foreign_keys = ON');
     connection.pragma('busy_timeout = 5000');
     connection.pragma(`synchronous = ${options.sqliteSynchronous ?? 'FULL'}`);
-    return { dialect: new SqliteDialect({ database: cachingStatements(connection) }), poolStats: () => null };
+    return { ...sqliteDialect(connection, options.onQuery), poolStats: () => null };
   }
   if (target.kind === 'postgres') {
     // Counts and sums come back as strings (int8); repositories convert with Number().
@@ -114,12 +116,13 @@ function describeTarget(target: DatabaseTarget): TDatabaseConfig {
 }
 
 export function createDatabase(target: DatabaseTarget, options: DatabaseOptions = {}): Database {
-  const { dialect: kyselyDialectOf, poolStats } = kyselyDialect(target, options);
+  const { dialect: kyselyDialectOf, poolStats, enableReadsAtOnce } = kyselyDialect(target, options);
   const onQuery = options.onQuery;
   const db = new Kysely<DB>({
     dialect: kyselyDialectOf,
     ...(onQuery ? { log: (event: LogEvent) => onQuery(event.queryDurationMillis, event.level === 'error') } : {}),
   });
+  enableReadsAtOnce?.(db);
   const dialect = createDialect(target.kind);
   return {
     db,

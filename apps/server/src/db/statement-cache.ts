@@ -1,5 +1,6 @@
 import type { Database as SqliteConnection, Statement } from 'better-sqlite3';
-import type { SqliteDatabase } from 'kysely';
+import { SqliteDialect, SqliteDriver, type DatabaseConnection, type Kysely, type SqliteDatabase } from 'kysely';
+import type { DB } from './schema.js';
 
 /**
  * Kysely's SQLite driver prepares every statement on every execution; preparing costs more than
@@ -30,4 +31,78 @@ export function cachingStatements(connection: SqliteConnection, capacity = 500):
       connection.close();
     },
   };
+}
+
+/** Kysely's SQLite driver, saying whether a query, a stream or a transaction holds the connection right now. */
+class WatchedSqliteDriver extends SqliteDriver {
+  held = false;
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    const connection = await super.acquireConnection();
+    this.held = true;
+    return connection;
+  }
+
+  override async releaseConnection(): Promise<void> {
+    this.held = false;
+    await super.releaseConnection();
+  }
+}
+
+type Read = (sql: string, parameters: readonly unknown[]) => unknown[] | undefined;
+const readers = new WeakMap<Kysely<DB>, Read>();
+
+export interface SqliteDialectParts {
+  dialect: SqliteDialect;
+  /** Lets `readAtOnce` run reads on `db`, the Kysely instance made with `dialect`. */
+  enableReadsAtOnce(db: Kysely<DB>): void;
+}
+
+/**
+ * Kysely's SQLite dialect on `connection` with its statements kept (`cachingStatements`), and
+ * reads at once: Kysely queues every query for the one connection through a dozen promises,
+ * although on SQLite a read is one synchronous call. While nothing holds the connection (no
+ * query, stream or transaction, the connection in autocommit), running a read at once is what
+ * the queue would do, so `readAtOnce` does that; otherwise the read queues as before, and so
+ * never sees another request's uncommitted rows. `onQuery` gets each read's time as Kysely's log
+ * would.
+ */
+export function sqliteDialect(
+  connection: SqliteConnection,
+  onQuery?: (milliseconds: number, failed: boolean) => void,
+): SqliteDialectParts {
+  const config = { database: cachingStatements(connection) };
+  const driver = new WatchedSqliteDriver(config);
+  const dialect = new (class extends SqliteDialect {
+    override createDriver() {
+      return driver;
+    }
+  })(config);
+  const run = (sql: string, parameters: readonly unknown[]) => {
+    const statement = config.database.prepare(sql) as Statement;
+    if (!statement.reader) throw new Error(`readAtOnce runs reads only: ${sql}`);
+    return statement.all(parameters) as unknown[];
+  };
+  const read: Read = (sql, parameters) => {
+    if (driver.held || connection.inTransaction) return undefined;
+    if (!onQuery) return run(sql, parameters);
+    const started = performance.now();
+    try {
+      const rows = run(sql, parameters);
+      onQuery(performance.now() - started, false);
+      return rows;
+    } catch (error) {
+      onQuery(performance.now() - started, true);
+      throw error;
+    }
+  };
+  return { dialect, enableReadsAtOnce: (db) => readers.set(db, read) };
+}
+
+/**
+ * The rows of a read run at once on `db` (see `sqliteDialect`), or undefined when it must go
+ * through Kysely: another database, a transaction's handle, or a connection held right now.
+ */
+export function readAtOnce(db: Kysely<DB>, sql: string, parameters: readonly unknown[]): unknown[] | undefined {
+  return readers.get(db)?.(sql, parameters);
 }
