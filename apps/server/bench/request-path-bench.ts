@@ -48,11 +48,14 @@ for (const kind of values.db.split(',')) {
       ];
       const load = { connections, duration, headers: auth };
       // warm every side up (JIT, statement caches, pool connections), then alternate short rounds
-      // and keep each side's best: on a shared machine a neighbour's burst then hits all alike
+      // and keep each side's best: on a shared machine a neighbour's burst then hits all alike.
+      // Each round starts with the next side, so no side always runs in the same place.
       for (const side of sides) await measure('warm-up', { ...load, url: side.url, duration: 2 });
       const best: Awaited<ReturnType<typeof measure>>[] = [];
       for (let round = 0; round < rounds; round += 1) {
-        for (const [i, side] of sides.entries()) {
+        for (let k = 0; k < sides.length; k += 1) {
+          const i = (round + k) % sides.length;
+          const side = sides[i]!;
           const figure = await measure(side.title, { ...load, url: side.url });
           if (!best[i] || figure['requests/s'] > best[i]['requests/s']) best[i] = figure;
         }
