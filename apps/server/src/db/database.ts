@@ -17,7 +17,8 @@ import type { DatabaseTarget } from '../config.js';
 import { assertPrivateFile, createPrivateFile, makePrivateDirectory } from '../lib/private-files.js';
 import { createDialect, type Dialect } from './dialect.js';
 import { nameStatements } from './pg-named-statements.js';
-import { sqliteDialect, type SqliteDialectParts } from './statement-cache.js';
+import { enableDirectReads, type DirectRead } from './direct-reads.js';
+import { sqliteDialect } from './statement-cache.js';
 import { migrationProvider } from './migrations/index.js';
 import type { DB } from './schema.js';
 
@@ -65,7 +66,7 @@ type PoolStats = ReturnType<Database['poolStats']>;
 function kyselyDialect(
   target: DatabaseTarget,
   options: DatabaseOptions,
-): { dialect: KyselyDialect; poolStats(): PoolStats; enableReadsAtOnce?: SqliteDialectParts['enableReadsAtOnce'] } {
+): { dialect: KyselyDialect; poolStats(): PoolStats; directRead?: DirectRead } {
   if (target.kind === 'sqlite') {
     if (target.file !== ':memory:') {
       makePrivateDirectory(path.dirname(target.file));
@@ -77,7 +78,8 @@ function kyselyDialect(
     connection.pragma('foreign_keys = ON');
     connection.pragma('busy_timeout = 5000');
     connection.pragma(`synchronous = ${options.sqliteSynchronous ?? 'FULL'}`);
-    return { ...sqliteDialect(connection, options.onQuery), poolStats: () => null };
+    const { dialect, readAtOnce } = sqliteDialect(connection);
+    return { dialect, poolStats: () => null, directRead: readAtOnce };
   }
   if (target.kind === 'postgres') {
     // Counts and sums come back as strings (int8); repositories convert with Number().
@@ -87,6 +89,15 @@ function kyselyDialect(
     pool.on('error', () => undefined);
     return {
       dialect: new PostgresDialect({ pool: nameStatements(pool) }),
+      // what Kysely's driver does for a query (a pooled client, the query, release), without its executor
+      directRead: async (sql, parameters) => {
+        const client = await pool.connect();
+        try {
+          return (await client.query(sql, parameters as unknown[])).rows as unknown[];
+        } finally {
+          client.release();
+        }
+      },
       poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     };
   }
@@ -116,13 +127,13 @@ function describeTarget(target: DatabaseTarget): TDatabaseConfig {
 }
 
 export function createDatabase(target: DatabaseTarget, options: DatabaseOptions = {}): Database {
-  const { dialect: kyselyDialectOf, poolStats, enableReadsAtOnce } = kyselyDialect(target, options);
+  const { dialect: kyselyDialectOf, poolStats, directRead } = kyselyDialect(target, options);
   const onQuery = options.onQuery;
   const db = new Kysely<DB>({
     dialect: kyselyDialectOf,
     ...(onQuery ? { log: (event: LogEvent) => onQuery(event.queryDurationMillis, event.level === 'error') } : {}),
   });
-  enableReadsAtOnce?.(db);
+  if (directRead) enableDirectReads(db, directRead, onQuery);
   const dialect = createDialect(target.kind);
   return {
     db,

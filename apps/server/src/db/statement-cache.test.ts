@@ -3,7 +3,8 @@ import { Kysely, SqliteDialect, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { precompiled } from './precompiled.js';
 import type { DB } from './schema.js';
-import { cachingStatements, readAtOnce, sqliteDialect } from './statement-cache.js';
+import { directRead, enableDirectReads } from './direct-reads.js';
+import { cachingStatements, sqliteDialect } from './statement-cache.js';
 
 function connection() {
   const raw = new SQLite(':memory:');
@@ -77,23 +78,21 @@ describe('reads at once', () => {
 
   function setUp() {
     const timed: boolean[] = [];
-    const { dialect, enableReadsAtOnce } = sqliteDialect(connection(), (milliseconds, failed) =>
-      timed.push(failed || milliseconds < 0),
-    );
+    const { dialect, readAtOnce } = sqliteDialect(connection());
     const db = new Kysely<DB>({ dialect });
-    enableReadsAtOnce(db);
+    enableDirectReads(db, readAtOnce, (milliseconds, failed) => timed.push(failed || milliseconds < 0));
     return { db, timed };
   }
 
   it('answers a read on a free connection without queueing, timed for the query figures', async () => {
     const { db, timed } = setUp();
-    expect(readAtOnce(db, 'select name from t where id = ?', [2])).toEqual([{ name: 'b' }]);
+    expect(directRead(db, 'select name from t where id = ?', [2])).toEqual([{ name: 'b' }]);
     expect(await byName(db, { name: 'c' })).toEqual([{ id: 3, name: 'c' }]);
     expect(timed).toEqual([false, false]);
-    expect(() => readAtOnce(db, 'delete from t', [])).toThrow('reads only');
+    expect(() => directRead(db, 'delete from t', [])).toThrow('reads only');
     expect(timed).toEqual([false, false, true]);
     await db.transaction().execute(async (trx) => {
-      expect(readAtOnce(trx, 'select name from t where id = ?', [2])).toBeUndefined();
+      expect(directRead(trx, 'select name from t where id = ?', [2])).toBeUndefined();
     });
     await db.destroy();
   });
@@ -109,7 +108,7 @@ describe('reads at once', () => {
       await new Promise<void>((resolve) => (release = resolve));
     });
     await wasInserted;
-    expect(readAtOnce(db, 'select name from t where name = ?', ['d'])).toBeUndefined();
+    expect(directRead(db, 'select name from t where name = ?', ['d'])).toBeUndefined();
     let answered: unknown;
     const read = byName(db, { name: 'd' }).then((rows) => (answered = rows));
     await new Promise((resolve) => setTimeout(resolve, 10));

@@ -1,6 +1,5 @@
 import type { Database as SqliteConnection, Statement } from 'better-sqlite3';
-import { SqliteDialect, SqliteDriver, type DatabaseConnection, type Kysely, type SqliteDatabase } from 'kysely';
-import type { DB } from './schema.js';
+import { SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDatabase } from 'kysely';
 
 /**
  * Kysely's SQLite driver prepares every statement on every execution; preparing costs more than
@@ -49,13 +48,10 @@ class WatchedSqliteDriver extends SqliteDriver {
   }
 }
 
-type Read = (sql: string, parameters: readonly unknown[]) => unknown[] | undefined;
-const readers = new WeakMap<Kysely<DB>, Read>();
-
 export interface SqliteDialectParts {
   dialect: SqliteDialect;
-  /** Lets `readAtOnce` run reads on `db`, the Kysely instance made with `dialect`. */
-  enableReadsAtOnce(db: Kysely<DB>): void;
+  /** A read run at once on the connection, or undefined while a query, stream or transaction holds it. */
+  readAtOnce(sql: string, parameters: readonly unknown[]): unknown[] | undefined;
 }
 
 /**
@@ -63,14 +59,10 @@ export interface SqliteDialectParts {
  * reads at once: Kysely queues every query for the one connection through a dozen promises,
  * although on SQLite a read is one synchronous call. While nothing holds the connection (no
  * query, stream or transaction, the connection in autocommit), running a read at once is what
- * the queue would do, so `readAtOnce` does that; otherwise the read queues as before, and so
- * never sees another request's uncommitted rows. `onQuery` gets each read's time as Kysely's log
- * would.
+ * the queue would do, so `readAtOnce` does that (for `enableDirectReads`); otherwise it answers
+ * undefined and the read queues as before, so it never sees another request's uncommitted rows.
  */
-export function sqliteDialect(
-  connection: SqliteConnection,
-  onQuery?: (milliseconds: number, failed: boolean) => void,
-): SqliteDialectParts {
+export function sqliteDialect(connection: SqliteConnection): SqliteDialectParts {
   const config = { database: cachingStatements(connection) };
   const driver = new WatchedSqliteDriver(config);
   const dialect = new (class extends SqliteDialect {
@@ -78,31 +70,13 @@ export function sqliteDialect(
       return driver;
     }
   })(config);
-  const run = (sql: string, parameters: readonly unknown[]) => {
-    const statement = config.database.prepare(sql) as Statement;
-    if (!statement.reader) throw new Error(`readAtOnce runs reads only: ${sql}`);
-    return statement.all(parameters) as unknown[];
+  return {
+    dialect,
+    readAtOnce(sql, parameters) {
+      if (driver.held || connection.inTransaction) return undefined;
+      const statement = config.database.prepare(sql) as Statement;
+      if (!statement.reader) throw new Error(`readAtOnce runs reads only: ${sql}`);
+      return statement.all(parameters) as unknown[];
+    },
   };
-  const read: Read = (sql, parameters) => {
-    if (driver.held || connection.inTransaction) return undefined;
-    if (!onQuery) return run(sql, parameters);
-    const started = performance.now();
-    try {
-      const rows = run(sql, parameters);
-      onQuery(performance.now() - started, false);
-      return rows;
-    } catch (error) {
-      onQuery(performance.now() - started, true);
-      throw error;
-    }
-  };
-  return { dialect, enableReadsAtOnce: (db) => readers.set(db, read) };
-}
-
-/**
- * The rows of a read run at once on `db` (see `sqliteDialect`), or undefined when it must go
- * through Kysely: another database, a transaction's handle, or a connection held right now.
- */
-export function readAtOnce(db: Kysely<DB>, sql: string, parameters: readonly unknown[]): unknown[] | undefined {
-  return readers.get(db)?.(sql, parameters);
 }
