@@ -23,32 +23,38 @@ export function enableDirectReads(
     readers.set(db, read);
     return;
   }
+  // no closure is made per read: tsx names each named closure as it is made (a defineProperty)
   readers.set(db, (sql, parameters) => {
     const started = performance.now();
-    const took = (failed: boolean) => onQuery(performance.now() - started, failed);
     let rows: ReturnType<DirectRead>;
     try {
       rows = read(sql, parameters);
     } catch (error) {
-      took(true);
+      onQuery(performance.now() - started, true);
       throw error;
     }
     if (rows === undefined) return undefined;
     if (!(rows instanceof Promise)) {
-      took(false);
+      onQuery(performance.now() - started, false);
       return rows;
     }
-    return rows.then(
-      (answered) => {
-        took(false);
-        return answered;
-      },
-      (error: unknown) => {
-        took(true);
-        throw error;
-      },
-    );
+    return timed(rows, started, onQuery);
   });
+}
+
+async function timed(
+  rows: Promise<unknown[]>,
+  started: number,
+  onQuery: (milliseconds: number, failed: boolean) => void,
+): Promise<unknown[]> {
+  try {
+    const answered = await rows;
+    onQuery(performance.now() - started, false);
+    return answered;
+  } catch (error) {
+    onQuery(performance.now() - started, true);
+    throw error;
+  }
 }
 
 /**
