@@ -1,4 +1,4 @@
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   adminCredentials,
@@ -12,6 +12,27 @@ import {
   logInAsAdmin,
   sessionCookie,
 } from './support/browser';
+
+/**
+ * Mantine's classes (`m_…`) on the page that no stylesheet of the page defines: the page links
+ * Mantine's styles per component (apps/console/src/app/styles), so a component missing from them
+ * would show unstyled.
+ */
+function unstyledMantineClasses(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const defined = new Set<string>();
+    for (const sheet of Array.from(document.styleSheets)) {
+      for (const rule of Array.from(sheet.cssRules)) {
+        for (const match of rule.cssText.matchAll(/\.(m_[0-9a-f]+)/g)) defined.add(match[1]!);
+      }
+    }
+    const used = new Set<string>();
+    for (const element of Array.from(document.querySelectorAll('[class]'))) {
+      for (const name of Array.from(element.classList)) if (/^m_[0-9a-f]+$/.test(name)) used.add(name);
+    }
+    return [...used].filter((name) => !defined.has(name));
+  });
+}
 
 describe('console: login and session', () => {
   let browser: Browser;
@@ -70,6 +91,24 @@ describe('console: login and session', () => {
     for (const deepLink of ['/orders', '/users', '/packages/00000000-0000-4000-8000-000000000000']) {
       expect(await scriptsOf(deepLink), deepLink).toEqual(login);
     }
+  });
+
+  it('styles the screens before sign-in with their own stylesheet and the signed-in screens with the rest', async () => {
+    const { context, page } = await freshPage(browser);
+    await page.goto('/orders/42/nothing-here');
+    await page.getByTestId('error-view-text').waitFor();
+    expect(await unstyledMantineClasses(page), 'error view').toEqual([]);
+    await page.goto('/orders');
+    await page.getByLabel('Username').waitFor();
+    expect(await unstyledMantineClasses(page), 'login form').toEqual([]);
+    await logIn(page, adminCredentials().username, 'not-the-password');
+    await page.getByTestId('login-error').waitFor();
+    expect(await unstyledMantineClasses(page), 'login error').toEqual([]);
+    await logIn(page, adminCredentials().username, adminCredentials().password);
+    await page.waitForURL((url) => url.pathname === '/orders');
+    await page.getByRole('heading', { name: 'Orders' }).first().waitFor();
+    expect(await unstyledMantineClasses(page), 'orders').toEqual([]);
+    await context.close();
   });
 
   it('sends an anonymous visitor to /login with the message and returns them after login', async () => {

@@ -1,9 +1,12 @@
-import { sep } from 'node:path';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
 import react from '@vitejs/plugin-react';
 import postcssPresetMantine from 'postcss-preset-mantine';
 import postcssSimpleVars from 'postcss-simple-vars';
-import { defineConfig, type Plugin } from 'vite';
+import { defineConfig, type Plugin, type Rollup } from 'vite';
 
 /**
  * The contract's modules hold schemas beside the permission rows and enums the console's entry
@@ -42,11 +45,92 @@ function pureContractSchemas(): Plugin {
   };
 }
 
+const brotli = promisify(brotliCompress);
+const gzipped = promisify(gzip);
+const compressible = /\.(?:js|css|html|json|svg|txt)$/;
+
+/**
+ * Every text file of the build (the public folder's included) also as `.br` (quality 11) and
+ * `.gz` (level 9) beside it, which the server sends to a browser that accepts them
+ * (`@fastify/static`'s `preCompressed`): compressed once at build time, not at every request.
+ * A file that does not shrink gets no compressed copy.
+ */
+function precompress(): Plugin {
+  let outDir = '';
+  return {
+    name: 'manifold:precompress',
+    apply: 'build',
+    configResolved(config) {
+      outDir = resolve(config.root, config.build.outDir);
+    },
+    async closeBundle() {
+      const files = (await readdir(outDir, { recursive: true, withFileTypes: true }))
+        .filter((entry) => entry.isFile() && compressible.test(entry.name))
+        .map((entry) => join(entry.parentPath, entry.name));
+      await Promise.all(
+        files.map(async (file) => {
+          const body = await readFile(file);
+          const [br, gz] = await Promise.all([
+            brotli(body, {
+              params: {
+                [zlib.BROTLI_PARAM_QUALITY]: zlib.BROTLI_MAX_QUALITY,
+                [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT,
+                [zlib.BROTLI_PARAM_SIZE_HINT]: body.length,
+              },
+            }),
+            gzipped(body, { level: 9 }),
+          ]);
+          if (br.length < body.length) await writeFile(`${file}.br`, br);
+          if (gz.length < body.length) await writeFile(`${file}.gz`, gz);
+        }),
+      );
+    },
+  };
+}
+
+/**
+ * The entry (src/boot.ts) imports the app in steps, each evaluated in a task of its own; Vite's
+ * preload of a dynamic import fetches only that import's chunks, so the steps would be fetched one
+ * after another. Every dynamic import of the entry preloads the chunks of all of them instead
+ * (`build.modulePreload.resolveDependencies` below): fetched at once, evaluated in steps. The
+ * bundle is kept here for that function (Vite resolves the preloads in its `generateBundle`).
+ */
+let bundleOfBuild: Rollup.OutputBundle = {};
+function keepBundle(): Plugin {
+  return {
+    name: 'manifold:keep-bundle',
+    apply: 'build',
+    generateBundle: {
+      order: 'pre',
+      handler(_options, bundle) {
+        bundleOfBuild = bundle;
+      },
+    },
+  };
+}
+
+function chunksOf(fileName: string, into: Set<string>): Set<string> {
+  const chunk = bundleOfBuild[fileName];
+  if (chunk?.type !== 'chunk' || into.has(fileName)) return into;
+  into.add(fileName);
+  for (const imported of chunk.imports) chunksOf(imported, into);
+  return into;
+}
+
+function entryPreloads(_fileName: string, deps: string[], { hostId, hostType }: { hostId: string; hostType: 'html' | 'js' }) {
+  const host = bundleOfBuild[hostId];
+  if (hostType !== 'js' || host?.type !== 'chunk' || !host.isEntry) return deps;
+  const all = new Set(deps);
+  for (const imported of host.dynamicImports) chunksOf(imported, all);
+  all.delete(hostId);
+  return [...all];
+}
+
 const apiTarget = process.env.MANIFOLD_API_URL ?? 'http://127.0.0.1:8080';
 
 export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
-  plugins: [react(), pureContractSchemas()],
+  plugins: [react(), pureContractSchemas(), keepBundle(), precompress()],
   css: {
     postcss: {
       plugins: [
@@ -73,6 +157,7 @@ export default defineConfig({
     emptyOutDir: true,
     sourcemap: false,
     chunkSizeWarningLimit: 700,
+    modulePreload: { resolveDependencies: entryPreloads },
   },
   server: {
     port: 5173,

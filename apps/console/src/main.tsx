@@ -1,4 +1,4 @@
-import { StrictMode } from 'react';
+import { startTransition, StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router';
 import { AppProviders } from './app/providers';
@@ -6,28 +6,40 @@ import { createAppRouter, loadLoginRoute } from './app/router';
 import { loadConsoleConfig } from './lib/console-config';
 import { i18n, initI18n } from './lib/i18n';
 import { setLoginNavigator } from './lib/login-redirect';
+import { nextTask } from './lib/next-task';
 import { queryClient } from './lib/query-client';
 import { getSessionToken } from './lib/session-token';
 import { initTheme } from './lib/theme';
 
-initTheme();
-// The router starts loading the first screen at once, in parallel with configuration and messages.
-const router = createAppRouter(queryClient);
-setLoginNavigator((to) => void router.navigate(to));
-// A visitor without a session ends at the login form wherever they arrived: fetch its code now,
-// beside configuration and messages, not after a deep link's guard has redirected.
-if (!getSessionToken()) loadLoginRoute().catch(() => undefined);
-
+/**
+ * The start, in steps that each leave the main thread between them (a phone evaluating the app
+ * in one task cannot answer a tap for hundreds of milliseconds).
+ */
 async function start(): Promise<void> {
-  await Promise.all([loadConsoleConfig(), initI18n()]);
+  // configuration and messages are fetched while the rest starts
+  const ready = Promise.all([loadConsoleConfig(), initI18n()]);
+  initTheme();
+  await nextTask();
+  // The router starts loading the first screen at once, in parallel with configuration and messages.
+  const router = createAppRouter(queryClient);
+  setLoginNavigator((to) => void router.navigate(to));
+  // A visitor without a session ends at the login form wherever they arrived: fetch its code now,
+  // beside configuration and messages, not after a deep link's guard has redirected.
+  if (!getSessionToken()) loadLoginRoute().catch(() => undefined);
+  await ready;
+  await nextTask();
   const container = document.getElementById('root');
   if (!container) throw new Error('The page has no #root element');
-  createRoot(container).render(
-    <StrictMode>
-      <AppProviders queryClient={queryClient} i18n={i18n}>
-        <RouterProvider router={router} />
-      </AppProviders>
-    </StrictMode>,
+  const root = createRoot(container);
+  // a transition renders in slices that yield to the browser; the logo frame stays until it commits
+  startTransition(() =>
+    root.render(
+      <StrictMode>
+        <AppProviders queryClient={queryClient} i18n={i18n}>
+          <RouterProvider router={router} />
+        </AppProviders>
+      </StrictMode>,
+    ),
   );
 }
 

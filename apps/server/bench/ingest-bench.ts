@@ -1,20 +1,23 @@
 // Event ingestion benchmark on a started server (HTTP):
 //
-//   npm run bench:ingest [-- --databases sqlite,postgres --machines 4 --batches 20 --batch 500 --single 400 --profile DIR]
+//   npm run bench:ingest [-- --databases sqlite,postgres --machines 4 --batches 20 --batch 500 --single 400
+//                           --form batch-signed|list --profile DIR]
 //     --machines simulated machines (registered and approved through the API, EC keys) each send
-//     --batches batches of --batch events concurrently: POST /stp/event with the list form in a
-//     signed STP envelope (docs/traceability.md), one request at a time per machine, each event
-//     signed by the machine (signed before the clock starts: a machine signs as it works) and
-//     chained to the one before. Durable: SQLite in WAL with synchronous FULL (the server's
+//     --batches batches of --batch events concurrently, one request at a time per machine, each
+//     event chained to the one before (docs/traceability.md). --form batch-signed (the default):
+//     POST /stp/event with {batch: [...]}, the machine signs the batch's envelope once (on the
+//     clock); --form list: the list form, each event in its own signed envelope (signed before the
+//     clock starts: a machine signs as it works) inside the batch's signed envelope. Durable: SQLite in WAL with synchronous FULL (the server's
 //     production setting), PostgreSQL with its default fsync. Every answer must be 200 with every
 //     event stored. Then --single events per machine one request each (POST /stp/event with one
 //     event), for reference. CPU: the server process's CPU time (all threads) per 1,000 events
 //     while the batches ran, and the bare program's (SQLite: in-process; PostgreSQL: not measured,
 //     its work is in the database server) — figures that hold whatever else shares the machine.
-//   The bare limit: the same event rows, inserted by a minimal program with the same driver
+//   The bare limit: the same event rows (and, batch-signed, the same batch envelope rows: one per
+//   batch, as the server stores them), inserted by a minimal program with the same driver
 //   (better-sqlite3 / pg) into a fresh database of the same schema, --batch rows per transaction
-//   in multi-row inserts, as many writers as machines (SQLite has one writer connection, like the
-//   server). The ratio is server ÷ bare.
+//   in one multi-row insert (and the batch's row), as many writers as machines (SQLite has one
+//   writer connection, like the server). The ratio is server ÷ bare.
 //   --profile DIR: the server runs with --cpu-prof into DIR (open the .cpuprofile in Chrome DevTools).
 //
 // PostgreSQL comes from TEST_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test); a
@@ -32,7 +35,7 @@ import { signDetachedJws } from '../src/crypto/jws.js';
 import { createDatabase } from '../src/db/database.js';
 import type { TraceEventRow } from '../src/db/schema-trace.js';
 import { canonicalJson } from '../src/lib/canonical-json.js';
-import { canonicalEvent, eventHash, STP_EVENT_PATH } from '../src/modules/events/trace-event-format.js';
+import { batchIdOf, canonicalEvent, eventHash, STP_EVENT_PATH } from '../src/modules/events/trace-event-format.js';
 import { benchTarget, provisionBenchServer, registerBenchMachine, startBenchCaller, type Target } from './bench-support.js';
 
 const { values } = parseArgs({
@@ -42,6 +45,7 @@ const { values } = parseArgs({
     batches: { type: 'string', default: '20' },
     batch: { type: 'string', default: '500' },
     single: { type: 'string', default: '400' },
+    form: { type: 'string', default: 'batch-signed' },
     profile: { type: 'string' },
   },
 });
@@ -49,6 +53,8 @@ const machineCount = Number(values.machines);
 const batches = Number(values.batches);
 const batchSize = Number(values.batch);
 const singles = Number(values.single);
+if (values.form !== 'batch-signed' && values.form !== 'list') throw new Error('--form is batch-signed or list');
+const batchSigned = values.form === 'batch-signed';
 
 /** Kinds a machine reports outside a licence (no authorization to set up, no job effects). */
 const KINDS: TTraceEventKind[] = ['machineIdle', 'machineDataStored', 'publicFileAccessed', 'machineOffline'];
@@ -59,10 +65,21 @@ interface Machine {
   head: string | null;
 }
 
+type Envelope = Awaited<ReturnType<typeof envelope>>;
+
 interface SignedEvent {
   event: TCanonicalTraceEvent;
   hash: string;
-  proof: { format: 'stp'; envelope: Awaited<ReturnType<typeof envelope>> };
+  /** Its own signed envelope (list form), or its place in the batch's (batch-signed; set when the batch is signed). */
+  proof: { format: 'stp'; envelope: Envelope } | { format: 'stp-batch'; batch: string; index: number } | null;
+}
+
+/** What the server stores of one batch-signed batch (the bare program stores the same). */
+interface BatchRow {
+  batch_id: string;
+  device_id: string;
+  envelope: string;
+  received_at: string;
 }
 
 async function envelope(machine: Machine, body: Record<string, unknown>) {
@@ -76,7 +93,7 @@ async function envelope(machine: Machine, body: Record<string, unknown>) {
   return { ...unsigned, signature };
 }
 
-/** The machine's next `count` events of its chain, each signed in its own envelope (its proof). */
+/** The machine's next `count` events of its chain; list form: each signed in its own envelope (its proof). */
 async function signEvents(machine: Machine, count: number): Promise<SignedEvent[]> {
   const events: SignedEvent[] = [];
   for (let index = 0; index < count; index += 1) {
@@ -95,7 +112,8 @@ async function signEvents(machine: Machine, count: number): Promise<SignedEvent[
     );
     machine.head = eventHash(event);
     const { deviceId: _deviceId, ...body } = event;
-    events.push({ event, hash: machine.head, proof: { format: 'stp', envelope: await envelope(machine, body) } });
+    const proof = batchSigned ? null : ({ format: 'stp', envelope: await envelope(machine, body) } as const);
+    events.push({ event, hash: machine.head, proof });
   }
   return events;
 }
@@ -122,6 +140,24 @@ function rowOf(signed: SignedEvent, sequence: number, now: string): TraceEventRo
     proof: JSON.stringify(signed.proof),
     received_at: now,
   };
+}
+
+/**
+ * The request body of one batch: batch-signed, the events' bodies in one envelope (and each
+ * event's proof becomes its place in it); list form, each event's own signed envelope.
+ */
+async function batchEnvelope(machine: Machine, events: SignedEvent[], batchRows: BatchRow[]): Promise<Envelope> {
+  if (!batchSigned) return envelope(machine, { events: events.map(({ proof }) => ({ proof })) });
+  const signed = await envelope(machine, {
+    batch: events.map(({ event }) => {
+      const { deviceId: _deviceId, ...body } = event;
+      return body;
+    }),
+  });
+  const batch = batchIdOf(signed);
+  for (const [index, event] of events.entries()) event.proof = { format: 'stp-batch', batch, index };
+  batchRows.push({ batch_id: batch, device_id: machine.deviceId, envelope: JSON.stringify(signed), received_at: '' });
+  return signed;
 }
 
 async function post(url: string, body: unknown): Promise<Record<string, unknown>> {
@@ -155,6 +191,7 @@ async function benchServer(t: Target) {
       machines.push({ ...(await registerBenchMachine(call, root, `bench-machine-${index}`)), head: null });
     }
     const batched = await Promise.all(machines.map((machine) => signEvents(machine, batches * batchSize)));
+    const batchRows: BatchRow[][] = machines.map(() => []);
     const pid = server.child.pid!;
     let cpu = cpuSeconds(pid);
     let started = performance.now();
@@ -162,21 +199,31 @@ async function benchServer(t: Target) {
       machines.map(async (machine, index) => {
         const events = batched[index]!;
         for (let start = 0; start < events.length; start += batchSize) {
-          const list = events.slice(start, start + batchSize).map(({ proof }) => ({ proof }));
-          const answer = await post(server.url, await envelope(machine, { events: list }));
+          const list = events.slice(start, start + batchSize);
+          const answer = await post(server.url, await batchEnvelope(machine, list, batchRows[index]!));
           if (answer.stored !== list.length) throw new Error(`batch: ${JSON.stringify(answer).slice(0, 200)}`);
         }
       }),
     );
     const batchedSeconds = (performance.now() - started) / 1000;
     const batchedCpu = cpuSeconds(pid) - cpu;
-    const single = await Promise.all(machines.map((machine) => signEvents(machine, singles)));
+    // one event per request: each in its own envelope, signed before the clock starts
+    const single = await Promise.all(
+      machines.map(async (machine) => {
+        const envelopes: Envelope[] = [];
+        for (const { event } of await signEvents(machine, singles)) {
+          const { deviceId: _deviceId, ...body } = event;
+          envelopes.push(await envelope(machine, body));
+        }
+        return envelopes;
+      }),
+    );
     cpu = cpuSeconds(pid);
     started = performance.now();
     await Promise.all(
       machines.map(async (_machine, index) => {
-        for (const { proof } of single[index]!) {
-          const answer = await post(server.url, proof.envelope);
+        for (const signed of single[index]!) {
+          const answer = await post(server.url, signed);
           if (answer.chainFinding !== null) throw new Error(`single: ${JSON.stringify(answer)}`);
         }
       }),
@@ -187,14 +234,32 @@ async function benchServer(t: Target) {
       batchedCpu: cpuPerThousand(batchedCpu, machines.length * batches * batchSize),
       single: rate(machines.length * singles, singleSeconds),
       rows: batched,
+      batchRows,
     };
   } finally {
     await server.stop();
   }
 }
 
-/** The same rows straight into a fresh database of the same schema: `batchSize` per transaction, one writer per machine. */
-async function bare(kind: string, perMachine: SignedEvent[][]): Promise<{ rate: number; cpu?: number }> {
+/** One multi-row insert of the bare program: a table, its columns and the rows' values in column order. */
+interface Insert {
+  table: string;
+  columns: readonly string[];
+  rows: unknown[][];
+}
+
+/**
+ * The same rows straight into a fresh database of the same schema: per batch, one transaction
+ * with one multi-row insert of its `batchSize` event rows, its envelope's row (batch-signed) and,
+ * `withAudit`, one multi-row insert of the audit record the server writes with each event; one
+ * writer per machine.
+ */
+async function bare(
+  kind: string,
+  perMachine: SignedEvent[][],
+  batchRows: BatchRow[][],
+  withAudit: boolean,
+): Promise<{ rate: number; cpu?: number }> {
   const t = await benchTarget(kind, 'manifold-ingest-bare-');
   try {
     const database = createDatabase(parseDatabaseUrl(t.databaseUrl, t.dataDir));
@@ -203,9 +268,43 @@ async function bare(kind: string, perMachine: SignedEvent[][]): Promise<{ rate: 
     const now = new Date().toISOString();
     const rows = perMachine.map((events) => events.map((signed, index) => rowOf(signed, index + 1, now)));
     const columns = Object.keys(rows[0]![0]!) as (keyof TraceEventRow)[];
-    const chunks = (list: TraceEventRow[]) =>
-      Array.from({ length: Math.ceil(list.length / batchSize) }, (_, k) => list.slice(k * batchSize, (k + 1) * batchSize));
-    const flat = (chunk: TraceEventRow[]) => chunk.flatMap((row) => columns.map((column) => row[column]));
+    const batchColumns = ['batch_id', 'device_id', 'envelope', 'received_at'] as const;
+    const auditColumns = ['event_type', 'actor', 'subject', 'details', 'source_ip', 'created_at'] as const;
+    /** The audit record of an event's arrival, as the server writes it (an event outside a licence). */
+    const auditOf = (row: TraceEventRow) => [
+      row.kind,
+      `device:${row.device_id}`,
+      row.device_id,
+      JSON.stringify({ eventId: row.event_id, authorizationId: null, jobId: null, quantity: null, occurredAt: row.occurred_at }),
+      '127.0.0.1',
+      now,
+    ];
+    /** A machine's transactions: each batch's inserts. */
+    const transactions = (list: TraceEventRow[], machine: number): Insert[][] =>
+      Array.from({ length: Math.ceil(list.length / batchSize) }, (_, k) => {
+        const events = list.slice(k * batchSize, (k + 1) * batchSize);
+        const batch = batchRows[machine]![k];
+        const inserts: Insert[] = [];
+        if (batch) {
+          const values = batchColumns.map((column) => (column === 'received_at' ? now : batch[column]));
+          inserts.push({ table: 'trace_event_batches', columns: batchColumns, rows: [values] });
+        }
+        inserts.push({ table: 'trace_events', columns, rows: events.map((row) => columns.map((column) => row[column])) });
+        if (withAudit) inserts.push({ table: 'audit_events', columns: auditColumns, rows: events.map(auditOf) });
+        return inserts;
+      });
+    /** The SQL of an insert, written once per table and row count (the driver's parameters in their places). */
+    const texts = new Map<string, string>();
+    const text = (insert: Insert, placeholder: (index: number) => string) => {
+      const key = `${insert.table}|${insert.rows.length}`;
+      let written = texts.get(key);
+      if (written === undefined) {
+        let index = 0;
+        const tuples = insert.rows.map(() => `(${insert.columns.map(() => placeholder(++index)).join(',')})`);
+        texts.set(key, (written = `insert into ${insert.table} (${insert.columns.join(',')}) values ${tuples.join(',')}`));
+      }
+      return written;
+    };
     const total = rows.reduce((sum, list) => sum + list.length, 0);
     if (t.kind === 'sqlite') {
       const target = parseDatabaseUrl(t.databaseUrl, t.dataDir);
@@ -213,23 +312,20 @@ async function bare(kind: string, perMachine: SignedEvent[][]): Promise<{ rate: 
       const connection = new SQLite(target.file);
       connection.pragma('journal_mode = WAL');
       connection.pragma('synchronous = FULL');
-      const statements = new Map<number, SQLite.Statement>();
-      const insert = (chunk: TraceEventRow[]) => {
-        let statement = statements.get(chunk.length);
-        if (!statement) {
-          const tuple = `(${columns.map(() => '?').join(',')})`;
-          statement = connection.prepare(
-            `insert into trace_events (${columns.join(',')}) values ${Array(chunk.length).fill(tuple).join(',')}`,
-          );
-          statements.set(chunk.length, statement);
+      const statements = new Map<string, SQLite.Statement>();
+      const run = (inserts: Insert[]) => {
+        for (const insert of inserts) {
+          const sql = text(insert, () => '?');
+          let statement = statements.get(sql);
+          if (!statement) statements.set(sql, (statement = connection.prepare(sql)));
+          statement.run(insert.rows.flat());
         }
-        statement.run(flat(chunk));
       };
-      const transaction = connection.transaction(insert);
+      const transaction = connection.transaction(run);
       const cpu = process.cpuUsage();
       const started = performance.now();
       // the machines' batches interleaved, as they arrive at a single writer
-      const queues = rows.map(chunks);
+      const queues = rows.map((list, machine) => transactions(list, machine));
       for (let k = 0; queues.some((queue) => k < queue.length); k += 1) {
         for (const queue of queues) if (queue[k]) transaction(queue[k]!);
       }
@@ -242,13 +338,16 @@ async function bare(kind: string, perMachine: SignedEvent[][]): Promise<{ rate: 
     try {
       const started = performance.now();
       await Promise.all(
-        rows.map(async (list) => {
+        rows.map(async (list, machine) => {
           const client = await pool.connect();
           try {
-            for (const chunk of chunks(list)) {
-              const tuples = chunk.map((_, r) => `(${columns.map((__, c) => `$${r * columns.length + c + 1}`).join(',')})`);
+            for (const inserts of transactions(list, machine)) {
               await client.query('begin');
-              await client.query(`insert into trace_events (${columns.join(',')}) values ${tuples.join(',')}`, flat(chunk));
+              for (const insert of inserts)
+                await client.query(
+                  text(insert, (index) => `$${index}`),
+                  insert.rows.flat(),
+                );
               await client.query('commit');
             }
           } finally {
@@ -272,16 +371,21 @@ for (const kind of values.databases.split(',')) {
   const t = await benchTarget(kind, 'manifold-ingest-bench-');
   try {
     const measured = await benchServer(t);
-    const limit = await bare(kind, measured.rows);
+    const limit = await bare(kind, measured.rows, measured.batchRows, false);
+    const withAudit = await bare(kind, measured.rows, measured.batchRows, true);
     table.push({
       database: kind,
+      form: values.form,
       machines: machineCount,
       'events/batch': batchSize,
       'events/s (batches)': measured.batched,
       'bare rows/s': limit.rate,
       ratio: Number((measured.batched / limit.rate).toFixed(2)),
+      'bare+audit rows/s': withAudit.rate,
+      'ratio (+audit)': Number((measured.batched / withAudit.rate).toFixed(2)),
       'server CPU ms/1000 events': measured.batchedCpu,
       'bare CPU ms/1000 rows': limit.cpu ?? '-',
+      'bare+audit CPU ms/1000': withAudit.cpu ?? '-',
       'events/s (one per request)': measured.single,
     });
   } finally {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { expect, it } from 'vitest';
 import { describeEachDatabase } from './helpers/test-app.js';
 
@@ -8,6 +9,12 @@ const consoleDir = fs.mkdtempSync(path.join(os.tmpdir(), 'manifold-console-'));
 fs.mkdirSync(path.join(consoleDir, 'assets'));
 fs.writeFileSync(path.join(consoleDir, 'index.html'), '<!doctype html><title>console</title>');
 fs.writeFileSync(path.join(consoleDir, 'assets/app-1234.js'), 'console.log(1)');
+// the build's compressed copies (apps/console/vite.config.ts `precompress`)
+const bundle = `console.log(${'"manifold", '.repeat(200)})`;
+fs.writeFileSync(path.join(consoleDir, 'assets/main-5678.js'), bundle);
+fs.writeFileSync(path.join(consoleDir, 'assets/main-5678.js.br'), brotliCompressSync(bundle));
+fs.writeFileSync(path.join(consoleDir, 'assets/main-5678.js.gz'), gzipSync(bundle));
+fs.writeFileSync(path.join(consoleDir, 'index.html.br'), brotliCompressSync('<!doctype html><title>console</title>'));
 
 describeEachDatabase(
   'serving the console',
@@ -37,6 +44,35 @@ describeEachDatabase(
       const response = await ctx().call('GET', '/assets/app-1234.js');
       expect(response.statusCode).toBe(200);
       expect(response.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    });
+
+    it('sends the compressed copy the build made to a browser that accepts it, the file itself otherwise', async () => {
+      const brotli = await ctx().call('GET', '/assets/main-5678.js', { headers: { 'accept-encoding': 'gzip, deflate, br' } });
+      expect(brotli.statusCode).toBe(200);
+      expect(brotli.headers['content-encoding']).toBe('br');
+      expect(brotli.headers['content-type']).toMatch(/^(text|application)\/javascript/);
+      expect(brotli.headers.vary).toBe('Accept-Encoding');
+      expect(brotli.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+      expect(brotliDecompressSync(brotli.rawPayload).toString()).toBe(bundle);
+
+      const gzip = await ctx().call('GET', '/assets/main-5678.js', { headers: { 'accept-encoding': 'gzip' } });
+      expect(gzip.headers['content-encoding']).toBe('gzip');
+      expect(gunzipSync(gzip.rawPayload).toString()).toBe(bundle);
+
+      const plain = await ctx().call('GET', '/assets/main-5678.js', { headers: { 'accept-encoding': 'identity' } });
+      expect(plain.headers['content-encoding']).toBeUndefined();
+      expect(plain.body).toBe(bundle);
+
+      // a file the build left uncompressed is sent as it is
+      const small = await ctx().call('GET', '/assets/app-1234.js', { headers: { 'accept-encoding': 'br' } });
+      expect(small.headers['content-encoding']).toBeUndefined();
+      expect(small.body).toBe('console.log(1)');
+
+      const page = await ctx().call('GET', '/orders/42', { headers: { ...html, 'accept-encoding': 'br' } });
+      expect(page.statusCode).toBe(200);
+      expect(page.headers['content-encoding']).toBe('br');
+      expect(page.headers['content-type']).toMatch(/^text\/html/);
+      expect(brotliDecompressSync(page.rawPayload).toString()).toContain('<title>console</title>');
     });
 
     it('answers unknown API paths and missing files with the spec 404, not the page', async () => {

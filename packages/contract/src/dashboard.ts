@@ -87,8 +87,3 @@ export const ZDashboard = z
   })
   .meta({ id: 'Dashboard' });
 export type TDashboard = z.infer<typeof ZDashboard>;
-
-export const dashboardPermissions = {
-  // Manifold extension (docs/dashboard.md): the home screen's figures in one call
-  'GET /ui/dashboard': 'anyRole',
-} as const;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ZPageQuery } from './common.js';
 import { ZDeviceParameter } from './device-template.js';
 import { ZId } from './identifiers.js';
-import { ZEventHash, ZTraceEventBody, ZTraceEventProof } from './trace.js';
+import { ZEventHash, ZTraceEventBody, ZStoredTraceEventProof } from './trace.js';
 import { serializationTypes, ZBreakagePolicy, ZDeviceIdentityConstraint, ZQualityParameter } from './policy.js';
 
 /**
@@ -174,7 +174,7 @@ export const ZForwardedEvent = z.object({
   eventHash: ZEventHash,
   orderId: z.string().max(64).nullable(),
   dsiId: z.string().max(64).nullable(),
-  proof: ZTraceEventProof,
+  proof: ZStoredTraceEventProof,
   receivedAt: z.string().max(40),
 });
 export type TForwardedEvent = z.infer<typeof ZForwardedEvent>;

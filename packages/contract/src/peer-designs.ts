@@ -116,14 +116,3 @@ export const ZFssAnswerClaims = z.object({
 export type TFssAnswerClaims = z.infer<typeof ZFssAnswerClaims>;
 
 export const peerDesignAuditEventTypes = ['designTransferred', 'designReceived', 'machineDataTransferred'] as const;
-
-export const peerDesignPermissions = {
-  'POST /ui/das/transfer': 'admin',
-  'POST /ui/dtl/transfer': 'admin',
-  'POST /mpf/design': 'partner',
-  'POST /fss/protect/register-request': 'partner',
-  'POST /fss/protect/register': 'partner',
-  'POST /fss/order': 'partner',
-  'POST /fss/getUploadToken': 'partner',
-  'POST /fss/delete': 'partner',
-} as const;

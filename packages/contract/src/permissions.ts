@@ -1,15 +1,16 @@
 import type { TRole } from './enums.js';
 import { licensingPermissions } from './licensing-tokens.js';
 import { packagePermissions } from './package-tokens.js';
-import { storagePermissions } from './storage.js';
-import { serverAdminPermissions } from './server-admin.js';
-import { securityPermissions, type TAccessConstraint } from './security.js';
-import { tracePermissions } from './trace.js';
+import { storagePermissions } from './storage-permissions.js';
+import { serverAdminPermissions } from './server-admin-permissions.js';
+import { securityPermissions } from './security-permissions.js';
+import type { TAccessConstraint } from './security.js';
+import { tracePermissions } from './trace-permissions.js';
 import { qualityPermissions } from './quality-tokens.js';
-import { identityPermissions } from './identity.js';
-import { secureRepoPermissions } from './secure-repo.js';
-import { dashboardPermissions } from './dashboard.js';
-import { peerDesignPermissions } from './peer-designs.js';
+import { identityPermissions } from './identity-permissions.js';
+import { secureRepoPermissions } from './secure-repo-permissions.js';
+import { dashboardPermissions } from './dashboard-permissions.js';
+import { peerDesignPermissions } from './peer-design-permissions.js';
 
 /**
  * Who may call what (spec §6). One row per route the server serves; the server refuses to start

@@ -35,20 +35,6 @@ export const secureRepoAuditEventText = {
   secureRepoNodeDeleted: 'Secure folder or file deleted',
 } as const satisfies Record<(typeof secureRepoAuditEventTypes)[number], string>;
 
-/**
- * Every call needs a session; which nodes a USER may see and touch (those shared with one of
- * their groups) is decided in the service. Creating and deleting top-level folders and changing
- * a folder's groups are ADMIN decisions, also checked there (403 `actionNotAllowed`).
- */
-export const secureRepoPermissions = {
-  'GET /ui/secure-repo/list': 'anyRole',
-  'POST /ui/secure-repo/create-folder': 'anyRole',
-  'POST /ui/secure-repo/upload': 'anyRole',
-  'POST /ui/secure-repo/edit-file': 'anyRole',
-  'POST /ui/secure-repo/delete': 'anyRole',
-  'GET /ui/secure-repo/download': 'anyRole',
-} as const;
-
 /** A node (folder or file); malformed or unknown (or hidden from the caller), it answers `secureRepoNodeNotPresent`. */
 export const ZSecureRepoNodeId = ZId('secureRepoNodeNotPresent');
 

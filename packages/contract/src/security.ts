@@ -7,7 +7,6 @@
  */
 import { z } from 'zod';
 import { ZId } from './identifiers.js';
-import type { PermissionRow } from './permissions.js';
 
 export const securityErrorTokens = {
   authenticatorNotPresent: 'The security key does not exist',
@@ -200,25 +199,3 @@ export const ZEscalateLoginResponse = z.object({ escalated: z.literal(true), esc
  */
 export const ZEscalationPolicy = z.object({ requiredForAdmins: z.boolean() }).meta({ id: 'EscalationPolicy' });
 export type TEscalationPolicy = z.infer<typeof ZEscalationPolicy>;
-
-export const securityPermissions = {
-  // security keys: every user manages their own
-  'GET /ui/authenticators/list': 'anyRole',
-  'POST /ui/authenticators/attestation-options/generate': 'anyRole',
-  'POST /ui/authenticators/add': 'anyRole',
-  'POST /ui/authenticators/delete': { access: 'anyRole', sensitive: true },
-  'POST /ui/authenticators/assertion-options/generate': 'anyRole',
-  'POST /ui/authenticators/escalate-login': 'anyRole',
-  // whether every administrator must escalate (turning it off is itself a sensitive action)
-  'GET /ui/admin/escalation': { access: 'admin', constraint: 'security-config' },
-  'POST /ui/admin/escalation': { access: 'admin', sensitive: true, constraint: 'security-config' },
-  // access controls (server-backed; the spec's own console kept them as a browser mock)
-  'GET /ui/access-control/list': { access: 'admin', constraint: 'security-config' },
-  'POST /ui/access-control/add': { access: 'admin', sensitive: true, constraint: 'security-config' },
-  'POST /ui/access-control/edit': { access: 'admin', sensitive: true, constraint: 'security-config' },
-  'POST /ui/access-control/delete': { access: 'admin', sensitive: true, constraint: 'security-config' },
-  'GET /ui/access-role/list': { access: 'admin', constraint: 'security-config' },
-  'POST /ui/access-role/add': { access: 'admin', sensitive: true, constraint: 'security-config' },
-  'POST /ui/access-role/edit': { access: 'admin', sensitive: true, constraint: 'security-config' },
-  'POST /ui/access-role/delete': { access: 'admin', sensitive: true, constraint: 'security-config' },
-} as const satisfies Record<string, PermissionRow>;

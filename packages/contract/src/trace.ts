@@ -105,40 +105,76 @@ export const ZTraceEventReceipt = z
   .meta({ id: 'TraceEventReceipt' });
 export type TTraceEventReceipt = z.infer<typeof ZTraceEventReceipt>;
 
+/** The STP envelope of `POST /stp/event` exactly as received (its signature over path `/stp/event`). */
+const ZSignedEnvelope = z.object({
+  deviceId: z.string(),
+  timestamp: z.string(),
+  nonce: z.string(),
+  body: z.record(z.string(), z.unknown()),
+  signature: z.string(),
+});
+
 /** How an event was signed, kept with it so anyone can check it again (offline too). */
 export const ZTraceEventProof = z.discriminatedUnion('format', [
-  z.object({
-    format: z.literal('stp'),
-    /** The STP envelope of `POST /stp/event` exactly as received (signature over path `/stp/event`). */
-    envelope: z.object({
-      deviceId: z.string(),
-      timestamp: z.string(),
-      nonce: z.string(),
-      body: z.record(z.string(), z.unknown()),
-      signature: z.string(),
-    }),
-  }),
+  z.object({ format: z.literal('stp'), envelope: ZSignedEnvelope }),
   z.object({ format: z.literal('xml'), xml: z.string().max(256 * 1024) }),
 ]);
 export type TTraceEventProof = z.infer<typeof ZTraceEventProof>;
 
-/** The list form of signed events: an uploaded file (`event/upload`) and a machine's batch (`/stp/event`). */
-const eventList = (max: number) =>
-  z.object({
-    events: z
-      .array(z.object({ proof: ZTraceEventProof }).passthrough())
-      .min(1)
-      .max(max),
-  });
+/**
+ * A reference to an event's place in a batch-signed envelope (docs/traceability.md, "Batch-signed
+ * events"): the batch (its id: the SHA-256 of the envelope's signature, lower-case hex) and the
+ * index of the event in the envelope's `body.batch`. Stored with the event; the envelope is stored
+ * once per batch, and an export carries it once.
+ */
+export const ZTraceEventBatchReference = z.object({
+  format: z.literal('stp-batch'),
+  batch: ZEventHash,
+  index: z.number().int().min(0),
+});
+export type TTraceEventBatchReference = z.infer<typeof ZTraceEventBatchReference>;
 
-/** `POST /ui/event/upload`: a JSON file of signed events, as `event/export` writes them. */
-export const ZTraceEventFile = eventList(10_000);
+/** An event's proof as stored and exported: its own signed message, or its place in a batch-signed envelope. */
+export const ZStoredTraceEventProof = z.discriminatedUnion('format', [...ZTraceEventProof.options, ZTraceEventBatchReference]);
+export type TStoredTraceEventProof = z.infer<typeof ZStoredTraceEventProof>;
 
-/** At most this many events in one machine batch (`POST /stp/event` with `body.events`). */
+/** At most this many events in one machine batch (`POST /stp/event` with `body.events` or `body.batch`). */
 export const TRACE_EVENT_BATCH_MAX = 1000;
-/** A machine's batch: the STP envelope's `body` is the list form of its signed events. */
-export const ZTraceEventBatch = eventList(TRACE_EVENT_BATCH_MAX);
+
+/** A batch-signed envelope, as stored once and exported once: the events whose proofs name `batchId`. */
+export const ZTraceEventBatchProof = z.object({ batchId: ZEventHash, envelope: ZSignedEnvelope });
+export type TTraceEventBatchProof = z.infer<typeof ZTraceEventBatchProof>;
+
+/** A machine's batch in the list form: the STP envelope's `body` lists its events, each with its own signed proof. */
+export const ZTraceEventBatch = z.object({
+  events: z
+    .array(z.object({ proof: ZTraceEventProof }).passthrough())
+    .min(1)
+    .max(TRACE_EVENT_BATCH_MAX),
+});
 export type TTraceEventBatch = z.infer<typeof ZTraceEventBatch>;
+
+/**
+ * A machine's batch in the batch-signed form: the STP envelope's `body` is `{batch: [event, …]}`,
+ * each event the body a single event's envelope carries; the envelope's one signature covers
+ * them all.
+ */
+export const ZTraceEventSignedBatch = z.object({
+  batch: z.array(z.record(z.string(), z.unknown())).min(1).max(TRACE_EVENT_BATCH_MAX),
+});
+export type TTraceEventSignedBatch = z.infer<typeof ZTraceEventSignedBatch>;
+
+/**
+ * `POST /ui/event/upload`: a JSON file of signed events, as `event/export` writes them: each
+ * event's proof, and the batch-signed envelopes its batch references name.
+ */
+export const ZTraceEventFile = z.object({
+  events: z
+    .array(z.object({ proof: ZStoredTraceEventProof }).passthrough())
+    .min(1)
+    .max(10_000),
+  batches: z.array(ZTraceEventBatchProof).max(10_000).default([]),
+});
 
 export const ZTraceEventUploadResult = z
   .object({ received: z.number().int(), stored: z.number().int(), repeated: z.number().int(), findings: z.number().int() })
@@ -160,7 +196,7 @@ export const ZTraceHistoryEntry = z.object({
   previousHash: ZEventHash.nullable(),
   chainFinding: ZChainFinding.nullable(),
   receivedAt: z.string(),
-  proof: ZTraceEventProof,
+  proof: ZStoredTraceEventProof,
 });
 export const ZTraceHistory = z
   .object({
@@ -170,6 +206,8 @@ export const ZTraceHistory = z
     signingCertificate: z.string(),
     exportedAt: z.string(),
     events: z.array(ZTraceHistoryEntry),
+    /** The batch-signed envelopes the events' batch references name, each once (absent in older exports). */
+    batches: z.array(ZTraceEventBatchProof).default([]),
   })
   .meta({ id: 'TraceHistory' });
 export type TTraceHistory = z.infer<typeof ZTraceHistory>;
@@ -190,29 +228,6 @@ export const traceAuditEventTypes = [
   'traceChainBroken',
   'traceEventsUploaded',
 ] as const;
-
-/**
- * Spec §6: event list and upload for both roles, part list ADMIN only. The spec gives builds no
- * row: like events, both roles. The audit trail is administration (ADMIN). Machines report events
- * as signed requests (`partner`: each checks its own signature).
- */
-export const tracePermissions = {
-  'POST /apl/event': 'partner',
-  'POST /stp/event': 'partner',
-  'POST /ui/event/upload': 'anyRole',
-  'GET /ui/event/export': 'anyRole',
-  'GET /ui/event/list': 'anyRole',
-  'GET /ui/build/list': 'anyRole',
-  'GET /ui/part/list': 'admin',
-  'GET /ui/part/history': 'admin',
-  // EPCIS 2.0 exports: a part's history as the part's history, an event search as the event list
-  'GET /ui/part/epcis': 'admin',
-  'GET /ui/event/epcis': 'anyRole',
-  // machine data: a machine with its upload token; spec §6 storage upload for both roles
-  'POST /mpf/dtl': 'partner',
-  'POST /ui/storage/dtl/upload': 'anyRole',
-  'GET /ui/audit/list': { access: 'admin', constraint: 'audit-access' },
-} as const;
 
 /** `GET /ui/event/list` (spec §7: filter dsiId; §9: 10 a page), newest first. */
 export const ZEventListQuery = ZPageQuery.extend({ dsiId: ZDsiId.optional() });

@@ -1,4 +1,4 @@
-import type { TCanonicalTraceEvent, TTraceEventReceipt } from '@manifold/contract';
+import type { TCanonicalTraceEvent, TTraceEventBatchResult, TTraceEventReceipt } from '@manifold/contract';
 import { EventChain, STP_EVENT_PATH, stpEnvelope, type MachineCredentials } from './protocol.js';
 
 /** An answer the server gave with an error token (spec §7: `{errorToken, errorDescription}`). */
@@ -65,6 +65,15 @@ export class PartnerClient {
 
   async event(credentials: MachineCredentials, event: TCanonicalTraceEvent): Promise<TTraceEventReceipt> {
     return this.stpJson(credentials, event.deviceId, STP_EVENT_PATH, EventChain.body(event));
+  }
+
+  /** Several events of the machine in one request, the batch signed as a whole (`{batch: […]}`). */
+  async events(
+    credentials: MachineCredentials,
+    deviceId: string,
+    events: TCanonicalTraceEvent[],
+  ): Promise<TTraceEventBatchResult> {
+    return this.stpJson(credentials, deviceId, STP_EVENT_PATH, EventChain.batchBody(events));
   }
 
   /** `/mpf/dtl`: multipart, the one-time token first, then the file. */

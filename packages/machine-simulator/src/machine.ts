@@ -267,10 +267,22 @@ export class SimulatedMachine {
   private async report(kind: TTraceEventKind, fields: EventFields = {}): Promise<void> {
     const event = this.chain!.next(kind, fields);
     await this.client.event(this.credentials, event);
+    await this.reported([event]);
+  }
+
+  /** Events that happened together, chained in this order and sent in one batch-signed request (`{batch: […]}`). */
+  private async reportBatch(events: [TTraceEventKind, EventFields][]): Promise<void> {
+    const chained = events.map(([kind, fields]) => this.chain!.next(kind, fields));
+    await this.client.events(this.credentials, this.deviceId, chained);
+    await this.reported(chained);
+  }
+
+  /** The server took these events: the chain's head is kept, they are counted and handed on. */
+  private async reported(events: TCanonicalTraceEvent[]): Promise<void> {
     this.record!.head = this.chain!.head;
-    this.stats.events += 1;
+    this.stats.events += events.length;
     await this.save();
-    this.options.onEvent?.(event);
+    for (const event of events) this.options.onEvent?.(event);
   }
 
   /** Waits until the server serves this machine's STP pulls (an administrator approved it). */
@@ -324,18 +336,21 @@ export class SimulatedMachine {
         throw new DesignRefused('the authorization names no design file: the design is not on the issuing instance');
       }
       await this.report('licenceReceivedByMachine', { authorizationId, data: { orderNumber: terms.orderNumber.slice(0, 1024) } });
+      const received: [TTraceEventKind, EventFields][] = [];
       for (const file of terms.design.files) {
         const response = await this.client.stp(this.credentials, this.deviceId, '/stp/design/download', {
           authorizationId,
           fileId: file.fileId,
         });
         await openDesignFile(Buffer.from(await response.arrayBuffer()), file, this.record!.encryptionKeyPem);
-        if (!file.isPublic) await this.report('privateFileDecrypted', { authorizationId, data: { fileId: file.fileId } });
+        if (!file.isPublic) received.push(['privateFileDecrypted', { authorizationId, data: { fileId: file.fileId } }]);
       }
-      await this.report('designPackageReceivedByMachine', {
-        authorizationId,
-        data: { dsiId: terms.design.dsiId, files: String(terms.design.files.length) },
-      });
+      received.push([
+        'designPackageReceivedByMachine',
+        { authorizationId, data: { dsiId: terms.design.dsiId, files: String(terms.design.files.length) } },
+      ]);
+      // the design's files and its receipt, reported together in one batch-signed request
+      await this.reportBatch(received);
       held.terms = terms;
       this.log(`licence ${authorizationId}: ${terms.quantity} of ${terms.design.designName}, design verified`);
     } catch (error) {

@@ -167,6 +167,11 @@ export class EventChain {
     const { deviceId: _deviceId, ...body } = event;
     return body;
   }
+
+  /** The STP body of a batch signed as a whole: `{batch: [event body, …]}` (one signature covers them all). */
+  static batchBody(events: TCanonicalTraceEvent[]): Record<string, unknown> {
+    return { batch: events.map((event) => EventChain.body(event)) };
+  }
 }
 
 /** One file of the authorized design as the signed authorization lists it. */

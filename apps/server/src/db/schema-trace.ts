@@ -19,7 +19,7 @@ export interface TraceEventsTable {
   chain_finding: 'gap' | 'fork' | null;
   /** `peer`: forwarded by a Manage instance that reports to this Trace (its outbox); `server`: this server's own chain. */
   source: 'stp' | 'xml' | 'upload' | 'peer' | 'server';
-  /** JSON of the contract's `TTraceEventProof`. */
+  /** JSON of the contract's `TStoredTraceEventProof`. */
   proof: string;
   received_at: string;
 }
@@ -74,7 +74,18 @@ export interface OrderBreakageTable {
   given_back: number;
 }
 
+/** A batch-signed envelope (migration 025), stored once for the events that name it. */
+export interface TraceEventBatchesTable {
+  /** SHA-256 (hex) of the envelope's signature. */
+  batch_id: string;
+  device_id: string;
+  /** JSON of the STP envelope as received. */
+  envelope: string;
+  received_at: string;
+}
+
 export interface TraceTables {
+  trace_event_batches: TraceEventBatchesTable;
   order_breakage: OrderBreakageTable;
   builds: BuildsTable;
   parts: PartsTable;

@@ -35,12 +35,15 @@ export async function registerConsole(app: FastifyInstance): Promise<void> {
       wildcard: true,
       index: 'index.html',
       cacheControl: false,
+      // the build's `.br`/`.gz` copies (apps/console/vite.config.ts) to a browser that accepts them
+      preCompressed: true,
       // hashed assets never change; everything else is revalidated
       setHeaders(res, filePath) {
         res.setHeader(
           'Cache-Control',
           filePath.includes(`${path.sep}assets${path.sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache',
         );
+        res.setHeader('Vary', 'Accept-Encoding');
       },
     });
   } else {

@@ -27,6 +27,20 @@ export async function grantAuthorization(
   return authorizationId;
 }
 
+/** The `traceChainBroken` audit records of a machine, oldest first: their details. */
+export async function chainBreaks(ctx: TestApp, deviceId: string) {
+  const rows = await ctx.app.services.database.db
+    .selectFrom('audit_events')
+    .select('details')
+    .where('event_type', '=', 'traceChainBroken')
+    .where('subject', '=', deviceId)
+    .orderBy('id')
+    .execute();
+  return rows.map(
+    (row) => JSON.parse(row.details!) as { eventId: string; finding: string; previousHash: string; expectedPreviousHash: string },
+  );
+}
+
 /** A machine's side of the chain (the simulator's {@link EventChain}) with the test app's calls. */
 export class MachineChain extends EventChain {
   constructor(readonly world: Machine) {
@@ -53,6 +67,15 @@ export class MachineChain extends EventChain {
   /** A batch: the list form of `events` in one signed STP envelope (`POST /stp/event`). */
   async sendBatch(ctx: TestApp, events: TCanonicalTraceEvent[]) {
     return stpCall(ctx, this.world, STP_EVENT_PATH, await this.list(events));
+  }
+
+  /** A batch signed as a whole: `{batch: [...]}` in one signed STP envelope (`POST /stp/event`). */
+  signedBatch(events: TCanonicalTraceEvent[]) {
+    return stpEnvelope(this.world.machine, this.world.deviceId, STP_EVENT_PATH, EventChain.batchBody(events));
+  }
+
+  sendSignedBatch(ctx: TestApp, events: TCanonicalTraceEvent[]) {
+    return stpCall(ctx, this.world, STP_EVENT_PATH, EventChain.batchBody(events));
   }
 
   /** The XML form signed by the machine's key (or `signingKeyPem`, `certificatePem`). */

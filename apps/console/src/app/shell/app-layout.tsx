@@ -13,6 +13,7 @@ import { scheduleSessionRefresh } from '../../lib/session-refresh';
 import { EscalationPrompt } from './escalation-prompt';
 import { navigationFor } from './navigation';
 import { UserMenu } from './user-menu';
+import '../styles/signed-in';
 
 /** The signed-in layout: header with the user menu, navigation the role may use, content. */
 export function AppLayout() {

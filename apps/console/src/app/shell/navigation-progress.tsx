@@ -1,3 +1,4 @@
+import '@mantine/nprogress/styles.css';
 import { NavigationProgress, nprogress } from '@mantine/nprogress';
 import { useEffect, useRef } from 'react';
 import type { Navigation } from 'react-router';

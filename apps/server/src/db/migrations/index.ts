@@ -15,6 +15,7 @@ import * as quality from './019-quality.js';
 import * as identity from './021-identity.js';
 import * as securityKeysAccess from './022-security-keys-access.js';
 import * as outboxDelivery from './024-outbox-delivery.js';
+import * as traceEventBatches from './025-trace-event-batches.js';
 import * as dasArchiveLabels from './026-das-archive-labels.js';
 import * as dashboard from './027-dashboard.js';
 import * as peerDesigns from './023-peer-designs.js';
@@ -46,6 +47,7 @@ const migrations: Record<string, DialectMigration> = {
   '027-dashboard': dashboard,
   '023-peer-designs': peerDesigns,
   '030-list-changes': listChanges,
+  '025-trace-event-batches': traceEventBatches,
 };
 
 export function migrationProvider(kind: DatabaseKind): MigrationProvider {

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { TAuditEntry, TAuditEventType, TPage, TPageQuery } from '@manifold/contract';
 import type { Dialect } from '../../db/dialect.js';
 import { paginateFromNearerEnd } from '../../db/paging.js';
+import { insertRows } from '../../db/row-insert.js';
 import type { AuditEventsTable, DB } from '../../db/schema.js';
 import type { Caller } from '../../lib/caller.js';
 import type { Selectable } from 'kysely';
@@ -31,6 +32,8 @@ function auditRow(event: AuditRecord, now: string) {
   };
 }
 
+const AUDIT_COLUMNS = ['event_type', 'actor', 'subject', 'details', 'source_ip', 'created_at'] as const;
+
 /** Audit records are written with the change they describe, in the same transaction. */
 export class AuditRepository {
   constructor(
@@ -47,7 +50,7 @@ export class AuditRepository {
     const now = isoNow();
     for (let start = 0; start < events.length; start += AUDIT_ROWS_PER_INSERT) {
       const rows = events.slice(start, start + AUDIT_ROWS_PER_INSERT).map((event) => auditRow(event, now));
-      await this.db.insertInto('audit_events').values(rows).execute();
+      await insertRows(this.db, this.dialect.kind, 'audit_events', AUDIT_COLUMNS, rows);
     }
   }
 

@@ -1,12 +1,33 @@
-import type { Insertable, Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { TPage, TPageQuery } from '@manifold/contract';
 import type { Dialect } from '../../db/dialect.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import { paginateFromNearerEnd } from '../../db/paging.js';
+import { insertRows } from '../../db/row-insert.js';
 import type { DB } from '../../db/schema.js';
-import type { TraceChainRow, TraceEventRow, TraceEventsTable } from '../../db/schema-trace.js';
+import type { TraceChainRow, TraceEventBatchesTable, TraceEventRow, TraceEventsTable } from '../../db/schema-trace.js';
+import type { SignedEventEnvelope } from './trace-event-format.js';
 
 const EVENT_ROWS_PER_INSERT = 500;
+const EVENT_COLUMNS: readonly (keyof TraceEventsTable)[] = [
+  'event_id',
+  'device_id',
+  'sequence',
+  'kind',
+  'occurred_at',
+  'authorization_id',
+  'order_id',
+  'dsi_id',
+  'job_id',
+  'quantity',
+  'data',
+  'previous_hash',
+  'event_hash',
+  'chain_finding',
+  'source',
+  'proof',
+  'received_at',
+];
 
 /** An authorization as an event sees it: whose it is, and the order and design it belongs to. */
 export interface EventAuthorization {
@@ -21,7 +42,7 @@ export interface EventAuthorization {
 export class EventsRepository {
   constructor(
     private readonly db: Kysely<DB>,
-    private readonly dialect: Pick<Dialect, 'forUpdate'>,
+    private readonly dialect: Pick<Dialect, 'forUpdate' | 'kind'>,
   ) {}
 
   /** Creates the machine's empty chain unless it exists (a racing creator's row is as good). */
@@ -79,13 +100,57 @@ export class EventsRepository {
   }
 
   /** Rows in this order, in multi-row inserts (17 columns each, within every database's limit of bound values). */
-  async insertMany(rows: Insertable<TraceEventsTable>[]): Promise<void> {
+  async insertMany(rows: TraceEventsTable[]): Promise<void> {
     for (let start = 0; start < rows.length; start += EVENT_ROWS_PER_INSERT) {
-      await this.db
-        .insertInto('trace_events')
-        .values(rows.slice(start, start + EVENT_ROWS_PER_INSERT))
-        .execute();
+      await insertRows(
+        this.db,
+        this.dialect.kind,
+        'trace_events',
+        EVENT_COLUMNS,
+        rows.slice(start, start + EVENT_ROWS_PER_INSERT),
+      );
     }
+  }
+
+  /**
+   * Batch-signed envelopes; `unlessStored`: those not stored yet (an id is the envelope's, so one
+   * stored is the same — an uploaded history; two transactions storing one new batch at once: the
+   * second fails on the primary key). A machine's live batch needs no check: its nonce is spent in
+   * the same transaction, so its envelope is new.
+   */
+  async insertBatches(rows: TraceEventBatchesTable[], { unlessStored }: { unlessStored: boolean }): Promise<void> {
+    let fresh = rows;
+    if (unlessStored && rows.length > 0) {
+      const known = await this.db
+        .selectFrom('trace_event_batches')
+        .select('batch_id')
+        .where(
+          'batch_id',
+          'in',
+          rows.map((row) => row.batch_id),
+        )
+        .execute();
+      const stored = new Set(known.map((row) => row.batch_id));
+      fresh = rows.filter((row) => !stored.has(row.batch_id));
+    }
+    await insertRows(
+      this.db,
+      this.dialect.kind,
+      'trace_event_batches',
+      ['batch_id', 'device_id', 'envelope', 'received_at'],
+      fresh,
+    );
+  }
+
+  /** Batch-signed envelopes by id (those that exist). */
+  async batches(batchIds: string[]): Promise<Map<string, SignedEventEnvelope>> {
+    if (batchIds.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom('trace_event_batches')
+      .select(['batch_id', 'envelope'])
+      .where('batch_id', 'in', batchIds)
+      .execute();
+    return new Map(rows.map((row) => [row.batch_id, JSON.parse(row.envelope) as SignedEventEnvelope]));
   }
 
   authorization(id: string): Promise<EventAuthorization | undefined> {

@@ -62,7 +62,7 @@ export const eventsRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['stp'],
         summary:
-          'A machine reports one event in a signed STP envelope (body: the event), or a batch (body: {events: [{proof}]}, at most 1000)',
+          'A machine reports one event in a signed STP envelope (body: the event), or a batch of at most 1000: signed as a whole (body: {batch: [event]}) or each event with its own proof (body: {events: [{proof}]})',
         body: ZStpEnvelope,
         response: responses(z.union([ZTraceEventReceipt, ZTraceEventBatchResult])),
       },

@@ -5,6 +5,7 @@ import {
   TRACE_EVENT_BATCH_MAX,
   ZTraceEventBatch,
   ZTraceEventBody,
+  ZTraceEventSignedBatch,
   ZTraceEventFile,
   ZForwardedEvent,
   type TChainFinding,
@@ -15,11 +16,13 @@ import {
   type TTraceEventBody,
   type TTraceEventEntry,
   type TTraceEventKind,
+  type TStoredTraceEventProof,
   type TTraceEventProof,
   type TTraceEventReceipt,
   type TTraceEventUploadResult,
   type TTraceHistory,
 } from '@manifold/contract';
+import type { z } from 'zod';
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { isCryptoError } from '../../crypto/crypto-errors.js';
@@ -28,7 +31,7 @@ import { type Dialect, isUniqueViolation } from '../../db/dialect.js';
 import type { DeviceRow } from '../../db/schema-packages.js';
 import type { DB } from '../../db/schema.js';
 import type { ManageInstanceRow } from '../../db/schema-licensing.js';
-import type { TraceChainRow, TraceEventRow } from '../../db/schema-trace.js';
+import type { TraceChainRow, TraceEventBatchesTable, TraceEventRow } from '../../db/schema-trace.js';
 import { AppError } from '../../lib/app-error.js';
 import type { Caller } from '../../lib/caller.js';
 import { identifierErrors } from '../../lib/identifier-errors.js';
@@ -48,11 +51,13 @@ import { epcisDocument } from './epcis.js';
 import { eventSearchEpcis } from './epcis-export.js';
 import { applyJobEvent } from './job-effects.js';
 import {
+  batchIdOf,
   canonicalEvent,
   deviceOfEventXml,
   eventHash,
   type ProofCheck,
   proofChecker,
+  type SignedEventEnvelope,
   STP_EVENT_PATH,
   TraceEventFormatError,
 } from './trace-event-format.js';
@@ -64,7 +69,7 @@ interface CheckedEvent {
   /** Its hash in the canonical form (the chain's link). */
   hash: string;
   authorization: EventAuthorization | null;
-  proof: TTraceEventProof;
+  proof: TStoredTraceEventProof;
   source: 'stp' | 'xml' | 'upload';
   sourceIp: string;
   /** Where it is in the request, for the field of a refusal. */
@@ -228,6 +233,19 @@ function parseBody(body: unknown, at: string): TTraceEventBody {
   throw new AppError('malformedRequest', { field, description: `${field}: ${issue.message}` });
 }
 
+/** A list form of `POST /stp/event` against its schema: anything wrong answers 400 naming the field. */
+function parseList<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const field = formatPath(parsed.error.issues[0]!.path, 'body');
+  throw new AppError('malformedRequest', { field, description: `${field}: ${parsed.error.issues[0]!.message}` });
+}
+
+/** The row of a batch-signed envelope (stored once, its events name it). */
+function batchRow(batchId: string, envelope: SignedEventEnvelope, now: string): TraceEventBatchesTable {
+  return { batch_id: batchId, device_id: envelope.deviceId, envelope: JSON.stringify(envelope), received_at: now };
+}
+
 /**
  * Events machines report (docs/traceability.md): signed by the machine's registered signing key
  * (an STP envelope, an enveloped XML-DSig, either in a machine's batch or an uploaded file),
@@ -250,9 +268,11 @@ export class EventsService {
 
   /**
    * `POST /stp/event`: the envelope is checked like every machine request (signature, time,
-   * nonce). Its body is one event, or the list form of the machine's signed events (a batch).
+   * nonce). Its body is one event, the list form of the machine's signed events, or a batch
+   * signed as a whole (`batch`).
    */
   async receiveStp(envelope: TStpEnvelope, sourceIp: string): Promise<TTraceEventReceipt | TTraceEventBatchResult> {
+    if ('batch' in envelope.body) return this.receiveSignedBatch(envelope, sourceIp);
     if ('events' in envelope.body) return this.receiveBatch(envelope, sourceIp);
     const body = parseBody(envelope.body, 'body');
     const { caller, spendNonce } = await this.stp.check(envelope, STP_EVENT_PATH, sourceIp);
@@ -267,14 +287,10 @@ export class EventsService {
    * any is stored (one refused refuses the batch, naming it), then stored in one transaction.
    */
   private async receiveBatch(envelope: TStpEnvelope, sourceIp: string): Promise<TTraceEventBatchResult> {
-    const parsed = ZTraceEventBatch.safeParse(envelope.body);
-    if (!parsed.success) {
-      const field = formatPath(parsed.error.issues[0]!.path, 'body');
-      throw new AppError('malformedRequest', { field, description: `${field}: ${parsed.error.issues[0]!.message}` });
-    }
+    const parsed = parseList(ZTraceEventBatch, envelope.body);
     const { caller, spendNonce } = await this.stp.check(envelope, STP_EVENT_PATH, sourceIp);
     const { device } = caller;
-    const checked = await this.checkProofs(parsed.data.events, 'body', 'stp', sourceIp, async (deviceId, at) => {
+    const checked = await this.checkProofs(parsed.events, 'body', 'stp', sourceIp, new Map(), async (deviceId, at) => {
       if (deviceId !== device.id) {
         throw new AppError('traceEventSignatureInvalid', {
           field: `${at}.deviceId`,
@@ -284,6 +300,31 @@ export class EventsService {
       return device;
     });
     const stored = await this.ingest(checked, spendNonce);
+    return { ...summary(stored), events: stored.map((event) => event.receipt) };
+  }
+
+  /**
+   * A batch signed as a whole: the envelope's one signature (checked like every machine request)
+   * covers every event it lists, so each event is only read against the contract and its
+   * authorization, hashed, and given its place in the batch as its proof. The envelope is stored
+   * once, in the transaction that stores the events and spends its nonce; otherwise like a batch
+   * of the list form (all or nothing, repeats, one transaction).
+   */
+  private async receiveSignedBatch(envelope: TStpEnvelope, sourceIp: string): Promise<TTraceEventBatchResult> {
+    const parsed = parseList(ZTraceEventSignedBatch, envelope.body);
+    const { caller, spendNonce } = await this.stp.check(envelope, STP_EVENT_PATH, sourceIp);
+    const batch = batchIdOf(envelope);
+    const authorizations = new Map<string, EventAuthorization | undefined>();
+    const checked: CheckedEvent[] = [];
+    for (const [index, item] of parsed.batch.entries()) {
+      const at = `body.batch[${index}]`;
+      const proof: TStoredTraceEventProof = { format: 'stp-batch', batch, index };
+      checked.push(await this.checked(caller.device, parseBody(item, at), proof, 'stp', sourceIp, at, authorizations));
+    }
+    const stored = await this.ingest(checked, async (trx) => {
+      await spendNonce(trx);
+      await this.repository(trx).insertBatches([batchRow(batch, envelope, isoNow())], { unlessStored: false });
+    });
     return { ...summary(stored), events: stored.map((event) => event.receipt) };
   }
 
@@ -314,7 +355,8 @@ export class EventsService {
       const field = formatPath(parsed.error.issues[0]!.path, 'file');
       throw new AppError('traceEventMalformed', { field, description: `${field}: ${parsed.error.issues[0]!.message}` });
     }
-    const checked = await this.checkProofs(parsed.data.events, 'file', 'upload', caller.sourceIp, (deviceId, at) =>
+    const batches = new Map(parsed.data.batches.map((batch) => [batch.batchId, batch.envelope]));
+    const checked = await this.checkProofs(parsed.data.events, 'file', 'upload', caller.sourceIp, batches, (deviceId, at) =>
       this.machineOf(deviceId, { approved: false }, at),
     );
     const hashes = new Map<string, string>();
@@ -327,7 +369,10 @@ export class EventsService {
         hashes.set(event.body.eventId, event.hash);
       }
     }
-    const result = summary(await this.ingest(checked));
+    const now = isoNow();
+    const referenced = new Set(checked.flatMap(({ proof }) => (proof.format === 'stp-batch' ? [proof.batch] : [])));
+    const rows = [...referenced].map((batchId) => batchRow(batchId, batches.get(batchId)!, now));
+    const result = summary(await this.ingest(checked, (trx) => this.repository(trx).insertBatches(rows, { unlessStored: true })));
     await new AuditRepository(this.database.db, this.database.dialect).recordBy(caller, 'traceEventsUploaded', 'events', {
       ...result,
     });
@@ -336,15 +381,17 @@ export class EventsService {
 
   /**
    * The signed events of a list form (`<at>.events[i]`), each checked (signature against its
-   * machine's certificate, read once per machine; content; authorization). The signatures are
+   * machine's certificate, read once per machine — a batch reference against its envelope among
+   * `batches`, each envelope's signature once; content; authorization). The signatures are
    * checked all at once (the thread pool's cores); the first event that fails, in list order, is
    * the one the refusal names.
    */
   private async checkProofs(
-    events: { proof: TTraceEventProof }[],
+    events: { proof: TStoredTraceEventProof }[],
     at: string,
     source: CheckedEvent['source'],
     sourceIp: string,
+    batches: ReadonlyMap<string, SignedEventEnvelope>,
     machine: (deviceId: string, at: string) => Promise<DeviceRow>,
   ): Promise<CheckedEvent[]> {
     const machines = new Map<string, { device: DeviceRow; check: ProofCheck }>();
@@ -353,11 +400,11 @@ export class EventsService {
     for (const [index, { proof }] of events.entries()) {
       const field = `${at}.events[${index}]`;
       try {
-        const deviceId = proof.format === 'stp' ? proof.envelope.deviceId : this.readXmlDevice(proof.xml, field);
+        const deviceId = this.deviceOfProof(proof, batches, field);
         let known = machines.get(deviceId);
         if (!known) {
           const device = await machine(deviceId, field);
-          machines.set(deviceId, (known = { device, check: proofChecker(device.signing_certificate) }));
+          machines.set(deviceId, (known = { device, check: proofChecker(device.signing_certificate, batches) }));
         }
         const body = this.verified(proof, known.check, known.device, field);
         body.catch(() => undefined); // awaited below, in order
@@ -376,6 +423,17 @@ export class EventsService {
     return checked;
   }
 
+  /** The machine a proof names (a batch reference: its envelope's, which must be among `batches`). */
+  private deviceOfProof(proof: TStoredTraceEventProof, batches: ReadonlyMap<string, SignedEventEnvelope>, at: string): string {
+    if (proof.format === 'stp') return proof.envelope.deviceId;
+    if (proof.format === 'xml') return this.readXmlDevice(proof.xml, at);
+    const envelope = batches.get(proof.batch);
+    if (!envelope) {
+      throw new AppError('traceEventMalformed', { field: `${at}.proof.batch`, description: 'The file has no batch of this id' });
+    }
+    return envelope.deviceId;
+  }
+
   /** `GET /ui/event/list`: newest first, optionally of one design. */
   async list(page: TPageQuery, filter: { dsiId?: string | undefined }): Promise<TPage<TTraceEventEntry>> {
     const found = await this.repository().list(page, filter);
@@ -388,15 +446,23 @@ export class EventsService {
     return epcisDocument(eventSearchEpcis(found.data), new Date().toISOString());
   }
 
-  /** `GET /ui/event/export`: the machine's whole history with its proofs, in chain order. */
+  /**
+   * `GET /ui/event/export`: the machine's whole history with its proofs, in chain order, and the
+   * batch-signed envelopes its events name, each once (in the order the events first name them).
+   */
   async history(deviceId: string): Promise<TTraceHistory> {
     const device = await new DevicesRepository(this.database.db).find(deviceId);
     if (!device) throw new AppError('deviceIdNotValid', { field: 'deviceId' });
     const events: TTraceHistory['events'] = [];
+    /** The envelopes the events name, in the order they first do (null: not stored here — a forwarded event's). */
+    const batches = new Map<string, SignedEventEnvelope | null>();
+    const read = new Set<string>();
     const repository = this.repository();
     for (let after = 0; ;) {
       const rows = await repository.history(deviceId, after, 1000);
       for (const row of rows) {
+        const proof = JSON.parse(row.proof) as TStoredTraceEventProof;
+        if (proof.format === 'stp-batch' && !batches.has(proof.batch)) batches.set(proof.batch, null);
         events.push({
           sequence: row.sequence,
           eventId: row.event_id,
@@ -404,9 +470,12 @@ export class EventsService {
           previousHash: row.previous_hash,
           chainFinding: row.chain_finding,
           receivedAt: row.received_at,
-          proof: JSON.parse(row.proof) as TTraceEventProof,
+          proof,
         });
       }
+      const named = [...batches.keys()].filter((batchId) => !read.has(batchId));
+      for (const batchId of named) read.add(batchId);
+      for (const [batchId, envelope] of await repository.batches(named)) batches.set(batchId, envelope);
       if (rows.length < 1000) break;
       after = rows[rows.length - 1]!.sequence;
     }
@@ -416,6 +485,7 @@ export class EventsService {
       signingCertificate: device.signing_certificate,
       exportedAt: isoNow(),
       events,
+      batches: [...batches].flatMap(([batchId, envelope]) => (envelope ? [{ batchId, envelope }] : [])),
     };
   }
 
@@ -451,7 +521,12 @@ export class EventsService {
   }
 
   /** The proof's signature against the machine's registered certificate, and its body against the contract. */
-  private async verified(proof: TTraceEventProof, check: ProofCheck, device: DeviceRow, at: string): Promise<TTraceEventBody> {
+  private async verified(
+    proof: TStoredTraceEventProof,
+    check: ProofCheck,
+    device: DeviceRow,
+    at: string,
+  ): Promise<TTraceEventBody> {
     let signed: { deviceId: string; body: Record<string, unknown> };
     try {
       signed = await check(proof);
@@ -471,7 +546,7 @@ export class EventsService {
   private async checked(
     device: DeviceRow,
     body: TTraceEventBody,
-    proof: TTraceEventProof,
+    proof: TStoredTraceEventProof,
     source: CheckedEvent['source'],
     sourceIp: string,
     at: string,
@@ -615,7 +690,9 @@ export class EventsService {
       }
       firsts.set(event.body.eventId, index);
       outcome.push(index);
-      fresh.set(event.device.id, [...(fresh.get(event.device.id) ?? []), event]);
+      const list = fresh.get(event.device.id);
+      if (list) list.push(event);
+      else fresh.set(event.device.id, [event]);
     }
     const rows = new Map<string, TraceEventRow>();
     for (const [deviceId, list] of fresh) {

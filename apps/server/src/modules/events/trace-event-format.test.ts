@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { ZTraceEventBody } from '@manifold/contract';
 import { parseXmlSafely } from '../../crypto/xml-signature.js';
+import { canonicalJson } from '../../lib/canonical-json.js';
 import { canonicalEvent, eventHash, fieldsOfEventXml, traceEventXml } from './trace-event-format.js';
 
 const body = ZTraceEventBody.parse({
@@ -22,6 +23,21 @@ describe('the canonical form of a trace event', () => {
       '"deviceId":"f0e1d2c3-b4a5-4697-8877-665544332211","eventId":"0b7f3c1e-8d5a-4c2b-9f61-3e2d1c0b9a87",' +
       '"jobId":"job-1","kind":"jobEnded","occurredAt":"2026-11-24T09:00:00.000Z","previousHash":null,"quantity":3}';
     expect(eventHash(canonicalEvent(body, deviceId))).toBe(createHash('sha256').update(canonical).digest('hex'));
+  });
+
+  it('hashes the bytes canonicalJson writes, whatever the order of its members and data', () => {
+    const events = [
+      canonicalEvent(body, deviceId),
+      { ...canonicalEvent({ ...body, data: { b_2: 'x', B1: 'y', a: '"\\u00e9\u2028', Z: '' } }, deviceId) },
+      canonicalEvent(
+        { ...body, authorizationId: null, jobId: null, quantity: null, previousHash: 'ab'.repeat(32), data: {} },
+        deviceId,
+      ),
+    ];
+    for (const event of events) {
+      const reordered = Object.fromEntries(Object.entries(event).reverse()) as typeof event;
+      expect(eventHash(reordered)).toBe(createHash('sha256').update(canonicalJson(event)).digest('hex'));
+    }
   });
 
   it('reads back from its XML form to the same event', () => {

@@ -1,6 +1,13 @@
 import { DOMParser, XMLSerializer, type Element } from '@xmldom/xmldom';
 import { createHash } from 'node:crypto';
-import { stpSignedContent, type TCanonicalTraceEvent, type TTraceEventBody, type TTraceEventProof } from '@manifold/contract';
+import {
+  stpSignedContent,
+  type TCanonicalTraceEvent,
+  type TStoredTraceEventProof,
+  type TTraceEventBatchProof,
+  type TTraceEventBody,
+  ZTraceEventSignedBatch,
+} from '@manifold/contract';
 import { firstCertificateKey, parseCertificateBundle } from '../../crypto/certificates.js';
 import { verifyDetachedJws } from '../../crypto/jws.js';
 import { parseXmlSafely, verifyXmlSignature, XMLDSIG_NS } from '../../crypto/xml-signature.js';
@@ -44,9 +51,27 @@ export function canonicalEvent(body: TTraceEventBody, deviceId: string): TCanoni
   };
 }
 
-/** SHA-256 (lower-case hex) of the canonical JSON of the canonical event: the chain's link. */
+/**
+ * SHA-256 (lower-case hex) of the canonical JSON of the canonical event: the chain's link. The
+ * canonical JSON is written straight from the event's known shape — its members in sorted order,
+ * `data`'s names sorted — the same bytes `canonicalJson` writes, without its generic walk (it runs
+ * once per event of every batch).
+ */
 export function eventHash(event: TCanonicalTraceEvent): string {
-  return createHash('sha256').update(canonicalJson(event), 'utf8').digest('hex');
+  const data: Record<string, string> = {};
+  for (const name of Object.keys(event.data).sort()) data[name] = event.data[name]!;
+  const canonical = JSON.stringify({
+    authorizationId: event.authorizationId,
+    data,
+    deviceId: event.deviceId,
+    eventId: event.eventId,
+    jobId: event.jobId,
+    kind: event.kind,
+    occurredAt: event.occurredAt,
+    previousHash: event.previousHash,
+    quantity: event.quantity,
+  });
+  return createHash('sha256').update(canonical, 'utf8').digest('hex');
 }
 
 /** The XML form of an event, unsigned (a machine signs it with an enveloped XML-DSig). */
@@ -114,30 +139,61 @@ export function deviceOfEventXml(xml: string): string {
 }
 
 /** What checking a proof answers: the signed device and body. */
-export type ProofCheck = (proof: TTraceEventProof) => Promise<{ deviceId: string; body: Record<string, unknown> }>;
+export type ProofCheck = (proof: TStoredTraceEventProof) => Promise<{ deviceId: string; body: Record<string, unknown> }>;
+
+/** A signed STP envelope of `/stp/event` (a single event's, or a batch-signed one). */
+export type SignedEventEnvelope = TTraceEventBatchProof['envelope'];
+
+/** A batch-signed envelope's id: the SHA-256 (lower-case hex) of its signature. */
+export function batchIdOf(envelope: Pick<SignedEventEnvelope, 'signature'>): string {
+  return createHash('sha256').update(envelope.signature, 'utf8').digest('hex');
+}
+
+/** The envelope's signature over path `/stp/event` against the key (a `CryptoError` when it does not verify). */
+async function verifyEventEnvelope(envelope: SignedEventEnvelope, signingCertificate: string): Promise<void> {
+  const { signature, ...unsigned } = envelope;
+  await verifyDetachedJws(
+    signature,
+    canonicalJson(stpSignedContent(unsigned, STP_EVENT_PATH)),
+    firstCertificateKey(signingCertificate),
+  );
+}
 
 /**
  * A checker of proofs against one machine's signing certificate (PEM, or a bundle whose first
- * certificate is the machine's; its key is read once, {@link firstCertificateKey}). A proof's signature
- * that does not verify throws a `CryptoError`; a signed document that is not a trace event,
- * {@link TraceEventFormatError}.
+ * certificate is the machine's; its key is read once, {@link firstCertificateKey}). A batch
+ * reference is checked against its envelope among `batches` (by id): the envelope's signature
+ * once per batch, then the event at the reference's index is the signed body. A proof's signature
+ * that does not verify throws a `CryptoError`; a signed document that is not a trace event, or a
+ * reference to a batch or index that is not there, {@link TraceEventFormatError}.
  */
-export function proofChecker(signingCertificate: string): ProofCheck {
+export function proofChecker(
+  signingCertificate: string,
+  batches: ReadonlyMap<string, SignedEventEnvelope> = new Map(),
+): ProofCheck {
+  const verifiedBatches = new Map<string, Promise<Record<string, unknown>[]>>();
+  const verifiedBatch = async (batchId: string): Promise<Record<string, unknown>[]> => {
+    const envelope = batches.get(batchId);
+    if (!envelope) throw new TraceEventFormatError(`The batch ${batchId} is not given`);
+    if (batchIdOf(envelope) !== batchId)
+      throw new TraceEventFormatError(`The batch ${batchId} is not the batch of that signature`);
+    const form = ZTraceEventSignedBatch.safeParse(envelope.body);
+    if (!form.success) throw new TraceEventFormatError(`The batch ${batchId} is not a batch-signed envelope`);
+    await verifyEventEnvelope(envelope, signingCertificate);
+    return form.data.batch;
+  };
   return async (proof) => {
     if (proof.format === 'stp') {
-      const { signature, ...unsigned } = proof.envelope;
-      const key = firstCertificateKey(signingCertificate);
-      await verifyDetachedJws(signature, canonicalJson(stpSignedContent(unsigned, STP_EVENT_PATH)), key);
-      return { deviceId: unsigned.deviceId, body: unsigned.body };
+      await verifyEventEnvelope(proof.envelope, signingCertificate);
+      return { deviceId: proof.envelope.deviceId, body: proof.envelope.body };
+    }
+    if (proof.format === 'stp-batch') {
+      let events = verifiedBatches.get(proof.batch);
+      if (!events) verifiedBatches.set(proof.batch, (events = verifiedBatch(proof.batch)));
+      const body = (await events)[proof.index];
+      if (!body) throw new TraceEventFormatError(`The batch ${proof.batch} has no event ${proof.index}`);
+      return { deviceId: batches.get(proof.batch)!.deviceId, body };
     }
     return fieldsOfEventXml(verifyXmlSignature(proof.xml, parseCertificateBundle(signingCertificate)[0]!.pem).element);
   };
-}
-
-/** Checks one proof's signature against the machine's signing certificate ({@link proofChecker}). */
-export async function verifyProof(
-  proof: TTraceEventProof,
-  signingCertificate: string,
-): Promise<{ deviceId: string; body: Record<string, unknown> }> {
-  return proofChecker(signingCertificate)(proof);
 }

@@ -1,5 +1,5 @@
 import { ZTraceEventBody, ZTraceHistory, type TChainFinding } from '@manifold/contract';
-import { canonicalEvent, eventHash, verifyProof } from './trace-event-format.js';
+import { canonicalEvent, eventHash, proofChecker } from './trace-event-format.js';
 
 export interface HistoryReport {
   deviceId: string | null;
@@ -14,7 +14,9 @@ export interface HistoryReport {
  * Checks an exported history (`GET /ui/event/export`) without a server: each event's proof
  * against the machine's signing certificate (the file's, or `certificatePem` when the caller pins
  * one), that the signed content is the event the file lists (its hash recomputed from the
- * canonical form), and that each event's previousHash is the hash of the one before it.
+ * canonical form), and that each event's previousHash is the hash of the one before it. A
+ * batch-signed event's envelope (the file's `batches`) is verified once, and the event is the one
+ * at its index in it.
  */
 export async function verifyHistory(input: unknown, options: { certificatePem?: string } = {}): Promise<HistoryReport> {
   const parsed = ZTraceHistory.safeParse(input);
@@ -30,13 +32,14 @@ export async function verifyHistory(input: unknown, options: { certificatePem?: 
   const history = parsed.data;
   const certificate = options.certificatePem ?? history.signingCertificate;
   const report: HistoryReport = { deviceId: history.deviceId, events: history.events.length, breaks: [], problems: [] };
+  const check = proofChecker(certificate, new Map(history.batches.map((batch) => [batch.batchId, batch.envelope])));
   let previous: string | null = null;
   for (const [index, entry] of history.events.entries()) {
     const label = `event ${entry.sequence} (${entry.eventId})`;
     if (entry.sequence !== index + 1) report.problems.push(`${label}: numbered ${entry.sequence}, expected ${index + 1}`);
     let signed: { deviceId: string; body: Record<string, unknown> };
     try {
-      signed = await verifyProof(entry.proof, certificate);
+      signed = await check(entry.proof);
     } catch (error) {
       report.problems.push(`${label}: the signature does not verify: ${error instanceof Error ? error.message : String(error)}`);
       previous = entry.eventHash;

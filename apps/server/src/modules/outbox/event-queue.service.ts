@@ -7,7 +7,7 @@ import type {
   TPageQuery,
   TQueuedEvent,
   TTraceEventBody,
-  TTraceEventProof,
+  TStoredTraceEventProof,
 } from '@manifold/contract';
 import type { Database } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
@@ -103,7 +103,7 @@ export class EventQueueService {
         eventHash: row.event_hash,
         orderId: row.order_id,
         dsiId: row.dsi_id,
-        proof: JSON.parse(row.proof) as TTraceEventProof,
+        proof: JSON.parse(row.proof) as TStoredTraceEventProof,
         receivedAt: row.received_at,
       };
       for (const target of targets) {
@@ -174,7 +174,7 @@ export class EventQueueService {
   async download(eventId: string): Promise<string> {
     const row = await new EventsRepository(this.database.db, this.database.dialect).find(eventId);
     if (!row) throw new AppError('traceEventIdNotValid', { field: 'traceEventId', description: 'No such event' });
-    const proof = JSON.parse(row.proof) as TTraceEventProof;
+    const proof = JSON.parse(row.proof) as TStoredTraceEventProof;
     return proof.format === 'xml' ? proof.xml : traceEventXml(canonicalEvent(bodyOf(row), row.device_id));
   }
 }
