@@ -1,7 +1,8 @@
 // The bare limit of the session check (issue 17 item 1): a minimal Fastify program doing what
-// `GET /ui/user/login` does with the same driver — verify the same HS256 token with the key the
-// server keeps in its database, run the same joined session/user query prepared once, answer the
-// same JSON — and nothing else (no hooks, no schema, no logging).
+// `GET /ui/user/login` does with the same driver — verify the token with the server's own
+// `SessionTokens` (the same checks, the key the server keeps in its database), run the same
+// joined session/user query (the same columns) prepared once, answer the same JSON (escalated
+// only within its time) — and nothing else (no hooks, no schema, no logging).
 // Environment: PORT, and DATABASE_URL (postgres://…) or DATA_DIR (the server's SQLite file).
 import Fastify from 'fastify';
 import { openBareSession } from './bare-session.js';
@@ -24,7 +25,7 @@ app.get('/ui/user/login', async (request, reply) => {
       useSso: Number(row.use_sso) === 1,
       dateCreated: row.created_at,
     },
-    escalated: Number(row.escalated) === 1,
+    escalated: Number(row.escalated) === 1 && row.escalated_until !== null && row.escalated_until > now,
   };
 });
 app.get('/healthz', async () => ({ status: 'ok' }));

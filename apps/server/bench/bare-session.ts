@@ -1,20 +1,23 @@
 // The session check of the bare-limit programs (bare-session-server.ts, bare-authorize-server.ts):
-// the same HS256 token verified with the key the server keeps in its database, and the same
-// joined session/user query prepared once, with the server's drivers and nothing else.
+// the token verified with the server's own `SessionTokens` (the same checks, the key the server
+// keeps in its database), and the same joined session/user query (the same columns) prepared
+// once, with the server's drivers and nothing else.
 // Environment: DATABASE_URL (postgres://… or sqlite:FILE), else DATA_DIR (the server's SQLite file).
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
+import { SessionTokens } from '../src/modules/session/session-tokens.js';
 
 const sessionQuery = (p: (n: number) => string) => `
-  select s.escalated, u.username, u.first_name, u.last_name, u.email, u.company, u.role, u.time_zone,
+  select s.escalated, s.escalated_until, u.id, u.username, u.first_name, u.last_name, u.email, u.company, u.role, u.time_zone,
          u.language, u.use_sso, u.created_at
   from sessions s inner join users u on u.id = s.user_id
   where s.id = ${p(1)} and s.user_id = ${p(2)} and s.revoked_at is null and s.expires_at > ${p(3)}`;
 
 export interface SessionRow {
   escalated: number;
+  escalated_until: string | null;
+  id: number;
   username: string;
   first_name: string | null;
   last_name: string | null;
@@ -39,12 +42,12 @@ export interface BareSession {
 export async function openBareSession(): Promise<BareSession> {
   const url = process.env.DATABASE_URL;
   let findLive: (sessionId: string, userId: number, now: string) => Promise<SessionRow | undefined>;
-  let signingKey: Buffer;
+  let signingKey: string;
   let database: BareDatabase;
   if (url?.startsWith('postgres')) {
     const pool = new pg.Pool({ connectionString: url, max: 10 });
     const { rows } = await pool.query<{ value: string }>(`select value from settings where key = 'session.signingKey'`);
-    signingKey = Buffer.from(rows[0]!.value, 'base64');
+    signingKey = rows[0]!.value;
     const text = sessionQuery((n) => `$${n}`);
     findLive = async (sessionId, userId, now) =>
       (await pool.query<SessionRow>({ name: 'bare-session', text, values: [sessionId, userId, now] })).rows[0];
@@ -57,29 +60,18 @@ export async function openBareSession(): Promise<BareSession> {
     db.pragma('busy_timeout = 5000');
     db.pragma('synchronous = FULL');
     const key = db.prepare(`select value from settings where key = 'session.signingKey'`).get() as { value: string };
-    signingKey = Buffer.from(key.value, 'base64');
+    signingKey = key.value;
     const statement = db.prepare(sessionQuery(() => '?'));
     findLive = async (sessionId, userId, now) => statement.get(sessionId, userId, now) as SessionRow | undefined;
     database = { kind: 'sqlite', db };
   }
 
-  function verify(token: string): { sessionId: string; userId: number } | undefined {
-    const parts = token.split('.');
-    if (parts.length !== 3) return undefined;
-    const header = JSON.parse(Buffer.from(parts[0]!, 'base64url').toString('utf8')) as { alg?: string };
-    if (header.alg !== 'HS256') return undefined;
-    const expected = Buffer.from(createHmac('sha256', signingKey).update(`${parts[0]}.${parts[1]}`).digest('base64url'));
-    const given = Buffer.from(parts[2]!);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
-    const payload = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as { sid: string; sub: string; exp: number };
-    if (payload.exp <= Date.now() / 1000) return undefined;
-    return { sessionId: payload.sid, userId: Number(payload.sub) };
-  }
+  const tokens = await SessionTokens.load({ insertIfAbsent: async () => signingKey });
 
   return {
     database,
     async authenticate(authorization) {
-      const claims = verify((authorization ?? '').replace(/^Bearer\s+/i, ''));
+      const claims = await tokens.verify(/^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1] ?? '');
       return claims && (await findLive(claims.sessionId, claims.userId, new Date().toISOString()));
     },
   };

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import {
@@ -6,7 +5,6 @@ import {
   Migrator,
   MysqlDialect,
   PostgresDialect,
-  SqliteDialect,
   sql,
   type Dialect as KyselyDialect,
   type LogEvent,
@@ -19,7 +17,8 @@ import type { DatabaseTarget } from '../config.js';
 import { assertPrivateFile, createPrivateFile, makePrivateDirectory } from '../lib/private-files.js';
 import { createDialect, type Dialect } from './dialect.js';
 import { nameStatements } from './pg-named-statements.js';
-import { cachingStatements } from './statement-cache.js';
+import { enableDirectReads, type DirectRead } from './direct-reads.js';
+import { sqliteDialect } from './statement-cache.js';
 import { migrationProvider } from './migrations/index.js';
 import type { DB } from './schema.js';
 
@@ -36,16 +35,18 @@ export interface Database {
   close(): Promise<void>;
 }
 
-/** The callbacks to run once the transaction running in this async context has committed. */
-const commitHooks = new AsyncLocalStorage<(() => void)[]>();
+/** The callbacks to run once a transaction opened by `Database.transaction` has committed, by its handle. */
+const commitHooks = new WeakMap<Kysely<DB>, (() => void)[]>();
 
 /**
- * Runs `hook` once the transaction that the caller runs in (through `Database.transaction`) has
- * committed — never when it rolls back; at once (on the next microtask) outside one. For work
- * that must see what the transaction wrote, such as waking the outbox's delivery worker.
+ * Runs `hook` once the transaction `db` belongs to (opened through `Database.transaction`) has
+ * committed — never when it rolls back; at once (on the next microtask) when `db` is not such a
+ * transaction. For work that must see what the transaction wrote, such as waking the outbox's
+ * delivery worker. Keyed by the handle rather than an AsyncLocalStorage: on Node 20 one store in
+ * use turns on promise hooks for every promise of every request.
  */
-export function afterCommit(hook: () => void): void {
-  const hooks = commitHooks.getStore();
+export function afterCommit(db: Kysely<DB>, hook: () => void): void {
+  const hooks = commitHooks.get(db);
   if (hooks) hooks.push(hook);
   else queueMicrotask(hook);
 }
@@ -62,7 +63,10 @@ export interface DatabaseOptions {
 
 type PoolStats = ReturnType<Database['poolStats']>;
 
-function kyselyDialect(target: DatabaseTarget, options: DatabaseOptions): { dialect: KyselyDialect; poolStats(): PoolStats } {
+function kyselyDialect(
+  target: DatabaseTarget,
+  options: DatabaseOptions,
+): { dialect: KyselyDialect; poolStats(): PoolStats; directRead?: DirectRead } {
   if (target.kind === 'sqlite') {
     if (target.file !== ':memory:') {
       makePrivateDirectory(path.dirname(target.file));
@@ -74,7 +78,8 @@ function kyselyDialect(target: DatabaseTarget, options: DatabaseOptions): { dial
     connection.pragma('foreign_keys = ON');
     connection.pragma('busy_timeout = 5000');
     connection.pragma(`synchronous = ${options.sqliteSynchronous ?? 'FULL'}`);
-    return { dialect: new SqliteDialect({ database: cachingStatements(connection) }), poolStats: () => null };
+    const { dialect, readAtOnce } = sqliteDialect(connection);
+    return { dialect, poolStats: () => null, directRead: readAtOnce };
   }
   if (target.kind === 'postgres') {
     // Counts and sums come back as strings (int8); repositories convert with Number().
@@ -84,6 +89,15 @@ function kyselyDialect(target: DatabaseTarget, options: DatabaseOptions): { dial
     pool.on('error', () => undefined);
     return {
       dialect: new PostgresDialect({ pool: nameStatements(pool) }),
+      // what Kysely's driver does for a query (a pooled client, the query, release), without its executor
+      directRead: async (sql, parameters) => {
+        const client = await pool.connect();
+        try {
+          return (await client.query(sql, parameters as unknown[])).rows as unknown[];
+        } finally {
+          client.release();
+        }
+      },
       poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     };
   }
@@ -113,12 +127,13 @@ function describeTarget(target: DatabaseTarget): TDatabaseConfig {
 }
 
 export function createDatabase(target: DatabaseTarget, options: DatabaseOptions = {}): Database {
-  const { dialect: kyselyDialectOf, poolStats } = kyselyDialect(target, options);
+  const { dialect: kyselyDialectOf, poolStats, directRead } = kyselyDialect(target, options);
   const onQuery = options.onQuery;
   const db = new Kysely<DB>({
     dialect: kyselyDialectOf,
     ...(onQuery ? { log: (event: LogEvent) => onQuery(event.queryDurationMillis, event.level === 'error') } : {}),
   });
+  if (directRead) enableDirectReads(db, directRead, onQuery);
   const dialect = createDialect(target.kind);
   return {
     db,
@@ -147,7 +162,10 @@ export function createDatabase(target: DatabaseTarget, options: DatabaseOptions 
     },
     async transaction(work) {
       const hooks: (() => void)[] = [];
-      const result = await commitHooks.run(hooks, () => db.transaction().execute(work));
+      const result = await db.transaction().execute((trx) => {
+        commitHooks.set(trx, hooks);
+        return work(trx);
+      });
       for (const hook of hooks) hook();
       return result;
     },

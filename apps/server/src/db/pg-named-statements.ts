@@ -4,6 +4,19 @@ import type pg from 'pg';
 /** Distinct statements one connection keeps prepared; beyond it, queries are sent unnamed. */
 const perConnection = 1000;
 
+/** Statement names by text, shared by the connections (a digest per query costs as much as binding it). */
+const names = new Map<string, string>();
+
+function statementName(text: string): string {
+  let name = names.get(text);
+  if (name === undefined) {
+    name = `m${createHash('sha1').update(text).digest('base64url')}`;
+    if (names.size >= perConnection) names.clear();
+    names.set(text, name);
+  }
+  return name;
+}
+
 /**
  * PostgreSQL parses and plans an unnamed parameterised query on every execution. Kysely sends
  * every query unnamed, so this names them (by a digest of their text) on each pooled connection:
@@ -22,7 +35,7 @@ export function nameStatements(pool: pg.Pool): pg.Pool {
       if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0 || typeof callback === 'function') {
         return query(text, values, callback);
       }
-      const name = `m${createHash('sha1').update(text).digest('base64url')}`;
+      const name = statementName(text);
       if (stale.has(name)) return query(text, values);
       if (!named.has(name)) {
         if (named.size >= perConnection) return query(text, values);

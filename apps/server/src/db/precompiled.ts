@@ -1,5 +1,6 @@
 import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
 import type { DB } from './schema.js';
+import { directRead } from './direct-reads.js';
 
 /** Stands for an argument while a query is compiled once; replaced by the value at each run. */
 class Slot {
@@ -18,7 +19,8 @@ interface Template {
  * stand-ins for its arguments and must use each only as a plain value (`where(col, '=', args.x)`),
  * never inspect it or branch on it; the compiled SQL is then run with the real values in their
  * places. Works inside transactions (the template is keyed by the dialect's adapter, which a
- * transaction shares with its database).
+ * transaction shares with its database). Outside a transaction it runs on the driver directly
+ * where the database allows (`directRead`): a precompiled query must be a read.
  */
 export function precompiled<A extends Record<string, unknown>, R>(
   build: (db: Kysely<DB>, args: A) => Compilable<R>,
@@ -34,6 +36,8 @@ export function precompiled<A extends Record<string, unknown>, R>(
       templates.set(adapter, template);
     }
     const parameters = template.parameters.map((value) => (value instanceof Slot ? args[value.name] : value));
+    const rows = directRead(db, template.sql, parameters);
+    if (rows) return (await rows) as R[];
     const result = await db.executeQuery<R>(CompiledQuery.raw(template.sql, parameters));
     return result.rows;
   };

@@ -3,7 +3,8 @@ import { Kysely, SqliteDialect, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { precompiled } from './precompiled.js';
 import type { DB } from './schema.js';
-import { cachingStatements } from './statement-cache.js';
+import { directRead, enableDirectReads } from './direct-reads.js';
+import { cachingStatements, sqliteDialect } from './statement-cache.js';
 
 function connection() {
   const raw = new SQLite(':memory:');
@@ -63,6 +64,74 @@ describe('precompiled', () => {
       ]);
     });
     expect(await byName(db, { name: 'c', above: 1 })).toEqual([{ id: 3, name: 'c' }]);
+    await db.destroy();
+  });
+});
+
+describe('reads at once', () => {
+  const byName = precompiled((db: Kysely<DB>, args: { name: string }) =>
+    db
+      .selectFrom('t' as never)
+      .select(['id', 'name'] as never[])
+      .where('name' as never, '=', args.name as never),
+  );
+
+  function setUp() {
+    const timed: boolean[] = [];
+    const { dialect, readAtOnce } = sqliteDialect(connection());
+    const db = new Kysely<DB>({ dialect });
+    enableDirectReads(db, readAtOnce, (milliseconds, failed) => timed.push(failed || milliseconds < 0));
+    return { db, timed };
+  }
+
+  it('answers a read on a free connection without queueing, timed for the query figures', async () => {
+    const { db, timed } = setUp();
+    expect(directRead(db, 'select name from t where id = ?', [2])).toEqual([{ name: 'b' }]);
+    expect(await byName(db, { name: 'c' })).toEqual([{ id: 3, name: 'c' }]);
+    expect(timed).toEqual([false, false]);
+    expect(() => directRead(db, 'delete from t', [])).toThrow('reads only');
+    expect(timed).toEqual([false, false, true]);
+    await db.transaction().execute(async (trx) => {
+      expect(directRead(trx, 'select name from t where id = ?', [2])).toBeUndefined();
+    });
+    await db.destroy();
+  });
+
+  it('queues behind another transaction and never sees its uncommitted rows', async () => {
+    const { db } = setUp();
+    let release!: () => void;
+    let inserted!: () => void;
+    const wasInserted = new Promise<void>((resolve) => (inserted = resolve));
+    const transaction = db.transaction().execute(async (trx) => {
+      await sql`insert into t (name) values ('d')`.execute(trx);
+      inserted();
+      await new Promise<void>((resolve) => (release = resolve));
+    });
+    await wasInserted;
+    expect(directRead(db, 'select name from t where name = ?', ['d'])).toBeUndefined();
+    let answered: unknown;
+    const read = byName(db, { name: 'd' }).then((rows) => (answered = rows));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(answered).toBeUndefined();
+    release();
+    await transaction;
+    expect(await read).toEqual([{ id: 4, name: 'd' }]);
+    await db.destroy();
+  });
+
+  it('queues while a streamed query holds the connection', async () => {
+    const { db } = setUp();
+    const stream = db
+      .selectFrom('t' as never)
+      .select(['name'] as never[])
+      .stream();
+    expect((await stream.next()).value).toEqual({ name: 'a' });
+    let answered: unknown;
+    const read = byName(db, { name: 'a' }).then((rows) => (answered = rows));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(answered).toBeUndefined();
+    await stream.return?.(undefined);
+    expect(await read).toEqual([{ id: 1, name: 'a' }]);
     await db.destroy();
   });
 });

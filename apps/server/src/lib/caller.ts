@@ -1,5 +1,5 @@
 import type { TRole } from '@manifold/contract';
-import type { UserRow } from '../db/schema.js';
+import type { UserProfileRow } from '../modules/users/users.repository.js';
 
 /** Who is calling: the session's user, resolved once per request by the auth plugin. */
 export interface Caller {
@@ -11,7 +11,8 @@ export interface Caller {
   escalated: boolean;
   escalatedUntil: string | null;
   sourceIp: string;
-  user: UserRow;
+  /** The user's profile columns (never the password hash). */
+  user: UserProfileRow;
   /**
    * Set when the caller presented an API token instead of a session token: an OAuth client's
    * access token (`client`) or a trusted issuer's JWT (`issuer`); `sessionId` then names the

@@ -45,9 +45,14 @@ export class ServerMetrics {
     collectDefaultMetrics({ register: this.registry, prefix: 'manifold_' });
   }
 
+  private readonly queryOk = this.queryDuration.labels({ outcome: 'ok' });
+  private readonly queryFailed = this.queryDuration.labels({ outcome: 'error' });
+  /** The request histogram's series by method, route and status: labels are taken apart once per series, not per request. */
+  private readonly requestSeries = new Map<string, { observe(seconds: number): void }>();
+
   /** The hook `createDatabase` calls after each query (Kysely's query log). */
   readonly observeQuery = (milliseconds: number, failed: boolean): void => {
-    this.queryDuration.observe({ outcome: failed ? 'error' : 'ok' }, milliseconds / 1000);
+    (failed ? this.queryFailed : this.queryOk).observe(milliseconds / 1000);
   };
 
   /** Figures read from the database at each scrape: pool, outbox, background jobs. */
@@ -100,7 +105,13 @@ export class ServerMetrics {
     app.addHook('onResponse', (request, reply, done) => {
       const route = request.routeOptions.url ?? 'unmatched';
       const status = reply.statusCode;
-      this.requestDuration.observe({ method: request.method, route, status_code: status }, reply.elapsedTime / 1000);
+      const key = `${request.method} ${status} ${route}`;
+      let series = this.requestSeries.get(key);
+      if (!series) {
+        series = this.requestDuration.labels({ method: request.method, route, status_code: status });
+        this.requestSeries.set(key, series);
+      }
+      series.observe(reply.elapsedTime / 1000);
       if (status < 300 && status >= 200) {
         const type = request.headers['content-type'];
         const length = Number(request.headers['content-length']);

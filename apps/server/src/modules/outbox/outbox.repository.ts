@@ -160,7 +160,7 @@ export class OutboxRepository {
         })),
       )
       .execute();
-    afterCommit(outboxCommitted);
+    afterCommit(this.db, outboxCommitted);
     return messageIds;
   }
 
@@ -319,7 +319,7 @@ export class OutboxRepository {
         .where('message_id', '=', messageId)
         .where('state', 'in', ['pending', 'failed'])
         .execute();
-      afterCommit(outboxCommitted);
+      afterCommit(this.db, outboxCommitted);
     }
     return row;
   }
@@ -368,7 +368,7 @@ export class OutboxRepository {
         .where('id', 'in', ids)
         .where('state', 'in', ['pending', 'failed'])
         .execute();
-      afterCommit(outboxCommitted);
+      afterCommit(this.db, outboxCommitted);
     }
     return rows;
   }

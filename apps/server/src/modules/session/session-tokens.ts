@@ -32,6 +32,16 @@ function decodeJson(segment: string): unknown {
   }
 }
 
+function isOurHeader(given: unknown): boolean {
+  return (
+    typeof given === 'object' &&
+    given !== null &&
+    Object.keys(given).length === 2 &&
+    (given as Record<string, unknown>).alg === header.alg &&
+    (given as Record<string, unknown>).typ === header.typ
+  );
+}
+
 /**
  * Session tokens are compact JWTs (RFC 7519) signed with HMAC-SHA256 and a 256-bit key created
  * at first start and kept in the database, so every instance on one database accepts them.
@@ -42,7 +52,7 @@ function decodeJson(segment: string): unknown {
 export class SessionTokens {
   private constructor(private readonly key: Buffer) {}
 
-  static async load(settings: SettingsRepository): Promise<SessionTokens> {
+  static async load(settings: Pick<SettingsRepository, 'insertIfAbsent'>): Promise<SessionTokens> {
     const stored = await settings.insertIfAbsent(secretSetting, randomBytes(32).toString('base64'));
     return new SessionTokens(Buffer.from(stored, 'base64'));
   }
@@ -66,16 +76,9 @@ export class SessionTokens {
     const parts = token.split('.');
     if (parts.length !== 3) return undefined;
     const [headerPart, payloadPart, signaturePart] = parts as [string, string, string];
-    const givenHeader = decodeJson(headerPart);
-    if (
-      typeof givenHeader !== 'object' ||
-      givenHeader === null ||
-      Object.keys(givenHeader).length !== 2 ||
-      (givenHeader as Record<string, unknown>).alg !== header.alg ||
-      (givenHeader as Record<string, unknown>).typ !== header.typ
-    ) {
-      return undefined;
-    }
+    // the header this server writes is accepted as it stands; any other spelling is decoded and
+    // must say exactly the same
+    if (headerPart !== encodedHeader && !isOurHeader(decodeJson(headerPart))) return undefined;
     // compare the encoded text: base64url's last character has spare bits, and a token has
     // exactly one valid spelling
     const expected = Buffer.from(this.mac(`${headerPart}.${payloadPart}`).toString('base64url'));

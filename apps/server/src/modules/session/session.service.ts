@@ -230,16 +230,16 @@ export class SessionService {
     const now = isoNow();
     const live = await new SessionsRepository(this.database.db).findLive(claims.sessionId, claims.userId, now);
     if (!live) return undefined;
-    const escalatedUntil = live.session.escalated_until;
+    const escalatedUntil = live.s_escalated_until;
     return {
-      userId: live.user.id,
-      username: live.user.username,
-      role: live.user.role as TRole,
-      sessionId: live.session.id,
-      escalated: Number(live.session.escalated) === 1 && escalatedUntil !== null && escalatedUntil > now,
+      userId: live.id,
+      username: live.username,
+      role: live.role as TRole,
+      sessionId: claims.sessionId,
+      escalated: Number(live.s_escalated) === 1 && escalatedUntil !== null && escalatedUntil > now,
       escalatedUntil,
       sourceIp,
-      user: live.user,
+      user: live,
     };
   }
 

@@ -1,29 +1,26 @@
 import type { Kysely } from 'kysely';
 import { precompiled } from '../../db/precompiled.js';
-import type { DB, NewSessionRow, SessionRow, UserRow } from '../../db/schema.js';
+import type { DB, NewSessionRow } from '../../db/schema.js';
+import { profileColumns, type UserProfileRow } from '../users/users.repository.js';
 
-/** Every authenticated request runs this: compiled once (`precompiled`), not built per call. */
+/**
+ * Every authenticated request runs this: compiled once (`precompiled`), not built per call, and
+ * selecting only what a caller needs (the session's escalation, the user's profile columns).
+ */
 const findLiveQuery = precompiled((db: Kysely<DB>, args: { sessionId: string; userId: number; now: string }) =>
   db
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')
-    .select([
-      'sessions.id as s_id',
-      'sessions.user_id as s_user_id',
-      'sessions.created_at as s_created_at',
-      'sessions.expires_at as s_expires_at',
-      'sessions.revoked_at as s_revoked_at',
-      'sessions.escalated as s_escalated',
-      'sessions.escalated_until as s_escalated_until',
-      'sessions.source_ip as s_source_ip',
-      'sessions.user_agent as s_user_agent',
-    ])
-    .selectAll('users')
+    .select(['sessions.escalated as s_escalated', 'sessions.escalated_until as s_escalated_until'])
+    .select(profileColumns.map((column) => `users.${column}` as const))
     .where('sessions.id', '=', args.sessionId)
     .where('sessions.user_id', '=', args.userId)
     .where('sessions.revoked_at', 'is', null)
     .where('sessions.expires_at', '>', args.now),
 );
+
+/** A live session's escalation columns next to its user's profile columns (one row of the joined query). */
+export type LiveSessionRow = UserProfileRow & { s_escalated: number; s_escalated_until: string | null };
 
 export class SessionsRepository {
   constructor(private readonly db: Kysely<DB>) {}
@@ -32,36 +29,13 @@ export class SessionsRepository {
     await this.db.insertInto('sessions').values(session).execute();
   }
 
-  /** The live session and its user, in one query: unrevoked, unexpired, user still present. */
-  async findLive(sessionId: string, userId: number, now: string): Promise<{ session: SessionRow; user: UserRow } | undefined> {
+  /**
+   * The live session and its user, in one query: unrevoked, unexpired, user still present. The
+   * row is answered as it comes (no copy per request); it holds the user's profile columns.
+   */
+  async findLive(sessionId: string, userId: number, now: string): Promise<LiveSessionRow | undefined> {
     const [row] = await findLiveQuery(this.db, { sessionId, userId, now });
-    if (!row) return undefined;
-    const {
-      s_id,
-      s_user_id,
-      s_created_at,
-      s_expires_at,
-      s_revoked_at,
-      s_escalated,
-      s_escalated_until,
-      s_source_ip,
-      s_user_agent,
-      ...user
-    } = row;
-    return {
-      session: {
-        id: s_id,
-        user_id: s_user_id,
-        created_at: s_created_at,
-        expires_at: s_expires_at,
-        revoked_at: s_revoked_at,
-        escalated: s_escalated,
-        escalated_until: s_escalated_until,
-        source_ip: s_source_ip,
-        user_agent: s_user_agent,
-      },
-      user,
-    };
+    return row;
   }
 
   async revoke(sessionId: string, now: string): Promise<void> {

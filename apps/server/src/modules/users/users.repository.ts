@@ -9,7 +9,7 @@ import { usernameKey } from './usernames.js';
 export { usernameKey };
 
 /** The columns a user profile shows (never the password hash). */
-const profileColumns = [
+export const profileColumns = [
   'id',
   'username',
   'first_name',
@@ -23,7 +23,10 @@ const profileColumns = [
   'created_at',
 ] as const;
 
-export function toUserProfile(row: Pick<UserRow, (typeof profileColumns)[number]>): TUserProfile {
+/** A user as far as a profile (and a caller) needs it: no password hash. */
+export type UserProfileRow = Pick<UserRow, (typeof profileColumns)[number]>;
+
+export function toUserProfile(row: UserProfileRow): TUserProfile {
   return {
     username: row.username,
     firstName: row.first_name,
