@@ -11,6 +11,7 @@ const session = await openBareSession();
 const app = Fastify({ logger: false });
 app.get('/ui/user/login', async (request, reply) => {
   const row = await session.authenticate(request.headers.authorization);
+  const now = new Date().toISOString();
   if (!row) return reply.status(401).send({ errorToken: 'invalidSessionToken' });
   return {
     userProfile: {
