@@ -53,8 +53,11 @@ export async function registerConsole(app: FastifyInstance): Promise<void> {
   app.setNotFoundHandler(async (request, reply) => {
     const url = request.url.split('?', 1)[0] ?? '/';
     // a deep link is a page; a missing file (it has an extension) is a 404
+    // (`/` itself comes here too when the client accepts compressed answers: @fastify/static 8's
+    // pre-compressed lookup does not resolve a directory's index file)
     const wantsPage =
-      request.method === 'GET' && !isApiPath(url) && !path.extname(url) && (request.headers.accept ?? '').includes('text/html');
+      request.method === 'GET' &&
+      (url === '/' || (!isApiPath(url) && !path.extname(url) && (request.headers.accept ?? '').includes('text/html')));
     if (hasConsole && wantsPage) {
       return reply.header('Cache-Control', 'no-cache').type('text/html').sendFile('index.html', consoleDir);
     }
