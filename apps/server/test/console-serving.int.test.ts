@@ -29,7 +29,12 @@ describeEachDatabase(
         expect(response.body).toContain('<title>console</title>');
       }
       // `/` is the page whatever the client accepts (fetch and curl send no text/html)
-      for (const headers of [{}, { 'accept-encoding': 'gzip, deflate, br' }, { accept: '*/*', 'accept-encoding': 'gzip' }]) {
+      const variants: Record<string, string>[] = [
+        {},
+        { 'accept-encoding': 'gzip, deflate, br' },
+        { accept: '*/*', 'accept-encoding': 'gzip' },
+      ];
+      for (const headers of variants) {
         const response = await ctx().call('GET', '/', { headers });
         expect(response.statusCode, JSON.stringify(headers)).toBe(200);
         expect(response.headers['content-type']).toMatch(/^text\/html/);
