@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TAuthorization, TOrderDetail, TPage } from '@manifold/contract';
 import { pathOf, runTool, withTempFiles } from '../src/crypto/crypto-test-helpers.js';
 import { decryptContent, unwrapContentKey } from '../src/crypto/design-keys.js';
@@ -8,10 +8,9 @@ import {
   addOrder,
   authorize,
   expectExactBooks,
-  licensingWorld,
-  type LicensingWorld,
   policyFor,
   registerApprovedMachine,
+  suiteLicensingWorld,
 } from './helpers/licensing-fixtures.js';
 import { describeEachDatabase, expectToken, expectTokens, type TestApp } from './helpers/test-app.js';
 
@@ -40,10 +39,7 @@ async function manageInstance(ctx: TestApp, type: string, state: string): Promis
 }
 
 describeEachDatabase('authorizations', (ctx) => {
-  let world: LicensingWorld;
-  beforeAll(async () => {
-    world = await licensingWorld(ctx());
-  });
+  const world = suiteLicensingWorld(ctx);
   const call = async (path: string, body: unknown, token?: string) =>
     ctx().call('POST', path, { token: token ?? (await ctx().adminToken()), body });
   const fetchOrder = async (orderId: string) =>

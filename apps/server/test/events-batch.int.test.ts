@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   TRACE_EVENT_BATCH_MAX,
   type TOrderDetail,
@@ -12,12 +12,11 @@ import { batchIdOf, eventHash, STP_EVENT_PATH } from '../src/modules/events/trac
 import { verifyHistory } from '../src/modules/events/verify-history.js';
 import {
   addOrder,
-  licensingWorld,
-  type LicensingWorld,
   policyFor,
   registerApprovedMachine,
   stpCall,
   stpEnvelope,
+  suiteLicensingWorld,
 } from './helpers/licensing-fixtures.js';
 import { uploadForm } from './helpers/packages-fixtures.js';
 import { chainBreaks, grantAuthorization, MachineChain } from './helpers/trace-fixtures.js';
@@ -30,11 +29,7 @@ import { describeEachDatabase, expectToken } from './helpers/test-app.js';
  * before anything is stored, then stored in one transaction.
  */
 describeEachDatabase('trace events in batches', (ctx) => {
-  let world: LicensingWorld;
-
-  beforeAll(async () => {
-    world = await licensingWorld(ctx());
-  });
+  const world = suiteLicensingWorld(ctx);
 
   const db = () => ctx().app.services.database.db;
   const ownMachine = async () => new MachineChain(await registerApprovedMachine(ctx(), world.root));

@@ -3,28 +3,18 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TTraceEventReceipt, TTraceEventUploadResult, TTraceHistory } from '@manifold/contract';
 import { generateKeyPair } from '../src/crypto/key-pairs.js';
 import { eventHash, traceEventXml } from '../src/modules/events/trace-event-format.js';
 import { verifyHistory } from '../src/modules/events/verify-history.js';
-import {
-  addOrder,
-  licensingWorld,
-  type LicensingWorld,
-  policyFor,
-  registerApprovedMachine,
-} from './helpers/licensing-fixtures.js';
+import { addOrder, policyFor, registerApprovedMachine, suiteLicensingWorld } from './helpers/licensing-fixtures.js';
 import { uploadForm } from './helpers/packages-fixtures.js';
 import { grantAuthorization, MachineChain } from './helpers/trace-fixtures.js';
 import { describeEachDatabase, expectToken, type TestApp } from './helpers/test-app.js';
 
 describeEachDatabase('trace events in', (ctx) => {
-  let world: LicensingWorld;
-
-  beforeAll(async () => {
-    world = await licensingWorld(ctx());
-  });
+  const world = suiteLicensingWorld(ctx);
 
   /** An order with an authorization of `deviceId` sent to it. */
   const sentAuthorization = async (deviceId = world.deviceId, send = true) => {

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { addOrder, type LicensingWorld, licensingWorld, policyFor } from './helpers/licensing-fixtures.js';
+import { addOrder, policyFor, suiteLicensingWorld } from './helpers/licensing-fixtures.js';
 import { buildUserInput, describeEachDatabase } from './helpers/test-app.js';
 import { type ServerProcess, spawnServer, startServer } from './helpers/server-process.js';
 
@@ -373,10 +373,7 @@ describeEachDatabase('names that cannot impersonate, strings without NUL, passwo
 });
 
 describeEachDatabase('text that signed documents cannot carry', (ctx) => {
-  let world: LicensingWorld;
-  beforeAll(async () => {
-    world = await licensingWorld(ctx());
-  });
+  const world = suiteLicensingWorld(ctx);
 
   it.each([
     ['NUL', 'a\u0000b', 400],

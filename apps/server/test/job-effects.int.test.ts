@@ -1,21 +1,11 @@
-import { beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { TAuthorizedPolicyListInput, TOrderDetail } from '@manifold/contract';
-import {
-  addOrder,
-  licensingWorld,
-  type LicensingWorld,
-  policyFor,
-  registerApprovedMachine,
-} from './helpers/licensing-fixtures.js';
+import { addOrder, policyFor, registerApprovedMachine, suiteLicensingWorld } from './helpers/licensing-fixtures.js';
 import { grantAuthorization, MachineChain } from './helpers/trace-fixtures.js';
 import { describeEachDatabase } from './helpers/test-app.js';
 
 describeEachDatabase('job events: builds, parts and the breakage policy', (ctx) => {
-  let world: LicensingWorld;
-
-  beforeAll(async () => {
-    world = await licensingWorld(ctx());
-  });
+  const world = suiteLicensingWorld(ctx);
 
   const db = () => ctx().app.services.database.db;
 

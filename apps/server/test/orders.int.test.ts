@@ -1,9 +1,9 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TOrder, TOrderDetail, TPage } from '@manifold/contract';
 import { describeCertificate } from '../src/crypto/certificates.js';
 import { signDetachedJws } from '../src/crypto/jws.js';
 import { canonicalJson } from '../src/lib/canonical-json.js';
-import { addOrder, licensingWorld, type LicensingWorld, policyFor } from './helpers/licensing-fixtures.js';
+import { addOrder, policyFor, suiteLicensingWorld } from './helpers/licensing-fixtures.js';
 import { uploadForm } from './helpers/packages-fixtures.js';
 import { describeEachDatabase, expectToken, expectTokens } from './helpers/test-app.js';
 import { peerIdentity } from './helpers/test-pki.js';
@@ -12,10 +12,7 @@ const uuid = '00000000-0000-4000-8000-000000000000';
 const POLICY = 'authorizationAuthorizedPolicyList';
 
 describeEachDatabase('orders', (ctx) => {
-  let world: LicensingWorld;
-  beforeAll(async () => {
-    world = await licensingWorld(ctx());
-  });
+  const world = suiteLicensingWorld(ctx);
 
   const add = async (policy: unknown, token?: string) =>
     ctx().call('POST', '/ui/order/add', { token: token ?? (await ctx().adminToken()), body: { [POLICY]: policy } });

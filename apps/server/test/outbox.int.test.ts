@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type {
   TDsiEntry,
   TManageInstance,
@@ -11,7 +11,6 @@ import type {
   TTraceInstance,
 } from '@manifold/contract';
 import { describeCertificate } from '../src/crypto/certificates.js';
-import type { DevelopmentCa } from '../src/crypto/development-ca.js';
 import { signDetachedJws } from '../src/crypto/jws.js';
 import { canonicalJson } from '../src/lib/canonical-json.js';
 import { revokeAfterLateDelivery } from '../src/modules/licensing/delegation.js';
@@ -30,30 +29,16 @@ import {
   type LicensingWorld,
 } from './helpers/licensing-fixtures.js';
 import { deliverOutbox } from './helpers/outbox-delivery.js';
-import { createPackage, testMachine } from './helpers/packages-fixtures.js';
-import { joinNetwork, LOOPBACK_PEERS, startPeer, type PeerProcess } from './helpers/peer-network.js';
+import { createPackage } from './helpers/packages-fixtures.js';
+import { joinWithApp, LOOPBACK_PEERS, registerDownstream, suitePeer } from './helpers/peer-network.js';
 import { freePort } from './helpers/server-process.js';
 import { describeEachDatabase, expectToken } from './helpers/test-app.js';
 import { MachineChain } from './helpers/trace-fixtures.js';
-import { peerIdentity, testRoot } from './helpers/test-pki.js';
+import { peerIdentity } from './helpers/test-pki.js';
 
-/** This suite's app (the upstream Manage) listens here, one database at a time. */
-const localPort = await freePort();
-const localUrl = `http://127.0.0.1:${localPort}`;
-
-let root: DevelopmentCa;
-/** The downstream Manage instance: a server process of its own (SQLite). */
-let downstream: PeerProcess;
-
-beforeAll(async () => {
-  root = await testRoot('Outbox Network Root');
-  downstream = await startPeer('Downstream Site', { JOBS_POLL_MS: '200' });
-  await joinNetwork(downstream.call, root);
-}, 120_000);
-
-afterAll(async () => {
-  await downstream?.stop();
-});
+/** The downstream Manage instance: a server process of its own (SQLite); this suite's app is its upstream. */
+const downstream = await suitePeer('Outbox Network Root', 'Downstream Site', { JOBS_POLL_MS: '200' });
+const { localUrl } = downstream;
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -99,10 +84,7 @@ describeEachDatabase(
     };
 
     beforeAll(async () => {
-      admin = await ctx().adminToken();
-      user = (await ctx().createUser()).token;
-      await joinNetwork((method, url, options = {}) => ctx().call(method, url, { token: admin, ...options }), root);
-      await ctx().app.listen({ port: localPort, host: '127.0.0.1' });
+      ({ admin, user } = await joinWithApp(ctx(), downstream));
       const pkg = await createPackage(ctx());
       await uploadDesignFile(ctx(), pkg.dsiId, randomBytes(4096), false);
       const built = await call('POST', '/ui/package/build', { dsiId: pkg.dsiId });
@@ -112,15 +94,7 @@ describeEachDatabase(
         revision: built.json<TDsiEntry>(),
         licenseeSerial: describeCertificate(signing).serialNumber,
       } as LicensingWorld;
-      const added = await call('POST', '/ui/manage/add', { manageUrl: downstream.url });
-      expect(added.statusCode, added.body).toBe(200);
-      ours = added.json<TManageInstance>();
-      const list = (await downstream.call('GET', '/ui/manage/list?registrationType=upStreamManage')).json() as {
-        data: TManageInstance[];
-      };
-      theirs = list.data.find((entry) => entry.registrationNonce === ours.registrationNonce)!;
-      const approved = await downstream.call('POST', '/ui/manage/approve', { body: { id: theirs.manageId, approve: true } });
-      expect(approved.statusCode, approved.body).toBe(200);
+      ({ ours, theirs } = await registerDownstream(ctx(), admin, downstream));
     }, 120_000);
 
     describe('access', () => {
@@ -167,13 +141,7 @@ describeEachDatabase(
         expect(Date.parse(order.expiration!)).toBe(expiration);
 
         // the downstream narrows further with the same rules: no more than the authorization gave
-        const machine = await testMachine(root);
-        const registered = await downstream.call('POST', '/apl/registration/add', { body: await machine.request() });
-        expect(registered.statusCode, registered.body).toBe(200);
-        const deviceId = (registered.json() as { deviceId: string }).deviceId;
-        expect((await downstream.call('POST', '/ui/device/approve', { body: { id: deviceId, approve: true } })).statusCode).toBe(
-          200,
-        );
+        const { deviceId } = await registerApprovedMachine(downstream, downstream.root);
         const tooMany = await downstream.call('POST', '/ui/authorization/authorize', {
           body: { orderId: order.orderIdentity.orderId, deviceId, quantity: 4 },
         });
@@ -498,7 +466,7 @@ describeEachDatabase(
       it('forgets nonces after twice the timestamp window: a message that old is refused by its timestamp', async () => {
         const { database, peerRegistrations } = ctx().app.services;
         const db = database.db;
-        const sender = await peerIdentity(root, { purpose: 'signing' });
+        const sender = await peerIdentity(downstream.root, { purpose: 'signing' });
         const registration = { id: randomUUID(), nonce: randomUUID() };
         const now = new Date().toISOString();
         await db
@@ -597,7 +565,7 @@ describeEachDatabase(
         ((await downstream.call('GET', '/ui/event/list?numberOfItems=100')).json() as TPage<TTraceEventEntry>).data;
 
       beforeAll(async () => {
-        chain = new MachineChain(await registerApprovedMachine(ctx(), root));
+        chain = new MachineChain(await registerApprovedMachine(ctx(), downstream.root));
         const added = await call('POST', '/ui/trace/add', { traceUrl: downstream.url });
         expect(added.statusCode, added.body).toBe(200);
         traceId = added.json<TTraceInstance>().id;
@@ -780,7 +748,7 @@ describeEachDatabase(
 
       it('refuses forged signatures, stale timestamps, unknown registrations and kinds the peer may not send', async () => {
         const message = await signed({});
-        const forger = await peerIdentity(root, { purpose: 'signing' });
+        const forger = await peerIdentity(downstream.root, { purpose: 'signing' });
         const forged = {
           ...message,
           signature: await signDetachedJws(canonicalJson(message.apl), forger.privateKeyPem),

@@ -1,9 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { TDsiEntry, TDtl, TManageInstance, TOrder, TPage, TProtectInstance } from '@manifold/contract';
 import { describeCertificate, parseCertificateBundle } from '../src/crypto/certificates.js';
 import { decryptContent, encryptForCertificate, unwrapContentKey, wrapContentKey } from '../src/crypto/design-keys.js';
-import type { DevelopmentCa } from '../src/crypto/development-ca.js';
 import { signDetachedJws } from '../src/crypto/jws.js';
 import { verifyXmlSignature } from '../src/crypto/xml-signature.js';
 import { canonicalJson } from '../src/lib/canonical-json.js';
@@ -17,31 +16,15 @@ import {
 } from './helpers/licensing-fixtures.js';
 import { multipartEntries } from './helpers/multipart.js';
 import { deliverOutbox } from './helpers/outbox-delivery.js';
-import { createPackage, testMachine } from './helpers/packages-fixtures.js';
-import { joinNetwork, LOOPBACK_PEERS, startPeer, type PeerProcess } from './helpers/peer-network.js';
+import { createPackage } from './helpers/packages-fixtures.js';
+import { joinWithApp, LOOPBACK_PEERS, registerDownstream, suitePeer } from './helpers/peer-network.js';
 import { TestProtect, type ProtectTransport } from './helpers/protect-client.js';
-import { freePort } from './helpers/server-process.js';
 import { describeEachDatabase, expectToken } from './helpers/test-app.js';
-import { peerIdentity, testRoot } from './helpers/test-pki.js';
+import { peerIdentity } from './helpers/test-pki.js';
 
-/** This suite's app (the upstream Manage) listens here, one database at a time. */
-const localPort = await freePort();
-const localUrl = `http://127.0.0.1:${localPort}`;
-
-let root: DevelopmentCa;
-/** The downstream Manage instance: a server process of its own (SQLite). */
-let downstream: PeerProcess;
-let downstreamSigning: string;
-
-beforeAll(async () => {
-  root = await testRoot('Designs Network Root');
-  downstream = await startPeer('Downstream Designs', { JOBS_POLL_MS: '200' });
-  downstreamSigning = await joinNetwork(downstream.call, root);
-}, 120_000);
-
-afterAll(async () => {
-  await downstream?.stop();
-});
+/** The downstream Manage instance: a server process of its own (SQLite); this suite's app is its upstream. */
+const downstream = await suitePeer('Designs Network Root', 'Downstream Designs', { JOBS_POLL_MS: '200' });
+const { localUrl } = downstream;
 
 /** A POST to the downstream process as a peer or machine would make it (no session). */
 async function postDownstream(path: string, body: Buffer | string, headers: Record<string, string>) {
@@ -78,10 +61,7 @@ describeEachDatabase(
         .executeTakeFirstOrThrow();
 
     beforeAll(async () => {
-      admin = await ctx().adminToken();
-      user = (await ctx().createUser()).token;
-      await joinNetwork((method, url, options = {}) => ctx().call(method, url, { token: admin, ...options }), root);
-      await ctx().app.listen({ port: localPort, host: '127.0.0.1' });
+      ({ admin, user } = await joinWithApp(ctx(), downstream));
       const pkg = await createPackage(ctx());
       dsiId = pkg.dsiId;
       privateFileId = (await uploadDesignFile(ctx(), dsiId, privateBytes, false)).fileId;
@@ -89,15 +69,7 @@ describeEachDatabase(
       const built = await call('POST', '/ui/package/build', { dsiId });
       expect(built.statusCode, built.body).toBe(200);
       revision = built.json<TDsiEntry>();
-      const added = await call('POST', '/ui/manage/add', { manageUrl: downstream.url });
-      expect(added.statusCode, added.body).toBe(200);
-      ours = added.json<TManageInstance>();
-      const list = (await downstream.call('GET', '/ui/manage/list?registrationType=upStreamManage')).json() as {
-        data: TManageInstance[];
-      };
-      theirs = list.data.find((entry) => entry.registrationNonce === ours.registrationNonce)!;
-      const approved = await downstream.call('POST', '/ui/manage/approve', { body: { id: theirs.manageId, approve: true } });
-      expect(approved.statusCode, approved.body).toBe(200);
+      ({ ours, theirs } = await registerDownstream(ctx(), admin, downstream));
     }, 120_000);
 
     describe('access', () => {
@@ -185,13 +157,7 @@ describeEachDatabase(
         expect(delegated.dsi).toMatchObject({ dsiId, revisionId: revision.revisionId });
 
         // a machine of the downstream instance
-        const machine = await testMachine(root);
-        const registered = await downstream.call('POST', '/apl/registration/add', { body: await machine.request() });
-        expect(registered.statusCode, registered.body).toBe(200);
-        const deviceId = (registered.json() as { deviceId: string }).deviceId;
-        expect((await downstream.call('POST', '/ui/device/approve', { body: { id: deviceId, approve: true } })).statusCode).toBe(
-          200,
-        );
+        const { machine, deviceId } = await registerApprovedMachine(downstream, downstream.root);
         const there = await downstream.call('POST', '/ui/authorization/authorize', {
           body: { orderId: delegated.orderIdentity.orderId, deviceId, quantity: 1 },
         });
@@ -208,7 +174,7 @@ describeEachDatabase(
           });
         const document = await stp('/stp/authorization/download', { authorizationId: machineAuthorization });
         expect(document.statusCode, document.body).toBe(200);
-        const { element } = verifyXmlSignature(document.body, parseCertificateBundle(downstreamSigning)[0]!.pem);
+        const { element } = verifyXmlSignature(document.body, parseCertificateBundle(downstream.signing)[0]!.pem);
         const files = element.getElementsByTagName('File');
         let wrapped: string | undefined;
         for (let i = 0; i < files.length; i += 1) {
@@ -309,7 +275,7 @@ describeEachDatabase(
 
       it('refuses forged signatures, a forged manifest, altered files, missing files and the wrong entry point', async () => {
         const { message, parts } = await designMessage();
-        const forger = await peerIdentity(root, { purpose: 'signing' });
+        const forger = await peerIdentity(downstream.root, { purpose: 'signing' });
         const forged = { ...message, signature: await signDetachedJws(canonicalJson(message.apl), forger.privateKeyPem) };
         expect((await post(forged, parts)).json().errorToken).toBe('registrationSignatureInvalid');
 
@@ -336,7 +302,7 @@ describeEachDatabase(
 
     describe('dtl/transfer', () => {
       it('refuses unknown records and instances, and hands a record with its file downstream', async () => {
-        const { deviceId } = await registerApprovedMachine(ctx(), root);
+        const { deviceId } = await registerApprovedMachine(ctx(), downstream.root);
         const bytes = randomBytes(2048);
         const form = multipartEntries([
           ['deviceId', deviceId],
@@ -384,7 +350,7 @@ describeEachDatabase(
           .data.find((row) => row.protectId === token1)!;
 
       it('registers with the token pair; every refusal of the registration', async () => {
-        const protect = await TestProtect.create(transport, root);
+        const protect = await TestProtect.create(transport, downstream.root);
         expectToken(await protect.registerRequest('no-such-token'), 420, 'fssTokenNotFound', 'token');
         const pair = await tokens();
         const request = await protect.registerRequest(pair.token1);
@@ -392,7 +358,7 @@ describeEachDatabase(
         expect(request.json()).toMatchObject({ protectId: pair.token1, registrationState: 'Pending', registered: false });
 
         expectToken(await transport('/fss/protect/register', { payload: 'not-a-jwe' }), 420, 'fssPayloadDecryptError', 'payload');
-        const foreign = await peerIdentity(root, { purpose: 'encryption' });
+        const foreign = await peerIdentity(downstream.root, { purpose: 'encryption' });
         const misaddressed = await protect.seal({ any: 1 }, { recipient: foreign.certificatePem });
         expectToken(
           await transport('/fss/protect/register', { payload: misaddressed }),
@@ -401,7 +367,7 @@ describeEachDatabase(
           'payload',
         );
         expectToken((await protect.register('wrong-token2')).answer, 420, 'fssTokenNotFound');
-        const forger = await peerIdentity(root, { purpose: 'signing' });
+        const forger = await peerIdentity(downstream.root, { purpose: 'signing' });
         const forged = await transport('/fss/protect/register', {
           payload: await protect.seal(
             {
@@ -438,7 +404,7 @@ describeEachDatabase(
       });
 
       it('an approved Protect publishes a design, orders it and deletes another; replays and forgeries are refused', async () => {
-        const protect = await TestProtect.create(transport, root);
+        const protect = await TestProtect.create(transport, downstream.root);
         const pair = await tokens();
         await protect.registerRequest(pair.token1);
         expect((await protect.register(pair.token2)).answer.statusCode).toBe(200);
@@ -496,7 +462,7 @@ describeEachDatabase(
           420,
           'fssTokenNotFound',
         );
-        const forger = await peerIdentity(root, { purpose: 'signing' });
+        const forger = await peerIdentity(downstream.root, { purpose: 'signing' });
         const forged = await transport('/fss/getUploadToken', {
           payload: await protect.seal(protect.claims(), { signingKeyPem: forger.privateKeyPem }),
         });

@@ -1,7 +1,7 @@
 import { randomUUID, X509Certificate } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { TManageInstance, TProtectInstance, TTraceInstance } from '@manifold/contract';
 import { signDetachedJws } from '../src/crypto/jws.js';
 import { JobRunner } from '../src/jobs/job-runner.js';
@@ -11,30 +11,17 @@ import type { DevelopmentCa } from '../src/crypto/development-ca.js';
 import { canonicalJson } from '../src/lib/canonical-json.js';
 import { multipartForm } from './helpers/multipart.js';
 import { testMachine } from './helpers/packages-fixtures.js';
-import { joinNetwork, LOOPBACK_PEERS, startPeer, type PeerProcess } from './helpers/peer-network.js';
+import { joinWithApp, LOOPBACK_PEERS, suitePeer } from './helpers/peer-network.js';
 import { freePort } from './helpers/server-process.js';
 import { describeEachDatabase, expectToken } from './helpers/test-app.js';
 import { peerIdentity, testRoot } from './helpers/test-pki.js';
 
-/** This suite's app listens here (one database at a time), so the peer process can call it back. */
-const localPort = await freePort();
-const localUrl = `http://127.0.0.1:${localPort}`;
-
-let root: DevelopmentCa;
-let peer: PeerProcess;
-
-beforeAll(async () => {
-  root = await testRoot('Registrations Network Root');
-  peer = await startPeer('Peer Site');
-  await joinNetwork(peer.call, root);
-}, 120_000);
-
-afterAll(async () => {
-  await peer?.stop();
-});
+/** A server process of its own (SQLite) that this suite's app registers with. */
+const peer = await suitePeer('Registrations Network Root', 'Peer Site');
+const { localUrl } = peer;
 
 /** A Manage instance that exists only as keys: it signs registrations and notices itself. */
-async function handMadePeer(manageUrl: string, ca: DevelopmentCa = root) {
+async function handMadePeer(manageUrl: string, ca: DevelopmentCa = peer.root) {
   const signing = await peerIdentity(ca, { purpose: 'signing' });
   const encryption = await peerIdentity(ca, { purpose: 'encryption' });
   const sign = async (aplType: string, apl: object) => ({
@@ -78,10 +65,7 @@ describeEachDatabase(
     };
 
     beforeAll(async () => {
-      admin = await ctx().adminToken();
-      user = (await ctx().createUser()).token;
-      await joinNetwork((method, url, options = {}) => ctx().call(method, url, { token: admin, ...options }), root);
-      await ctx().app.listen({ port: localPort, host: '127.0.0.1' });
+      ({ admin, user } = await joinWithApp(ctx(), peer));
     }, 60_000);
 
     describe('access', () => {
@@ -326,7 +310,7 @@ describeEachDatabase(
       };
 
       it('registers a machine from its signed APL file with the checks of /apl/registration/add', async () => {
-        const machine = await testMachine(root);
+        const machine = await testMachine(peer.root);
         const file = JSON.stringify(await machine.request());
         expect((await upload(file, '')).statusCode).toBe(401);
         expectToken(await upload(file, user), 403, 'actionNotAllowed');
@@ -338,7 +322,7 @@ describeEachDatabase(
         expect(device.json()).toMatchObject({ registrationState: 'Pending' });
         expectToken(await upload(file), 420, 'registrationExchangeAlreadyRegistered');
 
-        const other = await testMachine(root);
+        const other = await testMachine(peer.root);
         const request = await other.request();
         expectToken(await upload(JSON.stringify({ ...request, signature: undefined })), 420, 'registrationSignatureInvalid');
         expectToken(

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { TPage } from '@manifold/contract';
 import { pathOf, runTool, withTempFiles } from '../src/crypto/crypto-test-helpers.js';
 import { decryptContent, unwrapContentKey } from '../src/crypto/design-keys.js';
@@ -7,23 +7,18 @@ import { verifyXmlSignature } from '../src/crypto/xml-signature.js';
 import {
   addOrder,
   authorize,
-  licensingWorld,
-  type LicensingWorld,
   policyFor,
   registerApprovedMachine,
   stpCall,
   stpEnvelope,
+  suiteLicensingWorld,
 } from './helpers/licensing-fixtures.js';
 import { describeEachDatabase, expectToken } from './helpers/test-app.js';
 
 describeEachDatabase('machine pulls (STP)', (ctx) => {
   // The world's machine is the first test's; the others register machines of their own, so what
   // each asserts of "its" machine's lists is its own doing, also when it runs alone.
-  let world: LicensingWorld;
-
-  beforeAll(async () => {
-    world = await licensingWorld(ctx());
-  });
+  const world = suiteLicensingWorld(ctx);
 
   const send = async (orderId: string, authorizationId: string) => {
     const response = await ctx().call('POST', '/ui/authorization/send', {

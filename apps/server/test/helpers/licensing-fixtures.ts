@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { expect } from 'vitest';
+import { beforeAll, expect } from 'vitest';
 import { type TAuthorizedPolicyListInput, type TDsiEntry, type TOrderDetail, type TPackageFile } from '@manifold/contract';
 import { stpEnvelope as machineStpEnvelope, type StpEnvelopeOptions } from '@manifold/machine-simulator';
 import { describeCertificate } from '../../src/crypto/certificates.js';
 import type { DevelopmentCa } from '../../src/crypto/development-ca.js';
 import { createPackage, provisionServer, testMachine, uploadForm, type TestMachine } from './packages-fixtures.js';
+import type { PeerProcess } from './peer-network.js';
 import type { TestApp } from './test-app.js';
 
 /**
@@ -32,19 +33,24 @@ export async function uploadDesignFile(ctx: TestApp, dsiId: string, bytes: Buffe
   return response.json<TPackageFile>();
 }
 
+/**
+ * A machine registered through /apl/registration/add and approved by an admin: at the app under
+ * test, or at a peer process (whose calls are an admin's).
+ */
 export async function registerApprovedMachine(
-  ctx: TestApp,
+  at: TestApp | Pick<PeerProcess, 'call'>,
   root: DevelopmentCa,
   identity: Parameters<typeof testMachine>[1] = {},
 ): Promise<{ machine: TestMachine; deviceId: string }> {
   const machine = await testMachine(root, identity);
-  const registered = await ctx.call('POST', '/apl/registration/add', { body: await machine.request() });
+  const registered = await at.call('POST', '/apl/registration/add', { body: await machine.request() });
   expect(registered.statusCode, registered.body).toBe(200);
-  const deviceId = registered.json<{ deviceId: string }>().deviceId;
-  const approved = await ctx.call('POST', '/ui/device/approve', {
-    token: await ctx.adminToken(),
-    body: { id: deviceId, approve: true },
-  });
+  const deviceId = (registered.json() as { deviceId: string }).deviceId;
+  const approval = { body: { id: deviceId, approve: true } };
+  const approved =
+    'adminToken' in at
+      ? await at.call('POST', '/ui/device/approve', { token: await at.adminToken(), ...approval })
+      : await at.call('POST', '/ui/device/approve', approval);
   expect(approved.statusCode, approved.body).toBe(200);
   return { machine, deviceId };
 }
@@ -68,6 +74,18 @@ export async function licensingWorld(ctx: TestApp): Promise<LicensingWorld> {
     machine,
     deviceId,
   };
+}
+
+/**
+ * Registers a `beforeAll` that builds the suite's licensing world; the object answered is that
+ * world from then on (empty until it ran).
+ */
+export function suiteLicensingWorld(ctx: () => TestApp): LicensingWorld {
+  const world = {} as LicensingWorld;
+  beforeAll(async () => {
+    Object.assign(world, await licensingWorld(ctx()));
+  });
+  return world;
 }
 
 let orderCounter = 0;

@@ -1,12 +1,13 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
+import type { TManageInstance } from '@manifold/contract';
 import type { DevelopmentCa } from '../../src/crypto/development-ca.js';
 import { multipartForm } from './multipart.js';
-import { startServer, type ServerProcess } from './server-process.js';
-import { adminPassword } from './test-app.js';
-import { issue } from './test-pki.js';
+import { freePort, startServer, type ServerProcess } from './server-process.js';
+import { adminPassword, type TestApp } from './test-app.js';
+import { issue, testRoot } from './test-pki.js';
 
 /** The allow-list every peer test runs with: instances on this machine only. */
 export const LOOPBACK_PEERS = '127.0.0.0/8,::1';
@@ -102,6 +103,90 @@ export interface PeerProcess {
   url: string;
   call: AdminCall;
   stop(): Promise<void>;
+}
+
+/**
+ * The peer of a suite whose app (one database at a time) works with one server process: a network
+ * root, the process (SQLite) provisioned into it, and the port the app listens on so the peer can
+ * call it back. Until the module's `beforeAll` has started the peer, only the local port and URL
+ * are there.
+ */
+export interface SuitePeer {
+  readonly localPort: number;
+  readonly localUrl: string;
+  readonly root: DevelopmentCa;
+  readonly url: string;
+  /** The peer's signing certificate. */
+  readonly signing: string;
+  call: AdminCall;
+}
+
+/**
+ * Registers the module's hooks that start the suite's peer (`siteName`, provisioned by a root of
+ * `rootName`) before its tests and stop it after them.
+ */
+export async function suitePeer(rootName: string, siteName: string, env: Record<string, string> = {}): Promise<SuitePeer> {
+  const localPort = await freePort();
+  let started: { root: DevelopmentCa; process: PeerProcess; signing?: string } | undefined;
+  const running = () => {
+    if (started?.signing === undefined) throw new Error(`${siteName} is not started yet (it starts in beforeAll)`);
+    return { ...started, signing: started.signing };
+  };
+  beforeAll(async () => {
+    const root = await testRoot(rootName);
+    started = { root, process: await startPeer(siteName, env) };
+    started.signing = await joinNetwork(started.process.call, root);
+  }, 120_000);
+  afterAll(async () => {
+    await started?.process.stop();
+  });
+  return {
+    localPort,
+    localUrl: `http://127.0.0.1:${localPort}`,
+    get root() {
+      return running().root;
+    },
+    get url() {
+      return running().process.url;
+    },
+    get signing() {
+      return running().signing;
+    },
+    call: (method, url, options) => running().process.call(method, url, options),
+  };
+}
+
+/**
+ * Provisions the suite's app into the peer's network and has it listen on the local port.
+ * Answers an admin's token and a USER's.
+ */
+export async function joinWithApp(ctx: TestApp, peer: SuitePeer): Promise<{ admin: string; user: string }> {
+  const admin = await ctx.adminToken();
+  const user = (await ctx.createUser()).token;
+  await joinNetwork((method, url, options = {}) => ctx.call(method, url, { token: admin, ...options }), peer.root);
+  await ctx.app.listen({ port: peer.localPort, host: '127.0.0.1' });
+  return { admin, user };
+}
+
+/**
+ * The app registers the peer as its downstream Manage and the peer approves: the registration as
+ * the app holds it (`ours`) and as the peer holds it (`theirs`).
+ */
+export async function registerDownstream(
+  ctx: TestApp,
+  admin: string,
+  peer: Pick<SuitePeer, 'url' | 'call'>,
+): Promise<{ ours: TManageInstance; theirs: TManageInstance }> {
+  const added = await ctx.call('POST', '/ui/manage/add', { token: admin, body: { manageUrl: peer.url } });
+  expect(added.statusCode, added.body).toBe(200);
+  const ours = added.json<TManageInstance>();
+  const list = (await peer.call('GET', '/ui/manage/list?registrationType=upStreamManage')).json() as {
+    data: TManageInstance[];
+  };
+  const theirs = list.data.find((entry) => entry.registrationNonce === ours.registrationNonce)!;
+  const approved = await peer.call('POST', '/ui/manage/approve', { body: { id: theirs.manageId, approve: true } });
+  expect(approved.statusCode, approved.body).toBe(200);
+  return { ours, theirs };
 }
 
 /**
