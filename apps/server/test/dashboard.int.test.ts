@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DASHBOARD_DAYS, type TDashboard, type TPart } from '@manifold/contract';
+import { DASHBOARD_DAYS, firstRunStepsOf, type TDashboard, type TPart } from '@manifold/contract';
 import {
   addOrder,
   licensingWorld,
@@ -48,14 +48,9 @@ describeEachDatabase('home dashboard (GET /ui/dashboard)', (ctx) => {
     expect(empty.peers).toEqual({ total: 0, list: [] });
     expect(empty.firstRun).toEqual({
       complete: false,
-      steps: [
-        { step: 'keys', done: false },
-        { step: 'certificates', done: false },
-        { step: 'storage', done: false },
-        { step: 'peers', done: false },
-        { step: 'machines', done: false },
-      ],
+      steps: firstRunStepsOf({ keys: false, certificates: false, storage: false, peers: false, machines: false }),
     });
+    expect(empty.firstRun!.steps.map(({ step }) => step)).toEqual(['keys', 'certificates', 'storage', 'peers', 'machines']);
     const forUser = await dashboard(user);
     expect(forUser.peers).toBeNull();
     expect(forUser.firstRun).toBeNull();
@@ -215,13 +210,7 @@ describeEachDatabase('home dashboard (GET /ui/dashboard)', (ctx) => {
       });
       expect(figures.firstRun).toEqual({
         complete: false,
-        steps: [
-          { step: 'keys', done: true },
-          { step: 'certificates', done: true },
-          { step: 'storage', done: false },
-          { step: 'peers', done: true },
-          { step: 'machines', done: true },
-        ],
+        steps: firstRunStepsOf({ keys: true, certificates: true, storage: false, peers: true, machines: true }),
       });
     });
 

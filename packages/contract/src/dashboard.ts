@@ -19,6 +19,11 @@ export const firstRunSteps = ['keys', 'certificates', 'storage', 'peers', 'machi
 export const ZFirstRunStep = z.enum(firstRunSteps);
 export type TFirstRunStep = z.infer<typeof ZFirstRunStep>;
 
+/** The first-run steps in their order, each done as `done` says. */
+export function firstRunStepsOf(done: Record<TFirstRunStep, boolean>): { step: TFirstRunStep; done: boolean }[] {
+  return firstRunSteps.map((step) => ({ step, done: done[step] }));
+}
+
 export const ZDashboard = z
   .object({
     generatedAt: z.string(),

@@ -3,7 +3,7 @@ import {
   DASHBOARD_PEERS,
   DASHBOARD_RECENT_EVENTS,
   type TDashboard,
-  type TFirstRunStep,
+  firstRunStepsOf,
   type TRole,
 } from '@manifold/contract';
 import type { Database } from '../../db/database.js';
@@ -143,8 +143,7 @@ export class DashboardService {
       repository.approvedPeerExists(),
       repository.machineExists(),
     ]);
-    const done: Record<TFirstRunStep, boolean> = { keys, certificates: signCert && cryptCert, storage, peers, machines };
-    const steps = (Object.keys(done) as TFirstRunStep[]).map((step) => ({ step, done: done[step] }));
+    const steps = firstRunStepsOf({ keys, certificates: signCert && cryptCert, storage, peers, machines });
     return { complete: steps.every((step) => step.done), steps };
   }
 }

@@ -1,4 +1,4 @@
-import { DASHBOARD_DAYS, type TDashboard } from '@manifold/contract';
+import { DASHBOARD_DAYS, firstRunStepsOf, type TDashboard } from '@manifold/contract';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { screen, within } from '@testing-library/react';
 import { MemoryRouter } from 'react-router';
@@ -56,13 +56,7 @@ const forAdmin: TDashboard = {
   },
   firstRun: {
     complete: false,
-    steps: [
-      { step: 'keys', done: true },
-      { step: 'certificates', done: true },
-      { step: 'storage', done: false },
-      { step: 'peers', done: false },
-      { step: 'machines', done: true },
-    ],
+    steps: firstRunStepsOf({ keys: true, certificates: true, storage: false, peers: false, machines: true }),
   },
 };
 
