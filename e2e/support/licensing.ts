@@ -1,3 +1,4 @@
+import { revisionPolicyList } from '@manifold/contract';
 import { adminToken, api, baseUrl } from './browser';
 import type { TestCa } from './certificates';
 import { createTestRootCa } from './certificates';
@@ -123,25 +124,12 @@ export async function approvedMachine(): Promise<{ deviceId: string; name: strin
  * revision, with this server as licensee, and a bound on the machine template's bed temperature.
  */
 export function policyList(revision: DesignRevision, licenseeSerial: string, quantity: number) {
-  return {
-    policyVersion: 1,
+  return revisionPolicyList(revision, { licensee: licenseeSerial, licensor: '0A1B2C' }, 'Acme Designs', {
     orderNumber: `PO-E2E-${Date.now().toString(36)}`,
-    companyName: 'Acme Designs',
-    sourceCompanyName: 'Acme Designs',
-    design: {
-      dsiId: revision.dsiId,
-      dsiVersion: revision.dsiVersion,
-      digestMethod: 'SHA-256',
-      digestValue: revision.digestValue,
-    },
-    keyRoles: [
-      { role: 'licensee', keySerialNumber: licenseeSerial },
-      { role: 'licensor', keySerialNumber: '0A1B2C' },
-    ],
     quantity,
     expiration: new Date(Date.now() + 30 * 86_400_000).toISOString(),
     purpose: 'Production run',
     deviceParameters: [{ parameterId: 'bedTemperature', type: 'integer', low: 55, high: 100, resetValue: 65 }],
     serialization: { type: 'Dec', prefix: 'SN-', start: 1, end: 1000 },
-  };
+  });
 }

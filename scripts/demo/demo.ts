@@ -11,6 +11,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { revisionPolicyList } from '@manifold/contract';
 import { developmentCaFile, Fleet, type MachineBehaviour, until } from '@manifold/machine-simulator';
 import { describeCertificate } from '../../apps/server/src/crypto/certificates.js';
 import { createCsr } from '../../apps/server/src/crypto/csr.js';
@@ -189,7 +190,8 @@ async function seed(state: DemoState, instances: Record<Key, Instance>, ca: Deve
   const { upstream, downstream, trace } = instances;
   say('provisioning keys and certificates from the demo network CA');
   const serials = await Promise.all(keys.map((key) => provision(instances[key], ca)));
-  state.upstreamSigningSerial = serials[0];
+  const upstreamSigningSerial = serials[0]!;
+  state.upstreamSigningSerial = upstreamSigningSerial;
 
   say('registering the instances with each other');
   const added = await upstream.call<{ manageId: string }>('POST', '/ui/manage/add', { manageUrl: downstream.url });
@@ -234,7 +236,8 @@ async function seed(state: DemoState, instances: Record<Key, Instance>, ca: Deve
     ca,
     await createCsr({ siteName: 'Acme Designs', service: 'manage', purpose: 'signing', privateKeyPem: licensor.privateKeyPem }),
   );
-  state.licensorSerial = describeCertificate(licensorCertificate).serialNumber;
+  const licensorSerial = describeCertificate(licensorCertificate).serialNumber;
+  state.licensorSerial = licensorSerial;
   state.orderIds = [];
   state.dsiIds = [];
   for (const [index, design] of demoDesigns().entries()) {
@@ -257,27 +260,19 @@ async function seed(state: DemoState, instances: Record<Key, Instance>, ca: Deve
     );
     const prefix = design.designName.replace(/[^A-Z]/g, '');
     const { orderId } = await upstream.call<{ orderId: string }>('POST', '/ui/order/add', {
-      authorizationAuthorizedPolicyList: {
-        policyVersion: 1,
-        orderNumber: `DEMO-${prefix}-${index + 1}`,
-        companyName: 'Acme Designs',
-        sourceCompanyName: 'Acme Designs',
-        design: {
-          dsiId: revision.dsiId,
-          dsiVersion: revision.dsiVersion,
-          digestMethod: 'SHA-256',
-          digestValue: revision.digestValue,
+      authorizationAuthorizedPolicyList: revisionPolicyList(
+        revision,
+        { licensee: upstreamSigningSerial, licensor: licensorSerial },
+        'Acme Designs',
+        {
+          orderNumber: `DEMO-${prefix}-${index + 1}`,
+          quantity: 1_000_000,
+          expiration: new Date(Date.now() + 365 * 86_400_000).toISOString(),
+          purpose: 'Demo production run',
+          breakage: { policy: 'Percentage', value: 5 },
+          serialization: { type: 'Dec', prefix: `${prefix}-`, start: 1, end: 9_999_999 },
         },
-        keyRoles: [
-          { role: 'licensee', keySerialNumber: state.upstreamSigningSerial },
-          { role: 'licensor', keySerialNumber: state.licensorSerial },
-        ],
-        quantity: 1_000_000,
-        expiration: new Date(Date.now() + 365 * 86_400_000).toISOString(),
-        purpose: 'Demo production run',
-        breakage: { policy: 'Percentage', value: 5 },
-        serialization: { type: 'Dec', prefix: `${prefix}-`, start: 1, end: 9_999_999 },
-      },
+      ),
     });
     state.orderIds.push(orderId);
     state.dsiIds.push(revision.dsiId);

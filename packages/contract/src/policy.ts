@@ -178,6 +178,35 @@ export const ZAuthorizedPolicyList = z
 export type TAuthorizedPolicyList = z.infer<typeof ZAuthorizedPolicyList>;
 export type TAuthorizedPolicyListInput = z.input<typeof ZAuthorizedPolicyList>;
 
+/**
+ * A policy list for a built design revision (as `/ui/package/build` answers it), issued by
+ * `companyName` (also its source) with the licensee's and the licensor's key serial numbers; the
+ * rest as `terms` say.
+ */
+export function revisionPolicyList(
+  revision: { dsiId: string; dsiVersion: number; digestValue: string },
+  keys: { licensee: string; licensor: string },
+  companyName: string,
+  terms: Omit<TAuthorizedPolicyListInput, 'policyVersion' | 'companyName' | 'sourceCompanyName' | 'design' | 'keyRoles'>,
+): TAuthorizedPolicyListInput {
+  return {
+    policyVersion: 1,
+    companyName,
+    sourceCompanyName: companyName,
+    design: {
+      dsiId: revision.dsiId,
+      dsiVersion: revision.dsiVersion,
+      digestMethod: 'SHA-256',
+      digestValue: revision.digestValue,
+    },
+    keyRoles: [
+      { role: 'licensee', keySerialNumber: keys.licensee },
+      { role: 'licensor', keySerialNumber: keys.licensor },
+    ],
+    ...terms,
+  };
+}
+
 /** The JSON Schema of the policy list (`GET /ui/order/policy-schema`, docs/policy.schema.json). */
 export function policyJsonSchema(): Record<string, unknown> {
   return z.toJSONSchema(ZAuthorizedPolicyList, { io: 'input', target: 'draft-2020-12' }) as Record<string, unknown>;

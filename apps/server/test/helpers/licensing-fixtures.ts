@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { beforeAll, expect } from 'vitest';
-import { type TAuthorizedPolicyListInput, type TDsiEntry, type TOrderDetail, type TPackageFile } from '@manifold/contract';
+import {
+  revisionPolicyList,
+  type TAuthorizedPolicyListInput,
+  type TDsiEntry,
+  type TOrderDetail,
+  type TPackageFile,
+} from '@manifold/contract';
 import { stpEnvelope as machineStpEnvelope, type StpEnvelopeOptions } from '@manifold/machine-simulator';
 import { describeCertificate } from '../../src/crypto/certificates.js';
 import type { DevelopmentCa } from '../../src/crypto/development-ca.js';
@@ -97,23 +103,12 @@ export function policyFor(
 ): TAuthorizedPolicyListInput {
   orderCounter += 1;
   return {
-    policyVersion: 1,
-    orderNumber: `PO-${orderCounter}-${randomBytes(3).toString('hex')}`,
-    companyName: 'Acme Designs',
-    sourceCompanyName: 'Acme Designs',
-    design: {
-      dsiId: world.revision.dsiId,
-      dsiVersion: world.revision.dsiVersion,
-      digestMethod: 'SHA-256',
-      digestValue: world.revision.digestValue,
-    },
-    keyRoles: [
-      { role: 'licensee', keySerialNumber: world.licenseeSerial },
-      { role: 'licensor', keySerialNumber: '0A1B2C' },
-    ],
-    quantity: 10,
-    expiration: new Date(Date.now() + 30 * 86_400_000).toISOString(),
-    purpose: 'Production run',
+    ...revisionPolicyList(world.revision, { licensee: world.licenseeSerial, licensor: '0A1B2C' }, 'Acme Designs', {
+      orderNumber: `PO-${orderCounter}-${randomBytes(3).toString('hex')}`,
+      quantity: 10,
+      expiration: new Date(Date.now() + 30 * 86_400_000).toISOString(),
+      purpose: 'Production run',
+    }),
     ...overrides,
   };
 }
