@@ -1,5 +1,4 @@
-import { Badge, Code, Stack, Table, Text } from '@mantine/core';
-import type { TOutboxState } from '@manifold/contract';
+import { Code, Stack, Table } from '@mantine/core';
 import { IconRefresh } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -14,22 +13,11 @@ import { alerts } from '../../../lib/alerts';
 import { useDateTimeFormat } from '../../../lib/format';
 import { pageCount } from '../../../lib/paging';
 import { useOutbox, useRetryOutboxMessage } from '../api/outbox';
-import { stateText } from '../../../app/theme';
+import { DeliveryCells, DeliveryStateBadge } from '../components/delivery-cells';
 
 const pageSize = 10;
 const filters = ['all', 'pending', 'failed', 'delivered', 'cancelled'] as const;
 type Filter = (typeof filters)[number];
-
-const stateColors: Record<TOutboxState, string> = { pending: 'yellow', failed: 'red', delivered: 'green', cancelled: 'gray' };
-
-export function OutboxStateBadge({ state }: { state: TOutboxState }) {
-  const { t } = useTranslation();
-  return (
-    <Badge variant="light" color={stateColors[state]} c={stateText(stateColors[state])}>
-      {t(`outbox.states.${state}`)}
-    </Badge>
-  );
-}
 
 /** The outbox (ADMIN): messages to peers with their state, attempts, next attempt and last error; retry now. */
 export function OutboxRoute() {
@@ -77,17 +65,13 @@ export function OutboxRoute() {
               <Code>{message.subjectId}</Code>
             </Table.Td>
             <Table.Td>
-              <OutboxStateBadge state={message.state} />
+              <DeliveryStateBadge state={message.state} label={t(`outbox.states.${message.state}`)} />
             </Table.Td>
-            <Table.Td>{message.attempts}</Table.Td>
-            <Table.Td>
-              {message.state === 'pending' ? <time dateTime={message.nextAttemptAt}>{format(message.nextAttemptAt)}</time> : null}
-            </Table.Td>
-            <Table.Td>
-              <Text size="sm" c="var(--manifold-danger)" style={{ wordBreak: 'break-word' }}>
-                {message.lastError}
-              </Text>
-            </Table.Td>
+            <DeliveryCells
+              attempts={message.attempts}
+              nextAttemptAt={message.state === 'pending' ? message.nextAttemptAt : null}
+              lastError={message.lastError}
+            />
             <Table.Td>
               <time dateTime={message.createdAt}>{format(message.createdAt)}</time>
             </Table.Td>

@@ -1,4 +1,4 @@
-import { Badge, Code, Group, Stack, Table, Text } from '@mantine/core';
+import { Code, Group, Stack, Table, Text } from '@mantine/core';
 import type { TQueuedEvent } from '@manifold/contract';
 import { IconDownload, IconSend, IconTrash } from '@tabler/icons-react';
 import { useQuery } from '@tanstack/react-query';
@@ -16,6 +16,7 @@ import { useDateTimeFormat } from '../../../lib/format';
 import { pageCount } from '../../../lib/paging';
 import { roleCan, sessionQueryOptions } from '../../../lib/session';
 import { useDownloadQueuedEvent, useQueue, useQueueAction } from '../api/outbox';
+import { DeliveryCells, DeliveryStateBadge } from '../components/delivery-cells';
 
 const pageSize = 10;
 
@@ -75,24 +76,10 @@ export function QueueRoute() {
             </Table.Td>
             <Table.Td>{event.kind}</Table.Td>
             <Table.Td>
-              <Badge
-                variant="light"
-                color={event.state === 'failed' ? 'red' : 'yellow'}
-                c={event.state === 'failed' ? 'var(--manifold-danger)' : 'var(--manifold-warning)'}
-              >
-                {t(`queue.states.${event.state}`)}
-              </Badge>
+              <DeliveryStateBadge state={event.state} label={t(`queue.states.${event.state}`)} />
             </Table.Td>
             <Table.Td>{t('queue.deliveredOf', { delivered: event.delivered, targets: event.targets })}</Table.Td>
-            <Table.Td>{event.attempts}</Table.Td>
-            <Table.Td>
-              {event.nextAttemptAt ? <time dateTime={event.nextAttemptAt}>{format(event.nextAttemptAt)}</time> : null}
-            </Table.Td>
-            <Table.Td>
-              <Text size="sm" c="var(--manifold-danger)" style={{ wordBreak: 'break-word' }}>
-                {event.lastError}
-              </Text>
-            </Table.Td>
+            <DeliveryCells attempts={event.attempts} nextAttemptAt={event.nextAttemptAt} lastError={event.lastError} />
             <Table.Td>
               <Group gap={4} wrap="nowrap">
                 <IconAction
