@@ -1,8 +1,16 @@
 import { Button, Group } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 
-/** The Cancel and Save buttons at the foot of a modal form. */
-export function FormButtons({ onCancel, pending }: { onCancel: () => void; pending: boolean }) {
+/** The Cancel and submit buttons at the foot of a modal form; the submit button says Save unless `submitLabel` is given. */
+export function FormButtons({
+  onCancel,
+  pending,
+  submitLabel,
+}: {
+  onCancel: () => void;
+  pending: boolean;
+  submitLabel?: string;
+}) {
   const { t } = useTranslation();
   return (
     <Group justify="flex-end">
@@ -10,7 +18,7 @@ export function FormButtons({ onCancel, pending }: { onCancel: () => void; pendi
         {t('common.cancel')}
       </Button>
       <Button type="submit" loading={pending}>
-        {t('common.save')}
+        {submitLabel ?? t('common.save')}
       </Button>
     </Group>
   );

@@ -1,10 +1,10 @@
-import { Autocomplete, Button, Group, MultiSelect, Stack, TagsInput } from '@mantine/core';
+import { Autocomplete, MultiSelect, Stack, TagsInput } from '@mantine/core';
 import { accessConstraints, type TAccessConstraint, type TAccessControl } from '@manifold/contract';
-import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { formErrorsFrom, type FormErrors } from '../../../components/api-error-message';
+import { FormButtons } from '../../../components/form-buttons';
 import { FormGeneralErrors } from '../../../components/form-fields';
 import { useFields } from '../../../hooks/use-fields';
+import { useFormSubmit } from '../../../hooks/use-form-submit';
 import { useAddAccessPolicy, useEditAccessPolicy } from '../api/access-controls';
 
 const fieldNames = ['policyName', 'constraints', 'incomingIpAddresses'] as const;
@@ -30,20 +30,12 @@ export function PolicyForm({ policy, onDone, onCancel }: PolicyFormProps) {
     constraints: policy?.constraints ?? ([] as TAccessConstraint[]),
     incomingIpAddresses: policy?.incomingIpAddresses ?? ([] as string[]),
   });
-  const [errors, setErrors] = useState<FormErrors>({ fields: {}, general: [] });
   const add = useAddAccessPolicy();
   const edit = useEditAccessPolicy();
-
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    setErrors({ fields: {}, general: [] });
-    const handlers = {
-      onSuccess: onDone,
-      onError: (error: unknown) => setErrors(formErrorsFrom(t, error, fieldNames, fieldOfToken)),
-    };
+  const { errors, submit } = useFormSubmit(fieldNames, fieldOfToken, onDone, (handlers) => {
     if (policy) edit.mutate({ accessControlId: policy.accessControlId, ...values }, handlers);
     else add.mutate(values, handlers);
-  };
+  });
 
   return (
     <form
@@ -78,14 +70,11 @@ export function PolicyForm({ policy, onDone, onCancel }: PolicyFormProps) {
           error={errors.fields.incomingIpAddresses}
           onChange={(value) => setField('incomingIpAddresses', value)}
         />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onCancel}>
-            {t('common.cancel')}
-          </Button>
-          <Button type="submit" loading={add.isPending || edit.isPending}>
-            {policy ? t('common.save') : t('accessControl.policies.add')}
-          </Button>
-        </Group>
+        <FormButtons
+          onCancel={onCancel}
+          pending={add.isPending || edit.isPending}
+          submitLabel={policy ? t('common.save') : t('accessControl.policies.add')}
+        />
       </Stack>
     </form>
   );

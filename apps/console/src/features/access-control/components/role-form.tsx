@@ -1,4 +1,4 @@
-import { Button, Group, Select, Stack } from '@mantine/core';
+import { Select, Stack } from '@mantine/core';
 import {
   accessConstraints,
   accessRoleCodes,
@@ -8,12 +8,12 @@ import {
   type TAccessRoleCode,
   type TUserProfile,
 } from '@manifold/contract';
-import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { formErrorsFrom, type FormErrors } from '../../../components/api-error-message';
+import { FormButtons } from '../../../components/form-buttons';
 import { FormGeneralErrors } from '../../../components/form-fields';
 import { SearchMultiSelect, type SearchSource } from '../../../components/search-select';
 import { useFields } from '../../../hooks/use-fields';
+import { useFormSubmit } from '../../../hooks/use-form-submit';
 import { userOption, userPickerQueryOptions } from '../../../lib/pickers';
 import { useAddAccessRole, useEditAccessRole } from '../api/access-controls';
 
@@ -36,21 +36,13 @@ export function RoleForm({ role, onDone, onCancel }: RoleFormProps) {
     constraintName: role?.constraintName ?? ('cui-download' as TAccessConstraint),
     roleMembers: role?.roleMembers ?? ([] as string[]),
   });
-  const [errors, setErrors] = useState<FormErrors>({ fields: {}, general: [] });
   const add = useAddAccessRole();
   const edit = useEditAccessRole();
   const granted = accessConstraints.filter((constraint) => roleCodeGrants(values.roleCode, constraint));
-
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    setErrors({ fields: {}, general: [] });
-    const handlers = {
-      onSuccess: onDone,
-      onError: (error: unknown) => setErrors(formErrorsFrom(t, error, fieldNames, fieldOfToken)),
-    };
+  const { errors, submit } = useFormSubmit(fieldNames, fieldOfToken, onDone, (handlers) => {
     if (role) edit.mutate({ accessRoleId: role.accessRoleId, ...values }, handlers);
     else add.mutate(values, handlers);
-  };
+  });
 
   return (
     <form onSubmit={submit} noValidate aria-label={role ? t('accessControl.roles.editTitle') : t('accessControl.roles.addTitle')}>
@@ -91,14 +83,11 @@ export function RoleForm({ role, onDone, onCancel }: RoleFormProps) {
           error={errors.fields.roleMembers}
           onChange={(members) => setField('roleMembers', members)}
         />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onCancel}>
-            {t('common.cancel')}
-          </Button>
-          <Button type="submit" loading={add.isPending || edit.isPending}>
-            {role ? t('common.save') : t('accessControl.roles.add')}
-          </Button>
-        </Group>
+        <FormButtons
+          onCancel={onCancel}
+          pending={add.isPending || edit.isPending}
+          submitLabel={role ? t('common.save') : t('accessControl.roles.add')}
+        />
       </Stack>
     </form>
   );

@@ -1,8 +1,9 @@
-import { Button, Group, Stack } from '@mantine/core';
+import { Stack } from '@mantine/core';
 import type { TAuthorizeRequest, TOrderDetail } from '@manifold/contract';
 import { useQuery } from '@tanstack/react-query';
 import { useMemo, useReducer, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { FormButtons } from '../../../components/form-buttons';
 import { sessionQueryOptions } from '../../../lib/session';
 import { useDeviceParameters } from '../api/get-approved-devices';
 import { authorizeErrorsFrom } from './authorize-errors';
@@ -96,14 +97,7 @@ export function AuthorizeForm({ order, submit, onDone, onCancel, pending }: Auth
         <ParametersSection group="quality" fields={qualityFields} state={state} dispatch={dispatch} />
         <TrackingSection state={state} dispatch={dispatch} />
         <UsersSection order={order} state={state} dispatch={dispatch} />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onCancel}>
-            {t('common.cancel')}
-          </Button>
-          <Button type="submit" loading={pending}>
-            {t('orders.authorize.submit')}
-          </Button>
-        </Group>
+        <FormButtons onCancel={onCancel} pending={pending} submitLabel={t('orders.authorize.submit')} />
       </Stack>
     </form>
   );

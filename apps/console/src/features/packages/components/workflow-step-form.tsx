@@ -1,14 +1,13 @@
-import { Button, Group, Select, Stack, TextInput, Textarea } from '@mantine/core';
+import { Select, Stack, TextInput, Textarea } from '@mantine/core';
 import { workflowStepTypes, type TDeviceTemplate, type TWorkflowStep, type TWorkflowStepType } from '@manifold/contract';
-import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { formErrorsFrom, type FormErrors } from '../../../components/api-error-message';
+import { FormButtons } from '../../../components/form-buttons';
 import { useFields } from '../../../hooks/use-fields';
+import { useFormSubmit } from '../../../hooks/use-form-submit';
 import { useAddWorkflowStep } from '../api/add-workflow-step';
 import { useEditWorkflowStep } from '../api/edit-workflow-step';
 import { ErrorAlert } from '../../../components/error-alert';
 
-const noErrors: FormErrors = { fields: {}, general: [] };
 const fieldNames = ['type', 'name', 'instructions', 'deviceTemplateId'] as const;
 const fieldOfToken: Record<string, string> = {
   workflowStepInstructionsEmpty: 'instructions',
@@ -38,13 +37,9 @@ export function WorkflowStepForm({ dsiId, step, templates, onDone, onCancel }: W
     instructions: step?.instructions ?? '',
     deviceTemplateId: step?.deviceTemplateId ?? null,
   });
-  const [errors, setErrors] = useState<FormErrors>(noErrors);
   const add = useAddWorkflowStep();
   const edit = useEditWorkflowStep();
-
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    setErrors(noErrors);
+  const { errors, submit } = useFormSubmit(fieldNames, fieldOfToken, onDone, (handlers) => {
     const input = {
       dsiId,
       type: values.type,
@@ -52,13 +47,9 @@ export function WorkflowStepForm({ dsiId, step, templates, onDone, onCancel }: W
       instructions: values.instructions,
       deviceTemplateId: values.type === 'device' ? values.deviceTemplateId : null,
     };
-    const handlers = {
-      onSuccess: onDone,
-      onError: (error: unknown) => setErrors(formErrorsFrom(t, error, fieldNames, fieldOfToken)),
-    };
     if (step) edit.mutate({ ...input, workflowStepId: step.workflowStepId }, handlers);
     else add.mutate(input, handlers);
-  };
+  });
 
   const templateOptions = templates.map((template) => ({
     value: template.deviceTemplateId,
@@ -107,14 +98,11 @@ export function WorkflowStepForm({ dsiId, step, templates, onDone, onCancel }: W
           error={errors.fields.instructions}
           onChange={(event) => setField('instructions', event.currentTarget.value)}
         />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onCancel}>
-            {t('common.cancel')}
-          </Button>
-          <Button type="submit" loading={add.isPending || edit.isPending}>
-            {step ? t('common.save') : t('packages.steps.add')}
-          </Button>
-        </Group>
+        <FormButtons
+          onCancel={onCancel}
+          pending={add.isPending || edit.isPending}
+          submitLabel={step ? t('common.save') : t('packages.steps.add')}
+        />
       </Stack>
     </form>
   );
