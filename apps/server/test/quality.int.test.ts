@@ -12,25 +12,7 @@ import {
 import { type FormFile, multipartEntries, multipartForm } from './helpers/multipart.js';
 import { grantAuthorization, MachineChain } from './helpers/trace-fixtures.js';
 import { describeEachDatabase, expectToken, expectTokens } from './helpers/test-app.js';
-
-const height: TQualityParameter = {
-  id: 'height',
-  type: 'decimal',
-  units: 'mm',
-  encrypt: false,
-  required: true,
-  adjust: 'FREE',
-  low: 10,
-  high: 12,
-};
-const finish: TQualityParameter = {
-  id: 'finish',
-  type: 'choice',
-  encrypt: false,
-  required: false,
-  adjust: 'FREE',
-  choiceList: ['matte', 'gloss'],
-};
+import { finishParameter as finish, heightParameter as height } from './helpers/quality-fixtures.js';
 
 /** The smallest PNG: a 1×1 transparent pixel. */
 const png = Buffer.from(

@@ -2,24 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { TQualityParameter } from '@manifold/contract';
 import { ErrorCollector, type AppError, AppErrors } from '../../lib/app-error.js';
 import { checkInspectionValues, inspectedParameters } from './inspection-values.js';
-
-const height: TQualityParameter = {
-  id: 'height',
-  type: 'decimal',
-  encrypt: false,
-  required: true,
-  adjust: 'FREE',
-  low: 10,
-  high: 12,
-};
-const finish: TQualityParameter = {
-  id: 'finish',
-  type: 'choice',
-  encrypt: false,
-  required: false,
-  adjust: 'FREE',
-  choiceList: ['matte', 'gloss'],
-};
+import { finishParameter as finish, heightParameter as height } from '../../../test/helpers/quality-fixtures.js';
 
 function problemsOf(parameters: TQualityParameter[], given: { id: string; values: (string | number | boolean)[] }[]) {
   const problems = new ErrorCollector();
