@@ -7,9 +7,10 @@ import {
   StorageSharedKeyCredential,
 } from '@azure/storage-blob';
 import {
-  DigestCounter,
-  feedUpload,
   newStorageKey,
+  OBJECT_PREFIX,
+  objectName,
+  putRemote,
   type ListedObject,
   type PutOptions,
   type StorageProvider,
@@ -26,8 +27,6 @@ export interface AzureSettings {
   endpoint?: string | undefined;
 }
 
-/** Blobs live at `objects/<key>`; nothing else of the container is read or written. */
-const PREFIX = 'objects/';
 /** Blocks of 8 MiB, four in flight: at most 32 MiB of a file in memory per upload. */
 const BLOCK_SIZE = 8 * 1024 * 1024;
 const CONCURRENCY = 4;
@@ -59,18 +58,14 @@ export class AzureStorage implements StorageProvider {
 
   async putAs(key: string, source: Readable, options: PutOptions = {}): Promise<StoredObject> {
     const blob = this.blob(key);
-    const counter = new DigestCounter(options.maxBytes, options.digest !== false);
-    this.writing.add(blob.name);
-    try {
-      await feedUpload(source, counter, BLOCK_SIZE, (body) => blob.uploadStream(body, BLOCK_SIZE, CONCURRENCY));
-    } catch (error) {
-      source.destroy();
-      await discard(blob).catch(() => undefined);
-      throw error;
-    } finally {
-      this.writing.delete(blob.name);
-    }
-    return { key, size: counter.size, sha256: counter.sha256() };
+    return putRemote(source, options, {
+      key,
+      name: blob.name,
+      writing: this.writing,
+      bufferBytes: BLOCK_SIZE,
+      upload: (body) => blob.uploadStream(body, BLOCK_SIZE, CONCURRENCY),
+      undo: () => discard(blob),
+    });
   }
 
   async get(key: string, range?: { start: number; end: number }): Promise<Readable> {
@@ -94,8 +89,8 @@ export class AzureStorage implements StorageProvider {
   }
 
   async *list(): AsyncIterable<ListedObject> {
-    for await (const item of this.container.listBlobsFlat({ prefix: PREFIX })) {
-      const key = item.name.slice(PREFIX.length);
+    for await (const item of this.container.listBlobsFlat({ prefix: OBJECT_PREFIX })) {
+      const key = item.name.slice(OBJECT_PREFIX.length);
       if (storageKeyPattern.test(key)) yield { key, storedAt: item.properties.lastModified };
     }
   }
@@ -106,9 +101,9 @@ export class AzureStorage implements StorageProvider {
    */
   async removeAbandonedUploads(olderThan: Date): Promise<number> {
     const committed = new Set<string>();
-    for await (const item of this.container.listBlobsFlat({ prefix: PREFIX })) committed.add(item.name);
+    for await (const item of this.container.listBlobsFlat({ prefix: OBJECT_PREFIX })) committed.add(item.name);
     let removed = 0;
-    for await (const item of this.container.listBlobsFlat({ prefix: PREFIX, includeUncommitedBlobs: true })) {
+    for await (const item of this.container.listBlobsFlat({ prefix: OBJECT_PREFIX, includeUncommitedBlobs: true })) {
       if (committed.has(item.name) || this.writing.has(item.name)) continue;
       if (item.properties.lastModified >= olderThan) continue;
       await discard(this.container.getBlockBlobClient(item.name));
@@ -117,10 +112,8 @@ export class AzureStorage implements StorageProvider {
     return removed;
   }
 
-  /** The only place a key becomes a blob name: anything but 32 hex characters is refused. */
   private blob(key: string): BlockBlobClient {
-    if (!storageKeyPattern.test(key)) throw new Error(`invalid storage key ${JSON.stringify(key)}`);
-    return this.container.getBlockBlobClient(PREFIX + key);
+    return this.container.getBlockBlobClient(objectName(key));
   }
 }
 

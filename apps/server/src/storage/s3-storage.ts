@@ -12,9 +12,10 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import {
-  DigestCounter,
-  feedUpload,
   newStorageKey,
+  OBJECT_PREFIX,
+  objectName,
+  putRemote,
   type ListedObject,
   type PutOptions,
   type StorageProvider,
@@ -34,8 +35,6 @@ export interface S3Settings {
   forcePathStyle?: boolean | undefined;
 }
 
-/** Objects live at `objects/<key>`; nothing else of the bucket is read or written. */
-const PREFIX = 'objects/';
 /** Parts of 8 MiB, four in flight: at most 32 MiB of a file in memory per upload. */
 const PART_SIZE = 8 * 1024 * 1024;
 const QUEUE_SIZE = 4;
@@ -73,11 +72,13 @@ export class S3Storage implements StorageProvider {
 
   async putAs(key: string, source: Readable, options: PutOptions = {}): Promise<StoredObject> {
     const name = objectName(key);
-    const counter = new DigestCounter(options.maxBytes, options.digest !== false);
     let upload: Upload | undefined;
-    this.writing.add(name);
-    try {
-      await feedUpload(source, counter, PART_SIZE, (body) => {
+    return putRemote(source, options, {
+      key,
+      name,
+      writing: this.writing,
+      bufferBytes: PART_SIZE,
+      upload: (body) => {
         upload = new Upload({
           client: this.client,
           params: { Bucket: this.bucket, Key: name, Body: body },
@@ -86,17 +87,13 @@ export class S3Storage implements StorageProvider {
           leavePartsOnError: false,
         });
         return upload.done();
-      });
-    } catch (error) {
-      source.destroy();
-      await upload?.abort().catch(() => undefined);
-      // a single-request upload may have completed before the error surfaced: remove it
-      await this.delete(key).catch(() => undefined);
-      throw error;
-    } finally {
-      this.writing.delete(name);
-    }
-    return { key, size: counter.size, sha256: counter.sha256() };
+      },
+      undo: async () => {
+        await upload?.abort().catch(() => undefined);
+        // a single-request upload may have completed before the error surfaced: remove it
+        await this.delete(key);
+      },
+    });
   }
 
   async get(key: string, range?: { start: number; end: number }): Promise<Readable> {
@@ -133,10 +130,10 @@ export class S3Storage implements StorageProvider {
     let token: string | undefined;
     do {
       const page = await this.client.send(
-        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: PREFIX, ContinuationToken: token }),
+        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: OBJECT_PREFIX, ContinuationToken: token }),
       );
       for (const object of page.Contents ?? []) {
-        const key = object.Key?.slice(PREFIX.length) ?? '';
+        const key = object.Key?.slice(OBJECT_PREFIX.length) ?? '';
         if (storageKeyPattern.test(key)) yield { key, storedAt: object.LastModified ?? new Date(0) };
       }
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
@@ -158,7 +155,7 @@ export class S3Storage implements StorageProvider {
         page = await this.client.send(
           new ListMultipartUploadsCommand({
             Bucket: this.bucket,
-            Prefix: PREFIX,
+            Prefix: OBJECT_PREFIX,
             KeyMarker: keyMarker,
             UploadIdMarker: uploadIdMarker,
           }),
@@ -198,12 +195,6 @@ export class S3Storage implements StorageProvider {
   close(): void {
     this.client.destroy();
   }
-}
-
-/** The only place a key becomes an object name: anything but 32 hex characters is refused. */
-function objectName(key: string): string {
-  if (!storageKeyPattern.test(key)) throw new Error(`invalid storage key ${JSON.stringify(key)}`);
-  return PREFIX + key;
 }
 
 function isMissing(error: unknown): boolean {

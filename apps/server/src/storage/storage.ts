@@ -135,3 +135,44 @@ export async function feedUpload(
   if (fed.status === 'rejected') throw fed.reason;
   if (uploaded.status === 'rejected') throw uploaded.reason;
 }
+
+/** The remote providers' objects live at `objects/<key>`; nothing else of a bucket or container is read or written. */
+export const OBJECT_PREFIX = 'objects/';
+
+/** The only place a key becomes a remote object's name: anything but 32 hex characters is refused. */
+export function objectName(key: string): string {
+  if (!storageKeyPattern.test(key)) throw new Error(`invalid storage key ${JSON.stringify(key)}`);
+  return OBJECT_PREFIX + key;
+}
+
+/**
+ * A remote provider's put of `key` as the object `name`: `source`, counted and hashed as
+ * `options` say, streams into `upload` (see {@link feedUpload}) while `writing` holds the name, so
+ * that cleaning abandoned uploads passes it over. A put that fails destroys `source` and runs
+ * `undo` (whose own failure is ignored) before it rejects.
+ */
+export async function putRemote(
+  source: Readable,
+  options: PutOptions,
+  put: {
+    key: string;
+    name: string;
+    writing: Set<string>;
+    bufferBytes: number;
+    upload: (body: Readable) => Promise<unknown>;
+    undo: () => Promise<unknown>;
+  },
+): Promise<StoredObject> {
+  const counter = new DigestCounter(options.maxBytes, options.digest !== false);
+  put.writing.add(put.name);
+  try {
+    await feedUpload(source, counter, put.bufferBytes, put.upload);
+  } catch (error) {
+    source.destroy();
+    await put.undo().catch(() => undefined);
+    throw error;
+  } finally {
+    put.writing.delete(put.name);
+  }
+  return { key: put.key, size: counter.size, sha256: counter.sha256() };
+}
