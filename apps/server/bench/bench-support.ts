@@ -186,18 +186,28 @@ export interface Target {
   kind: 'sqlite' | 'postgres';
   dataDir: string;
   databaseUrl: string;
+  /** Drops the scratch database and removes the data directory. */
   drop(): Promise<void>;
 }
 
 /** A scratch database of `kind` (sqlite, or postgres from TEST_POSTGRES_URL) and a data directory for a benchmark server. */
 export async function benchTarget(kind: string, prefix: string): Promise<Target> {
   const dataDir = await fs.promises.mkdtemp(path.join(os.tmpdir(), prefix));
+  const removeDataDir = () => fs.promises.rm(dataDir, { recursive: true, force: true });
   if (kind === 'postgres') {
     const scratch = await createScratchDatabase('postgres');
-    return { kind, dataDir, databaseUrl: scratch.url, drop: scratch.drop };
+    return {
+      kind,
+      dataDir,
+      databaseUrl: scratch.url,
+      drop: async () => {
+        await scratch.drop();
+        await removeDataDir();
+      },
+    };
   }
   if (kind !== 'sqlite') throw new Error(`--databases: ${kind} is not sqlite or postgres`);
-  return { kind, dataDir, databaseUrl: `sqlite:${path.join(dataDir, 'bench.db')}`, drop: async () => undefined };
+  return { kind, dataDir, databaseUrl: `sqlite:${path.join(dataDir, 'bench.db')}`, drop: removeDataDir };
 }
 
 /** A JSON call to a benchmark server as its administrator; a non-2xx answer throws. */

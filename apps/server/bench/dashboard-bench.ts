@@ -10,7 +10,6 @@
 //
 // PostgreSQL comes from TEST_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test); a
 // scratch database is created and dropped.
-import fs from 'node:fs/promises';
 import os from 'node:os';
 import { DASHBOARD_DAYS, DASHBOARD_PEERS, DASHBOARD_RECENT_EVENTS, type TDashboard } from '@manifold/contract';
 import { parseDatabaseUrl } from '../src/config.js';
@@ -84,7 +83,6 @@ async function bench(kind: string) {
     return rows;
   } finally {
     await t.drop();
-    await fs.rm(t.dataDir, { recursive: true, force: true });
   }
 }
 

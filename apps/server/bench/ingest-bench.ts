@@ -25,7 +25,6 @@
 import SQLite from 'better-sqlite3';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import fs from 'node:fs/promises';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
@@ -362,7 +361,6 @@ async function bare(
     }
   } finally {
     await t.drop();
-    await fs.rm(t.dataDir, { recursive: true, force: true });
   }
 }
 
@@ -390,7 +388,6 @@ for (const kind of values.databases.split(',')) {
     });
   } finally {
     await t.drop();
-    await fs.rm(t.dataDir, { recursive: true, force: true });
   }
 }
 console.log(

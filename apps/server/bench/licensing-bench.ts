@@ -17,7 +17,6 @@
 // scratch database is created and dropped.
 import { randomBytes, randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
-import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -153,7 +152,6 @@ async function benchAuthorize(kind: string) {
   } finally {
     await Promise.all(processes.map((process) => process.stop()));
     await t.drop();
-    await fs.rm(t.dataDir, { recursive: true, force: true });
   }
 }
 
@@ -241,7 +239,6 @@ async function benchOrders(kind: string) {
   } finally {
     await server.stop();
     await t.drop();
-    await fs.rm(t.dataDir, { recursive: true, force: true });
   }
 }
 
@@ -336,7 +333,6 @@ async function benchInstances(kind: string) {
   } finally {
     await Promise.all(processes.reverse().map((process) => process.stop()));
     await t.drop();
-    await fs.rm(t.dataDir, { recursive: true, force: true });
   }
 }
 

@@ -9,17 +9,13 @@
 // PostgreSQL comes from TEST_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test); a
 // scratch database is created and dropped.
 import { createHash, randomUUID } from 'node:crypto';
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { sql, type Insertable } from 'kysely';
 import { parseDatabaseUrl } from '../src/config.js';
 import { createDatabase } from '../src/db/database.js';
 import type { AuditEventsTable } from '../src/db/schema.js';
 import type { TraceEventsTable } from '../src/db/schema-trace.js';
-import { createScratchDatabase } from '../test/helpers/database-servers.js';
-import { measure, startBenchServer } from './bench-support.js';
+import { benchTarget, measure, startBenchServer, type Target } from './bench-support.js';
 
 const { values } = parseArgs({
   options: {
@@ -72,23 +68,6 @@ function auditEvent(i: number): Insertable<AuditEventsTable> {
   };
 }
 
-interface Target {
-  kind: 'sqlite' | 'postgres';
-  dataDir: string;
-  databaseUrl: string;
-  drop(): Promise<void>;
-}
-
-async function target(kind: string): Promise<Target> {
-  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'manifold-trace-bench-'));
-  if (kind === 'postgres') {
-    const scratch = await createScratchDatabase('postgres');
-    return { kind, dataDir, databaseUrl: scratch.url, drop: scratch.drop };
-  }
-  if (kind !== 'sqlite') throw new Error(`--databases: ${kind} is not sqlite or postgres`);
-  return { kind, dataDir, databaseUrl: `sqlite:${path.join(dataDir, 'bench.db')}`, drop: async () => undefined };
-}
-
 /** Batched multi-row inserts in transactions; answers the seconds taken for both tables. */
 async function seed(t: Target): Promise<number> {
   const database = createDatabase(parseDatabaseUrl(t.databaseUrl, t.dataDir));
@@ -126,7 +105,7 @@ async function seed(t: Target): Promise<number> {
 }
 
 async function bench(kind: string) {
-  const t = await target(kind);
+  const t = await benchTarget(kind, 'manifold-trace-bench-');
   const seconds = await seed(t);
   console.log(
     `${kind}: seeded ${rows.toLocaleString('en')} trace events and ${rows.toLocaleString('en')} audit records in ${seconds.toFixed(1)} s (${Math.round((2 * rows) / seconds).toLocaleString('en')} rows/s)`,
@@ -162,7 +141,6 @@ async function bench(kind: string) {
   } finally {
     await server.stop();
     await t.drop();
-    await fs.rm(t.dataDir, { recursive: true, force: true });
   }
 }
 
