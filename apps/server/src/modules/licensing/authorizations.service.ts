@@ -19,7 +19,7 @@ import { UsersRepository } from '../users/users.repository.js';
 import { checkAuthorize, isSerialized, isUuid, targetIds, whyTakeRefused } from './authorize-checks.js';
 import type { AuthorizationRecord } from './authorizations.repository.js';
 import { LicensingChanges } from './licensing-changes.js';
-import { type OrderRecord, sortColumns, type Viewer } from './orders.repository.js';
+import { listQueryOf, type OrderRecord, type Viewer } from './orders.repository.js';
 import { RecipientsRepository } from './recipients.repository.js';
 import { AuthorizeBatchRepository, type GrantRows } from './authorize-batch.repository.js';
 import type { SignedAuthorizations } from './signed-authorization.js';
@@ -257,16 +257,10 @@ export class AuthorizationsService {
   }
 
   list(query: TAuthorizationListQuery, viewer: Viewer): Promise<TPage<TAuthorization>> {
+    const { filters, sort } = listQueryOf(query);
     return this.changes().authorizations.list(
-      {
-        archived: query.filterByArchived,
-        dsiId: query.filterByDsiId,
-        companyName: query.filterByCompanyName,
-        userId: query.filterByUserId,
-        orderId: query.orderId,
-        authorizationId: query.authorizationId,
-      },
-      { column: sortColumns[query.sortBy], direction: query.sortOrder },
+      { ...filters, orderId: query.orderId, authorizationId: query.authorizationId },
+      sort,
       query,
       viewer,
     );

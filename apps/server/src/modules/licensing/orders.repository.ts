@@ -1,5 +1,12 @@
 import { type Kysely, sql } from 'kysely';
-import type { TDeviceIdentityConstraint, TDeviceParameter, TOrder, TPage, TQualityParameter } from '@manifold/contract';
+import type {
+  TDeviceIdentityConstraint,
+  TDeviceParameter,
+  TOrder,
+  TOrderListQuery,
+  TPage,
+  TQualityParameter,
+} from '@manifold/contract';
 import type { Dialect } from '../../db/dialect.js';
 import { type ListIdentity, type ListOrdering, paginateAnchored } from '../../db/anchored-paging.js';
 import type { ListTable } from '../../db/migrations/030-list-changes.js';
@@ -24,12 +31,25 @@ export interface ListSort {
   direction: 'asc' | 'desc';
 }
 
-export const sortColumns = {
+const sortColumns = {
   orderId: 'id',
   userId: 'user_id',
   companyName: 'company_name',
   dateCreated: 'created_at',
 } as const;
+
+/** The filters and the sort an `order/list` query asks for (`authorization/list` asks for them too). */
+export function listQueryOf(query: TOrderListQuery): { filters: ListFilters; sort: ListSort } {
+  return {
+    filters: {
+      archived: query.filterByArchived,
+      dsiId: query.filterByDsiId,
+      companyName: query.filterByCompanyName,
+      userId: query.filterByUserId,
+    },
+    sort: { column: sortColumns[query.sortBy], direction: query.sortOrder },
+  };
+}
 
 /** Ids of the orders shared with one of the viewer's groups (a subquery). */
 export function visibleOrderIds(db: Kysely<DB>, viewer: Viewer) {

@@ -17,7 +17,7 @@ import { AuditRepository } from '../audit/audit.repository.js';
 import type { ServerCredentials } from '../provision/server-credentials.service.js';
 import { type Actor, LicensingChanges } from './licensing-changes.js';
 import { OrderSendersRepository } from './order-senders.repository.js';
-import { type NewOrder, type OrderRecord, sortColumns, toOrder, type Viewer } from './orders.repository.js';
+import { listQueryOf, type NewOrder, type OrderRecord, toOrder, type Viewer } from './orders.repository.js';
 import { checkPolicy, POLICY_FIELD } from './policy-check.js';
 
 /** How many authorizations an order detail shows when no page is asked for. */
@@ -177,17 +177,8 @@ export class OrdersService {
   }
 
   list(query: TOrderListQuery, viewer: Viewer): Promise<TPage<TOrder>> {
-    return this.changes().orders.list(
-      {
-        archived: query.filterByArchived,
-        dsiId: query.filterByDsiId,
-        companyName: query.filterByCompanyName,
-        userId: query.filterByUserId,
-      },
-      { column: sortColumns[query.sortBy], direction: query.sortOrder },
-      query,
-      viewer,
-    );
+    const { filters, sort } = listQueryOf(query);
+    return this.changes().orders.list(filters, sort, query, viewer);
   }
 
   /** The order with its groups, one page of its authorizations and its history (newest first). */
