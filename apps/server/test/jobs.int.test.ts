@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +18,7 @@ import { SESSION_PURGE } from '../src/jobs/session-purge.js';
 import { OUTBOX_PURGE } from '../src/modules/outbox/outbox-purge.job.js';
 import { LIST_CHANGES_COMPACT } from '../src/jobs/list-changes-compact.js';
 import { STORAGE_SWEEP } from '../src/jobs/storage-sweep.js';
+import { STP_NONCE_PURGE } from '../src/jobs/stp-nonce-purge.js';
 import { createScratchDatabase } from './helpers/database-servers.js';
 import { startServer } from './helpers/server-process.js';
 import { adminPassword, describeEachDatabase } from './helpers/test-app.js';
@@ -477,6 +478,30 @@ describeEachDatabase('background jobs in the server', (ctx) => {
     expect(left.map((row) => row.id)).toEqual(['purge-expired-recently', 'purge-live', 'purge-revoked-recently']);
   });
 
+  it('purges the STP nonces spent more than twice the timestamp window ago, every machine at once', async () => {
+    const { db } = database();
+    const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
+    const machines = [randomUUID(), randomUUID()];
+    await db
+      .insertInto('stp_nonces')
+      .values([
+        { device_id: machines[0]!, nonce: 'old-a', created_at: minutesAgo(11) },
+        { device_id: machines[1]!, nonce: 'old-b', created_at: minutesAgo(60) },
+        { device_id: machines[0]!, nonce: 'recent-a', created_at: minutesAgo(9) },
+        { device_id: machines[1]!, nonce: 'recent-b', created_at: minutesAgo(0) },
+      ])
+      .execute();
+    // this period's run, if an earlier test's runner already made it, is made again
+    await db.deleteFrom('jobs').where('kind', '=', STP_NONCE_PURGE).execute();
+
+    const jobs = module();
+    await jobs.runner.runDue();
+    const purge = await db.selectFrom('jobs').selectAll().where('kind', '=', STP_NONCE_PURGE).executeTakeFirstOrThrow();
+    expect(purge).toMatchObject({ state: 'done', dedupe_key: expect.stringMatching(/^every:stp\.nonces\.purge:/) });
+    const left = await db.selectFrom('stp_nonces').select('nonce').where('device_id', 'in', machines).orderBy('nonce').execute();
+    expect(left.map((row) => row.nonce)).toEqual(['recent-a', 'recent-b']);
+  });
+
   it('sweeps abandoned uploads and unreferenced objects older than the grace period, nothing else', async () => {
     const root = path.join(ctx().config.dataDir, 'storage');
     const objectPath = (key: string) => path.join(root, key.slice(0, 2), key);
@@ -562,7 +587,7 @@ describe('the job runner in a started server', () => {
           headers: { authorization: `Bearer ${sessionToken}` },
         });
         kinds = ((await response.json()) as TPage<TJob>).data.map((job) => job.kind);
-        return new Set(kinds).size === 5 && kinds.filter((kind) => kind === STORAGE_SWEEP).length >= 2;
+        return new Set(kinds).size === 6 && kinds.filter((kind) => kind === STORAGE_SWEEP).length >= 2;
       }, 'the jobs of the first start');
       // the sweep at start and the first period of each schedule
       expect([...new Set(kinds)].sort()).toEqual([
@@ -571,6 +596,7 @@ describe('the job runner in a started server', () => {
         OUTBOX_PURGE,
         SESSION_PURGE,
         STORAGE_SWEEP,
+        STP_NONCE_PURGE,
       ]);
     } finally {
       expect(await server.stop()).toBe(0);

@@ -11,6 +11,7 @@ import { jobsRoutes } from './jobs.routes.js';
 import { JobsService } from './jobs.service.js';
 import { LIST_CHANGES_COMPACT, LIST_CHANGES_COMPACT_SECONDS, listChangesCompactJob } from './list-changes-compact.js';
 import { SESSION_PURGE, sessionPurgeJob } from './session-purge.js';
+import { STP_NONCE_PURGE, STP_NONCE_PURGE_SECONDS, stpNoncePurgeJob } from './stp-nonce-purge.js';
 import { STORAGE_SWEEP, storageSweepJob } from './storage-sweep.js';
 import { STORAGE_MOVE } from '../modules/storage/storage-settings.service.js';
 import { storageMoveJob } from '../modules/storage/storage-move.job.js';
@@ -38,6 +39,8 @@ export function jobsModule(
 
   runner.register(SESSION_PURGE, sessionPurgeJob(database.db, log));
   runner.schedule({ kind: SESSION_PURGE, everySeconds: HOUR });
+  runner.register(STP_NONCE_PURGE, stpNoncePurgeJob(database.db, log));
+  runner.schedule({ kind: STP_NONCE_PURGE, everySeconds: STP_NONCE_PURGE_SECONDS });
   runner.register(
     STORAGE_SWEEP,
     storageSweepJob(database.db, storage, {

@@ -6,8 +6,30 @@ const MAX_DEPTH = 32;
 
 export type Forbidden = { path: string; nul: boolean };
 
-/** The first string (or key) holding NUL or another character XML cannot carry, with its path. */
+/** Whether any string (or key) down to {@link MAX_DEPTH} holds a character XML cannot carry (NUL among them). */
+function holdsForbidden(value: unknown, depth: number): boolean {
+  if (typeof value === 'string') return hasXmlForbidden(value);
+  if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (holdsForbidden(item, depth + 1)) return true;
+    return false;
+  }
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    if (hasXmlForbidden(key) || holdsForbidden((value as Record<string, unknown>)[key], depth + 1)) return true;
+  }
+  return false;
+}
+
+/**
+ * The first string (or key) holding NUL or another character XML cannot carry, with its path. A
+ * clean value (nearly every one) is walked once without writing any path.
+ */
 export function findForbidden(value: unknown, path: string, depth = 0): Forbidden | null {
+  return holdsForbidden(value, depth) ? locateForbidden(value, path, depth) : null;
+}
+
+function locateForbidden(value: unknown, path: string, depth: number): Forbidden | null {
   if (typeof value === 'string') {
     if (value.includes('\u0000')) return { path, nul: true };
     return hasXmlForbidden(value) ? { path, nul: false } : null;
@@ -15,9 +37,9 @@ export function findForbidden(value: unknown, path: string, depth = 0): Forbidde
   if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return null;
   for (const [key, item] of Object.entries(value)) {
     const where = Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key;
-    const inKey = findForbidden(key, where, MAX_DEPTH);
+    const inKey = locateForbidden(key, where, MAX_DEPTH);
     if (inKey) return inKey;
-    const found = findForbidden(item, where, depth + 1);
+    const found = locateForbidden(item, where, depth + 1);
     if (found) return found;
   }
   return null;

@@ -19,6 +19,7 @@ import * as traceEventBatches from './025-trace-event-batches.js';
 import * as dasArchiveLabels from './026-das-archive-labels.js';
 import * as dashboard from './027-dashboard.js';
 import * as traceEventText from './028-trace-event-text.js';
+import * as stpNonceExpiry from './029-stp-nonce-expiry.js';
 import * as peerDesigns from './023-peer-designs.js';
 import * as listChanges from './030-list-changes.js';
 
@@ -50,6 +51,7 @@ const migrations: Record<string, DialectMigration> = {
   '030-list-changes': listChanges,
   '025-trace-event-batches': traceEventBatches,
   '028-trace-event-text': traceEventText,
+  '029-stp-nonce-expiry': stpNonceExpiry,
 };
 
 export function migrationProvider(kind: DatabaseKind): MigrationProvider {

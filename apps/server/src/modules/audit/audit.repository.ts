@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { TAuditEntry, TAuditEventType, TPage, TPageQuery } from '@manifold/contract';
 import type { Dialect } from '../../db/dialect.js';
 import { paginateFromNearerEnd } from '../../db/paging.js';
-import { insertRows } from '../../db/row-insert.js';
+import { WriteSet } from '../../db/write-set.js';
 import type { AuditEventsTable, DB } from '../../db/schema.js';
 import type { Caller } from '../../lib/caller.js';
 import type { Selectable } from 'kysely';
@@ -34,6 +34,18 @@ function auditRow(event: AuditRecord, now: string) {
 
 const AUDIT_COLUMNS = ['event_type', 'actor', 'subject', 'details', 'source_ip', 'created_at'] as const;
 
+/** Several records, in this order, added to the writes of the transaction of the change they describe. */
+export function recordManyWith(writes: WriteSet, events: AuditRecord[]): void {
+  const now = isoNow();
+  for (let start = 0; start < events.length; start += AUDIT_ROWS_PER_INSERT) {
+    writes.insert(
+      'audit_events',
+      AUDIT_COLUMNS,
+      events.slice(start, start + AUDIT_ROWS_PER_INSERT).map((event) => auditRow(event, now)),
+    );
+  }
+}
+
 /** Audit records are written with the change they describe, in the same transaction. */
 export class AuditRepository {
   constructor(
@@ -47,11 +59,9 @@ export class AuditRepository {
 
   /** Several records at once, in this order (multi-row inserts of at most {@link AUDIT_ROWS_PER_INSERT}). */
   async recordMany(events: AuditRecord[]): Promise<void> {
-    const now = isoNow();
-    for (let start = 0; start < events.length; start += AUDIT_ROWS_PER_INSERT) {
-      const rows = events.slice(start, start + AUDIT_ROWS_PER_INSERT).map((event) => auditRow(event, now));
-      await insertRows(this.db, this.dialect.kind, 'audit_events', AUDIT_COLUMNS, rows);
-    }
+    const writes = new WriteSet(this.db, this.dialect.kind);
+    recordManyWith(writes, events);
+    await writes.flush();
   }
 
   /** A change made by a signed-in caller. */

@@ -3,7 +3,7 @@ import type { TPage, TPageQuery } from '@manifold/contract';
 import type { Dialect } from '../../db/dialect.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import { paginateFromNearerEnd } from '../../db/paging.js';
-import { insertRows } from '../../db/row-insert.js';
+import type { WriteSet } from '../../db/write-set.js';
 import type { DB } from '../../db/schema.js';
 import type { TraceChainRow, TraceEventBatchesTable, TraceEventRow, TraceEventsTable } from '../../db/schema-trace.js';
 import type { SignedEventEnvelope } from './trace-event-format.js';
@@ -70,12 +70,14 @@ export class EventsRepository {
       .executeTakeFirst();
   }
 
-  async advanceChain(deviceId: string, length: number, headHash: string, now: string): Promise<void> {
-    await this.db
-      .updateTable('trace_chains')
-      .set({ length, head_hash: headHash, updated_at: now })
-      .where('device_id', '=', deviceId)
-      .execute();
+  /** The chain's new length and head, with the writes of its events. */
+  advanceChain(writes: WriteSet, deviceId: string, length: number, headHash: string, now: string): void {
+    writes.update('trace_chains', 'device_id', ['length', 'head_hash', 'updated_at'], {
+      device_id: deviceId,
+      length,
+      head_hash: headHash,
+      updated_at: now,
+    });
   }
 
   /** Events by id (those that exist). */
@@ -99,16 +101,10 @@ export class EventsRepository {
     return row !== undefined;
   }
 
-  /** Rows in this order, in multi-row inserts (17 columns each, within every database's limit of bound values). */
-  async insertMany(rows: TraceEventsTable[]): Promise<void> {
+  /** Rows in this order, added to the writes in inserts of at most {@link EVENT_ROWS_PER_INSERT} (within every database's limit of bound values). */
+  insertMany(writes: WriteSet, rows: TraceEventsTable[]): void {
     for (let start = 0; start < rows.length; start += EVENT_ROWS_PER_INSERT) {
-      await insertRows(
-        this.db,
-        this.dialect.kind,
-        'trace_events',
-        EVENT_COLUMNS,
-        rows.slice(start, start + EVENT_ROWS_PER_INSERT),
-      );
+      writes.insert('trace_events', EVENT_COLUMNS, rows.slice(start, start + EVENT_ROWS_PER_INSERT));
     }
   }
 
@@ -116,9 +112,14 @@ export class EventsRepository {
    * Batch-signed envelopes; `unlessStored`: those not stored yet (an id is the envelope's, so one
    * stored is the same — an uploaded history; two transactions storing one new batch at once: the
    * second fails on the primary key). A machine's live batch needs no check: its nonce is spent in
-   * the same transaction, so its envelope is new.
+   * the same transaction, so its envelope is new — one stored is a replay (`duplicate`: its refusal,
+   * for the case the database reports the envelope's key before the nonce's).
    */
-  async insertBatches(rows: TraceEventBatchesTable[], { unlessStored }: { unlessStored: boolean }): Promise<void> {
+  async insertBatches(
+    writes: WriteSet,
+    rows: TraceEventBatchesTable[],
+    { unlessStored, duplicate }: { unlessStored: boolean; duplicate?: () => Error },
+  ): Promise<void> {
     let fresh = rows;
     if (unlessStored && rows.length > 0) {
       const known = await this.db
@@ -133,12 +134,11 @@ export class EventsRepository {
       const stored = new Set(known.map((row) => row.batch_id));
       fresh = rows.filter((row) => !stored.has(row.batch_id));
     }
-    await insertRows(
-      this.db,
-      this.dialect.kind,
+    writes.insert(
       'trace_event_batches',
       ['batch_id', 'device_id', 'envelope', 'received_at'],
       fresh,
+      duplicate ? { duplicate } : {},
     );
   }
 

@@ -32,11 +32,12 @@ import type { DeviceRow } from '../../db/schema-packages.js';
 import type { DB } from '../../db/schema.js';
 import type { ManageInstanceRow } from '../../db/schema-licensing.js';
 import type { TraceChainRow, TraceEventBatchesTable, TraceEventRow } from '../../db/schema-trace.js';
+import { WriteSet } from '../../db/write-set.js';
 import { AppError } from '../../lib/app-error.js';
 import type { Caller } from '../../lib/caller.js';
 import { identifierErrors } from '../../lib/identifier-errors.js';
 import { isoNow } from '../../lib/time.js';
-import { type AuditRecord, AuditRepository } from '../audit/audit.repository.js';
+import { type AuditRecord, AuditRepository, recordManyWith } from '../audit/audit.repository.js';
 import { DevicesRepository } from '../devices/devices.repository.js';
 import { formatPath } from '../packages/device-parameters.js';
 import type { StpService } from '../licensing/stp.service.js';
@@ -101,6 +102,12 @@ export const SERVER_CHAIN_ID = '00000000-0000-0000-0000-000000000000';
  */
 const EVENTS_PER_TRANSACTION = TRACE_EVENT_BATCH_MAX;
 
+/**
+ * What a request writes first in each transaction that stores its events (the first only): its
+ * nonce, its batch's envelope — added to the transaction's writes, sent with the events'.
+ */
+type FirstWrites = (trx: Kysely<DB>, writes: WriteSet) => Promise<void>;
+
 /** One event to chain (see {@link appendToChain}). */
 interface ChainedEvent {
   deviceId: string;
@@ -121,12 +128,13 @@ interface ChainedEvent {
 /**
  * Chains, stores and audits events of one chain, in this order, in the transaction that holds the
  * chain's lock: each event's finding against the head left by the one before (the chain read
- * once), the rows in multi-row inserts, the new head written once, the audit records of their
- * kinds (and of each break) in one insert.
+ * once); the rows, the new head and the audit records of their kinds (and of each break) added to
+ * `writes`, sent by the caller with the transaction's other writes (`db/write-set.ts`).
  */
 async function appendToChain(
   trx: Kysely<DB>,
   dialect: Dialect,
+  writes: WriteSet,
   chain: TraceChainRow,
   events: ChainedEvent[],
 ): Promise<TraceEventRow[]> {
@@ -201,9 +209,22 @@ async function appendToChain(
     head = event.hash;
   }
   if (rows.length === 0) return rows;
-  await repository.insertMany(rows);
-  await repository.advanceChain(chain.device_id, length, head!, now);
-  await new AuditRepository(trx, dialect).recordMany(records);
+  repository.insertMany(writes, rows);
+  repository.advanceChain(writes, chain.device_id, length, head!, now);
+  recordManyWith(writes, records);
+  return rows;
+}
+
+/** {@link appendToChain} with the writes sent at once (nothing else to send with them). */
+async function appendToChainNow(
+  trx: Kysely<DB>,
+  dialect: Dialect,
+  chain: TraceChainRow,
+  events: ChainedEvent[],
+): Promise<TraceEventRow[]> {
+  const writes = new WriteSet(trx, dialect.kind);
+  const rows = await appendToChain(trx, dialect, writes, chain, events);
+  await writes.flush();
   return rows;
 }
 
@@ -262,6 +283,9 @@ export class EventsService {
     private readonly forward?: (trx: Kysely<DB>, rows: TraceEventRow[]) => Promise<void>,
   ) {}
 
+  /** Machines whose chain row this process has seen exist (chains are never deleted). */
+  private readonly chains = new Set<string>();
+
   private repository(db = this.database.db): EventsRepository {
     return new EventsRepository(db, this.database.dialect);
   }
@@ -312,7 +336,7 @@ export class EventsService {
    */
   private async receiveSignedBatch(envelope: TStpEnvelope, sourceIp: string): Promise<TTraceEventBatchResult> {
     const parsed = parseList(ZTraceEventSignedBatch, envelope.body);
-    const { caller, spendNonce } = await this.stp.check(envelope, STP_EVENT_PATH, sourceIp);
+    const { caller, spendNonce, replayed } = await this.stp.check(envelope, STP_EVENT_PATH, sourceIp);
     const batch = batchIdOf(envelope);
     const authorizations = new Map<string, EventAuthorization | undefined>();
     const checked: CheckedEvent[] = [];
@@ -321,9 +345,10 @@ export class EventsService {
       const proof: TStoredTraceEventProof = { format: 'stp-batch', batch, index };
       checked.push(await this.checked(caller.device, parseBody(item, at), proof, 'stp', sourceIp, at, authorizations));
     }
-    const stored = await this.ingest(checked, async (trx) => {
-      await spendNonce(trx);
-      await this.repository(trx).insertBatches([batchRow(batch, envelope, isoNow())], { unlessStored: false });
+    const stored = await this.ingest(checked, async (trx, writes) => {
+      await spendNonce(writes);
+      const row = batchRow(batch, envelope, isoNow());
+      await this.repository(trx).insertBatches(writes, [row], { unlessStored: false, duplicate: replayed });
     });
     return { ...summary(stored), events: stored.map((event) => event.receipt) };
   }
@@ -372,7 +397,9 @@ export class EventsService {
     const now = isoNow();
     const referenced = new Set(checked.flatMap(({ proof }) => (proof.format === 'stp-batch' ? [proof.batch] : [])));
     const rows = [...referenced].map((batchId) => batchRow(batchId, batches.get(batchId)!, now));
-    const result = summary(await this.ingest(checked, (trx) => this.repository(trx).insertBatches(rows, { unlessStored: true })));
+    const result = summary(
+      await this.ingest(checked, (trx, writes) => this.repository(trx).insertBatches(writes, rows, { unlessStored: true })),
+    );
     await new AuditRepository(this.database.db, this.database.dialect).recordBy(caller, 'traceEventsUploaded', 'events', {
       ...result,
     });
@@ -618,7 +645,7 @@ export class EventsService {
       data: event.data,
     };
     const hash = eventHash(canonicalEvent(body, SERVER_CHAIN_ID));
-    const [row] = await appendToChain(trx, this.database.dialect, chain, [
+    const [row] = await appendToChainNow(trx, this.database.dialect, chain, [
       {
         deviceId: SERVER_CHAIN_ID,
         body,
@@ -646,7 +673,7 @@ export class EventsService {
    * runs at the start of the first transaction: a machine request's nonce is spent there, so the
    * request commits once.
    */
-  private async ingest(events: CheckedEvent[], first?: (trx: Kysely<DB>) => Promise<void>): Promise<Stored[]> {
+  private async ingest(events: CheckedEvent[], first?: FirstWrites): Promise<Stored[]> {
     const stored: Stored[] = [];
     for (let start = 0; start < events.length; start += EVENTS_PER_TRANSACTION) {
       const work = start === 0 ? first : undefined;
@@ -655,27 +682,45 @@ export class EventsService {
     return stored;
   }
 
-  private async ingestTransaction(events: CheckedEvent[], first?: (trx: Kysely<DB>) => Promise<void>): Promise<Stored[]> {
+  /**
+   * A first attempt takes every event for new (what a machine sends almost always is): no lookup
+   * of known `eventId`s, one round trip less. A repeat among them fails its insert on the primary
+   * key, the transaction rolls back whole (nonce included) and runs again looking them up; a
+   * second violation is a first arrival of the same `eventId` racing from another machine, found
+   * by a third run.
+   */
+  private async ingestTransaction(events: CheckedEvent[], first?: FirstWrites): Promise<Stored[]> {
     const devices = [...new Set(events.map((event) => event.device.id))].sort();
-    for (const deviceId of devices) await this.repository().ensureChain(deviceId, isoNow());
+    for (const deviceId of devices) {
+      if (this.chains.has(deviceId)) continue;
+      await this.repository().ensureChain(deviceId, isoNow());
+      this.chains.add(deviceId);
+    }
     for (let attempt = 0; ; attempt += 1) {
       try {
         return await this.database.transaction(async (trx) => {
-          if (first) await first(trx);
-          return this.ingestIn(trx, devices, events);
+          const writes = new WriteSet(trx, this.database.dialect.kind);
+          if (first) await first(trx, writes);
+          return this.ingestIn(trx, writes, devices, events, { lookUp: attempt > 0 });
         });
       } catch (error) {
-        if (attempt === 0 && isUniqueViolation(error)) continue;
+        if (attempt < 2 && isUniqueViolation(error)) continue;
         throw error;
       }
     }
   }
 
-  private async ingestIn(trx: Kysely<DB>, devices: string[], events: CheckedEvent[]): Promise<Stored[]> {
+  private async ingestIn(
+    trx: Kysely<DB>,
+    writes: WriteSet,
+    devices: string[],
+    events: CheckedEvent[],
+    { lookUp }: { lookUp: boolean },
+  ): Promise<Stored[]> {
     const repository = this.repository(trx);
     const chains = new Map<string, TraceChainRow>();
     for (const deviceId of devices) chains.set(deviceId, (await repository.lockChain(deviceId))!);
-    const known = await repository.findMany([...new Set(events.map((event) => event.body.eventId))]);
+    const known = lookUp ? await repository.findMany([...new Set(events.map((event) => event.body.eventId))]) : new Map();
     /** Per event: the stored row it repeats, or the index of the first event of its eventId here. */
     const firsts = new Map<string, number>();
     const fresh = new Map<string, CheckedEvent[]>();
@@ -699,6 +744,7 @@ export class EventsService {
       const chained = await appendToChain(
         trx,
         this.database.dialect,
+        writes,
         chains.get(deviceId)!,
         list.map((event) => ({
           deviceId,
@@ -714,6 +760,9 @@ export class EventsService {
       );
       for (const row of chained) rows.set(row.event_id, row);
     }
+    // the nonce, the batch's envelope, the events, the chains' heads and the audit records: one
+    // statement on PostgreSQL; the job effects below read the events' rows
+    await writes.flush();
     const builds = new BuildsRepository(trx, this.database.dialect);
     const added: TraceEventRow[] = [];
     for (const [index, event] of events.entries()) {
@@ -769,7 +818,7 @@ export class EventsService {
     }
     await repository.ensureChain(event.deviceId, now);
     const chain = (await repository.lockChain(event.deviceId))!;
-    await appendToChain(trx, this.database.dialect, chain, [
+    await appendToChainNow(trx, this.database.dialect, chain, [
       {
         deviceId: event.deviceId,
         body: event.body,

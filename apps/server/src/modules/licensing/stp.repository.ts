@@ -10,8 +10,10 @@ export class StpRepository {
     await this.db.insertInto('stp_nonces').values({ device_id: deviceId, nonce, created_at: now }).execute();
   }
 
-  async purgeNonces(deviceId: string, before: string): Promise<void> {
-    await this.db.deleteFrom('stp_nonces').where('device_id', '=', deviceId).where('created_at', '<', before).execute();
+  /** Deletes every machine's nonces spent before `before`; how many. */
+  async purgeNonces(before: string): Promise<number> {
+    const result = await this.db.deleteFrom('stp_nonces').where('created_at', '<', before).executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 
   async insertUploadToken(token: {

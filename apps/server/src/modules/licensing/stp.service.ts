@@ -16,6 +16,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import type { DB } from '../../db/schema.js';
+import { WriteSet } from '../../db/write-set.js';
 import type { DeviceRow } from '../../db/schema-packages.js';
 import { AppError } from '../../lib/app-error.js';
 import { canonicalJson } from '../../lib/canonical-json.js';
@@ -70,15 +71,21 @@ export class StpService {
   }
 
   /**
-   * {@link verify} but the nonce: spent by `spendNonce` in the caller's transaction (a request
-   * whose effects commit with it — an event batch — so a durable commit is one, not two).
+   * {@link verify} but the nonce: spent by `spendNonce` in the caller's transaction, or with its
+   * gathered writes (a request whose effects commit with it — an event batch — so a durable
+   * commit is one, not two).
    */
   async check(
     envelope: TStpEnvelope,
     path: string,
     sourceIp: string,
     now = new Date(),
-  ): Promise<{ caller: StpCaller; spendNonce: (db: Kysely<DB>) => Promise<void> }> {
+  ): Promise<{
+    caller: StpCaller;
+    spendNonce: (into: Kysely<DB> | WriteSet) => Promise<void>;
+    /** The refusal of this request as a replay. */
+    replayed: () => AppError;
+  }> {
     const device = await new DevicesRepository(this.database.db).find(envelope.deviceId);
     if (!device) throw refused('stpSignatureInvalid', 'No machine is registered with this deviceId');
     const { signature, ...unsigned } = envelope;
@@ -91,15 +98,21 @@ export class StpService {
     }
     const skew = Math.abs(Date.parse(envelope.timestamp) - now.getTime());
     if (!(skew <= STP_WINDOW_MS)) throw refused('stpTimestampOutOfWindow');
-    // nonces older than twice the window can no longer pass the timestamp check (removed on their
-    // own: in a request's transaction the range delete would lock against concurrent requests)
-    await this.stp().purgeNonces(device.id, new Date(now.getTime() - 2 * STP_WINDOW_MS).toISOString());
-    const spendNonce = async (db: Kysely<DB>) => {
+    // spent nonces older than twice the window are deleted by the job `stp.nonces.purge`
+    // (jobs/stp-nonce-purge.ts): off the request path, one range delete for every machine
+    /** Spends the nonce now (a database) or with the writes of the caller's transaction (a write set). */
+    // in a transaction, the refusal rolls it back (PostgreSQL could not go on in it anyway)
+    const replayed = () => refused('stpNonceReplayed');
+    const spendNonce = async (into: Kysely<DB> | WriteSet) => {
+      const row = { device_id: device.id, nonce: envelope.nonce, created_at: now.toISOString() };
+      if (into instanceof WriteSet) {
+        into.insert('stp_nonces', ['device_id', 'nonce', 'created_at'], [row], { duplicate: replayed });
+        return;
+      }
       try {
-        await new StpRepository(db).spendNonce(device.id, envelope.nonce, now.toISOString());
+        await new StpRepository(into).spendNonce(row.device_id, row.nonce, row.created_at);
       } catch (error) {
-        // in a transaction, the refusal rolls it back (PostgreSQL could not go on in it anyway)
-        if (isUniqueViolation(error)) throw refused('stpNonceReplayed');
+        if (isUniqueViolation(error)) throw replayed();
         throw error;
       }
     };
@@ -107,7 +120,7 @@ export class StpService {
       await spendNonce(this.database.db);
       throw new AppError('deviceNotApproved', { field: 'deviceId' });
     }
-    return { caller: { device, actor: { username: `device:${device.id}`, sourceIp } }, spendNonce };
+    return { caller: { device, actor: { username: `device:${device.id}`, sourceIp } }, spendNonce, replayed };
   }
 
   /** Orders the machine holds a live (sent or received, not expired) authorization of. */
