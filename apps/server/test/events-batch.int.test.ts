@@ -34,6 +34,16 @@ describeEachDatabase('trace events in batches', (ctx) => {
   const db = () => ctx().app.services.database.db;
   const ownMachine = async () => new MachineChain(await registerApprovedMachine(ctx(), world.root));
 
+  /** A machine with an authorization of its own, and another machine with one from the same order. */
+  const machineWithForeignAuthorization = async () => {
+    const chain = await ownMachine();
+    const other = await ownMachine();
+    const orderId = await addOrder(ctx(), policyFor(world));
+    const foreign = await grantAuthorization(ctx(), orderId, other.world.deviceId, 1);
+    const own = await grantAuthorization(ctx(), orderId, chain.world.deviceId, 1);
+    return { chain, other, own, foreign };
+  };
+
   const eventsOf = (deviceId: string) =>
     db()
       .selectFrom('trace_events')
@@ -91,11 +101,7 @@ describeEachDatabase('trace events in batches', (ctx) => {
   });
 
   it('refuses the whole batch when one event names a foreign authorization, and stores nothing of it', async () => {
-    const chain = await ownMachine();
-    const other = await ownMachine();
-    const orderId = await addOrder(ctx(), policyFor(world));
-    const foreign = await grantAuthorization(ctx(), orderId, other.world.deviceId, 1);
-    const own = await grantAuthorization(ctx(), orderId, chain.world.deviceId, 1);
+    const { chain, other, own, foreign } = await machineWithForeignAuthorization();
     const events = [
       chain.event('jobStarted', { authorizationId: own, jobId: 'j1' }),
       chain.event('jobStarted', { authorizationId: foreign, jobId: 'j2' }),
@@ -400,11 +406,7 @@ describeEachDatabase('trace events in batches', (ctx) => {
     });
 
     it('refuses the whole batch for one bad event, naming it, and stores nothing of it', async () => {
-      const chain = await ownMachine();
-      const other = await ownMachine();
-      const orderId = await addOrder(ctx(), policyFor(world));
-      const foreign = await grantAuthorization(ctx(), orderId, other.world.deviceId, 1);
-      const own = await grantAuthorization(ctx(), orderId, chain.world.deviceId, 1);
+      const { chain, own, foreign } = await machineWithForeignAuthorization();
       const refused = async (events: Event[], status: number, token: string, field: string) =>
         expectToken(await chain.sendSignedBatch(ctx(), events), status, token, field);
 
