@@ -49,6 +49,12 @@ export default tseslint.config(
     files: ['apps/server/**/*.ts', 'packages/contract/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [shareThroughContract] }],
+      // plugins/multipart.ts leaves out the hook that deletes such files: stream the parts instead
+      'no-restricted-properties': [
+        'error',
+        { property: 'saveRequestFiles', message: 'uploads are streamed (plugins/multipart.ts)' },
+        { property: 'cleanRequestFiles', message: 'uploads are streamed (plugins/multipart.ts)' },
+      ],
     },
   },
   {

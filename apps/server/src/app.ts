@@ -44,6 +44,7 @@ import { registerInputHygiene } from './plugins/input-hygiene.js';
 import { registerOpenApi } from './plugins/openapi.js';
 import { registerRequestLimits, serverTimeouts, warnOnForwardingHeaders } from './plugins/request-limits.js';
 import { registerSecurityHeaders } from './plugins/security-headers.js';
+import { deferredChildLogger } from './plugins/request-logger.js';
 import { ServerMetrics, exposeMetrics } from './metrics/metrics.js';
 import type { Services } from './services.js';
 import { LocalStorage } from './storage/local-storage.js';
@@ -131,6 +132,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     bodyLimit: 1024 * 1024,
     trustProxy: config.trustProxy,
     clientErrorHandler: answerClientError,
+    childLoggerFactory: deferredChildLogger,
     ...serverTimeouts(config.timeouts),
   });
   app.setValidatorCompiler(validatorCompiler);

@@ -40,4 +40,23 @@ describe('the permission table check at start-up', () => {
     });
     await expect(server.ready()).resolves.toBeDefined();
   });
+
+  it('asks a session of the routes whose row needs one, their HEAD included, and of no other', async () => {
+    const server = appWith((scope) => {
+      scope.get('/healthz', async () => ({ status: 'ok' }));
+      scope.get('/ui/user/login', async () => ({ reached: true }));
+      scope.post('/ui/user/login', async () => ({ reached: true }));
+    });
+    const answers = await Promise.all([
+      server.inject({ method: 'GET', url: '/ui/user/login' }),
+      server.inject({ method: 'HEAD', url: '/ui/user/login' }),
+      server.inject({ method: 'GET', url: '/ui/user/login', headers: { authorization: 'Basic x' } }),
+      server.inject({ method: 'POST', url: '/ui/user/login', payload: {} }),
+      server.inject({ method: 'GET', url: '/healthz' }),
+    ]);
+    expect(answers.map((answer) => answer.statusCode)).toEqual([401, 401, 401, 200, 200]);
+    expect(answers[0]!.json()).toEqual({ errorToken: 'invalidSessionToken', errorDescription: expect.any(String) });
+    expect(answers[0]!.headers['www-authenticate']).toBe('Bearer');
+    expect(answers[3]!.json()).toEqual({ reached: true });
+  });
 });

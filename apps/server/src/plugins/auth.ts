@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { accessOf, errorDescriptions, guardOf } from '@manifold/contract';
 import type { Caller } from '../lib/caller.js';
+import { routeHooks } from './request-steps.js';
 
 export function routeKey(method: string, url: string): string {
   return `${method === 'HEAD' ? 'GET' : method} ${url}`;
@@ -29,22 +30,38 @@ function unauthorized(reply: FastifyReply): FastifyReply {
 export function registerAuth(app: FastifyInstance): void {
   app.decorateRequest('caller', undefined);
 
+  // each route's check is worked out once, here, and runs as the route's own first hook: a
+  // request pays for no table lookup, and a route anyone may call (anonymous, partner) for no hook
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const checks = new Map<string, SessionCheck>();
     for (const method of methods) {
-      if (method === 'HEAD' || method === 'OPTIONS') continue;
-      if (!accessOf(routeKey(method, route.url))) {
+      if (method !== 'HEAD' && method !== 'OPTIONS' && !accessOf(routeKey(method, route.url))) {
         throw new Error(`route ${method} ${route.url} has no row in the contract's permission table`);
       }
+      const check = sessionCheck(app, routeKey(method, route.url));
+      if (check) checks.set(method, check);
     }
+    if (checks.size === 0) return;
+    const hook: SessionCheck =
+      methods.length === 1
+        ? checks.values().next().value!
+        : async (request, reply) => checks.get(request.method)?.(request, reply);
+    route.onRequest = [hook, ...routeHooks(route.onRequest)];
   });
+}
 
-  app.addHook('onRequest', async (request, reply) => {
-    const url = request.routeOptions.url;
-    if (!url) return; // no such route: the not-found handler answers
-    const key = routeKey(request.method, url);
-    const access = accessOf(key);
-    if (access === 'anonymous' || access === 'partner') return;
+type SessionCheck = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+
+/**
+ * The check of the permission table's row `key` (undefined: anyone may call): a live session
+ * (401), the role (403), then the row's access-control constraint and its `sensitive` mark.
+ */
+function sessionCheck(app: FastifyInstance, key: string): SessionCheck | undefined {
+  const access = accessOf(key);
+  if (access === 'anonymous' || access === 'partner') return undefined;
+  const guard = guardOf(key);
+  return async (request, reply) => {
     const token = bearerToken(request);
     if (!token) return unauthorized(reply);
     const caller = await app.services.sessions.authenticate(token, request.ip);
@@ -54,10 +71,9 @@ export function registerAuth(app: FastifyInstance): void {
     }
     request.caller = caller;
     // rows that ask more than a role (permissions.ts `GuardedAccess`): access controls, then escalation
-    const guard = guardOf(key);
     if (guard.constraint) await app.services.accessControl.require(caller, guard.constraint);
     if (guard.sensitive) await app.services.securityKeys.requireEscalation(caller);
-  });
+  };
 }
 
 /** The caller of a route that needs a session (the auth hook has already ensured one). */

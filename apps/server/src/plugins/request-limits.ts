@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { TimeoutConfig } from '../config.js';
+import { onEveryRequest } from './request-steps.js';
 
 /** Node's own limits: headers, the whole request, idle kept-alive connections. */
 export function serverTimeouts(timeouts: TimeoutConfig): Pick<FastifyServerOptions, 'requestTimeout' | 'keepAliveTimeout'> & {
@@ -28,8 +29,7 @@ const SAMPLE_MS = 1000;
  * file) closes the connection, so the unread rest is never taken for the next request.
  */
 export function registerRequestLimits(app: FastifyInstance, timeouts: TimeoutConfig): void {
-  app.addHook('onRequest', (request, _reply, done) => {
-    done();
+  onEveryRequest(app, (request) => {
     const raw = request.raw;
     const socket = raw.socket;
     // requests injected in-process (tests) have no network socket to watch
@@ -69,14 +69,13 @@ export function registerRequestLimits(app: FastifyInstance, timeouts: TimeoutCon
  */
 export function warnOnForwardingHeaders(app: FastifyInstance): void {
   let warned = false;
-  app.addHook('onRequest', (request, _reply, done) => {
+  onEveryRequest(app, (request) => {
     const headers = request.headers;
-    if (warned || (headers['x-forwarded-for'] === undefined && headers.forwarded === undefined)) return done();
+    if (warned || (headers['x-forwarded-for'] === undefined && headers.forwarded === undefined)) return;
     warned = true;
     request.log.warn(
       "requests arrive with X-Forwarded-For/Forwarded headers but TRUST_PROXY is off: client addresses are the proxy's; " +
         'set TRUST_PROXY=true if a reverse proxy you control sets them',
     );
-    done();
   });
 }

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import helmet, { type HelmetOptions } from 'helmet';
 import type { FastifyInstance } from 'fastify';
 import { isApiPath } from '../lib/api-paths.js';
+import { onEveryRequest } from './request-steps.js';
 
 /**
  * The console keeps its session token in a cookie that script can read (spec §3), so the
@@ -25,7 +26,7 @@ export const contentSecurityPolicy = {
 /**
  * Security headers on every reply (console and API), HSTS only when the canonical address is
  * https, and `Cache-Control: no-store` on API replies (they carry tokens and personal data) that
- * did not choose their own caching.
+ * do not choose their own caching: it is set on arrival, so a reply that sets its own replaces it.
  */
 export async function registerSecurityHeaders(app: FastifyInstance, publicUrl: string): Promise<void> {
   const https = new URL(publicUrl).protocol === 'https:';
@@ -40,22 +41,17 @@ export async function registerSecurityHeaders(app: FastifyInstance, publicUrl: s
   const apiHeaders = {
     ...apiReplyHeaders,
     ...(https ? { 'Strict-Transport-Security': documentHeaders['Strict-Transport-Security']! } : {}),
+    'Cache-Control': 'no-store',
   };
-  app.addHook('onRequest', (request, reply, done) => {
+  onEveryRequest(app, (request, reply) => {
     reply.headers(isApiPath(request.url) ? apiHeaders : documentHeaders);
-    done();
-  });
-  app.addHook('onSend', (request, reply, payload, done) => {
-    if (isApiPath(request.url) && !reply.hasHeader('cache-control')) reply.header('Cache-Control', 'no-store');
-    done(null, payload);
   });
 }
 
 /**
  * API replies (JSON, XML, files) are never rendered as pages of the console, so they get the
  * OWASP REST set instead of the document set: a policy under which nothing in them can run or be
- * framed, no sniffing into another type, no referrer, and `Cache-Control: no-store` (added on
- * send unless a reply chose its own caching).
+ * framed, no sniffing into another type, no referrer (and `Cache-Control: no-store`, above).
  */
 const apiReplyHeaders: Record<string, string> = {
   'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
