@@ -136,6 +136,22 @@ describe('a real server process under hostile clients', () => {
     expect(closedAfter).not.toBeNull();
   });
 
+  it('keeps the connection open after a request whose body it read whole', async () => {
+    const client = connect(server.url);
+    await client.ready;
+    const body = JSON.stringify({ username: 'nobody-here', password: 'wrong-password-1' });
+    client.socket.write(
+      `POST /ui/user/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
+    client.socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+    const closedAfter = await closedWithin(client.closed, 1_500);
+    client.socket.destroy();
+    const answers = client.received().split(/(?=HTTP\/1\.1 )/);
+    expect(answers.map((answer) => answer.slice(0, 12))).toEqual(['HTTP/1.1 420', 'HTTP/1.1 200']);
+    expect(client.received().toLowerCase()).not.toContain('connection: close');
+    expect(closedAfter).toBeNull();
+  });
+
   it('closes the connection after a 401 on an upload whose body it never read', async () => {
     const client = connect(server.url);
     await client.ready;

@@ -97,6 +97,21 @@ describe('reads at once', () => {
     await db.destroy();
   });
 
+  it('answers the rows better-sqlite3 would (aliases, nulls, every row), at once on a free connection', async () => {
+    const { db } = setUp();
+    const text = "select id as n, name, null as absent, id * 2 as twice, 'x' as name from t where id > ? order by id";
+    const rows = directRead(db, text, [0]);
+    expect(rows).toEqual([
+      { n: 1, name: 'x', absent: null, twice: 2 },
+      { n: 2, name: 'x', absent: null, twice: 4 },
+      { n: 3, name: 'x', absent: null, twice: 6 },
+    ]);
+    expect(rows).toEqual(connection().prepare(text).all(0));
+    expect(directRead(db, 'select name from t where id = ?', [99])).toEqual([]);
+    expect(byName(db, { name: 'c' })).toEqual([{ id: 3, name: 'c' }]); // not a promise: no turn to wait
+    await db.destroy();
+  });
+
   it('queues behind another transaction and never sees its uncommitted rows', async () => {
     const { db } = setUp();
     let release!: () => void;
@@ -110,7 +125,9 @@ describe('reads at once', () => {
     await wasInserted;
     expect(directRead(db, 'select name from t where name = ?', ['d'])).toBeUndefined();
     let answered: unknown;
-    const read = byName(db, { name: 'd' }).then((rows) => (answered = rows));
+    const queued = byName(db, { name: 'd' });
+    expect(queued).toBeInstanceOf(Promise);
+    const read = Promise.resolve(queued).then((rows) => (answered = rows));
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(answered).toBeUndefined();
     release();
@@ -127,7 +144,7 @@ describe('reads at once', () => {
       .stream();
     expect((await stream.next()).value).toEqual({ name: 'a' });
     let answered: unknown;
-    const read = byName(db, { name: 'a' }).then((rows) => (answered = rows));
+    const read = Promise.resolve(byName(db, { name: 'a' })).then((rows) => (answered = rows));
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(answered).toBeUndefined();
     await stream.return?.(undefined);

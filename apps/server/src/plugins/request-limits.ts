@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { TimeoutConfig } from '../config.js';
@@ -26,14 +26,17 @@ const SAMPLE_MS = 1000;
  * Bodies that dribble in are cut off: a body that is not an upload must arrive whole within
  * `bodyMs`; an upload must then keep at least `uploadMinBytesPerSecond` over the last `bodyMs`.
  * A reply sent before its request body was read (a refused upload: 413, or a 420 before the
- * file) closes the connection, so the unread rest is never taken for the next request.
+ * file) closes the connection, so the unread rest is never taken for the next request
+ * (`closeUnlessReadWhole`).
  */
 export function registerRequestLimits(app: FastifyInstance, timeouts: TimeoutConfig): void {
-  onEveryRequest(app, (request) => {
+  onEveryRequest(app, (request, reply) => {
     const raw = request.raw;
+    if (raw.complete || !hasBody(raw)) return;
+    closeUnlessReadWhole(raw, reply.raw);
     const socket = raw.socket;
     // requests injected in-process (tests) have no network socket to watch
-    if (raw.complete || !hasBody(raw) || !(socket instanceof Socket)) return;
+    if (!(socket instanceof Socket)) return;
     const upload = (raw.headers['content-type'] ?? '').toLowerCase().startsWith('multipart/');
     const started = Date.now();
     const samples: number[] = [socket.bytesRead];
@@ -56,10 +59,19 @@ export function registerRequestLimits(app: FastifyInstance, timeouts: TimeoutCon
     raw.once('end', stop);
     raw.once('close', stop);
   });
+}
 
-  app.addHook('onSend', (request, reply, payload, done) => {
-    if (!request.raw.complete && hasBody(request.raw)) reply.header('Connection', 'close');
-    done(null, payload);
+/**
+ * The reply to a request whose body has not arrived yet closes the connection (Node then writes
+ * `Connection: close`) unless the body is read to its end before the reply starts: a refused
+ * upload's unread rest is never read as the next request, nor read at all. Decided on arrival,
+ * so the many requests without a body pay nothing when they are answered.
+ */
+function closeUnlessReadWhole(raw: IncomingMessage, response: ServerResponse): void {
+  const keepAlive = response.shouldKeepAlive;
+  response.shouldKeepAlive = false;
+  raw.once('end', () => {
+    if (!response.headersSent) response.shouldKeepAlive = keepAlive;
   });
 }
 

@@ -43,9 +43,21 @@ export async function registerSecurityHeaders(app: FastifyInstance, publicUrl: s
     ...(https ? { 'Strict-Transport-Security': documentHeaders['Strict-Transport-Security']! } : {}),
     'Cache-Control': 'no-store',
   };
+  const api = headerList(apiHeaders);
+  const document = headerList(documentHeaders);
   onEveryRequest(app, (request, reply) => {
-    reply.headers(isApiPath(request.url) ? apiHeaders : documentHeaders);
+    const headers = isApiPath(request.url) ? api : document;
+    for (let i = 0; i < headers.length; i += 2) reply.header(headers[i]!, headers[i + 1]);
   });
+}
+
+/**
+ * `headers` as one flat list of lower-case names and values: Fastify lower-cases every name it
+ * is given, and a name that is already lower case stays the same (interned) string, so storing
+ * it needs no look-up of a freshly made one.
+ */
+function headerList(headers: Record<string, string>): string[] {
+  return Object.entries(headers).flatMap(([name, value]) => [name.toLowerCase(), value]);
 }
 
 /**

@@ -29,7 +29,7 @@ export const sessionRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/ui/user/login',
     { schema: { tags: ['session'], summary: 'Session check', response: responses(ZSessionResponse) } },
-    async (request) => sessions.describe(callerOf(request)),
+    (request) => sessions.describe(callerOf(request)),
   );
 
   app.post(

@@ -219,7 +219,7 @@ export class SessionService {
 
   /** The caller behind a bearer token, or undefined when the token or its session is not live. */
   async authenticate(token: string, sourceIp: string): Promise<Caller | undefined> {
-    const claims = await this.tokens.verify(token);
+    const claims = this.tokens.verify(token);
     if (!claims) {
       for (const verifier of this.verifiers) {
         const caller = await verifier(token, sourceIp);
@@ -228,7 +228,8 @@ export class SessionService {
       return undefined;
     }
     const now = isoNow();
-    const live = await new SessionsRepository(this.database.db).findLive(claims.sessionId, claims.userId, now);
+    const found = new SessionsRepository(this.database.db).findLive(claims.sessionId, claims.userId, now);
+    const live = found instanceof Promise ? await found : found;
     if (!live) return undefined;
     const escalatedUntil = live.s_escalated_until;
     return {

@@ -31,11 +31,12 @@ export class SessionsRepository {
 
   /**
    * The live session and its user, in one query: unrevoked, unexpired, user still present. The
-   * row is answered as it comes (no copy per request); it holds the user's profile columns.
+   * row is answered as it comes (no copy per request); it holds the user's profile columns. At
+   * once where the database answers at once (SQLite).
    */
-  async findLive(sessionId: string, userId: number, now: string): Promise<LiveSessionRow | undefined> {
-    const [row] = await findLiveQuery(this.db, { sessionId, userId, now });
-    return row;
+  findLive(sessionId: string, userId: number, now: string): LiveSessionRow | undefined | Promise<LiveSessionRow | undefined> {
+    const rows = findLiveQuery(this.db, { sessionId, userId, now });
+    return rows instanceof Promise ? rows.then(([row]) => row) : rows[0];
   }
 
   async revoke(sessionId: string, now: string): Promise<void> {
