@@ -51,9 +51,22 @@ describeEachDatabase(
       expect(text).toContain('# TYPE manifold_jobs gauge');
       if (ctx().kind === 'postgres') expect(sample(text, 'manifold_db_pool_connections', { state: 'total' })).toBeGreaterThan(0);
       // the URL never becomes a label: unknown paths are one series
-      await ctx().call('GET', '/ui/no/such/route/123');
+      const unknown = await ctx().call('GET', '/ui/no/such/route/123');
+      expect(unknown.statusCode).toBe(404);
+      const head = await ctx().app.inject({
+        method: 'HEAD',
+        url: '/ui/user/login',
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(head.statusCode).toBe(200);
       const again = (await ctx().call('GET', '/metrics', { token: metricsToken })).body;
       expect(again).not.toContain('/ui/no/such/route/123');
+      const unmatched = { method: 'GET', route: 'unmatched', status_code: '404' };
+      expect(sample(again, 'manifold_http_request_duration_seconds_count', unmatched)).toBe(1);
+      expect(sample(again, 'manifold_http_request_duration_seconds_count', { ...ok, method: 'HEAD' })).toBe(1);
+      expect(sample(again, 'manifold_http_request_duration_seconds_count', ok)).toBe(
+        sample(text, 'manifold_http_request_duration_seconds_count', ok),
+      );
     });
   },
   { METRICS_TOKEN: metricsToken },

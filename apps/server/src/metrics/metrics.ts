@@ -1,11 +1,13 @@
 import { timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorDescriptions } from '@manifold/contract';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { MetricsConfig } from '../config.js';
 import type { Database } from '../db/database.js';
 import { MetricsRepository, type QueueFigures } from './metrics.repository.js';
+import { type HistogramSeries, SeriesHistogram } from './series-histogram.js';
+import { onEveryRequest, routeHooks } from '../plugins/request-steps.js';
 
 const secondsBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -20,35 +22,31 @@ function ageSeconds(iso: string | null): number {
  */
 export class ServerMetrics {
   readonly registry = new Registry();
-  private readonly requestDuration = new Histogram({
-    name: 'manifold_http_request_duration_seconds',
-    help: 'Time from request to reply, by route (the route pattern, not the URL), method and status',
-    labelNames: ['method', 'route', 'status_code'] as const,
-    buckets: secondsBuckets,
-    registers: [this.registry],
-  });
+  private readonly requestDuration = new SeriesHistogram(
+    'manifold_http_request_duration_seconds',
+    'Time from request to reply, by route (the route pattern, not the URL), method and status',
+    secondsBuckets,
+    this.registry,
+  );
   private readonly uploadBytes = new Counter({
     name: 'manifold_upload_bytes_total',
     help: 'Bytes of multipart uploads answered with a 2xx, by route',
     labelNames: ['route'] as const,
     registers: [this.registry],
   });
-  private readonly queryDuration = new Histogram({
-    name: 'manifold_db_query_duration_seconds',
-    help: 'Database query time as the driver reports it, by outcome',
-    labelNames: ['outcome'] as const,
-    buckets: secondsBuckets,
-    registers: [this.registry],
-  });
+  private readonly queryDuration = new SeriesHistogram(
+    'manifold_db_query_duration_seconds',
+    'Database query time as the driver reports it, by outcome',
+    secondsBuckets,
+    this.registry,
+  );
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'manifold_' });
   }
 
-  private readonly queryOk = this.queryDuration.labels({ outcome: 'ok' });
-  private readonly queryFailed = this.queryDuration.labels({ outcome: 'error' });
-  /** The request histogram's series by method, route and status: labels are taken apart once per series, not per request. */
-  private readonly requestSeries = new Map<string, { observe(seconds: number): void }>();
+  private readonly queryOk = this.queryDuration.series({ outcome: 'ok' });
+  private readonly queryFailed = this.queryDuration.series({ outcome: 'error' });
 
   /** The hook `createDatabase` calls after each query (Kysely's query log). */
   readonly observeQuery = (milliseconds: number, failed: boolean): void => {
@@ -100,17 +98,30 @@ export class ServerMetrics {
     queue('jobs', 'Background jobs not finished', () => repository.jobs());
   }
 
-  /** Times every reply and counts upload bytes. */
+  /**
+   * Times every reply and counts upload bytes: each route gets its own hook with its pattern and
+   * its series by method and status kept at hand (nothing is worked out per request but the
+   * status's series the first time); a request no route matched is timed as route `unmatched`.
+   */
   watchRequests(app: FastifyInstance): void {
-    app.addHook('onResponse', (request, reply, done) => {
-      const route = request.routeOptions.url ?? 'unmatched';
+    app.addHook('onRoute', (route) => {
+      route.onResponse = [...routeHooks(route.onResponse), this.routeObserver(route.url)];
+    });
+    const unmatched = this.routeObserver('unmatched');
+    onEveryRequest(app, (request, reply) => {
+      if (request.is404) reply.raw.once('close', () => unmatched(request, reply, noop));
+    });
+  }
+
+  private routeObserver(route: string): (request: FastifyRequest, reply: FastifyReply, done: () => void) => void {
+    const seriesOf = new Map<string, Map<number, HistogramSeries>>();
+    return (request, reply, done) => {
       const status = reply.statusCode;
-      const key = `${request.method} ${status} ${route}`;
-      let series = this.requestSeries.get(key);
-      if (!series) {
-        series = this.requestDuration.labels({ method: request.method, route, status_code: status });
-        this.requestSeries.set(key, series);
-      }
+      let byStatus = seriesOf.get(request.method);
+      if (!byStatus) seriesOf.set(request.method, (byStatus = new Map()));
+      let series = byStatus.get(status);
+      if (!series)
+        byStatus.set(status, (series = this.requestDuration.series({ method: request.method, route, status_code: status })));
       series.observe(reply.elapsedTime / 1000);
       if (status < 300 && status >= 200) {
         const type = request.headers['content-type'];
@@ -118,9 +129,11 @@ export class ServerMetrics {
         if (type?.startsWith('multipart/') && length > 0) this.uploadBytes.inc({ route }, length);
       }
       done();
-    });
+    };
   }
 }
+
+function noop(): void {}
 
 function tokenMatches(header: string | undefined, token: string): boolean {
   const given = Buffer.from(/^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1] ?? '');
