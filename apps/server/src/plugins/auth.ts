@@ -46,12 +46,22 @@ export function registerAuth(app: FastifyInstance): void {
     const hook: SessionCheck =
       methods.length === 1
         ? checks.values().next().value!
-        : async (request, reply) => checks.get(request.method)?.(request, reply);
+        : (request, reply, done) => {
+            const check = checks.get(request.method);
+            if (check) check(request, reply, done);
+            else done();
+          };
     route.onRequest = [hook, ...routeHooks(route.onRequest)];
   });
 }
 
-type SessionCheck = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+/**
+ * A route's session check, as a callback hook: it calls `done` when the request may go on (with
+ * an error to answer instead), or answers the request itself and does not. A session read that
+ * answers at once (SQLite) lets the request go on in the same turn, with no promise in between.
+ */
+type SessionCheck = (request: FastifyRequest, reply: FastifyReply, done: Done) => void;
+type Done = (error?: Error) => void;
 
 /**
  * The check of the permission table's row `key` (undefined: anyone may call): a live session
@@ -61,19 +71,64 @@ function sessionCheck(app: FastifyInstance, key: string): SessionCheck | undefin
   const access = accessOf(key);
   if (access === 'anonymous' || access === 'partner') return undefined;
   const guard = guardOf(key);
-  return async (request, reply) => {
-    const token = bearerToken(request);
-    if (!token) return unauthorized(reply);
-    const caller = await app.services.sessions.authenticate(token, request.ip);
-    if (!caller) return unauthorized(reply);
-    if (access === 'admin' && caller.role !== 'ADMIN') {
-      return reply.status(403).send({ errorToken: 'actionNotAllowed', errorDescription: errorDescriptions.actionNotAllowed });
-    }
-    request.caller = caller;
-    // rows that ask more than a role (permissions.ts `GuardedAccess`): access controls, then escalation
+  const guarded = guard.constraint !== undefined || guard.sensitive === true;
+  const checkGuard = async (caller: Caller) => {
     if (guard.constraint) await app.services.accessControl.require(caller, guard.constraint);
     if (guard.sensitive) await app.services.securityKeys.requireEscalation(caller);
   };
+  const check: RowCheck = { access, guarded, checkGuard };
+  return (request, reply, done) => {
+    const token = bearerToken(request);
+    if (!token) {
+      unauthorized(reply);
+      return;
+    }
+    let found: ReturnType<typeof app.services.sessions.authenticate>;
+    try {
+      found = app.services.sessions.authenticate(token, request.ip);
+    } catch (error) {
+      failed(done, error);
+      return;
+    }
+    if (found instanceof Promise) {
+      found.then(
+        (caller) => admit(check, caller, request, reply, done),
+        (error: unknown) => failed(done, error),
+      );
+    } else admit(check, found, request, reply, done);
+  };
+}
+
+/** What a route's session check needs of its permission-table row. */
+interface RowCheck {
+  access: string | undefined;
+  guarded: boolean;
+  checkGuard: (caller: Caller) => Promise<void>;
+}
+
+// module functions rather than closures made per request (the dev runner names each closure it
+// makes, which costs more than the check itself)
+function admit(check: RowCheck, caller: Caller | undefined, request: FastifyRequest, reply: FastifyReply, done: Done): void {
+  if (!caller) {
+    unauthorized(reply);
+    return;
+  }
+  if (check.access === 'admin' && caller.role !== 'ADMIN') {
+    reply.status(403).send({ errorToken: 'actionNotAllowed', errorDescription: errorDescriptions.actionNotAllowed });
+    return;
+  }
+  request.caller = caller;
+  if (!check.guarded) done();
+  else
+    check.checkGuard(caller).then(
+      () => done(),
+      (error: unknown) => failed(done, error),
+    );
+}
+
+/** A failure of the session read is answered as any error (500), never left unhandled. */
+function failed(done: Done, error: unknown): void {
+  done(error instanceof Error ? error : new Error(String(error)));
 }
 
 /** The caller of a route that needs a session (the auth hook has already ensured one). */
