@@ -47,6 +47,7 @@ export default defineConfig({
           environment: 'node',
           include: ['e2e/**/*.e2e.test.ts'],
           globalSetup: ['e2e/global-setup.ts'],
+          setupFiles: ['e2e/support/failure-screens.ts'],
           testTimeout: 90_000,
           hookTimeout: 180_000,
           fileParallelism: false,

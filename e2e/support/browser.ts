@@ -5,8 +5,41 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { expect, inject } from 'vitest';
 import { chromiumArgs } from './chromium';
 
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: '/usr/bin/chromium', args: chromiumArgs });
+/** The browsers the running test file launched and has not closed (for the screens of a failed test). */
+const launched = new Set<Browser>();
+
+export async function launchBrowser(): Promise<Browser> {
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: chromiumArgs });
+  launched.add(browser);
+  browser.on('disconnected', () => launched.delete(browser));
+  return browser;
+}
+
+/**
+ * Saves a full-page screenshot and the address of every page still open in the browsers of this
+ * test file, under `test-results/e2e-failures/`, named after `label` (a failed test): what the
+ * screen showed when a step gave up. Answers the files written.
+ */
+export async function saveOpenPages(label: string): Promise<string[]> {
+  const directory = path.resolve('test-results', 'e2e-failures');
+  const stem = label
+    .replace(/[^\w.-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 120);
+  const pages = [...launched].flatMap((browser) => browser.contexts().flatMap((context) => context.pages()));
+  const written: string[] = [];
+  fs.mkdirSync(directory, { recursive: true });
+  for (const [index, page] of pages.entries()) {
+    const file = path.join(directory, `${stem}-${index + 1}`);
+    try {
+      await page.screenshot({ path: `${file}.png`, fullPage: true, timeout: 10_000 });
+      fs.writeFileSync(`${file}.txt`, `${page.url()}\n`);
+      written.push(`${file}.png`);
+    } catch {
+      // a page closing or crashed has no screen to keep
+    }
+  }
+  return written;
 }
 
 export function baseUrl(): string {
