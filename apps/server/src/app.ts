@@ -180,7 +180,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   for (const module of [...modules, jobs]) {
     for (const routes of module.routes) await app.register(routes);
   }
-  await registerConsole(app);
+  await registerConsole(app, metrics ? { onNotFound: metrics.observeNotFound } : {});
   if (options.startJobs) await jobs.runner.start();
   return app;
 }

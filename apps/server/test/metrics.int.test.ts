@@ -1,12 +1,16 @@
-import fs from 'node:fs/promises';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { freePort, startServer } from './helpers/server-process.js';
 import { describeEachDatabase, expectToken } from './helpers/test-app.js';
 
 const metricsToken = 'm'.repeat(40);
+/** A console build of one page: its wildcard route hands files it lacks on to the not-found handler. */
+const consoleDir = fs.mkdtempSync(path.join(os.tmpdir(), 'manifold-metrics-console-'));
+fs.writeFileSync(path.join(consoleDir, 'index.html'), '<!doctype html><title>console</title>');
+afterAll(() => fs.rmSync(consoleDir, { recursive: true, force: true }));
 
 /** The value of one sample line (`name{labels} value`) of a Prometheus text exposition. */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
@@ -51,8 +55,12 @@ describeEachDatabase(
       expect(text).toContain('# TYPE manifold_jobs gauge');
       if (ctx().kind === 'postgres') expect(sample(text, 'manifold_db_pool_connections', { state: 'total' })).toBeGreaterThan(0);
       // the URL never becomes a label: unknown paths are one series
-      const unknown = await ctx().call('GET', '/ui/no/such/route/123');
-      expect(unknown.statusCode).toBe(404);
+      // no route: the not-found handler; a console file that does not exist: the console's
+      // wildcard route hands it on to the same handler; a page: the handler answers the console
+      expect((await ctx().call('GET', '/ui/no/such/route/123')).statusCode).toBe(404);
+      expect((await ctx().call('POST', '/no/such/route')).statusCode).toBe(404);
+      const page = await ctx().app.inject({ method: 'GET', url: '/orders', headers: { accept: 'text/html' } });
+      expect(page.statusCode).toBe(200);
       const head = await ctx().app.inject({
         method: 'HEAD',
         url: '/ui/user/login',
@@ -63,13 +71,16 @@ describeEachDatabase(
       expect(again).not.toContain('/ui/no/such/route/123');
       const unmatched = { method: 'GET', route: 'unmatched', status_code: '404' };
       expect(sample(again, 'manifold_http_request_duration_seconds_count', unmatched)).toBe(1);
+      expect(sample(again, 'manifold_http_request_duration_seconds_count', { ...unmatched, method: 'POST' })).toBe(1);
+      expect(sample(again, 'manifold_http_request_duration_seconds_count', { ...unmatched, status_code: '200' })).toBe(1);
+      expect(again).not.toMatch(/route="\/\*"/);
       expect(sample(again, 'manifold_http_request_duration_seconds_count', { ...ok, method: 'HEAD' })).toBe(1);
       expect(sample(again, 'manifold_http_request_duration_seconds_count', ok)).toBe(
         sample(text, 'manifold_http_request_duration_seconds_count', ok),
       );
     });
   },
-  { METRICS_TOKEN: metricsToken },
+  { METRICS_TOKEN: metricsToken, CONSOLE_DIR: consoleDir },
 );
 
 describe('metrics configuration', () => {
@@ -79,7 +90,7 @@ describe('metrics configuration', () => {
   });
 
   it('serves /metrics without a token on its own port, and to nobody on the public port without METRICS_TOKEN', async () => {
-    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'manifold-metrics-'));
+    const dataDir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'manifold-metrics-'));
     const metricsPort = await freePort();
     const env = { DATA_DIR: dataDir, LOG_LEVEL: 'warn', CONSOLE_DIR: path.join(dataDir, 'none') };
     const server = await startServer({ ...env, METRICS_PORT: String(metricsPort) });
@@ -94,7 +105,7 @@ describe('metrics configuration', () => {
       expect(await publicPort.json()).toMatchObject({ errorToken: 'invalidSessionToken' });
     } finally {
       await server.stop();
-      await fs.rm(dataDir, { recursive: true, force: true });
+      await fs.promises.rm(dataDir, { recursive: true, force: true });
     }
   }, 60_000);
 });

@@ -7,7 +7,7 @@ import type { MetricsConfig } from '../config.js';
 import type { Database } from '../db/database.js';
 import { MetricsRepository, type QueueFigures } from './metrics.repository.js';
 import { type HistogramSeries, SeriesHistogram } from './series-histogram.js';
-import { onEveryRequest, routeHooks } from '../plugins/request-steps.js';
+import { routeHooks } from '../plugins/request-steps.js';
 
 const secondsBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -101,17 +101,24 @@ export class ServerMetrics {
   /**
    * Times every reply and counts upload bytes: each route gets its own hook with its pattern and
    * its series by method and status kept at hand (nothing is worked out per request but the
-   * status's series the first time); a request no route matched is timed as route `unmatched`.
+   * status's series the first time); the not-found handler's replies go through `observeNotFound`.
    */
   watchRequests(app: FastifyInstance): void {
     app.addHook('onRoute', (route) => {
       route.onResponse = [...routeHooks(route.onResponse), this.routeObserver(route.url)];
     });
-    const unmatched = this.routeObserver('unmatched');
-    onEveryRequest(app, (request, reply) => {
-      if (request.is404) reply.raw.once('close', () => unmatched(request, reply, noop));
-    });
   }
+
+  /**
+   * For the not-found handler to call: times its reply (a request no route matched, or one a
+   * route handed on to it, such as a file the console does not have) as route `unmatched`. Its
+   * replies run no route's hooks.
+   */
+  readonly observeNotFound = (request: FastifyRequest, reply: FastifyReply): void => {
+    reply.raw.once('close', () => this.unmatched(request, reply, noop));
+  };
+
+  private readonly unmatched = this.routeObserver('unmatched');
 
   private routeObserver(route: string): (request: FastifyRequest, reply: FastifyReply, done: () => void) => void {
     const seriesOf = new Map<string, Map<number, HistogramSeries>>();

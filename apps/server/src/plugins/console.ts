@@ -1,15 +1,20 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorDescriptions } from '@manifold/contract';
 import { isApiPath } from '../lib/api-paths.js';
+
+export interface ConsoleHooks {
+  /** Called with every request the not-found handler answers (a page, or 404). */
+  onNotFound?: (request: FastifyRequest, reply: FastifyReply) => void;
+}
 
 /**
  * Serves the built console at `/` and answers deep links (`/orders/42`) with its index.html.
  * Unknown API paths get the spec's 404 body instead.
  */
-export async function registerConsole(app: FastifyInstance): Promise<void> {
+export async function registerConsole(app: FastifyInstance, hooks: ConsoleHooks = {}): Promise<void> {
   const { consoleDir, publicUrl, cookieSecure, cookieDomain, version } = app.services.config;
   const { serverSettings } = app.services;
   const indexFile = path.join(consoleDir, 'index.html');
@@ -51,6 +56,7 @@ export async function registerConsole(app: FastifyInstance): Promise<void> {
   }
 
   app.setNotFoundHandler(async (request, reply) => {
+    hooks.onNotFound?.(request, reply);
     const url = request.url.split('?', 1)[0] ?? '/';
     // a deep link is a page; a missing file (it has an extension) is a 404
     // (`/` itself comes here too when the client accepts compressed answers: @fastify/static 8's
