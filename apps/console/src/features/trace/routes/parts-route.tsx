@@ -42,7 +42,7 @@ export function PartsRoute() {
         empty={parts.data?.data.length === 0 ? t('trace.parts.empty') : null}
       >
         {(parts.data?.data ?? []).map((part) => (
-          <Table.Tr key={part.id} data-part-id={part.id}>
+          <Table.Tr key={part.id} data-part-id={part.id} data-qms-state={part.partQmsState}>
             <Table.Td>
               <Anchor component={Link} to={`/parts/${part.id}`} c="var(--manifold-link)">
                 {part.serialNumber ?? t('trace.parts.unnumbered', { id: part.id.slice(0, 8) })}
