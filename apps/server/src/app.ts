@@ -102,7 +102,7 @@ export async function createModules(core: Core) {
     provisionModule(core),
     certificateExchangeModule(core),
     packages,
-    devicesModule(core),
+    devicesModule(core, (trx, deviceId) => eventQueue.reportApproval(trx, deviceId)),
     licensing,
     events,
     machineDataModule(core),

@@ -8,6 +8,7 @@ import type {
   TPage,
   TQueuedEvent,
   TTraceEventEntry,
+  TTraceHistory,
   TTraceInstance,
 } from '@manifold/contract';
 import { describeCertificate } from '../src/crypto/certificates.js';
@@ -18,7 +19,8 @@ import { OutboxDelivery } from '../src/modules/outbox/outbox-delivery.js';
 import { outboxPurgeJob, PEER_NONCES_KEPT_MS } from '../src/modules/outbox/outbox-purge.job.js';
 import { OutboxRepository } from '../src/modules/outbox/outbox.repository.js';
 import { signApl } from '../src/modules/registrations/apl-checks.js';
-import { canonicalEvent, eventHash } from '../src/modules/events/trace-event-format.js';
+import { batchIdOf, canonicalEvent, eventHash } from '../src/modules/events/trace-event-format.js';
+import { verifyHistory } from '../src/modules/events/verify-history.js';
 import type { ManageInstanceRow } from '../src/db/schema-licensing.js';
 import {
   addOrder,
@@ -662,6 +664,116 @@ describeEachDatabase(
         expectToken(await call('GET', `/ui/queue/download?traceEventId=${randomUUID()}`), 420, 'traceEventIdNotValid');
         expectToken(await call('POST', '/ui/queue/send', { eventId: 'nope' }), 420, 'traceEventIdNotValid');
       });
+
+      describe('machines and batch envelopes reach the Trace instance', () => {
+        let batchChain: MachineChain;
+        const messagesTo = async (kind: string, subjectId: string) =>
+          (await outboxRows()).filter((row) => row.kind === kind && row.subject_id === subjectId && row.target_id === traceId);
+        const traceHistory = async (deviceId: string) => downstream.call('GET', `/ui/event/export?deviceId=${deviceId}`);
+        /** Sends the events as one batch-signed envelope; answers its batch id (as the events' stored proofs name it). */
+        const sendSignedBatch = async (batch: ReturnType<MachineChain['next']>[]) => {
+          const sent = await batchChain.sendSignedBatch(ctx(), batch);
+          expect(sent.statusCode, sent.body).toBe(200);
+          const stored = await ctx()
+            .app.services.database.db.selectFrom('trace_events')
+            .select('proof')
+            .where('event_id', '=', batch[0]!.eventId)
+            .executeTakeFirstOrThrow();
+          return (JSON.parse(stored.proof) as { batch: string }).batch;
+        };
+
+        beforeAll(async () => {
+          // a machine approved while the Trace registration was not approved yet: nothing reported then
+          const db = ctx().app.services.database.db;
+          await db.updateTable('manage_instances').set({ registration_state: 'Pending' }).where('id', '=', traceId).execute();
+          try {
+            batchChain = new MachineChain(await registerApprovedMachine(ctx(), downstream.root));
+          } finally {
+            await db.updateTable('manage_instances').set({ registration_state: 'Approved' }).where('id', '=', traceId).execute();
+          }
+        });
+
+        it('a machine approved here is reported to the Trace at once (spec §4), once', async () => {
+          const { machine, deviceId } = await registerApprovedMachine(ctx(), downstream.root);
+          const [message, ...more] = await messagesTo('device', deviceId);
+          expect(more).toEqual([]);
+          expect(JSON.parse(message!.payload)).toEqual({
+            deviceId,
+            name: machine.apl.deviceIdentity.name,
+            serialNumber: machine.apl.deviceIdentity.serialNumber,
+            model: machine.apl.deviceIdentity.model,
+            manufacturer: machine.apl.deviceIdentity.manufacturer,
+            signingCertificate: machine.apl.signingCertificate,
+          });
+          expectToken(await traceHistory(deviceId), 420, 'deviceIdNotValid');
+          await deliverOutbox(ctx());
+          const exported = await traceHistory(deviceId);
+          expect(exported.statusCode, exported.body).toBe(200);
+          expect(exported.json()).toMatchObject({ deviceId, signingCertificate: machine.apl.signingCertificate, events: [] });
+          // its events do not report it again
+          const events = new MachineChain({ machine, deviceId });
+          expect((await events.sendXml(ctx(), events.xml(events.next('machineIdle')))).statusCode).toBe(200);
+          expect(await messagesTo('device', deviceId)).toHaveLength(1);
+        });
+
+        it('a machine approved before the Trace was added is reported with its first event; a batch envelope goes once; the history checks offline there', async () => {
+          expect(await messagesTo('device', batchChain.world.deviceId)).toEqual([]);
+          const first = batchChain.next('machineIdle');
+          expect((await batchChain.sendXml(ctx(), batchChain.xml(first))).statusCode).toBe(200);
+          expect(await messagesTo('device', batchChain.world.deviceId)).toHaveLength(1);
+          const batch = [
+            batchChain.next('machineIdle'),
+            batchChain.next('machineIdle', { data: { note: 'batch' } }),
+            batchChain.next('machineIdle'),
+          ];
+          const batchId = await sendSignedBatch(batch);
+          const [envelopeMessage, ...again] = await messagesTo('eventBatch', batchId);
+          expect(again).toEqual([]);
+          expect(JSON.parse(envelopeMessage!.payload)).toMatchObject({
+            batchId,
+            envelope: { deviceId: batchChain.world.deviceId },
+          });
+          for (const event of batch) expect(await messagesTo('event', event.eventId)).toHaveLength(1);
+          expect(await messagesTo('device', batchChain.world.deviceId)).toHaveLength(1);
+
+          await deliverOutbox(ctx());
+          const exported = await traceHistory(batchChain.world.deviceId);
+          expect(exported.statusCode, exported.body).toBe(200);
+          const history = exported.json() as TTraceHistory;
+          expect(history.signingCertificate).toBe(batchChain.world.machine.apl.signingCertificate);
+          expect(history.events.map((event) => event.eventId)).toEqual([first, ...batch].map((event) => event.eventId));
+          expect(history.events.slice(1).map((event) => event.proof)).toEqual(
+            batch.map((_, index) => ({ format: 'stp-batch', batch: batchId, index })),
+          );
+          expect(history.batches.map((entry) => entry.batchId)).toEqual([batchId]);
+          const report = await verifyHistory(history);
+          expect(report.problems).toEqual([]);
+          expect(report.breaks).toEqual([]);
+          // an envelope changed on the way would not verify
+          const forged = structuredClone(history);
+          (forged.batches[0]!.envelope.body as { batch: { data: Record<string, string> }[] }).batch[1]!.data = {
+            note: 'changed',
+          };
+          expect((await verifyHistory(forged)).problems).not.toEqual([]);
+        });
+        it('an envelope of more than a megabyte (a peer message larger than other calls take) reaches the Trace whole', async () => {
+          const data = Object.fromEntries(Array.from({ length: 8 }, (_, k) => [`field${k}`, 'x'.repeat(1024)]));
+          const batch = Array.from({ length: 160 }, () => batchChain.next('machineIdle', { data }));
+          const batchId = await sendSignedBatch(batch);
+          const [message] = await messagesTo('eventBatch', batchId);
+          expect(message!.payload.length).toBeGreaterThan(1024 * 1024);
+          await deliverOutbox(ctx());
+          expect((await outboxRows()).find((row) => row.id === message!.id)).toMatchObject({
+            state: 'delivered',
+            last_error: null,
+          });
+          const history = (await traceHistory(batchChain.world.deviceId)).json() as TTraceHistory;
+          expect(history.batches.map((entry) => entry.batchId)).toContain(batchId);
+          const report = await verifyHistory(history);
+          expect(report.problems).toEqual([]);
+          expect(report.events).toBe(history.events.length);
+        });
+      });
     });
 
     describe('a Trace instance receiving forwarded events', () => {
@@ -707,6 +819,86 @@ describeEachDatabase(
         await expect(
           receive({ ...forwarded, body: other, eventHash: eventHash(canonicalEvent(other, deviceId)) }),
         ).rejects.toMatchObject({ token: 'traceEventIdNotValid' });
+      });
+
+      it('takes reported machines and batch envelopes: checked, stored once; refused with the right token', async () => {
+        const { database, events, settings } = ctx().app.services;
+        const handlers = events.handlers();
+        const peerRow = { id: randomUUID(), manage_site_name: 'Reporting Site' } as ManageInstanceRow;
+        const context = { sourceIp: '127.0.0.1', now: new Date().toISOString(), ownSigningSerial: '' };
+        const apply = (kind: 'device' | 'eventBatch', body: unknown) =>
+          database.transaction((trx) => handlers[kind].apply(trx, peerRow, body, context));
+        const { machine, deviceId } = await registerApprovedMachine(downstream, downstream.root);
+        const otherMachine = await registerApprovedMachine(downstream, downstream.root);
+        const reported = {
+          deviceId: randomUUID(),
+          name: 'Printer',
+          serialNumber: 'SN-1',
+          model: 'M',
+          manufacturer: 'Maker',
+          signingCertificate: machine.apl.signingCertificate,
+        };
+        await settings.set('traceEnabled', 'false');
+        await expect(apply('device', reported)).rejects.toMatchObject({ token: 'traceFuncitionalityNotEnabled' });
+        await settings.set('traceEnabled', 'true');
+        await expect(apply('device', { ...reported, signingCertificate: 'not a certificate' })).rejects.toMatchObject({
+          token: 'registrationExchangeInvalidApl',
+          field: 'apl.body.signingCertificate',
+        });
+        await expect(apply('device', { ...reported, name: undefined })).rejects.toMatchObject({
+          token: 'registrationExchangeInvalidApl',
+          field: 'apl.body.name',
+        });
+        await apply('device', reported);
+        await apply('device', reported); // the same again: nothing more
+        await expect(
+          apply('device', { ...reported, signingCertificate: otherMachine.machine.apl.signingCertificate }),
+        ).rejects.toMatchObject({ token: 'registrationExchangeAlreadyRegistered', field: 'apl.body.deviceId' });
+        const rows = await database.db
+          .selectFrom('peer_devices')
+          .selectAll()
+          .where('device_id', '=', reported.deviceId)
+          .execute();
+        expect(rows.map((row) => [row.manage_id, JSON.parse(row.identity), row.signing_certificate])).toEqual([
+          [
+            peerRow.id,
+            { name: 'Printer', serialNumber: 'SN-1', model: 'M', manufacturer: 'Maker' },
+            machine.apl.signingCertificate,
+          ],
+        ]);
+        const exported = await call('GET', `/ui/event/export?deviceId=${reported.deviceId}`);
+        expect(exported.statusCode, exported.body).toBe(200);
+        expect(exported.json()).toMatchObject({
+          deviceId: reported.deviceId,
+          signingCertificate: machine.apl.signingCertificate,
+          events: [],
+        });
+
+        const envelope = {
+          deviceId,
+          timestamp: new Date().toISOString(),
+          nonce: randomUUID(),
+          body: { batch: [] },
+          signature: `sig-${randomUUID()}`,
+        };
+        const batchId = batchIdOf(envelope);
+        await settings.set('traceEnabled', 'false');
+        await expect(apply('eventBatch', { batchId, envelope })).rejects.toMatchObject({
+          token: 'traceFuncitionalityNotEnabled',
+        });
+        await settings.set('traceEnabled', 'true');
+        await expect(apply('eventBatch', { batchId: 'a'.repeat(64), envelope })).rejects.toMatchObject({
+          token: 'registrationExchangeInvalidApl',
+          field: 'apl.body.batchId',
+        });
+        await expect(apply('eventBatch', { batchId, envelope: { ...envelope, signature: undefined } })).rejects.toMatchObject({
+          token: 'registrationExchangeInvalidApl',
+          field: 'apl.body.envelope.signature',
+        });
+        await apply('eventBatch', { batchId, envelope });
+        await apply('eventBatch', { batchId, envelope }); // stored once
+        const batches = await database.db.selectFrom('trace_event_batches').selectAll().where('batch_id', '=', batchId).execute();
+        expect(batches.map((row) => [row.device_id, JSON.parse(row.envelope)])).toEqual([[deviceId, envelope]]);
       });
     });
 

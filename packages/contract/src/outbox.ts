@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ZPageQuery } from './common.js';
 import { ZDeviceParameter } from './device-template.js';
 import { ZId } from './identifiers.js';
-import { ZEventHash, ZTraceEventBody, ZStoredTraceEventProof } from './trace.js';
+import { ZEventHash, ZTraceEventBatchProof, ZTraceEventBody, ZStoredTraceEventProof } from './trace.js';
 import { serializationTypes, ZBreakagePolicy, ZDeviceIdentityConstraint, ZQualityParameter } from './policy.js';
 
 /**
@@ -16,9 +16,13 @@ export type TOutboxState = z.infer<typeof ZOutboxState>;
 /**
  * What a message carries: an authorization for a downstream Manage, its revocation, a forwarded
  * event, a design revision (`das/transfer`) or a machine data record (`dtl/transfer`); the last
- * two travel with their files to `/mpf/design` and `/mpf/dtl`.
+ * two travel with their files to `/mpf/design` and `/mpf/dtl`. For a Trace instance also: an
+ * approved machine (`device`, its identity and signing certificate) and the envelope of a
+ * batch-signed event (`eventBatch`), so the Trace can hand out a history that checks offline.
  */
-export const ZOutboxKind = z.enum(['authorization', 'revocation', 'event', 'design', 'machineData']).meta({ id: 'OutboxKind' });
+export const ZOutboxKind = z
+  .enum(['authorization', 'revocation', 'event', 'design', 'machineData', 'device', 'eventBatch'])
+  .meta({ id: 'OutboxKind' });
 export type TOutboxKind = z.infer<typeof ZOutboxKind>;
 
 /** One message as `GET /ui/admin/outbox` shows it. */
@@ -178,3 +182,25 @@ export const ZForwardedEvent = z.object({
   receivedAt: z.string().max(40),
 });
 export type TForwardedEvent = z.infer<typeof ZForwardedEvent>;
+
+/**
+ * The body of a `device` message: a machine the reporting instance approved (spec §4: "Device
+ * approval is reported to Trace"), with the certificate its events are signed with.
+ */
+export const ZReportedDevice = z.object({
+  deviceId: z.string().min(1).max(64),
+  name: z.string().max(255),
+  serialNumber: z.string().max(255),
+  model: z.string().max(255),
+  manufacturer: z.string().max(255),
+  /** PEM: the machine's signing certificate (its chain may follow). */
+  signingCertificate: z
+    .string()
+    .min(1)
+    .max(64 * 1024),
+});
+export type TReportedDevice = z.infer<typeof ZReportedDevice>;
+
+/** The body of an `eventBatch` message: a batch-signed envelope its forwarded events name, under its id. */
+export const ZForwardedEventBatch = ZTraceEventBatchProof;
+export type TForwardedEventBatch = z.infer<typeof ZForwardedEventBatch>;

@@ -84,7 +84,27 @@ export interface TraceEventBatchesTable {
   received_at: string;
 }
 
+/** A machine reported to a Trace registration (migration 031, the reporting side). */
+export interface TraceReportedDevicesTable {
+  target_id: string;
+  device_id: string;
+  reported_at: string;
+}
+
+/** A machine a reporting Manage instance approved (migration 031, the Trace side). */
+export interface PeerDevicesTable {
+  device_id: string;
+  /** The registration (`trace/list` id) of the instance that reported it. */
+  manage_id: string;
+  /** JSON: {name, serialNumber, model, manufacturer}. */
+  identity: string;
+  signing_certificate: string;
+  received_at: string;
+}
+
 export interface TraceTables {
+  trace_reported_devices: TraceReportedDevicesTable;
+  peer_devices: PeerDevicesTable;
   trace_event_batches: TraceEventBatchesTable;
   order_breakage: OrderBreakageTable;
   builds: BuildsTable;

@@ -22,6 +22,7 @@ import * as traceEventText from './028-trace-event-text.js';
 import * as stpNonceExpiry from './029-stp-nonce-expiry.js';
 import * as peerDesigns from './023-peer-designs.js';
 import * as listChanges from './030-list-changes.js';
+import * as peerDevices from './031-peer-devices.js';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -52,6 +53,7 @@ const migrations: Record<string, DialectMigration> = {
   '025-trace-event-batches': traceEventBatches,
   '028-trace-event-text': traceEventText,
   '029-stp-nonce-expiry': stpNonceExpiry,
+  '031-peer-devices': peerDevices,
 };
 
 export function migrationProvider(kind: DatabaseKind): MigrationProvider {

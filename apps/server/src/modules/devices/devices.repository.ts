@@ -22,6 +22,15 @@ export class DevicesRepository {
   }
 
   /** The registration of the same machine: same identity id or same signing certificate. */
+  /** What a Trace instance is told of machines (`device` messages): identity and signing certificate. */
+  reportable(ids: string[]) {
+    return this.db
+      .selectFrom('devices')
+      .select(['id', 'name', 'serial_number', 'model', 'manufacturer', 'signing_certificate'])
+      .where('id', 'in', ids)
+      .execute();
+  }
+
   findSameMachine(identityId: string, signingFingerprint: string): Promise<DeviceRow | undefined> {
     return this.db
       .selectFrom('devices')

@@ -59,6 +59,8 @@ export class DevicesService {
     private readonly storage: Storage,
     private readonly trust: RegistrationTrust,
     private readonly licence: Pick<LicenceService, 'assertRoom'>,
+    /** Reports a machine just approved to the Trace instances (the event queue), in the approval's transaction. */
+    private readonly approved?: (trx: Kysely<DB>, deviceId: string) => Promise<void>,
   ) {}
 
   private devices(db: Kysely<DB> = this.database.db): DevicesRepository {
@@ -208,6 +210,7 @@ export class DevicesService {
       await this.audit(trx).recordBy(caller, input.approve ? 'machineApproved' : 'machineRejected', row.id, {
         from: row.registration_state,
       });
+      if (input.approve && this.approved) await this.approved(trx, row.id);
       return toDevice(updated);
     });
   }

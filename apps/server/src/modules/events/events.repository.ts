@@ -5,10 +5,21 @@ import { isUniqueViolation } from '../../db/dialect.js';
 import { paginateFromNearerEnd } from '../../db/paging.js';
 import type { WriteSet } from '../../db/write-set.js';
 import type { DB } from '../../db/schema.js';
-import type { TraceChainRow, TraceEventBatchesTable, TraceEventRow, TraceEventsTable } from '../../db/schema-trace.js';
+import type {
+  PeerDevicesTable,
+  TraceChainRow,
+  TraceEventBatchesTable,
+  TraceEventRow,
+  TraceEventsTable,
+} from '../../db/schema-trace.js';
 import type { SignedEventEnvelope } from './trace-event-format.js';
 
 const EVENT_ROWS_PER_INSERT = 500;
+
+/** The row of a batch-signed envelope (stored once, its events name it). */
+export function batchRow(batchId: string, envelope: SignedEventEnvelope, now: string): TraceEventBatchesTable {
+  return { batch_id: batchId, device_id: envelope.deviceId, envelope: JSON.stringify(envelope), received_at: now };
+}
 const EVENT_COLUMNS: readonly (keyof TraceEventsTable)[] = [
   'event_id',
   'device_id',
@@ -151,6 +162,20 @@ export class EventsRepository {
       .where('batch_id', 'in', batchIds)
       .execute();
     return new Map(rows.map((row) => [row.batch_id, JSON.parse(row.envelope) as SignedEventEnvelope]));
+  }
+
+  /** The signing certificate of a machine a reporting instance approved (`peer_devices`). */
+  async peerDeviceCertificate(deviceId: string): Promise<string | undefined> {
+    const row = await this.db
+      .selectFrom('peer_devices')
+      .select('signing_certificate')
+      .where('device_id', '=', deviceId)
+      .executeTakeFirst();
+    return row?.signing_certificate;
+  }
+
+  async insertPeerDevice(row: PeerDevicesTable): Promise<void> {
+    await this.db.insertInto('peer_devices').values(row).execute();
   }
 
   authorization(id: string): Promise<EventAuthorization | undefined> {

@@ -31,7 +31,7 @@ import { type Dialect, isUniqueViolation } from '../../db/dialect.js';
 import type { DeviceRow } from '../../db/schema-packages.js';
 import type { DB } from '../../db/schema.js';
 import type { ManageInstanceRow } from '../../db/schema-licensing.js';
-import type { TraceChainRow, TraceEventBatchesTable, TraceEventRow } from '../../db/schema-trace.js';
+import type { TraceChainRow, TraceEventRow } from '../../db/schema-trace.js';
 import { WriteSet } from '../../db/write-set.js';
 import { AppError } from '../../lib/app-error.js';
 import type { Caller } from '../../lib/caller.js';
@@ -46,11 +46,12 @@ import { parseApl } from '../registrations/apl-checks.js';
 import { traceEnabled } from '../settings/trace-enabled.js';
 import { SettingsRepository } from '../settings/settings.repository.js';
 import { BuildsRepository } from './builds.repository.js';
-import { type EventAuthorization, EventsRepository } from './events.repository.js';
+import { batchRow, type EventAuthorization, EventsRepository } from './events.repository.js';
 import { traceEventEntry } from './entries.js';
 import { epcisDocument } from './epcis.js';
 import { eventSearchEpcis } from './epcis-export.js';
 import { applyJobEvent } from './job-effects.js';
+import { receiveForwardedBatch, receiveReportedDevice } from './peer-machines.js';
 import {
   batchIdOf,
   canonicalEvent,
@@ -262,9 +263,11 @@ function parseList<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
   throw new AppError('malformedRequest', { field, description: `${field}: ${parsed.error.issues[0]!.message}` });
 }
 
-/** The row of a batch-signed envelope (stored once, its events name it). */
-function batchRow(batchId: string, envelope: SignedEventEnvelope, now: string): TraceEventBatchesTable {
-  return { batch_id: batchId, device_id: envelope.deviceId, envelope: JSON.stringify(envelope), received_at: now };
+/** A Trace instance takes what its peers forward while `traceEnabled`; else `traceFuncitionalityNotEnabled`. */
+async function takingPeerEvents(trx: Kysely<DB>): Promise<void> {
+  if (!(await traceEnabled(new SettingsRepository(trx)))) {
+    throw new AppError('traceFuncitionalityNotEnabled', { description: 'This instance does not take events from peers' });
+  }
 }
 
 /**
@@ -478,13 +481,16 @@ export class EventsService {
    * batch-signed envelopes its events name, each once (in the order the events first name them).
    */
   async history(deviceId: string): Promise<TTraceHistory> {
-    const device = await new DevicesRepository(this.database.db).find(deviceId);
-    if (!device) throw new AppError('deviceIdNotValid', { field: 'deviceId' });
+    const repository = this.repository();
+    // a machine registered here, or one a reporting instance approved (its events forwarded here)
+    const signingCertificate =
+      (await new DevicesRepository(this.database.db).find(deviceId))?.signing_certificate ??
+      (await repository.peerDeviceCertificate(deviceId));
+    if (signingCertificate === undefined) throw new AppError('deviceIdNotValid', { field: 'deviceId' });
     const events: TTraceHistory['events'] = [];
     /** The envelopes the events name, in the order they first do (null: not stored here — a forwarded event's). */
     const batches = new Map<string, SignedEventEnvelope | null>();
     const read = new Set<string>();
-    const repository = this.repository();
     for (let after = 0; ;) {
       const rows = await repository.history(deviceId, after, 1000);
       for (const row of rows) {
@@ -509,7 +515,7 @@ export class EventsService {
     return {
       format: TRACE_HISTORY_FORMAT,
       deviceId,
-      signingCertificate: device.signing_certificate,
+      signingCertificate,
       exportedAt: isoNow(),
       events,
       batches: [...batches].flatMap(([batchId, envelope]) => (envelope ? [{ batchId, envelope }] : [])),
@@ -782,12 +788,31 @@ export class EventsService {
     });
   }
 
-  /** The outbox message kind this side takes: events forwarded by a Manage instance that reports to this Trace (it asked). */
-  handlers(): { event: MessageHandler } {
+  /**
+   * The outbox message kinds this side takes from a Manage instance that reports to this Trace
+   * (it asked): forwarded events, the machines it approved and the envelopes of batch-signed
+   * events. Without `traceEnabled`: `traceFuncitionalityNotEnabled`.
+   */
+  handlers(): Record<'event' | 'device' | 'eventBatch', MessageHandler> {
+    const accepts = (peer: ManageInstanceRow) => peer.manage_type === 'trace' && peer.initiator === 0;
     return {
       event: {
-        accepts: (peer) => peer.manage_type === 'trace' && peer.initiator === 0,
+        accepts,
         apply: (trx, peer, body, { sourceIp, now }) => this.receiveForwarded(trx, peer, body, sourceIp, now),
+      },
+      device: {
+        accepts,
+        apply: async (trx, peer, body, { now }) => {
+          await takingPeerEvents(trx);
+          await receiveReportedDevice(trx, this.database.dialect, peer, body, now);
+        },
+      },
+      eventBatch: {
+        accepts,
+        apply: async (trx, _peer, body, { now }) => {
+          await takingPeerEvents(trx);
+          await receiveForwardedBatch(trx, this.database.dialect, body, now);
+        },
       },
     };
   }
@@ -799,9 +824,7 @@ export class EventsService {
    * `traceFuncitionalityNotEnabled`.
    */
   async receiveForwarded(trx: Kysely<DB>, peer: ManageInstanceRow, input: unknown, sourceIp: string, now: string): Promise<void> {
-    if (!(await traceEnabled(new SettingsRepository(trx)))) {
-      throw new AppError('traceFuncitionalityNotEnabled', { description: 'This instance does not take events from peers' });
-    }
+    await takingPeerEvents(trx);
     const event = parseApl(ZForwardedEvent, input, 'apl.body');
     const hash = eventHash(canonicalEvent(event.body, event.deviceId));
     if (hash !== event.eventHash) {

@@ -3,6 +3,8 @@ import type {
   TEventConfiguration,
   TEventConfigurationUpdate,
   TForwardedEvent,
+  TForwardedEventBatch,
+  TReportedDevice,
   TPage,
   TPageQuery,
   TQueuedEvent,
@@ -16,10 +18,11 @@ import { AppError } from '../../lib/app-error.js';
 import type { Caller } from '../../lib/caller.js';
 import { isoNow } from '../../lib/time.js';
 import { AuditRepository } from '../audit/audit.repository.js';
+import { DevicesRepository } from '../devices/devices.repository.js';
 import { EventsRepository } from '../events/events.repository.js';
 import { canonicalEvent, traceEventXml } from '../events/trace-event-format.js';
 import { SettingsRepository } from '../settings/settings.repository.js';
-import { OutboxRepository } from './outbox.repository.js';
+import { OutboxRepository, type NewMessage } from './outbox.repository.js';
 import { PeerRegistrationsRepository } from '../registrations/peer-registrations.repository.js';
 
 /** Settings keys of the event configuration (`admin/event`). */
@@ -57,6 +60,11 @@ export class EventQueueService {
     private readonly settings: SettingsRepository,
   ) {}
 
+  /** `target device` pairs seen reported in a committed row (the rows are never removed). */
+  private readonly reported = new Set<string>();
+  /** Chains that are no registered machine here (the server's own): never reported. */
+  private readonly notReportable = new Set<string>();
+
   /** The configuration, read through `settings` (the caller's transaction when it has one). */
   async configuration(settings: Pick<SettingsRepository, 'get'> = this.settings): Promise<TEventConfiguration> {
     const enabled = await settings.get(ENABLED_KEY);
@@ -85,7 +93,10 @@ export class EventQueueService {
   /**
    * Queues newly stored events for every approved Trace instance this instance reports to (in
    * the transaction that stores them), when forwarding is enabled; tried for the configured time.
-   * The targets and the configuration are read once for all of them.
+   * The targets and the configuration are read once for all of them. Before the events go, in the
+   * same transaction: each of their machines not yet reported to a target ({@link reportDevices}),
+   * and the envelope of each batch-signed event's batch (`eventBatch`, once per batch and target),
+   * so the Trace holds what its history export needs to check offline.
    */
   async forward(trx: Kysely<DB>, rows: TraceEventRow[]): Promise<void> {
     // one read of the (small) registrations table on the ingestion path when nothing is forwarded
@@ -95,24 +106,94 @@ export class EventQueueService {
     if (!configuration.enabled) return;
     const now = isoNow();
     const expiresAt = isoNow(new Date(Date.parse(now) + configuration.timeout * 1000));
-    const outbox = new OutboxRepository(trx, this.database.dialect);
-    for (const row of rows) {
-      const body: TForwardedEvent = {
+    const messages: NewMessage[] = await this.devicesToReport(trx, targets, [...new Set(rows.map((row) => row.device_id))], now);
+    const batches = new Set<string>();
+    const bodies = rows.map((row): TForwardedEvent => {
+      const proof = JSON.parse(row.proof) as TStoredTraceEventProof;
+      if (proof.format === 'stp-batch') batches.add(proof.batch);
+      return {
         deviceId: row.device_id,
         body: bodyOf(row),
         eventHash: row.event_hash,
         orderId: row.order_id,
         dsiId: row.dsi_id,
-        proof: JSON.parse(row.proof) as TStoredTraceEventProof,
+        proof,
         receivedAt: row.received_at,
       };
-      for (const target of targets) {
-        await outbox.enqueue(
-          { kind: 'event', targetKind: 'trace', targetId: target, subjectId: row.event_id, body, expiresAt },
-          now,
-        );
+    });
+    if (batches.size > 0) {
+      const envelopes = await new EventsRepository(trx, this.database.dialect).batches([...batches]);
+      for (const [batchId, envelope] of envelopes) {
+        const body: TForwardedEventBatch = { batchId, envelope };
+        for (const target of targets)
+          messages.push({ kind: 'eventBatch', targetKind: 'trace', targetId: target, subjectId: batchId, body });
       }
     }
+    for (const body of bodies) {
+      for (const target of targets) {
+        messages.push({ kind: 'event', targetKind: 'trace', targetId: target, subjectId: body.body.eventId, body });
+      }
+    }
+    await new OutboxRepository(trx, this.database.dialect).enqueueMany(
+      messages.map((message) => ({ ...message, expiresAt })),
+      now,
+    );
+  }
+
+  /**
+   * Spec §4, "Device approval is reported to Trace": a machine approved here is reported to every
+   * approved Trace instance this instance reports to (one `device` message each, in the approval's
+   * transaction), whether or not event forwarding is on. A Trace registered later learns it with
+   * the machine's first event forwarded to it.
+   */
+  async reportApproval(trx: Kysely<DB>, deviceId: string): Promise<void> {
+    const targets = await new PeerRegistrationsRepository(trx).traceTargets();
+    if (targets.length === 0) return;
+    const { timeout } = await this.configuration(new SettingsRepository(trx));
+    const now = isoNow();
+    const expiresAt = isoNow(new Date(Date.parse(now) + timeout * 1000));
+    const messages = await this.devicesToReport(trx, targets, [deviceId], now);
+    await new OutboxRepository(trx, this.database.dialect).enqueueMany(
+      messages.map((message) => ({ ...message, expiresAt })),
+      now,
+    );
+  }
+
+  /**
+   * The `device` messages of the machines among `deviceIds` not yet reported to each of `targets`,
+   * recorded as reported (`trace_reported_devices`). What a committed row or the devices table
+   * shows once is remembered, so the ingestion path reads nothing for machines already reported;
+   * two instances racing report a machine twice, which the Trace takes once.
+   */
+  private async devicesToReport(trx: Kysely<DB>, targets: string[], deviceIds: string[], now: string): Promise<NewMessage[]> {
+    const open = (target: string, deviceId: string) =>
+      !this.notReportable.has(deviceId) && !this.reported.has(`${target} ${deviceId}`);
+    const wanted = deviceIds.filter((deviceId) => targets.some((target) => open(target, deviceId)));
+    if (wanted.length === 0) return [];
+    const outbox = new OutboxRepository(trx, this.database.dialect);
+    for (const row of await outbox.reportedDevices(targets, wanted)) this.reported.add(`${row.target_id} ${row.device_id}`);
+    const devices = await new DevicesRepository(trx).reportable(wanted);
+    // a chain that is no machine of this instance (the server's own events) is never reported
+    for (const deviceId of wanted) if (!devices.some((device) => device.id === deviceId)) this.notReportable.add(deviceId);
+    const messages: NewMessage[] = [];
+    const rows: { target_id: string; device_id: string; reported_at: string }[] = [];
+    for (const device of devices) {
+      const body: TReportedDevice = {
+        deviceId: device.id,
+        name: device.name,
+        serialNumber: device.serial_number,
+        model: device.model,
+        manufacturer: device.manufacturer,
+        signingCertificate: device.signing_certificate,
+      };
+      for (const target of targets) {
+        if (!open(target, device.id)) continue;
+        rows.push({ target_id: target, device_id: device.id, reported_at: now });
+        messages.push({ kind: 'device', targetKind: 'trace', targetId: target, subjectId: device.id, body });
+      }
+    }
+    await outbox.recordReported(rows);
+    return messages;
   }
 
   async list(page: TPageQuery): Promise<TPage<TQueuedEvent>> {

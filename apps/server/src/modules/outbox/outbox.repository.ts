@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { sql, type ExpressionBuilder, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
+import { sql, type ExpressionBuilder, type Insertable, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { TOutboxKind, TOutboxListQuery, TOutboxMessage, TOutboxState, TPage, TPageQuery } from '@manifold/contract';
 import { type Dialect, isDeadlock } from '../../db/dialect.js';
 import { pageOffset, paginate, toPage } from '../../db/paging.js';
@@ -9,6 +9,11 @@ import { afterCommit } from '../../db/database.js';
 import { outboxCommitted } from './outbox-signal.js';
 
 export type OutboxRow = Selectable<OutboxTable>;
+
+/** Rows of one insert of {@link OutboxRepository.enqueueMany} (16 parameters each). */
+const ENQUEUE_ROWS = 500;
+/** Payload bytes of one insert past its first row. */
+const ENQUEUE_BYTES = 4 * 1024 * 1024;
 
 /** A queued message to a downstream Manage instance (kind `authorization` today). */
 export interface Delivery {
@@ -133,35 +138,69 @@ export class OutboxRepository {
     return (await this.enqueueMany([message], now))[0]!;
   }
 
-  /** Queues messages in one multi-row insert, due now (as {@link enqueue}); answers their message ids in order. */
+  /**
+   * Queues messages in multi-row inserts, due now (as {@link enqueue}); answers their message ids
+   * in order. A statement takes at most {@link ENQUEUE_ROWS} rows and, past the first row,
+   * {@link ENQUEUE_BYTES} of payload (forwarded events carry signed documents, a batch envelope
+   * megabytes): under every driver's parameter and packet limits.
+   */
   async enqueueMany(messages: NewMessage[], now: string): Promise<string[]> {
     if (messages.length === 0) return [];
     const messageIds = messages.map(() => randomUUID());
-    await this.db
-      .insertInto('outbox')
-      .values(
-        messages.map((message, i) => ({
-          kind: message.kind,
-          target_kind: message.targetKind,
-          target_id: message.targetId,
-          subject_id: message.subjectId,
-          payload: JSON.stringify(message.body),
-          state: 'pending' as const,
-          attempts: 0,
-          next_attempt_at: now,
-          last_error: null,
-          created_at: now,
-          updated_at: now,
-          message_id: messageIds[i]!,
-          delivered_at: null,
-          expires_at: message.expiresAt ?? null,
-          lease_owner: null,
-          lease_until: null,
-        })),
-      )
-      .execute();
+    let rows: Insertable<OutboxTable>[] = [];
+    let bytes = 0;
+    const insert = async () => {
+      if (rows.length > 0) await this.db.insertInto('outbox').values(rows).execute();
+      rows = [];
+      bytes = 0;
+    };
+    for (const [i, message] of messages.entries()) {
+      const payload = JSON.stringify(message.body);
+      if (rows.length >= ENQUEUE_ROWS || (rows.length > 0 && bytes + payload.length > ENQUEUE_BYTES)) await insert();
+      bytes += payload.length;
+      rows.push({
+        kind: message.kind,
+        target_kind: message.targetKind,
+        target_id: message.targetId,
+        subject_id: message.subjectId,
+        payload,
+        state: 'pending',
+        attempts: 0,
+        next_attempt_at: now,
+        last_error: null,
+        created_at: now,
+        updated_at: now,
+        message_id: messageIds[i]!,
+        delivered_at: null,
+        expires_at: message.expiresAt ?? null,
+        lease_owner: null,
+        lease_until: null,
+      });
+    }
+    await insert();
     afterCommit(this.db, outboxCommitted);
     return messageIds;
+  }
+
+  /** Which of `deviceIds` were reported to which of `targets` (`trace_reported_devices`). */
+  reportedDevices(targets: string[], deviceIds: string[]) {
+    return this.db
+      .selectFrom('trace_reported_devices')
+      .select(['target_id', 'device_id'])
+      .where('target_id', 'in', targets)
+      .where('device_id', 'in', deviceIds)
+      .execute();
+  }
+
+  /** Records machines as reported to targets; a pair recorded already (another instance's) stays as it is. */
+  async recordReported(rows: { target_id: string; device_id: string; reported_at: string }[]): Promise<void> {
+    if (rows.length === 0) return;
+    const insert = this.db.insertInto('trace_reported_devices').values(rows);
+    await (
+      this.dialect.kind === 'mysql'
+        ? insert.onDuplicateKeyUpdate({ reported_at: sql.ref('reported_at') })
+        : insert.onConflict((conflict) => conflict.doNothing())
+    ).execute();
   }
 
   /** One message as the admin sees it. */

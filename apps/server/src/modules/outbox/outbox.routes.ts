@@ -13,6 +13,12 @@ import { callerOf } from '../../plugins/auth.js';
 import { peerAplTypes, type PeerAplType } from '../registrations/peer-registrations.service.js';
 import type { PeerMessagesService } from './peer-messages.service.js';
 
+/**
+ * A peer message's largest body: an `eventBatch` message carries a machine's batch-signed envelope,
+ * which arrived in a body of up to 8 MiB (`POST /stp/event`) and is never longer re-serialised.
+ */
+const PEER_MESSAGE_MAX_BYTES = 9 * 1024 * 1024;
+
 /** `GET /ui/admin/outbox`, `POST /ui/admin/outbox/retry` and the partner entry point `POST /apl/peer/message`. */
 export function outboxRoutes(messages: PeerMessagesService): FastifyPluginAsyncZod {
   return async (app) => {
@@ -45,6 +51,7 @@ export function outboxRoutes(messages: PeerMessagesService): FastifyPluginAsyncZ
     app.post(
       '/apl/peer/message',
       {
+        bodyLimit: PEER_MESSAGE_MAX_BYTES,
         schema: {
           tags: ['partner'],
           summary:

@@ -1,0 +1,45 @@
+import type { Kysely } from 'kysely';
+import type { DatabaseKind } from '../../config.js';
+
+/**
+ * Machines reported to Trace instances (docs/traceability.md, "Machines and batches on the Trace
+ * side"). On the reporting side, `trace_reported_devices` records which approved machine was
+ * reported to which Trace registration (one `device` outbox message each). On the Trace side,
+ * `peer_devices` keeps a machine a reporting Manage instance approved: its identity and signing
+ * certificate, so a forwarded history can be exported and checked offline. An `eventBatch`
+ * message's subject is a batch id (64 hex digits), so `outbox.subject_id` widens from a UUID's 36.
+ */
+export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void> {
+  if (kind === 'postgres') {
+    await db.schema
+      .alterTable('outbox')
+      .alterColumn('subject_id', (c) => c.setDataType('varchar(64)'))
+      .execute();
+  } else if (kind === 'mysql') {
+    await db.schema
+      .alterTable('outbox')
+      .modifyColumn('subject_id', 'varchar(64)', (c) => c.notNull())
+      .execute();
+  } // SQLite does not hold a varchar to its length
+  await db.schema
+    .createTable('trace_reported_devices')
+    .addColumn('target_id', 'varchar(36)', (c) => c.notNull())
+    .addColumn('device_id', 'varchar(64)', (c) => c.notNull())
+    .addColumn('reported_at', 'varchar(32)', (c) => c.notNull())
+    .addPrimaryKeyConstraint('trace_reported_devices_pk', ['target_id', 'device_id'])
+    .execute();
+  await db.schema
+    .createTable('peer_devices')
+    .addColumn('device_id', 'varchar(64)', (c) => c.primaryKey())
+    .addColumn('manage_id', 'varchar(36)', (c) => c.notNull())
+    /** JSON: {name, serialNumber, model, manufacturer} as the reporting instance holds them. */
+    .addColumn('identity', 'text', (c) => c.notNull())
+    .addColumn('signing_certificate', 'text', (c) => c.notNull())
+    .addColumn('received_at', 'varchar(32)', (c) => c.notNull())
+    .execute();
+}
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropTable('peer_devices').ifExists().execute();
+  await db.schema.dropTable('trace_reported_devices').ifExists().execute();
+}
