@@ -756,6 +756,47 @@ describeEachDatabase(
           };
           expect((await verifyHistory(forged)).problems).not.toEqual([]);
         });
+        it("a machine's messages to the Trace go one at a time, in the order queued: its events arrive in chain order", async () => {
+          const events = [batchChain.next('machineIdle'), batchChain.next('machineIdle'), batchChain.next('machineIdle')];
+          for (const event of events) expect((await batchChain.sendXml(ctx(), batchChain.xml(event))).statusCode).toBe(200);
+          const queuedIds = await Promise.all(events.map(async (event) => (await messagesTo('event', event.eventId))[0]!.id));
+          expect(queuedIds).toEqual([...queuedIds].sort((a, b) => a - b));
+          // a lease takes the first of them only, and the second once the first is no longer pending
+          const repository = new OutboxRepository(ctx().app.services.database.db, ctx().app.services.database.dialect);
+          const lease = async () => {
+            const now = new Date();
+            const rows = await repository.claim(
+              'order-probe',
+              now.toISOString(),
+              new Date(now.getTime() + 60_000).toISOString(),
+              100,
+            );
+            await repository.release(
+              rows.map((row) => row.message_id!),
+              'order-probe',
+              now.toISOString(),
+            );
+            return rows.filter((row) => queuedIds.includes(row.id)).map((row) => row.id);
+          };
+          expect(await lease()).toEqual([queuedIds[0]]);
+          await ctx()
+            .app.services.database.db.updateTable('outbox')
+            .set({ state: 'delivered' })
+            .where('id', '=', queuedIds[0]!)
+            .execute();
+          expect(await lease()).toEqual([queuedIds[1]]);
+          await ctx()
+            .app.services.database.db.updateTable('outbox')
+            .set({ state: 'pending' })
+            .where('id', '=', queuedIds[0]!)
+            .execute();
+          await deliverOutbox(ctx());
+          const history = (await traceHistory(batchChain.world.deviceId)).json() as TTraceHistory;
+          const tail = history.events.slice(-3);
+          expect(tail.map((event) => [event.eventId, event.chainFinding])).toEqual(events.map((event) => [event.eventId, null]));
+          expect((await verifyHistory(history)).breaks).toEqual([]);
+        });
+
         it('an envelope of more than a megabyte (a peer message larger than other calls take) reaches the Trace whole', async () => {
           const data = Object.fromEntries(Array.from({ length: 8 }, (_, k) => [`field${k}`, 'x'.repeat(1024)]));
           const batch = Array.from({ length: 160 }, () => batchChain.next('machineIdle', { data }));

@@ -146,6 +146,12 @@ export interface OutboxTable {
   /** The delivery worker attempting it now, and until when (migration 024). */
   lease_owner: string | null;
   lease_until: string | null;
+  /**
+   * Messages to one target with the same key are delivered one at a time, in id order (a
+   * machine's id for what goes to a Trace instance: its events arrive as they were chained);
+   * null: no order (migration 031).
+   */
+  ordering_key: string | null;
 }
 
 export interface StpNoncesTable {

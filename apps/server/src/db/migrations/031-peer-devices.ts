@@ -8,6 +8,8 @@ import type { DatabaseKind } from '../../config.js';
  * `peer_devices` keeps a machine a reporting Manage instance approved: its identity and signing
  * certificate, so a forwarded history can be exported and checked offline. An `eventBatch`
  * message's subject is a batch id (64 hex digits), so `outbox.subject_id` widens from a UUID's 36.
+ * `outbox.ordering_key`: messages to one target with the same key go one at a time, in order (a
+ * machine's messages to a Trace instance).
  */
 export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void> {
   if (kind === 'postgres') {
@@ -21,6 +23,8 @@ export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>
       .modifyColumn('subject_id', 'varchar(64)', (c) => c.notNull())
       .execute();
   } // SQLite does not hold a varchar to its length
+  await db.schema.alterTable('outbox').addColumn('ordering_key', 'varchar(64)').execute();
+  await db.schema.createIndex('outbox_ordering_idx').on('outbox').columns(['ordering_key', 'target_id', 'state', 'id']).execute();
   await db.schema
     .createTable('trace_reported_devices')
     .addColumn('target_id', 'varchar(36)', (c) => c.notNull())
@@ -40,6 +44,8 @@ export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropIndex('outbox_ordering_idx').on('outbox').ifExists().execute();
+  await db.schema.alterTable('outbox').dropColumn('ordering_key').execute();
   await db.schema.dropTable('peer_devices').ifExists().execute();
   await db.schema.dropTable('trace_reported_devices').ifExists().execute();
 }

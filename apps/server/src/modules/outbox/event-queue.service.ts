@@ -93,8 +93,10 @@ export class EventQueueService {
   /**
    * Queues newly stored events for every approved Trace instance this instance reports to (in
    * the transaction that stores them), when forwarding is enabled; tried for the configured time.
-   * The targets and the configuration are read once for all of them. Before the events go, in the
-   * same transaction: each of their machines not yet reported to a target ({@link reportDevices}),
+   * The targets and the configuration are read once for all of them. A machine's messages to a
+   * Trace instance go one at a time, in the order queued (ordering key: the machine), so its
+   * events arrive there in chain order. Before the events go, in the
+   * same transaction: each of their machines not yet reported to a target ({@link devicesToReport}),
    * and the envelope of each batch-signed event's batch (`eventBatch`, once per batch and target),
    * so the Trace holds what its history export needs to check offline.
    */
@@ -126,12 +128,26 @@ export class EventQueueService {
       for (const [batchId, envelope] of envelopes) {
         const body: TForwardedEventBatch = { batchId, envelope };
         for (const target of targets)
-          messages.push({ kind: 'eventBatch', targetKind: 'trace', targetId: target, subjectId: batchId, body });
+          messages.push({
+            kind: 'eventBatch',
+            targetKind: 'trace',
+            targetId: target,
+            subjectId: batchId,
+            body,
+            orderingKey: envelope.deviceId,
+          });
       }
     }
     for (const body of bodies) {
       for (const target of targets) {
-        messages.push({ kind: 'event', targetKind: 'trace', targetId: target, subjectId: body.body.eventId, body });
+        messages.push({
+          kind: 'event',
+          targetKind: 'trace',
+          targetId: target,
+          subjectId: body.body.eventId,
+          body,
+          orderingKey: body.deviceId,
+        });
       }
     }
     await new OutboxRepository(trx, this.database.dialect).enqueueMany(
@@ -189,7 +205,14 @@ export class EventQueueService {
       for (const target of targets) {
         if (!open(target, device.id)) continue;
         rows.push({ target_id: target, device_id: device.id, reported_at: now });
-        messages.push({ kind: 'device', targetKind: 'trace', targetId: target, subjectId: device.id, body });
+        messages.push({
+          kind: 'device',
+          targetKind: 'trace',
+          targetId: target,
+          subjectId: device.id,
+          body,
+          orderingKey: device.id,
+        });
       }
     }
     await outbox.recordReported(rows);

@@ -136,6 +136,8 @@ export class OutboxDelivery implements BackgroundWorker {
       if (rows.length === 0) break;
       await this.launch(rows);
       attempts += rows.length;
+      // the next message of an ordering key is due once its predecessor's acknowledgement is written
+      await this.flushed();
     }
     await this.flushed();
     return attempts;
@@ -299,9 +301,11 @@ export class OutboxDelivery implements BackgroundWorker {
   /** Writes the acknowledgements that arrived, in one UPDATE per round, until none is left. */
   private flush(): void {
     if (this.flushing) return;
+    let ordered = false;
     this.flushing = (async () => {
       while (this.acknowledgements.length > 0) {
         const batch = this.acknowledgements.splice(0);
+        ordered ||= batch.some((row) => row.ordering_key !== null);
         try {
           await this.recordDelivered(batch);
         } catch (error) {
@@ -312,6 +316,8 @@ export class OutboxDelivery implements BackgroundWorker {
     })().finally(() => {
       this.flushing = undefined;
       if (this.acknowledgements.length > 0) this.flush();
+      // a message waiting for its predecessor (the same ordering key) is due now
+      else if (ordered) this.wake();
     });
   }
 

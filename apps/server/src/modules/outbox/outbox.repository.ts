@@ -42,6 +42,8 @@ export interface NewMessage {
   body: Record<string, unknown>;
   /** Delivery is given up after this time. */
   expiresAt?: string | null;
+  /** Messages to the target with the same key go one at a time, in the order they were queued. */
+  orderingKey?: string | null;
 }
 
 function toMessage(row: OutboxRow): TOutboxMessage {
@@ -175,6 +177,7 @@ export class OutboxRepository {
         expires_at: message.expiresAt ?? null,
         lease_owner: null,
         lease_until: null,
+        ordering_key: message.orderingKey ?? null,
       });
     }
     await insert();
@@ -217,7 +220,9 @@ export class OutboxRepository {
    * Leases up to `limit` due messages to `owner` until `leaseUntil`: pending ones whose time has
    * come and that no live lease holds (a worker that died mid-attempt leaves its lease to run
    * out), oldest due first. An attempt is counted with its outcome. `FOR UPDATE SKIP LOCKED` on PostgreSQL and MariaDB,
-   * one `UPDATE … RETURNING` on SQLite: two workers never lease the same message.
+   * one `UPDATE … RETURNING` on SQLite: two workers never lease the same message. A message with
+   * an `ordering_key` is due only when no earlier message to its target with the same key is
+   * still pending (waiting, retrying or on its way): one of them at a time, in id order.
    */
   async claim(owner: string, now: string, leaseUntil: string, limit: number): Promise<OutboxRow[]> {
     if (limit < 1) return [];
@@ -227,6 +232,22 @@ export class OutboxRepository {
         .where('state', '=', 'pending')
         .where('next_attempt_at', '<=', now)
         .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+        .where((eb) =>
+          eb.or([
+            eb('outbox.ordering_key', 'is', null),
+            eb.not(
+              eb.exists(
+                eb
+                  .selectFrom('outbox as earlier')
+                  .select(sql.lit(1).as('one'))
+                  .whereRef('earlier.ordering_key', '=', 'outbox.ordering_key')
+                  .whereRef('earlier.target_id', '=', 'outbox.target_id')
+                  .where('earlier.state', '=', 'pending')
+                  .whereRef('earlier.id', '<', 'outbox.id'),
+              ),
+            ),
+          ]),
+        )
         .orderBy('next_attempt_at')
         .orderBy('id')
         .limit(limit);
