@@ -68,6 +68,21 @@ describe('console: a machine\u2019s job in events, audit, builds, parts and the 
     await page.getByRole('heading', { name: 'Events', level: 1 }).waitFor();
     for (const eventId of events) await page.locator(`tr[data-event-id="${eventId}"] [data-status="verified"]`).waitFor(settle);
     await checkScreen(page, 'events');
+    // each row exports its machine's signed history (a Trace instance's only way to a forwarded machine's)
+    const [rowDownload] = await Promise.all([
+      page.waitForEvent('download'),
+      page
+        .locator(`tr[data-event-id="${events[0]}"]`)
+        .getByRole('button', { name: `Export the signed events of machine ${machine.deviceId}` })
+        .click(),
+    ]);
+    expect(rowDownload.suggestedFilename()).toBe(`machine-${machine.deviceId}-events.json`);
+    const rowHistory = JSON.parse(fs.readFileSync((await rowDownload.path()) ?? '', 'utf8')) as {
+      deviceId: string;
+      events: { eventId: string }[];
+    };
+    expect(rowHistory.deviceId).toBe(machine.deviceId);
+    expect(rowHistory.events.map((event) => event.eventId)).toEqual(events);
 
     // audit: filtered by kind, the machine's job ended on the order
     await nav.getByRole('link', { name: 'Audit trail' }).click();

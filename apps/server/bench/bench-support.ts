@@ -143,6 +143,20 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / clockTicks;
 }
 
+/** The machine's CPU time so far from `/proc/stat` (all cores, in ticks): idle (with I/O wait) and in all. */
+export function machineCpu(): { idle: number; total: number } {
+  const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal (guest time is counted in user already)
+  const total = fields.slice(0, 8).reduce((sum, value) => sum + value, 0);
+  return { idle: fields[3]! + fields[4]!, total };
+}
+
+/** The share of the machine's CPU left idle since `before` (a {@link machineCpu} reading), in %. */
+export function idlePercentSince(before: { idle: number; total: number }): number {
+  const now = machineCpu();
+  return Number(((100 * (now.idle - before.idle)) / Math.max(1, now.total - before.total)).toFixed(1));
+}
+
 /**
  * POSTs a multipart form as a stream: the text `fields`, then a `file` part named `fileName` with
  * the `size` bytes `source` yields (never held in memory). Answers the status and the body.

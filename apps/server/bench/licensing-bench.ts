@@ -31,6 +31,8 @@ import {
   benchTarget,
   type BenchCall,
   cpuSeconds,
+  idlePercentSince,
+  machineCpu,
   measure,
   provisionBenchServer,
   registerBenchMachine,
@@ -305,8 +307,11 @@ async function benchInstances(kind: string) {
           // the CPU the server processes spent per answer: a figure the neighbours' load moves far less
           const cpu = () => side.servers.reduce((sum, process) => sum + cpuSeconds(process.child.pid!), 0);
           const cpuBefore = cpu();
+          const machineBefore = machineCpu();
           const result = await autocannonCount(side.title, load(side.url, orders));
           result.row['server CPU ms/request'] = Number((((cpu() - cpuBefore) * 1000) / result.ok).toFixed(2));
+          // what was left for a second process: on this 2-core machine, next to nothing
+          result.row['machine idle %'] = idlePercentSince(machineBefore);
           answered += result.ok;
           if (!best[i] || result.rate > best[i].rate) best[i] = result;
         }

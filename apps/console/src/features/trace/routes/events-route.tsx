@@ -1,16 +1,14 @@
-import { Anchor, Button, Group, Stack, Table } from '@mantine/core';
+import { ActionIcon, Anchor, Button, Group, Stack, Table } from '@mantine/core';
 import { IconDownload } from '@tabler/icons-react';
-import { useState } from 'react';
-import { apiErrorMessage } from '../../../components/api-error-message';
 import { ErrorAlert } from '../../../components/error-alert';
-import { saveText } from '../../../lib/download';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { DataTable } from '../../../components/data-table';
 import { useDateTimeFormat } from '../../../lib/format';
-import { getEventsEpcis, useEventList } from '../api/trace-lists';
+import { getEventsEpcis, getMachineHistory, useEventList } from '../api/trace-lists';
 import { useListParams } from '../components/list-params';
 import { TraceListScreen } from '../components/trace-list-screen';
+import { useJsonExport } from '../components/use-json-export';
 import { EventStatusBadge, ShortId } from '../components/trace-badges';
 
 const filters = ['dsiId'] as const;
@@ -22,16 +20,12 @@ export function EventsRoute() {
   const list = useListParams(filters);
   const { state } = list;
   const events = useEventList(state);
-  const [exportError, setExportError] = useState<string | null>(null);
-  const exportEpcis = async () => {
-    setExportError(null);
-    try {
-      const document = await getEventsEpcis(state);
-      saveText(JSON.stringify(document, null, 2), `events-page-${state.pageNum}.epcis.jsonld`, 'application/ld+json');
-    } catch (caught) {
-      setExportError(apiErrorMessage(t, caught));
-    }
-  };
+  const { save: saveFetched, error: exportError } = useJsonExport();
+  const exportEpcis = () =>
+    saveFetched(() => getEventsEpcis(state), `events-page-${state.pageNum}.epcis.jsonld`, 'application/ld+json');
+  // a machine's whole signed history, for `npm run verify-history`: on a Trace instance also a
+  // machine a reporting instance approved, which has no machine page here
+  const exportMachine = (deviceId: string) => saveFetched(() => getMachineHistory(deviceId), `machine-${deviceId}-events.json`);
 
   return (
     <TraceListScreen
@@ -75,9 +69,20 @@ export function EventsRoute() {
             </Table.Td>
             <Table.Td>{t(`auditKinds.${entry.event.kind}`)}</Table.Td>
             <Table.Td>
-              <Anchor component={Link} to={`/devices/${entry.event.deviceId}`} c="var(--manifold-link)">
-                <ShortId id={entry.event.deviceId} />
-              </Anchor>
+              <Group gap={4} wrap="nowrap">
+                <Anchor component={Link} to={`/devices/${entry.event.deviceId}`} c="var(--manifold-link)">
+                  <ShortId id={entry.event.deviceId} />
+                </Anchor>
+                <ActionIcon
+                  variant="subtle"
+                  size="sm"
+                  aria-label={t('trace.events.exportMachine', { id: entry.event.deviceId })}
+                  title={t('trace.events.exportMachine', { id: entry.event.deviceId })}
+                  onClick={() => void exportMachine(entry.event.deviceId)}
+                >
+                  <IconDownload size={14} aria-hidden />
+                </ActionIcon>
+              </Group>
             </Table.Td>
             <Table.Td>{entry.event.jobId ?? '—'}</Table.Td>
             <Table.Td>{entry.event.quantity ?? '—'}</Table.Td>

@@ -12,7 +12,7 @@ import {
   IconRuler2,
   IconStack2,
 } from '@tabler/icons-react';
-import { useState, type ReactNode } from 'react';
+import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
 import { apiErrorMessage } from '../../../components/api-error-message';
@@ -24,6 +24,7 @@ import { useDateTimeFormat } from '../../../lib/format';
 import { getMachineHistory, getPartEpcis, usePartHistory } from '../api/trace-lists';
 import { BuildStateBadge, EventStatusBadge, QmsStateBadge, ShortId } from '../components/trace-badges';
 import { TraceValuesPanel } from '../components/trace-values-panel';
+import { useJsonExport } from '../components/use-json-export';
 
 /** The kinds that inspect a part (spec §4): the inspection step shows them. */
 const inspectionKinds: readonly TTraceEventKind[] = [
@@ -239,7 +240,7 @@ export function PartRoute() {
   const { partId = '' } = useParams();
   const format = useDateTimeFormat();
   const history = usePartHistory(partId);
-  const [exportError, setExportError] = useState<string | null>(null);
+  const { save: saveFetched, error: exportError } = useJsonExport();
   const back = (
     <Anchor component={Link} to="/parts" size="sm" c="var(--manifold-link)" w="fit-content">
       <IconArrowLeft size={14} aria-hidden /> {t('trace.part.back')}
@@ -258,15 +259,6 @@ export function PartRoute() {
   if (!history.data) return <PageLoader />;
   const data = history.data;
   const name = partName(data);
-
-  const saveFetched = async (fetch: () => Promise<unknown>, fileName: string, type: string) => {
-    setExportError(null);
-    try {
-      saveText(JSON.stringify(await fetch(), null, 2), fileName, type);
-    } catch (caught) {
-      setExportError(apiErrorMessage(t, caught));
-    }
-  };
 
   return (
     <Stack gap="lg">
