@@ -797,6 +797,42 @@ describeEachDatabase(
           expect((await verifyHistory(history)).breaks).toEqual([]);
         });
 
+        it("a message the Trace refuses for good is given up at once and does not hold the machine's later ones", async () => {
+          const other = await registerApprovedMachine(ctx(), downstream.root);
+          // the machine reported again with another certificate: the Trace answers registrationExchangeAlreadyRegistered
+          const { database } = ctx().app.services;
+          await database.transaction((trx) =>
+            new OutboxRepository(trx, database.dialect).enqueue(
+              {
+                kind: 'device',
+                targetKind: 'trace',
+                targetId: traceId,
+                subjectId: batchChain.world.deviceId,
+                body: {
+                  deviceId: batchChain.world.deviceId,
+                  name: 'Impostor',
+                  serialNumber: 'SN-X',
+                  model: 'M',
+                  manufacturer: 'Maker',
+                  signingCertificate: other.machine.apl.signingCertificate,
+                },
+                orderingKey: batchChain.world.deviceId,
+              },
+              new Date().toISOString(),
+            ),
+          );
+          const event = batchChain.next('machineIdle');
+          expect((await batchChain.sendXml(ctx(), batchChain.xml(event))).statusCode).toBe(200);
+          await deliverOutbox(ctx());
+          const refused = (await messagesTo('device', batchChain.world.deviceId)).at(-1)!;
+          expect(refused).toMatchObject({ state: 'failed', attempts: 1 });
+          expect(refused.last_error).toContain('registrationExchangeAlreadyRegistered');
+          expect(await messagesTo('event', event.eventId)).toMatchObject([{ state: 'delivered' }]);
+          const history = (await traceHistory(batchChain.world.deviceId)).json() as TTraceHistory;
+          expect(history.signingCertificate).toBe(batchChain.world.machine.apl.signingCertificate);
+          expect(history.events.at(-1)).toMatchObject({ eventId: event.eventId, chainFinding: null });
+        });
+
         it('an envelope of more than a megabyte (a peer message larger than other calls take) reaches the Trace whole', async () => {
           const data = Object.fromEntries(Array.from({ length: 8 }, (_, k) => [`field${k}`, 'x'.repeat(1024)]));
           const batch = Array.from({ length: 160 }, () => batchChain.next('machineIdle', { data }));

@@ -44,7 +44,19 @@ const relayedPeerTokens = new Set<string>([
   'duplicateAplReceived',
   'manageFunctionalityNotEnabled',
   'certificateExchangeChainVerifyFail',
+  'traceEventIdNotValid',
 ]);
+
+/** A refusal the peer answered with one of the relayed tokens; `peerField` is the field it named. */
+export class PeerRefusal extends AppError {
+  constructor(
+    token: ErrorToken,
+    description: string,
+    readonly peerField: string | undefined,
+  ) {
+    super(token, { description });
+  }
+}
 
 /**
  * Posts a signed APL message to a registered or registering peer through the safe client.
@@ -89,9 +101,11 @@ async function postToPeer(http: PeerHttpConfig, url: URL, body: unknown, headers
   if (status >= 200 && status <= 299) return answer;
   const refusal = ZErrorResponse.safeParse(answer);
   if (refusal.success && relayedPeerTokens.has(refusal.data.errorToken)) {
-    throw new AppError(refusal.data.errorToken as ErrorToken, {
-      description: `The peer answered: ${refusal.data.errorDescription}`,
-    });
+    throw new PeerRefusal(
+      refusal.data.errorToken as ErrorToken,
+      `The peer answered: ${refusal.data.errorDescription}`,
+      refusal.data.field,
+    );
   }
   const detail = refusal.success ? ` ${refusal.data.errorToken}: ${refusal.data.errorDescription}` : '';
   throw new AppError('registrationExchangeCommunicationFailed', { description: `The peer answered HTTP ${status}${detail}` });

@@ -12,7 +12,7 @@ import { AppError } from '../../lib/app-error.js';
 import { isoNow } from '../../lib/time.js';
 import { parsePeerUrl, type PeerHttpConfig } from '../../peers/http-client.js';
 import type { FormFile } from '../../peers/multipart-body.js';
-import { type FilePath, postApl, postAplWithFiles } from '../../peers/registration.client.js';
+import { type FilePath, PeerRefusal, postApl, postAplWithFiles } from '../../peers/registration.client.js';
 import type { ServerCredentials } from '../provision/server-credentials.service.js';
 import { signAplWith } from '../registrations/apl-checks.js';
 import { PeerRegistrationsRepository } from '../registrations/peer-registrations.repository.js';
@@ -22,6 +22,23 @@ import { OutboxRepository, type OutboxRow } from './outbox.repository.js';
 
 /** Answers of the peer that no retry can change: the registration is gone there. */
 const final = new Set(['registrationNotPresent', 'registrationHasBeenCanceled']);
+
+/**
+ * Refusals of the message itself that no retry changes (a kind or body the peer does not take, a
+ * machine reported with another certificate, an event id it holds with other content): final for
+ * a message of an ordering key, which would otherwise hold the messages behind it until given up.
+ * A stale timestamp (clocks apart) is not final.
+ */
+const finalWhenOrdered = new Set([
+  'registrationExchangeInvalidApl',
+  'registrationExchangeAlreadyRegistered',
+  'traceEventIdNotValid',
+]);
+const refusedForGood = (row: OutboxRow, error: unknown) =>
+  row.ordering_key !== null &&
+  error instanceof PeerRefusal &&
+  finalWhenOrdered.has(error.token) &&
+  error.peerField !== 'apl.timestamp';
 
 /** The signing key opened once for a batch of messages. */
 interface SigningKey {
@@ -268,7 +285,10 @@ export class OutboxDelivery implements BackgroundWorker {
   private async failed(row: OutboxRow, error: unknown): Promise<void> {
     const attempts = row.attempts + 1;
     const giveUp =
-      error instanceof GiveUp || (error instanceof AppError && final.has(error.token)) || attempts >= this.config.maxAttempts;
+      error instanceof GiveUp ||
+      (error instanceof AppError && final.has(error.token)) ||
+      refusedForGood(row, error) ||
+      attempts >= this.config.maxAttempts;
     const text = errorText(error instanceof AppError ? `${error.token}: ${error.message}` : error);
     const next = giveUp
       ? null
