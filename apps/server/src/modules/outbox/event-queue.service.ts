@@ -107,7 +107,6 @@ export class EventQueueService {
     const configuration = await this.configuration(new SettingsRepository(trx));
     if (!configuration.enabled) return;
     const now = isoNow();
-    const expiresAt = isoNow(new Date(Date.parse(now) + configuration.timeout * 1000));
     const messages: NewMessage[] = await this.devicesToReport(trx, targets, [...new Set(rows.map((row) => row.device_id))], now);
     const batches = new Set<string>();
     const bodies = rows.map((row): TForwardedEvent => {
@@ -150,10 +149,7 @@ export class EventQueueService {
         });
       }
     }
-    await new OutboxRepository(trx, this.database.dialect).enqueueMany(
-      messages.map((message) => ({ ...message, expiresAt })),
-      now,
-    );
+    await this.enqueue(trx, messages, configuration.timeout, now);
   }
 
   /**
@@ -167,8 +163,12 @@ export class EventQueueService {
     if (targets.length === 0) return;
     const { timeout } = await this.configuration(new SettingsRepository(trx));
     const now = isoNow();
+    await this.enqueue(trx, await this.devicesToReport(trx, targets, [deviceId], now), timeout, now);
+  }
+
+  /** Queues `messages` due now, each tried for `timeout` seconds (the event configuration's). */
+  private async enqueue(trx: Kysely<DB>, messages: NewMessage[], timeout: number, now: string): Promise<void> {
     const expiresAt = isoNow(new Date(Date.parse(now) + timeout * 1000));
-    const messages = await this.devicesToReport(trx, targets, [deviceId], now);
     await new OutboxRepository(trx, this.database.dialect).enqueueMany(
       messages.map((message) => ({ ...message, expiresAt })),
       now,
