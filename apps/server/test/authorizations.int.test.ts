@@ -132,6 +132,28 @@ describeEachDatabase('authorizations', (ctx) => {
       expectToken(await call('/ui/device/delete', { deviceId: world.deviceId }), 420, 'deviceHasLiveAuthorizations');
     });
 
+    it("carries the order's newest 50 audit records and says when older ones exist", async () => {
+      const orderId = await addOrder(ctx(), policyFor(world, { quantity: 100 }));
+      const ids: string[] = [];
+      for (let i = 0; i < 49; i += 1) ids.push(await authorize(ctx(), { orderId, deviceId: world.deviceId, quantity: 1 }));
+      // licenceReceived and 49 licenceAuthorized: all of them, nothing older
+      let order = await fetchOrder(orderId);
+      expect(order.history).toHaveLength(50);
+      expect(order.historyTruncated).toBe(false);
+      expect(order.history.at(-1)!.eventType).toBe('licenceReceived');
+
+      ids.push(await authorize(ctx(), { orderId, deviceId: world.deviceId, quantity: 1 }));
+      order = await fetchOrder(orderId);
+      expect(order.historyTruncated).toBe(true);
+      // the newest 50, newest first: the 50 authorizations, the order's receipt left to the audit list
+      expect(order.history.map((h) => (h.details as { authorizationId: string }).authorizationId)).toEqual([...ids].reverse());
+      const audit = (
+        await ctx().call('GET', `/ui/audit/list?subject=${orderId}&numberOfItems=100`, { token: await ctx().adminToken() })
+      ).json<{ totalNumOfItems: number; data: { eventType: string }[] }>();
+      expect(audit.totalNumOfItems).toBe(51);
+      expect(audit.data.at(-1)!.eventType).toBe('licenceReceived');
+    });
+
     it('answers the quantity tokens', async () => {
       const orderId = await addOrder(ctx(), policyFor(world, { quantity: 3 }));
       const base = { orderId, deviceId: world.deviceId };

@@ -115,6 +115,7 @@ describeEachDatabase('orders', (ctx) => {
         authorizations: { data: [], pageNum: 1, numberOfItems: 10, totalNumOfPages: 0, totalNumOfItems: 0 },
       });
       expect(order.history.map((entry) => entry.eventType)).toEqual(['licenceReceived']);
+      expect(order.historyTruncated).toBe(false);
       const reference = await ctx()
         .app.services.database.db.selectFrom('entity_references')
         .selectAll()

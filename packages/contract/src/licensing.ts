@@ -153,8 +153,10 @@ export const ZOrderDetail = ZOrder.extend({
   groupIds: z.array(z.number().int()),
   /** One page of the order's authorizations (`pageNum`, `numberOfItems` of `order/fetch`). */
   authorizations: ZPage(ZAuthorization),
-  /** Newest first. */
+  /** The order's newest audit records (at most 50), newest first. */
   history: z.array(ZAuditEntry),
+  /** True when the order has older records than `history` holds: the audit list (subject = the order's id) has them all. */
+  historyTruncated: z.boolean(),
 }).meta({ id: 'OrderDetail' });
 export type TOrderDetail = z.infer<typeof ZOrderDetail>;
 

@@ -74,23 +74,25 @@ export class AuditRepository {
     return this.record({ type, actor: caller.username, subject, sourceIp: caller.sourceIp, ...(details ? { details } : {}) });
   }
 
-  /** The audit records of these subjects, newest first (at most 1000). */
-  async history(subjects: string[]): Promise<TAuditEntry[]> {
+  /** The newest `limit` audit records of these subjects, newest first, and whether there are older ones. */
+  async history(subjects: string[], limit: number): Promise<{ entries: TAuditEntry[]; truncated: boolean }> {
     const rows = await this.db
       .selectFrom('audit_events')
       .select(['event_type', 'actor', 'subject', 'details', 'created_at'])
       .where('subject', 'in', subjects)
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
-      .limit(1000)
+      // one more than asked: whether older records exist, without counting them
+      .limit(limit + 1)
       .execute();
-    return rows.map((row) => ({
+    const entries = rows.slice(0, limit).map((row) => ({
       eventType: row.event_type,
       actor: row.actor,
       subject: row.subject,
       details: row.details ? (JSON.parse(row.details) as unknown) : null,
       dateCreated: row.created_at,
     }));
+    return { entries, truncated: rows.length > limit };
   }
 
   /**

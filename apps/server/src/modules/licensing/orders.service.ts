@@ -22,6 +22,8 @@ import { checkPolicy, POLICY_FIELD } from './policy-check.js';
 
 /** How many authorizations an order detail shows when no page is asked for. */
 export const ORDER_DETAIL_PAGE_SIZE = 10;
+/** The newest audit records `order/fetch` carries; the audit list (subject = the order's id) holds them all. */
+export const ORDER_HISTORY_SIZE = 50;
 
 export type OrderOrigin =
   | { source: 'ui' | 'upload'; caller: Caller }
@@ -181,15 +183,15 @@ export class OrdersService {
     return this.changes().orders.list(filters, sort, query, viewer);
   }
 
-  /** The order with its groups, one page of its authorizations and its history (newest first). */
+  /** The order with its groups, one page of its authorizations and its latest history (newest first). */
   async fetch(query: TOrderFetchQuery, viewer: Viewer): Promise<TOrderDetail> {
     const changes = this.changes();
     const order = await changes.orders.findVisible(query.orderId, viewer);
     if (!order) throw new AppError('orderIdNotValid', { field: 'orderId' });
     const groupIds = await changes.orders.groupIds(order.id);
     const authorizations = await changes.authorizations.pageOfOrder(order.id, query);
-    const history = await new AuditRepository(this.database.db, this.database.dialect).history([order.id]);
-    return { ...toOrder(order), groupIds, authorizations, history };
+    const history = await new AuditRepository(this.database.db, this.database.dialect).history([order.id], ORDER_HISTORY_SIZE);
+    return { ...toOrder(order), groupIds, authorizations, history: history.entries, historyTruncated: history.truncated };
   }
 
   /** Archives (true) or restores (false) orders and their authorizations; every id must be visible. */

@@ -1,10 +1,11 @@
 import { ModalsProvider } from '@mantine/modals';
-import { ZDeviceParameter, ZOrderDetail, type TAuthorizeRequest, type TOrderDetail } from '@manifold/contract';
+import type { TAuthorizeRequest } from '@manifold/contract';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { errorFromResponse } from '../../../lib/api-errors';
 import { approvedDownstreamManageQueryOptions } from '../../../lib/pickers';
+import { orderDetail } from '../../../test/order';
 import { seedAdminSession } from '../../../test/session';
 import { renderWithProviders, testI18n } from '../../../test/render';
 import { approvedDevicesQueryOptions } from '../api/get-approved-devices';
@@ -75,50 +76,7 @@ describe('authorizeErrorsFrom', () => {
   });
 });
 
-const order: TOrderDetail = ZOrderDetail.parse({
-  orderIdentity: { orderId: '5b0c7c44-7c55-4c9e-8f4e-6a5cf0a1d001', authorizationId: null },
-  orderId: '5b0c7c44-7c55-4c9e-8f4e-6a5cf0a1d001',
-  version: 1,
-  dateCreated: '2026-11-01T10:00:00.000Z',
-  companyName: 'Acme Designs',
-  manageUserId: 1,
-  dasUrl: null,
-  dsi: { dsiId: '0b0c7c44-7c55-4c9e-8f4e-6a5cf0a1d002', dsiVersion: 1, revisionId: 'r1', designName: 'Bracket' },
-  quantity: 10,
-  expiredQuantity: 0,
-  allocatedQuantity: 7,
-  remainingQuantity: 3,
-  purpose: null,
-  licenseeKeySN: '0A',
-  digestMethod: 'SHA-256',
-  digestValue: 'a'.repeat(64),
-  sourceDateCreated: null,
-  sourceCompanyName: 'Acme Designs',
-  deviceIdentity: null,
-  parameterVersion: null,
-  imageUrl: null,
-  fileInformationBlockElementSize: null,
-  authorizedUserList: [],
-  archive: false,
-  publicKeySN: null,
-  keyRoleSN: null,
-  userID: 'admin',
-  orderNumber: 'PO-7',
-  downstreamDevice: false,
-  revoked: false,
-  dateRevoked: null,
-  expiration: '2099-01-01T00:00:00.000Z',
-  breakage: { policy: 'Strict', value: null },
-  serialization: null,
-  deviceParameters: [
-    ZDeviceParameter.parse({ parameterId: 'nozzleTemp', type: 'integer', low: 180, high: 260, resetValue: 210 }),
-  ],
-  qualityParameters: [],
-  source: 'ui',
-  groupIds: [],
-  authorizations: { data: [], pageNum: 1, numberOfItems: 10, totalNumOfPages: 0, totalNumOfItems: 0 },
-  history: [],
-});
+const order = orderDetail();
 
 function seededClient(): QueryClient {
   const client = new QueryClient({ defaultOptions: { queries: { staleTime: Infinity, retry: false } } });

@@ -71,7 +71,7 @@ function ParameterTable({ parameters, caption }: { parameters: (TDeviceParameter
   );
 }
 
-function History({ order }: { order: TOrderDetail }) {
+function History({ order, canSeeAudit }: { order: TOrderDetail; canSeeAudit: boolean }) {
   const { t } = useTranslation();
   const format = useDateTimeFormat();
   if (order.history.length === 0)
@@ -81,24 +81,42 @@ function History({ order }: { order: TOrderDetail }) {
       </Text>
     );
   return (
-    <DataTable
-      compact
-      testId="order-history"
-      minWidth={640}
-      caption={t('orders.history.caption', { count: order.history.length })}
-      columns={[t('orders.history.date'), t('orders.history.event'), t('orders.history.actor'), t('orders.history.subject')]}
-    >
-      {order.history.map((entry, index) => (
-        <Table.Tr key={`${entry.dateCreated}-${index}`} data-event={entry.eventType}>
-          <Table.Td>
-            <time dateTime={entry.dateCreated}>{format(entry.dateCreated)}</time>
-          </Table.Td>
-          <Table.Td>{t(`orders.history.events.${entry.eventType}`, { defaultValue: entry.eventType })}</Table.Td>
-          <Table.Td>{entry.actor ?? '—'}</Table.Td>
-          <Table.Td>{entry.subject ? <Code title={entry.subject}>{entry.subject.slice(0, 8)}</Code> : '—'}</Table.Td>
-        </Table.Tr>
-      ))}
-    </DataTable>
+    <Stack gap="xs">
+      <DataTable
+        compact
+        testId="order-history"
+        minWidth={640}
+        caption={
+          order.historyTruncated
+            ? t('orders.history.captionLatest', { count: order.history.length })
+            : t('orders.history.caption', { count: order.history.length })
+        }
+        columns={[t('orders.history.date'), t('orders.history.event'), t('orders.history.actor'), t('orders.history.subject')]}
+      >
+        {order.history.map((entry, index) => (
+          <Table.Tr key={`${entry.dateCreated}-${index}`} data-event={entry.eventType}>
+            <Table.Td>
+              <time dateTime={entry.dateCreated}>{format(entry.dateCreated)}</time>
+            </Table.Td>
+            <Table.Td>{t(`orders.history.events.${entry.eventType}`, { defaultValue: entry.eventType })}</Table.Td>
+            <Table.Td>{entry.actor ?? '—'}</Table.Td>
+            <Table.Td>{entry.subject ? <Code title={entry.subject}>{entry.subject.slice(0, 8)}</Code> : '—'}</Table.Td>
+          </Table.Tr>
+        ))}
+      </DataTable>
+      {order.historyTruncated && canSeeAudit ? (
+        <Anchor
+          component={Link}
+          to={`/audit?subject=${encodeURIComponent(order.orderId)}`}
+          c="var(--manifold-link)"
+          w="fit-content"
+          size="sm"
+          data-testid="order-history-all"
+        >
+          {t('orders.history.allInAudit')}
+        </Anchor>
+      ) : null}
+    </Stack>
   );
 }
 
@@ -243,7 +261,7 @@ export function OrderRoute() {
             <OrderGroups key={data.groupIds.join(',')} order={data} canEdit={canEditGroups} />
           </Section>
           <Section id="order-history" title={t('orders.sections.history')}>
-            <History order={data} />
+            <History order={data} canSeeAudit={roleCan(session.data?.userProfile.role, 'GET /ui/audit/list')} />
           </Section>
         </>
       ) : null}

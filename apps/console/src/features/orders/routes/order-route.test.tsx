@@ -1,0 +1,88 @@
+import { ModalsProvider } from '@mantine/modals';
+import type { TAuditEntry, TRole } from '@manifold/contract';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { screen } from '@testing-library/react';
+import { MemoryRouter, Route, Routes } from 'react-router';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { sessionQueryKey } from '../../../lib/session';
+import { setSessionToken } from '../../../lib/session-token';
+import { orderDetail } from '../../../test/order';
+import { renderWithProviders } from '../../../test/render';
+import { seedAdminSession } from '../../../test/session';
+import { orderQueryOptions } from '../api/get-order';
+import { OrderRoute } from './order-route';
+
+const history: TAuditEntry[] = [
+  {
+    eventType: 'licenceAuthorized',
+    actor: 'admin',
+    subject: '5b0c7c44-7c55-4c9e-8f4e-6a5cf0a1d001',
+    details: null,
+    dateCreated: '2026-11-02T10:00:00.000Z',
+  },
+  {
+    eventType: 'licenceAuthorized',
+    actor: 'admin',
+    subject: '5b0c7c44-7c55-4c9e-8f4e-6a5cf0a1d001',
+    details: null,
+    dateCreated: '2026-11-01T11:00:00.000Z',
+  },
+];
+
+/** The order screen with the order's detail already fetched, for a session of `role`. */
+function renderOrder(historyTruncated: boolean, role: TRole = 'ADMIN') {
+  const order = orderDetail({ history, historyTruncated });
+  const client = new QueryClient({ defaultOptions: { queries: { staleTime: Infinity, retry: false } } });
+  seedAdminSession(client);
+  client.setQueryData(sessionQueryKey, (session: { userProfile: object } | undefined) =>
+    session ? { ...session, userProfile: { ...session.userProfile, role } } : session,
+  );
+  client.setQueryData(orderQueryOptions(order.orderId, 1).queryKey, order);
+  renderWithProviders(
+    <QueryClientProvider client={client}>
+      <MemoryRouter initialEntries={[`/orders/${order.orderId}`]}>
+        <ModalsProvider>
+          <Routes>
+            <Route path="/orders/:orderId" element={<OrderRoute />} />
+          </Routes>
+        </ModalsProvider>
+      </MemoryRouter>
+    </QueryClientProvider>,
+  );
+  return order;
+}
+
+beforeEach(() => {
+  setSessionToken('token-1');
+  // nothing here may reach the server: the detail is in the cache
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async () => new Response('{}', { status: 500 })),
+  );
+});
+afterEach(() => vi.unstubAllGlobals());
+
+describe("the order screen's history", () => {
+  it('shows every record when the order has no older ones, without a way to the audit list', async () => {
+    renderOrder(false);
+    expect(await screen.findByText('Recorded events: 2')).toBeTruthy();
+    expect(
+      screen.getByRole('table', { name: 'Recorded events: 2' }).querySelectorAll('[data-event="licenceAuthorized"]'),
+    ).toHaveLength(2);
+    expect(screen.queryByTestId('order-history-all')).toBeNull();
+  });
+
+  it("says it shows the latest and links an administrator to all of the order's records in the audit list", async () => {
+    const order = renderOrder(true);
+    expect(await screen.findByText('The latest 2 recorded events')).toBeTruthy();
+    const link = screen.getByTestId('order-history-all');
+    expect(link.textContent).toBe("All of this order's events in the audit log");
+    expect(link.getAttribute('href')).toBe(`/audit?subject=${order.orderId}`);
+  });
+
+  it('offers no audit link to a user, who cannot open the audit list', async () => {
+    renderOrder(true, 'USER');
+    expect(await screen.findByText('The latest 2 recorded events')).toBeTruthy();
+    expect(screen.queryByTestId('order-history-all')).toBeNull();
+  });
+});
