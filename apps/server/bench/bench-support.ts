@@ -135,12 +135,28 @@ let clockTicks: number | undefined;
  * CPU seconds (user + system) a process has used so far, from `/proc/<pid>/stat`: unlike wall
  * time it hardly moves when other work shares the machine.
  */
-export function cpuSeconds(pid: number): number {
+export function cpuSeconds(pid: number, { children = false } = {}): number {
   clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
   // the command name (field 2) may hold spaces: count the fields after its closing parenthesis
   const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / clockTicks;
+  // utime, stime, and with `children` cutime, cstime: the children it has waited for (a wrk run)
+  const used = Number(fields[11]) + Number(fields[12]) + (children ? Number(fields[13]) + Number(fields[14]) : 0);
+  return used / clockTicks;
+}
+
+/** The CPU seconds spent so far by every process whose command name is `name` (`postgres`, `mariadbd`). */
+export function cpuSecondsOfCommand(name: string): number {
+  let sum = 0;
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === name) sum += cpuSeconds(Number(entry));
+    } catch {
+      // the process ended between the listing and the read
+    }
+  }
+  return sum;
 }
 
 /** The machine's CPU time so far from `/proc/stat` (all cores, in ticks): idle (with I/O wait) and in all. */

@@ -6,9 +6,14 @@
 //     to its bare limit (bare-authorize-server.ts: the same reads and writes, one transaction per
 //     request) in alternating rounds, each side's best kept, and the ratio.
 //     --profile DIR: the server runs with --cpu-prof into DIR (open the .cpuprofile in Chrome DevTools).
-//   npm run bench:instances [-- --databases postgres --duration 10 --connections 10 --rounds 2]
-//     the authorize load, on one order and spread over 10, through a round-robin proxy to one and
-//     to two server processes on one database (alternating rounds), and the books checked afterwards.
+//   npm run bench:instances [-- --databases postgres --duration 10 --connections 10 --rounds 2
+//                              --proxy haproxy|node --generator wrk|autocannon]
+//     the authorize load on one order and spread over 10, and a console mix (half authorize, half
+//     the screens' reads), through a round-robin proxy (HAProxy) to one and to two server processes
+//     on one database, driven by wrk (alternating rounds); per answer the CPU of the servers, the
+//     proxy, the load generator and the database; the books checked afterwards. HAProxy and wrk
+//     come from Debian's packages (installed when missing, bench/native-load.ts); --proxy node and
+//     --generator autocannon use the Node proxy (round-robin-proxy.ts) and autocannon instead.
 //   npm run bench:orders [-- --databases sqlite,postgres --orders 1000000 --duration 5]
 //     seeds the orders table with batched multi-row inserts in transactions, then GET
 //     /ui/order/list p99 for the first, a middle and the last page with a filter and a sort.
@@ -26,11 +31,13 @@ import { createDatabase } from '../src/db/database.js';
 import { compactListChanges } from '../src/db/anchored-paging.js';
 import { parseDatabaseUrl } from '../src/config.js';
 import { multipartForm } from '../test/helpers/multipart.js';
+import { ensureNativeLoadTools, type LoadRequest, runWrk, startHaproxy } from './native-load.js';
 import { startServer, type ServerProcess } from '../test/helpers/server-process.js';
 import {
   benchTarget,
   type BenchCall,
   cpuSeconds,
+  cpuSecondsOfCommand,
   idlePercentSince,
   machineCpu,
   measure,
@@ -51,6 +58,8 @@ const { values } = parseArgs({
     orders: { type: 'string', default: '1000000' },
     profile: { type: 'string' },
     rounds: { type: 'string', default: '2' },
+    proxy: { type: 'string', default: 'haproxy' },
+    generator: { type: 'string', default: 'wrk' },
   },
 });
 const duration = Number(values.duration);
@@ -252,7 +261,12 @@ async function benchOrders(kind: string) {
  */
 async function benchInstances(kind: string) {
   if (kind === 'sqlite') throw new Error('--mode instances needs a database server: --databases postgres (or mysql)');
+  if (values.proxy !== 'node' && values.proxy !== 'haproxy') throw new Error(`--proxy ${values.proxy}: use haproxy or node`);
+  if (values.generator !== 'wrk' && values.generator !== 'autocannon')
+    throw new Error(`--generator ${values.generator}: use wrk or autocannon`);
+  if (values.proxy === 'haproxy' || values.generator === 'wrk') ensureNativeLoadTools('bench:instances');
   const t = await benchTarget(kind, 'manifold-licensing-bench-');
+  const databaseCommand = kind === 'postgres' ? 'postgres' : 'mariadbd';
   const { server, call, auth } = await startBenchCaller(t);
   const processes: ServerProcess[] = [server];
   try {
@@ -263,76 +277,136 @@ async function benchInstances(kind: string) {
     const second = await startBenchProcess(t.dataDir, { DATABASE_URL: t.databaseUrl });
     processes.push(second);
     const proxy = async (upstreams: ServerProcess[]) => {
-      const started = await startServer(
-        { UPSTREAMS: upstreams.map((upstream) => upstream.url).join(',') },
-        { file: path.resolve(import.meta.dirname, 'round-robin-proxy.ts'), inheritEnv: true },
-      ); // the proxy has no /healthz of its own: it forwards the upstream's
+      const started =
+        values.proxy === 'node'
+          ? await startServer(
+              { UPSTREAMS: upstreams.map((upstream) => upstream.url).join(',') },
+              { file: path.resolve(import.meta.dirname, 'round-robin-proxy.ts'), inheritEnv: true },
+            ) // the proxy has no /healthz of its own: it forwards the upstream's
+          : await startHaproxy(upstreams.map((upstream) => upstream.url));
       processes.push(started);
       return started;
     };
     const one = await proxy([server]);
     const two = await proxy([server, second]);
-    /** The authorize load on `orders`, each request naming the next of them in turn. */
-    const load = (url: string, orders: readonly string[]) => {
+    const authorize = (id: string): LoadRequest => ({
+      method: 'POST',
+      path: '/ui/authorization/authorize',
+      body: JSON.stringify({ orderId: id, deviceId, quantity: 1 }),
+    });
+    /**
+     * A console at work: half the requests authorize (over the ten orders), half read what the
+     * screens show (the order and authorization lists' first pages, an order, the machines, the session).
+     */
+    const consoleMix: LoadRequest[] = spreadOrders.flatMap((id, i) => [
+      authorize(id),
+      [
+        { method: 'GET', path: '/ui/order/list' },
+        { method: 'GET', path: `/ui/authorization/list?orderId=${id}` },
+        { method: 'GET', path: `/ui/order/fetch?orderId=${id}` },
+        { method: 'GET', path: '/ui/device/list' },
+        { method: 'GET', path: '/ui/user/login' },
+      ][i % 5] as LoadRequest,
+    ]);
+    /** `requests` in turn from every connection for `seconds`. */
+    const drive = async (title: string, url: string, requests: LoadRequest[], seconds = duration) => {
+      const common = { connections, duration: seconds, headers: { ...auth, 'content-type': 'application/json' } };
+      if (values.generator === 'wrk') {
+        const { ok, ...figures } = await runWrk(title, { ...common, origin: url, requests });
+        return { ok, rate: figures['requests/s'], row: { title, ...figures } as Record<string, unknown> };
+      }
       let next = 0;
-      return {
-        url: `${url}/ui/authorization/authorize`,
-        connections,
-        duration,
-        headers: { ...auth, 'content-type': 'application/json' },
-        method: 'POST' as const,
+      return autocannonCount(title, {
+        ...common,
+        url,
+        // each request its own headers: autocannon writes a body's content-length into the object it
+        // is given, and a GET sent with the POST's length stalls its connection
         requests: [
           {
-            setupRequest: (request: autocannon.Request) => ({
-              ...request,
-              body: JSON.stringify({ orderId: orders[next++ % orders.length], deviceId, quantity: 1 }),
+            setupRequest: (r: autocannon.Request) => ({
+              ...r,
+              ...requests[next++ % requests.length],
+              headers: { ...common.headers },
             }),
           },
         ],
-      };
+      });
     };
-    let answered = (await autocannonCount('warm-up', { ...load(two.url, spreadOrders), duration: 2 })).ok;
+    /** The orders' allocated quantity in all. */
+    const allocatedInAll = async () => {
+      let sum = 0;
+      for (const id of spreadOrders)
+        sum += ((await call('GET', `/ui/order/fetch?orderId=${id}`)) as { allocatedQuantity: number }).allocatedQuantity;
+      return sum;
+    };
+    let answered = (await drive('warm-up', two.url, spreadOrders.map(authorize), 2)).ok;
     const rows: Record<string, unknown>[] = [];
-    for (const [scenario, orders] of [
-      ['one order', [orderId]],
-      [`${spreadOrders.length} orders`, spreadOrders],
+    let allocatedByAuthorizeLoads = 0;
+    for (const [scenario, requests] of [
+      ['one order', [authorize(orderId)]],
+      [`${spreadOrders.length} orders`, spreadOrders.map(authorize)],
+      ['console mix', consoleMix],
     ] as const) {
+      // the books of the authorize-only loads are checked against their answers (below)
+      if (scenario === 'console mix') allocatedByAuthorizeLoads = await allocatedInAll();
       const sides = [
-        { title: `${kind}, ${scenario}: one instance behind the proxy`, url: one.url, servers: [server] },
-        { title: `${kind}, ${scenario}: two instances behind the proxy`, url: two.url, servers: [server, second] },
+        { title: `${kind}, ${scenario}: one instance behind the proxy`, url: one.url, proxy: one, servers: [server] },
+        { title: `${kind}, ${scenario}: two instances behind the proxy`, url: two.url, proxy: two, servers: [server, second] },
       ];
-      const best: Awaited<ReturnType<typeof autocannonCount>>[] = [];
+      const best: Awaited<ReturnType<typeof drive>>[] = [];
       for (let round = 0; round < rounds; round += 1) {
         for (const [i, side] of sides.entries()) {
           // the CPU the server processes spent per answer: a figure the neighbours' load moves far less
-          const cpu = () => side.servers.reduce((sum, process) => sum + cpuSeconds(process.child.pid!), 0);
+          const cpu = () => side.servers.reduce((sum, child) => sum + cpuSeconds(child.child.pid!), 0);
+          // and where the rest of the machine went: the proxy, the load generator (this process and
+          // the wrk it ran), the database
+          const others = () => [
+            cpuSeconds(side.proxy.child.pid!),
+            cpuSeconds(process.pid, { children: true }),
+            cpuSecondsOfCommand(databaseCommand),
+          ];
           const cpuBefore = cpu();
+          const othersBefore = others();
           const machineBefore = machineCpu();
-          const result = await autocannonCount(side.title, load(side.url, orders));
-          result.row['server CPU ms/request'] = Number((((cpu() - cpuBefore) * 1000) / result.ok).toFixed(2));
-          // what was left for a second process: on this 2-core machine, next to nothing
+          const result = await drive(side.title, side.url, [...requests]);
+          const perRequest = (seconds: number) => Number(((seconds * 1000) / result.ok).toFixed(2));
+          const othersAfter = others();
+          result.row['server CPU ms/request'] = perRequest(cpu() - cpuBefore);
+          result.row['proxy'] = perRequest(othersAfter[0]! - othersBefore[0]!);
+          result.row['load generator'] = perRequest(othersAfter[1]! - othersBefore[1]!);
+          result.row['database'] = perRequest(othersAfter[2]! - othersBefore[2]!);
+          // what was left for a second process
           result.row['machine idle %'] = idlePercentSince(machineBefore);
-          answered += result.ok;
+          if (scenario !== 'console mix') answered += result.ok;
           if (!best[i] || result.rate > best[i].rate) best[i] = result;
         }
       }
       rows.push({ ...best[0]!.row, load: loadAverage() });
       rows.push({ ...best[1]!.row, ratio: Number((best[1]!.rate / best[0]!.rate).toFixed(2)), load: loadAverage() });
     }
-    let allocated = 0;
-    for (const id of spreadOrders) {
-      allocated += ((await call('GET', `/ui/order/fetch?orderId=${id}`)) as { allocatedQuantity: number }).allocatedQuantity;
-    }
-    // autocannon stops with up to one request per connection in flight: those are served (and
-    // allocated) but not counted, so the books hold between the 2xx answers and that many more
+    // the load generator stops with up to one request per connection in flight: those are served
+    // (and allocated) but not counted, so the books hold between the 2xx answers and that many more
     const measurements = 1 + 2 * 2 * rounds;
     const inFlight = connections * measurements;
-    if (allocated < answered || allocated > answered + inFlight) {
-      throw new Error(`the books do not add up: ${answered} authorizations answered 2xx, ${allocated} allocated`);
+    if (allocatedByAuthorizeLoads < answered || allocatedByAuthorizeLoads > answered + inFlight) {
+      throw new Error(`the books do not add up: ${answered} authorizations answered 2xx, ${allocatedByAuthorizeLoads} allocated`);
+    }
+    // and after every load, each order's allocated quantity is exactly its authorizations (of quantity 1)
+    let authorizations = 0;
+    for (const id of spreadOrders)
+      authorizations += ((await call('GET', `/ui/authorization/list?orderId=${id}`)) as { totalNumOfItems: number })
+        .totalNumOfItems;
+    const allocated = await allocatedInAll();
+    if (allocated !== authorizations) {
+      throw new Error(`the books do not add up: ${authorizations} authorizations listed, ${allocated} allocated`);
     }
     rows.push({
-      title: `${kind}: books: allocated vs 2xx answers (+ ≤ ${inFlight} in flight at the stops)`,
-      'authorized in total': `${allocated} vs ${answered}`,
+      title: `${kind}: books: allocated by the authorize loads vs their 2xx answers (+ ≤ ${inFlight} in flight at the stops)`,
+      'authorized in total': `${allocatedByAuthorizeLoads} vs ${answered}`,
+    });
+    rows.push({
+      title: `${kind}: books: allocated after every load vs authorizations listed`,
+      'authorized in total': `${allocated} vs ${authorizations}`,
     });
     return rows;
   } finally {

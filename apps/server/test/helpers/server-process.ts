@@ -53,14 +53,24 @@ export async function spawnServer(env: Record<string, string>, options: ServerPr
     env: { ...(options.inheritEnv ? process.env : { PATH: process.env.PATH ?? '' }), ...env, PORT: port },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  return trackProcess(child, `http://127.0.0.1:${port}`);
+}
+
+/** A spawned process serving at `url`, its output collected; `onExit` runs when it has ended. */
+export function trackProcess(child: ChildProcess, url: string, onExit?: () => void): ServerProcess {
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk) => (stdout += chunk));
   child.stderr?.on('data', (chunk) => (stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (code) => {
+      onExit?.();
+      resolve(code);
+    }),
+  );
   return {
     child,
-    url: `http://127.0.0.1:${port}`,
+    url,
     exited,
     output: () => ({ stdout, stderr }),
     stop: () => {
@@ -72,8 +82,12 @@ export async function spawnServer(env: Record<string, string>, options: ServerPr
 
 /** Spawns the server and waits until `/healthz` answers. */
 export async function startServer(env: Record<string, string>, options: ServerProcessOptions = {}): Promise<ServerProcess> {
-  const server = await spawnServer(env, options);
-  const started = waitForHttp(`${server.url}/healthz`);
+  return untilHealthy(await spawnServer(env, options));
+}
+
+/** Waits until `/healthz` answers through `server`; stops it if it never does or it ends first. */
+export async function untilHealthy(server: ServerProcess, timeoutMs = 60_000): Promise<ServerProcess> {
+  const started = waitForHttp(`${server.url}/healthz`, timeoutMs);
   let result: 'up' | 'exited';
   try {
     result = await Promise.race([started.then(() => 'up' as const), server.exited.then(() => 'exited' as const)]);
