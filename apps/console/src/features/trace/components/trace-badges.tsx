@@ -54,9 +54,9 @@ export function QmsStateBadge({ state }: { state: TPart['partQmsState'] }) {
 }
 
 /** A long identifier shown by its first eight characters; the whole one on hover. */
-export function ShortId({ id }: { id: string }) {
+export function ShortId({ id, title }: { id: string; title?: string }) {
   return (
-    <Code title={id} data-id={id}>
+    <Code title={title ?? id} data-id={id}>
       {id.slice(0, 8)}
     </Code>
   );

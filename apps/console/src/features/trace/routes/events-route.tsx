@@ -13,6 +13,20 @@ import { EventStatusBadge, ShortId } from '../components/trace-badges';
 
 const filters = ['dsiId'] as const;
 
+/**
+ * A machine's or an order's id, linked to its page here; an event a Manage instance forwarded names
+ * that instance's machine and order, which have no page here: the id alone, saying so.
+ */
+function PageLink({ forwarded, to, id }: { forwarded: boolean; to: string; id: string }) {
+  const { t } = useTranslation();
+  if (forwarded) return <ShortId id={id} title={t('trace.events.forwardedId', { id })} />;
+  return (
+    <Anchor component={Link} to={to} c="var(--manifold-link)">
+      <ShortId id={id} />
+    </Anchor>
+  );
+}
+
 /** Trace events the machines reported, newest first, with their check; filtered by design. */
 export function EventsRoute() {
   const { t } = useTranslation();
@@ -70,9 +84,7 @@ export function EventsRoute() {
             <Table.Td>{t(`auditKinds.${entry.event.kind}`)}</Table.Td>
             <Table.Td>
               <Group gap={4} wrap="nowrap">
-                <Anchor component={Link} to={`/devices/${entry.event.deviceId}`} c="var(--manifold-link)">
-                  <ShortId id={entry.event.deviceId} />
-                </Anchor>
+                <PageLink forwarded={entry.source === 'peer'} to={`/devices/${entry.event.deviceId}`} id={entry.event.deviceId} />
                 <ActionIcon
                   variant="subtle"
                   size="sm"
@@ -88,9 +100,7 @@ export function EventsRoute() {
             <Table.Td>{entry.event.quantity ?? '—'}</Table.Td>
             <Table.Td>
               {entry.event.orderId ? (
-                <Anchor component={Link} to={`/orders/${entry.event.orderId}`} c="var(--manifold-link)">
-                  <ShortId id={entry.event.orderId} />
-                </Anchor>
+                <PageLink forwarded={entry.source === 'peer'} to={`/orders/${entry.event.orderId}`} id={entry.event.orderId} />
               ) : (
                 '—'
               )}
