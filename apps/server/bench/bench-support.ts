@@ -145,7 +145,7 @@ export function cpuSeconds(pid: number, { children = false } = {}): number {
   return used / clockTicks;
 }
 
-/** The CPU seconds spent so far by every process whose command name is `name` (`postgres`, `mariadbd`). */
+/** The CPU seconds spent so far by every process whose command name is `name` (`postgres`: the database server's backends and helpers). */
 export function cpuSecondsOfCommand(name: string): number {
   let sum = 0;
   for (const entry of fs.readdirSync('/proc')) {

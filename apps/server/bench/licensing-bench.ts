@@ -260,13 +260,12 @@ async function benchOrders(kind: string) {
  * 2xx answers, give or take the requests in flight when a measurement stopped).
  */
 async function benchInstances(kind: string) {
-  if (kind === 'sqlite') throw new Error('--mode instances needs a database server: --databases postgres (or mysql)');
+  if (kind !== 'postgres') throw new Error('--mode instances needs a database server: --databases postgres');
   if (values.proxy !== 'node' && values.proxy !== 'haproxy') throw new Error(`--proxy ${values.proxy}: use haproxy or node`);
   if (values.generator !== 'wrk' && values.generator !== 'autocannon')
     throw new Error(`--generator ${values.generator}: use wrk or autocannon`);
   if (values.proxy === 'haproxy' || values.generator === 'wrk') ensureNativeLoadTools('bench:instances');
   const t = await benchTarget(kind, 'manifold-licensing-bench-');
-  const databaseCommand = kind === 'postgres' ? 'postgres' : 'mariadbd';
   const { server, call, auth } = await startBenchCaller(t);
   const processes: ServerProcess[] = [server];
   try {
@@ -363,7 +362,7 @@ async function benchInstances(kind: string) {
           const others = () => [
             cpuSeconds(side.proxy.child.pid!),
             cpuSeconds(process.pid, { children: true }),
-            cpuSecondsOfCommand(databaseCommand),
+            cpuSecondsOfCommand('postgres'),
           ];
           const cpuBefore = cpu();
           const othersBefore = others();
