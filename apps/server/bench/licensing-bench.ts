@@ -14,6 +14,9 @@
 //     proxy, the load generator and the database; the books checked afterwards. HAProxy and wrk
 //     come from Debian's packages (installed when missing, bench/native-load.ts); --proxy node and
 //     --generator autocannon use the Node proxy (round-robin-proxy.ts) and autocannon instead.
+//   npm run bench:order-detail [-- --databases sqlite,postgres --orders 1000000 --duration 5]
+//     one order with --orders authorizations (one through the API, the rest copies inserted in
+//     batches), then GET /ui/order/fetch p99 for the first, a middle and the last page of them.
 //   npm run bench:orders [-- --databases sqlite,postgres --orders 1000000 --duration 5]
 //     seeds the orders table with batched multi-row inserts in transactions, then GET
 //     /ui/order/list p99 for the first, a middle and the last page with a filter and a sort.
@@ -22,13 +25,13 @@
 // scratch database is created and dropped.
 import { randomBytes, randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { sql } from 'kysely';
+import type { TPage } from '@manifold/contract';
 import { describeCertificate } from '../src/crypto/certificates.js';
 import { createDatabase } from '../src/db/database.js';
-import { compactListChanges } from '../src/db/anchored-paging.js';
 import { parseDatabaseUrl } from '../src/config.js';
 import { multipartForm } from '../test/helpers/multipart.js';
 import { ensureNativeLoadTools, type LoadRequest, runWrk, startHaproxy } from './native-load.js';
@@ -44,6 +47,7 @@ import {
   provisionBenchServer,
   registerBenchMachine,
   seededOrderRow,
+  seedTable,
   startBenchCaller,
   startBenchProcess,
   type Target,
@@ -182,22 +186,7 @@ async function seedOrders(t: Target, count: number): Promise<number> {
   try {
     const dsiIds = Array.from({ length: 20 }, () => randomUUID());
     const base = Date.parse('2025-01-01T00:00:00Z');
-    const row = (i: number) => seededOrderRow(i, dsiIds, base, { companies, users });
-    const columns = Object.keys(row(0)).length;
-    const batch = Math.floor((t.kind === 'sqlite' ? 32_000 : 65_000) / columns);
-    const perTransaction = batch * 20;
-    for (let done = 0; done < count; done += perTransaction) {
-      await database.transaction(async (trx) => {
-        for (let start = done; start < Math.min(count, done + perTransaction); start += batch) {
-          const rows = Array.from({ length: Math.min(batch, count - start) }, (_, k) => row(start + k));
-          await trx.insertInto('orders').values(rows).execute();
-        }
-      });
-    }
-    // the seeding's change rows folded, as the server's job does every minute
-    await compactListChanges(database.db, ['orders']);
-    if (t.kind === 'postgres') await sql`vacuum analyze orders`.execute(database.db);
-    else await sql`analyze`.execute(database.db);
+    await seedTable(database, 'orders', 0, count, (i) => seededOrderRow(i, dsiIds, base, { companies, users }));
   } finally {
     await database.close();
   }
@@ -223,30 +212,119 @@ async function benchOrders(kind: string) {
       { name: 'no filter, sortBy companyName asc', query: 'sortBy=companyName&sortOrder=asc' },
     ];
     for (const scenario of scenarios) {
-      // the first call after a change renews the list's anchors: one pass over the list
-      const renewing = performance.now();
-      const first = await fetch(`${server.url}/ui/order/list?${scenario.query}`, { headers: auth });
-      const { totalNumOfPages, totalNumOfItems } = (await first.json()) as { totalNumOfPages: number; totalNumOfItems: number };
-      console.log(
-        `${kind}: ${scenario.name}: first call after a change (anchors renewed) ${(performance.now() - renewing).toFixed(0)} ms`,
+      rows.push(
+        ...(await measurePages(
+          `${kind}: ${scenario.name}`,
+          auth,
+          (page) => `${server.url}/ui/order/list?${scenario.query}&pageNum=${page}`,
+          (body) => body as TPage<unknown>,
+        )),
       );
-      for (const [label, page] of [
-        ['first', 1],
-        ['middle', Math.ceil(totalNumOfPages / 2)],
-        ['last', totalNumOfPages],
-      ] as const) {
-        // the first visit to a deep page after a change lays the anchors up to it (once)
-        const laying = performance.now();
-        await (await fetch(`${server.url}/ui/order/list?${scenario.query}&pageNum=${page}`, { headers: auth })).arrayBuffer();
-        console.log(`${kind}: ${scenario.name}: first visit to the ${label} page ${(performance.now() - laying).toFixed(0)} ms`);
-        const result = await measure(
-          `${kind}: ${scenario.name}, ${label} page (${page} of ${totalNumOfPages}, ${totalNumOfItems} orders)`,
-          { url: `${server.url}/ui/order/list?${scenario.query}&pageNum=${page}`, connections, duration, headers: auth },
-        );
-        rows.push(result);
-      }
     }
     return rows;
+  } finally {
+    await server.stop();
+    await t.drop();
+  }
+}
+
+/**
+ * The first, a middle and the last page of a paged answer: the first call after a change (which
+ * renews the list's count and anchors) and the first visit to each page (which lays the anchors up
+ * to it) timed once, then each page measured. `pageOf` finds the page in the answer's body.
+ */
+async function measurePages(
+  title: string,
+  auth: Record<string, string>,
+  url: (page: number) => string,
+  pageOf: (body: unknown) => TPage<unknown>,
+) {
+  const rows = [];
+  // each timed call on a connection of its own: an idle kept-alive one may have been closed by the
+  // server while the list was seeded
+  const get = (target: string) =>
+    new Promise<string>((resolve, reject) => {
+      http
+        .get(target, { headers: auth, agent: false }, (response) => {
+          let body = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => (body += chunk));
+          response.on('end', () =>
+            response.statusCode === 200 ? resolve(body) : reject(new Error(`${target}: ${response.statusCode} ${body}`)),
+          );
+        })
+        .on('error', reject);
+    });
+  const renewing = performance.now();
+  const { totalNumOfPages, totalNumOfItems } = pageOf(JSON.parse(await get(url(1))));
+  console.log(`${title}: first call after a change (anchors renewed) ${(performance.now() - renewing).toFixed(0)} ms`);
+  // the server's code warmed up on the first page, so the first measurement is not the slowest for that
+  await measure(`${title}: warm-up`, { url: url(1), connections, duration: 1, headers: auth });
+  for (const [label, page] of [
+    ['first', 1],
+    ['middle', Math.ceil(totalNumOfPages / 2)],
+    ['last', totalNumOfPages],
+  ] as const) {
+    const laying = performance.now();
+    await get(url(page));
+    console.log(`${title}: first visit to the ${label} page ${(performance.now() - laying).toFixed(0)} ms`);
+    rows.push(
+      await measure(`${title}, ${label} page (${page} of ${totalNumOfPages}, ${totalNumOfItems} rows)`, {
+        url: url(page),
+        connections,
+        duration,
+        headers: auth,
+      }),
+    );
+  }
+  const means = rows.map((row) => row['mean ms']);
+  console.log(`${title}: slowest page / fastest page ${(Math.max(...means) / Math.min(...means)).toFixed(2)} (mean latency)`);
+  return rows;
+}
+
+/**
+ * One order with `--orders` authorizations (one made through the API, the rest copies of it
+ * inserted in batches, spread over time with ties), then `order/fetch`'s page of them: first,
+ * middle and last.
+ */
+async function benchOrderDetail(kind: string) {
+  const t = await benchTarget(kind, 'manifold-licensing-bench-');
+  const { server, call, auth } = await startBenchCaller(t);
+  try {
+    const { orderId, deviceId } = await licensingWorld(call);
+    const { authorizationId } = (await call('POST', '/ui/authorization/authorize', { orderId, deviceId, quantity: 1 })) as {
+      authorizationId: string;
+    };
+    const count = Number(values.orders);
+    const database = createDatabase(parseDatabaseUrl(t.databaseUrl, t.dataDir));
+    const started = performance.now();
+    try {
+      const row = await database.db
+        .selectFrom('authorizations')
+        .selectAll()
+        .where('id', '=', authorizationId)
+        .executeTakeFirstOrThrow();
+      const serial = (value: string | number | null) => (value === null ? null : Number(value));
+      const base = Date.parse('2025-01-01T00:00:00Z');
+      const copy = (i: number) => ({
+        ...row,
+        serial_first: serial(row.serial_first),
+        serial_last: serial(row.serial_last),
+        id: randomUUID(),
+        created_at: new Date(base + Math.floor(i / 3) * 1000).toISOString(),
+      });
+      await seedTable(database, 'authorizations', 1, count - 1, copy);
+    } finally {
+      await database.close();
+    }
+    const seconds = (performance.now() - started) / 1000;
+    console.log(`${kind}: seeded ${count.toLocaleString('en')} authorizations of one order in ${seconds.toFixed(1)} s`);
+    return await measurePages(
+      `${kind}: order/fetch, the order's authorizations`,
+      auth,
+      (page) => `${server.url}/ui/order/fetch?orderId=${orderId}&pageNum=${page}`,
+      (body) => (body as { authorizations: TPage<unknown> }).authorizations,
+    );
   } finally {
     await server.stop();
     await t.drop();
@@ -439,7 +517,8 @@ const table = [];
 for (const kind of kinds) {
   if (values.mode === 'authorize') table.push(...(await benchAuthorize(kind)));
   else if (values.mode === 'orders') table.push(...(await benchOrders(kind)));
+  else if (values.mode === 'detail') table.push(...(await benchOrderDetail(kind)));
   else if (values.mode === 'instances') table.push(...(await benchInstances(kind)));
-  else throw new Error(`--mode ${values.mode}: use authorize, orders or instances`);
+  else throw new Error(`--mode ${values.mode}: use authorize, orders, detail or instances`);
 }
 console.table(table);

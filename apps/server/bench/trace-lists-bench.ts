@@ -10,12 +10,12 @@
 // scratch database is created and dropped.
 import { createHash, randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { sql, type Insertable } from 'kysely';
+import type { Insertable } from 'kysely';
 import { parseDatabaseUrl } from '../src/config.js';
 import { createDatabase } from '../src/db/database.js';
 import type { AuditEventsTable } from '../src/db/schema.js';
 import type { TraceEventsTable } from '../src/db/schema-trace.js';
-import { benchTarget, measure, startBenchServer, type Target } from './bench-support.js';
+import { benchTarget, measure, seedTable, startBenchServer, type Target } from './bench-support.js';
 
 const { values } = parseArgs({
   options: {
@@ -74,30 +74,8 @@ async function seed(t: Target): Promise<number> {
   await database.migrate();
   const started = performance.now();
   try {
-    const limit = t.kind === 'sqlite' ? 32_000 : 65_000;
-    for (const [table, row] of [
-      ['trace_events', traceEvent],
-      ['audit_events', auditEvent],
-    ] as const) {
-      const batch = Math.floor(limit / Object.keys(row(0)).length);
-      const perTransaction = batch * 20;
-      for (let done = 0; done < rows; done += perTransaction) {
-        await database.transaction(async (trx) => {
-          for (let start = done; start < Math.min(rows, done + perTransaction); start += batch) {
-            const values = Array.from({ length: Math.min(batch, rows - start) }, (_, k) => row(start + k));
-            // the two tables' rows differ in shape: each batch is one table's
-            await trx
-              .insertInto(table)
-              .values(values as never)
-              .execute();
-          }
-        });
-      }
-    }
-    if (t.kind === 'postgres') {
-      await sql`vacuum analyze trace_events`.execute(database.db);
-      await sql`vacuum analyze audit_events`.execute(database.db);
-    } else await sql`analyze`.execute(database.db);
+    await seedTable(database, 'trace_events', 0, rows, traceEvent);
+    await seedTable(database, 'audit_events', 0, rows, auditEvent);
   } finally {
     await database.close();
   }

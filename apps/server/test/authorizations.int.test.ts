@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { TAuthorization, TOrderDetail, TPage } from '@manifold/contract';
 import { pathOf, runTool, withTempFiles } from '../src/crypto/crypto-test-helpers.js';
+import { ANCHOR_EVERY } from '../src/db/anchored-paging.js';
 import { decryptContent, unwrapContentKey } from '../src/crypto/design-keys.js';
 import { verifyXmlSignature } from '../src/crypto/xml-signature.js';
 import {
@@ -152,6 +153,57 @@ describeEachDatabase('authorizations', (ctx) => {
       ).json<{ totalNumOfItems: number; data: { eventType: string }[] }>();
       expect(audit.totalNumOfItems).toBe(51);
       expect(audit.data.at(-1)!.eventType).toBe('licenceReceived');
+    });
+
+    it("pages the order's authorizations from anchors: every page as OFFSET paging gives it, and a new one seen at once", async () => {
+      const orderId = await addOrder(ctx(), policyFor(world, { quantity: 100 }));
+      const first = await authorize(ctx(), { orderId, deviceId: world.deviceId, quantity: 1 });
+      const db = ctx().app.services.database.db;
+      const row = await db.selectFrom('authorizations').selectAll().where('id', '=', first).executeTakeFirstOrThrow();
+      // copies of it, spread over time with ties (the id decides), past two anchors
+      const base = Date.parse('2026-01-01T00:00:00Z');
+      const serial = (value: string | number | null) => (value === null ? null : Number(value));
+      const copies = Array.from({ length: ANCHOR_EVERY * 2 + 6 }, (_, i) => ({
+        ...row,
+        serial_first: serial(row.serial_first),
+        serial_last: serial(row.serial_last),
+        id: randomUUID(),
+        created_at: new Date(base + Math.floor(i / 3) * 1000).toISOString(),
+      }));
+      for (let start = 0; start < copies.length; start += 100)
+        await db
+          .insertInto('authorizations')
+          .values(copies.slice(start, start + 100))
+          .execute();
+      const expected = async () =>
+        (
+          await db
+            .selectFrom('authorizations')
+            .select('id')
+            .where('order_id', '=', orderId)
+            .orderBy('created_at')
+            .orderBy('id')
+            .execute()
+        ).map((r) => r.id);
+      /** Every page of the order's detail, each with the exact total. */
+      const pages = async (total: number) => {
+        const ids: string[] = [];
+        for (let pageNum = 1; ; pageNum += 1) {
+          const page = (
+            await ctx().call('GET', `/ui/order/fetch?orderId=${orderId}&numberOfItems=100&pageNum=${pageNum}`, {
+              token: await ctx().adminToken(),
+            })
+          ).json<TOrderDetail>().authorizations;
+          expect(page).toMatchObject({ totalNumOfItems: total, totalNumOfPages: Math.ceil(total / 100) });
+          if (page.data.length === 0) return ids;
+          ids.push(...page.data.map((a) => a.authorizationId));
+        }
+      };
+      expect(await pages(copies.length + 1)).toEqual(await expected());
+      const later = await authorize(ctx(), { orderId, deviceId: world.deviceId, quantity: 1 });
+      const after = await pages(copies.length + 2);
+      expect(after).toEqual(await expected());
+      expect(after.at(-1)).toBe(later);
     });
 
     it('answers the quantity tokens', async () => {

@@ -23,6 +23,7 @@ import * as stpNonceExpiry from './029-stp-nonce-expiry.js';
 import * as peerDesigns from './023-peer-designs.js';
 import * as listChanges from './030-list-changes.js';
 import * as peerDevices from './031-peer-devices.js';
+import * as orderAuthorizationsIndex from './032-order-authorizations-index.js';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -54,6 +55,7 @@ const migrations: Record<string, DialectMigration> = {
   '028-trace-event-text': traceEventText,
   '029-stp-nonce-expiry': stpNonceExpiry,
   '031-peer-devices': peerDevices,
+  '032-order-authorizations-index': orderAuthorizationsIndex,
 };
 
 export function migrationProvider(kind: DatabaseKind): MigrationProvider {

@@ -1,4 +1,4 @@
-import type { Kysely, SelectQueryBuilder } from 'kysely';
+import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import type {
   TAuthorization,
   TDeviceParameter,
@@ -225,12 +225,18 @@ export class AuthorizationsRepository {
     );
   }
 
-  /** One page of the order's authorizations, oldest first (the order detail). */
+  /**
+   * One page of the order's authorizations, oldest first (the order detail): from the list's
+   * anchors over the index (order_id, created_at, id), so a deep page costs what the first does.
+   */
   async pageOfOrder(orderId: string, page: TPageQuery): Promise<TPage<TAuthorization>> {
-    return paginate(
-      this.db.selectFrom('authorizations').where('order_id', '=', orderId),
+    return paginateAnchored(
+      this.db,
+      { key: JSON.stringify(['authorizations of order', orderId]), tables: ['authorizations'] },
+      this.db.selectFrom('authorizations').where('authorizations.order_id', '=', orderId),
+      { value: sql.ref('authorizations.created_at'), id: sql.ref('authorizations.id'), direction: 'asc' },
       page,
-      (base) => base.select('id').orderBy('created_at').orderBy('id'),
+      (from) => from.select('authorizations.id'),
       (rows) => this.inOrder(rows.map((row) => row.id)),
     );
   }
