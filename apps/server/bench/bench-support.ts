@@ -13,6 +13,7 @@ import { generateKeyPair } from '../src/crypto/key-pairs.js';
 import { canonicalJson } from '../src/lib/canonical-json.js';
 import { type Insertable, sql } from 'kysely';
 import { compactListChanges } from '../src/db/anchored-paging.js';
+import type { DatabaseKind } from '../src/config.js';
 import type { Database } from '../src/db/database.js';
 import { type ListTable, listTables } from '../src/db/migrations/030-list-changes.js';
 import type { DB } from '../src/db/schema.js';
@@ -218,19 +219,19 @@ export function streamMultipartUpload(
 }
 
 export interface Target {
-  kind: 'sqlite' | 'postgres';
+  kind: DatabaseKind;
   dataDir: string;
   databaseUrl: string;
   /** Drops the scratch database and removes the data directory. */
   drop(): Promise<void>;
 }
 
-/** A scratch database of `kind` (sqlite, or postgres from TEST_POSTGRES_URL) and a data directory for a benchmark server. */
+/** A scratch database of `kind` (sqlite; postgres or mysql from TEST_POSTGRES_URL, TEST_MYSQL_URL) and a data directory for a benchmark server. */
 export async function benchTarget(kind: string, prefix: string): Promise<Target> {
   const dataDir = await fs.promises.mkdtemp(path.join(os.tmpdir(), prefix));
   const removeDataDir = () => fs.promises.rm(dataDir, { recursive: true, force: true });
-  if (kind === 'postgres') {
-    const scratch = await createScratchDatabase('postgres');
+  if (kind === 'postgres' || kind === 'mysql') {
+    const scratch = await createScratchDatabase(kind);
     return {
       kind,
       dataDir,
@@ -241,7 +242,7 @@ export async function benchTarget(kind: string, prefix: string): Promise<Target>
       },
     };
   }
-  if (kind !== 'sqlite') throw new Error(`--databases: ${kind} is not sqlite or postgres`);
+  if (kind !== 'sqlite') throw new Error(`--databases: ${kind} is not sqlite, postgres or mysql (MariaDB)`);
   return { kind, dataDir, databaseUrl: `sqlite:${path.join(dataDir, 'bench.db')}`, drop: removeDataDir };
 }
 
@@ -352,6 +353,11 @@ export async function seedTable<T extends keyof DB & string>(
     });
   }
   await compactListChanges(database.db, Object.keys(listTables) as ListTable[]);
-  if (database.dialect.kind === 'postgres') await sql.raw(`vacuum analyze ${table}`).execute(database.db);
-  else await sql.raw(`analyze ${table}`).execute(database.db);
+  await analyzeTables(database, [table]);
+}
+
+/** Fresh planner statistics (and, on PostgreSQL, a vacuumed visibility map) for these tables. */
+export async function analyzeTables(database: Database, tables: readonly string[]): Promise<void> {
+  const analyze = { postgres: 'vacuum analyze', mysql: 'analyze table', sqlite: 'analyze' }[database.dialect.kind];
+  for (const table of tables) await sql.raw(`${analyze} ${table}`).execute(database.db);
 }

@@ -1,11 +1,10 @@
 // Seeding for the benchmarks over inspected parts (quality search, home dashboard).
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { sql } from 'kysely';
 import { parseDatabaseUrl } from '../src/config.js';
 import { createDatabase } from '../src/db/database.js';
 import type { PartsTable } from '../src/db/schema-trace.js';
-import { seededOrderRow, type Target } from './bench-support.js';
+import { analyzeTables, seededOrderRow, type Target } from './bench-support.js';
 
 const DAY_MS = 86_400_000;
 const reasons = ['warped', 'porosity', 'dimension', 'surface', 'delamination', 'support marks'];
@@ -94,8 +93,7 @@ export async function seedInspectedParts(t: Target, count: number, start: number
         }
       });
     }
-    if (t.kind === 'postgres') await sql`vacuum analyze`.execute(database.db);
-    else await sql`analyze`.execute(database.db);
+    await analyzeTables(database, ['orders', 'builds', 'parts']);
     return { seconds: (performance.now() - started) / 1000, world };
   } finally {
     await database.close();
