@@ -12,6 +12,7 @@ import { signDetachedJws } from '../src/crypto/jws.js';
 import { generateKeyPair } from '../src/crypto/key-pairs.js';
 import { canonicalJson } from '../src/lib/canonical-json.js';
 import { type Insertable, sql } from 'kysely';
+import type { TPage } from '@manifold/contract';
 import { compactListChanges } from '../src/db/anchored-paging.js';
 import type { DatabaseKind } from '../src/config.js';
 import type { Database } from '../src/db/database.js';
@@ -98,6 +99,64 @@ export async function measure(title: string, { url, connections, duration, heade
 
 /** One row of a benchmark's table: `measure`'s or `measureBare`'s answer. */
 export type Measured = Awaited<ReturnType<typeof measure>>;
+
+/**
+ * The first, a middle and the last page of a paged answer: the first call after a change (which
+ * renews the list's count and anchors) and the first visit to each page (which lays the anchors up
+ * to it) timed once, then each page measured (`connections`, `duration` seconds each). `pageOf`
+ * finds the page in the answer's body. Answers the three measurements (first, middle, last), the
+ * list's size and the slowest page's mean latency over the fastest's.
+ */
+export async function measurePages(
+  title: string,
+  auth: Record<string, string>,
+  url: (page: number) => string,
+  pageOf: (body: unknown) => TPage<unknown>,
+  { connections, duration }: { connections: number; duration: number },
+): Promise<{ rows: Measured[]; totalNumOfItems: number; ratio: number }> {
+  const rows: Measured[] = [];
+  // each timed call on a connection of its own: an idle kept-alive one may have been closed by the
+  // server while the list was seeded
+  const get = (target: string) =>
+    new Promise<string>((resolve, reject) => {
+      http
+        .get(target, { headers: auth, agent: false }, (response) => {
+          let body = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => (body += chunk));
+          response.on('end', () =>
+            response.statusCode === 200 ? resolve(body) : reject(new Error(`${target}: ${response.statusCode} ${body}`)),
+          );
+        })
+        .on('error', reject);
+    });
+  const renewing = performance.now();
+  const { totalNumOfPages, totalNumOfItems } = pageOf(JSON.parse(await get(url(1))));
+  console.log(`${title}: first call after a change (anchors renewed) ${(performance.now() - renewing).toFixed(0)} ms`);
+  // the server's code warmed up on the first page, so the first measurement is not the slowest for that
+  await measure(`${title}: warm-up`, { url: url(1), connections, duration: 1, headers: auth });
+  for (const [label, page] of [
+    ['first', 1],
+    ['middle', Math.ceil(totalNumOfPages / 2)],
+    ['last', totalNumOfPages],
+  ] as const) {
+    const laying = performance.now();
+    await get(url(page));
+    console.log(`${title}: first visit to the ${label} page ${(performance.now() - laying).toFixed(0)} ms`);
+    rows.push(
+      await measure(`${title}, ${label} page (${page} of ${totalNumOfPages}, ${totalNumOfItems} rows)`, {
+        url: url(page),
+        connections,
+        duration,
+        headers: auth,
+      }),
+    );
+  }
+  const means = rows.map((row) => row['mean ms']);
+  const ratio = Math.max(...means) / Math.min(...means);
+  console.log(`${title}: slowest page / fastest page ${ratio.toFixed(2)} (mean latency)`);
+  return { rows, totalNumOfItems, ratio };
+}
 
 /**
  * Runs `bench` on each database of `databases` (comma-separated), then prints each served row

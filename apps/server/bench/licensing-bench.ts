@@ -25,7 +25,6 @@
 // scratch database is created and dropped.
 import { randomBytes, randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -44,6 +43,7 @@ import {
   idlePercentSince,
   machineCpu,
   measure,
+  measurePages,
   provisionBenchServer,
   registerBenchMachine,
   seededOrderRow,
@@ -213,12 +213,15 @@ async function benchOrders(kind: string) {
     ];
     for (const scenario of scenarios) {
       rows.push(
-        ...(await measurePages(
-          `${kind}: ${scenario.name}`,
-          auth,
-          (page) => `${server.url}/ui/order/list?${scenario.query}&pageNum=${page}`,
-          (body) => body as TPage<unknown>,
-        )),
+        ...(
+          await measurePages(
+            `${kind}: ${scenario.name}`,
+            auth,
+            (page) => `${server.url}/ui/order/list?${scenario.query}&pageNum=${page}`,
+            (body) => body as TPage<unknown>,
+            { connections, duration },
+          )
+        ).rows,
       );
     }
     return rows;
@@ -226,60 +229,6 @@ async function benchOrders(kind: string) {
     await server.stop();
     await t.drop();
   }
-}
-
-/**
- * The first, a middle and the last page of a paged answer: the first call after a change (which
- * renews the list's count and anchors) and the first visit to each page (which lays the anchors up
- * to it) timed once, then each page measured. `pageOf` finds the page in the answer's body.
- */
-async function measurePages(
-  title: string,
-  auth: Record<string, string>,
-  url: (page: number) => string,
-  pageOf: (body: unknown) => TPage<unknown>,
-) {
-  const rows = [];
-  // each timed call on a connection of its own: an idle kept-alive one may have been closed by the
-  // server while the list was seeded
-  const get = (target: string) =>
-    new Promise<string>((resolve, reject) => {
-      http
-        .get(target, { headers: auth, agent: false }, (response) => {
-          let body = '';
-          response.setEncoding('utf8');
-          response.on('data', (chunk: string) => (body += chunk));
-          response.on('end', () =>
-            response.statusCode === 200 ? resolve(body) : reject(new Error(`${target}: ${response.statusCode} ${body}`)),
-          );
-        })
-        .on('error', reject);
-    });
-  const renewing = performance.now();
-  const { totalNumOfPages, totalNumOfItems } = pageOf(JSON.parse(await get(url(1))));
-  console.log(`${title}: first call after a change (anchors renewed) ${(performance.now() - renewing).toFixed(0)} ms`);
-  // the server's code warmed up on the first page, so the first measurement is not the slowest for that
-  await measure(`${title}: warm-up`, { url: url(1), connections, duration: 1, headers: auth });
-  for (const [label, page] of [
-    ['first', 1],
-    ['middle', Math.ceil(totalNumOfPages / 2)],
-    ['last', totalNumOfPages],
-  ] as const) {
-    const laying = performance.now();
-    await get(url(page));
-    console.log(`${title}: first visit to the ${label} page ${(performance.now() - laying).toFixed(0)} ms`);
-    rows.push(
-      await measure(`${title}, ${label} page (${page} of ${totalNumOfPages}, ${totalNumOfItems} rows)`, {
-        url: url(page),
-        connections,
-        duration,
-        headers: auth,
-      }),
-    );
-  }
-  const means = rows.map((row) => row['mean ms']);
-  console.log(`${title}: slowest page / fastest page ${(Math.max(...means) / Math.min(...means)).toFixed(2)} (mean latency)`);
-  return rows;
 }
 
 /**
@@ -319,12 +268,15 @@ async function benchOrderDetail(kind: string) {
     }
     const seconds = (performance.now() - started) / 1000;
     console.log(`${kind}: seeded ${count.toLocaleString('en')} authorizations of one order in ${seconds.toFixed(1)} s`);
-    return await measurePages(
-      `${kind}: order/fetch, the order's authorizations`,
-      auth,
-      (page) => `${server.url}/ui/order/fetch?orderId=${orderId}&pageNum=${page}`,
-      (body) => (body as { authorizations: TPage<unknown> }).authorizations,
-    );
+    return (
+      await measurePages(
+        `${kind}: order/fetch, the order's authorizations`,
+        auth,
+        (page) => `${server.url}/ui/order/fetch?orderId=${orderId}&pageNum=${page}`,
+        (body) => (body as { authorizations: TPage<unknown> }).authorizations,
+        { connections, duration },
+      )
+    ).rows;
   } finally {
     await server.stop();
     await t.drop();
