@@ -16,7 +16,6 @@ import type { TPage } from '@manifold/contract';
 import { compactListChanges } from '../src/db/anchored-paging.js';
 import type { DatabaseKind } from '../src/config.js';
 import type { Database } from '../src/db/database.js';
-import { type ListTable, listTables } from '../src/db/migrations/030-list-changes.js';
 import type { DB } from '../src/db/schema.js';
 import { createScratchDatabase } from '../test/helpers/database-servers.js';
 import { multipartForm } from '../test/helpers/multipart.js';
@@ -411,7 +410,7 @@ export async function seedTable<T extends keyof DB & string>(
       }
     });
   }
-  await compactListChanges(database.db, Object.keys(listTables) as ListTable[]);
+  await compactListChanges(database.db);
   await analyzeTables(database, [table]);
 }
 

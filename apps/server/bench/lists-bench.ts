@@ -14,7 +14,7 @@
 //
 // PostgreSQL and MariaDB come from TEST_POSTGRES_URL and TEST_MYSQL_URL (defaults on 127.0.0.1); a
 // scratch database is created and dropped.
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import type { Insertable } from 'kysely';
@@ -22,6 +22,7 @@ import { auditEventTypes, traceEventKinds, type TPage } from '@manifold/contract
 import { parseDatabaseUrl } from '../src/config.js';
 import { createDatabase, type Database } from '../src/db/database.js';
 import type { DB } from '../src/db/schema.js';
+import type { BuildsTable } from '../src/db/schema-trace.js';
 import type { OrderValues } from '../src/db/schema-licensing.js';
 import { hashPassword } from '../src/lib/passwords.js';
 import { usernameKey } from '../src/modules/users/usernames.js';
@@ -34,6 +35,13 @@ import {
   startBenchServer,
   type Target,
 } from './bench-support.js';
+import {
+  seededAuditRow,
+  seededAuthorizationRow,
+  seededBuildRow,
+  seededPartRow,
+  seededTraceEventRow,
+} from '../test/helpers/seeded-rows.js';
 
 const lists = {
   order: {
@@ -154,32 +162,12 @@ const parentOrderRows = parentOrders.map((_, p) => orderRow(p));
 function authorizationRow(i: number): Insertable<DB['authorizations']> {
   const order = parentOrderRows[i % spread]!;
   return {
+    ...seededAuthorizationRow(order, i, base),
     id: i < spread ? parentAuthorizations[i]! : randomUUID(),
-    order_id: order.id,
-    version: 1,
-    target_kind: 'device',
     device_id: machines[i % spread]!,
-    manage_id: null,
-    quantity: 1,
-    state: 'authorized',
-    expires_at: null,
-    serial_first: null,
-    serial_last: null,
-    authorized_users: '[]',
-    tracking: '[]',
-    device_parameters: '[]',
-    quality_parameters: '[]',
-    dsi_id: order.dsi_id,
     company_name: order.company_name,
     user_id: order.user_id,
     archived: 0,
-    downstream_device_id: null,
-    created_by: 'admin',
-    created_at: at(i),
-    sent_at: null,
-    received_at: null,
-    revoked_at: null,
-    updated_at: at(i),
   };
 }
 
@@ -252,82 +240,32 @@ function packageRow(i: number): Insertable<DB['packages']> {
 
 /** Trace events of 20 machines (each its own sequence) over 20 designs, of no licence or job. */
 function eventRow(i: number): Insertable<DB['trace_events']> {
-  return {
-    event_id: randomUUID(),
-    device_id: machines[i % spread]!,
-    sequence: Math.floor(i / spread) + 1,
-    kind: traceEventKinds[i % traceEventKinds.length]!,
-    occurred_at: at(i),
-    authorization_id: null,
-    order_id: null,
-    dsi_id: designs[i % spread]!,
-    job_id: null,
-    quantity: null,
-    data: '{}',
-    previous_hash: null,
-    event_hash: createHash('sha256').update(`event ${i}`).digest('hex'),
-    chain_finding: null,
-    source: 'stp',
-    proof: '{}',
-    received_at: at(i),
-  };
+  return { ...seededTraceEventRow(i, base, machines, designs), kind: traceEventKinds[i % traceEventKinds.length]! };
 }
 
 function auditRow(i: number): Insertable<DB['audit_events']> {
   return {
+    ...seededAuditRow(i, base),
     event_type: auditKinds[i % spread]!,
     actor: `user${i % 50}`,
     subject: designs[i % spread]!,
-    details: null,
-    source_ip: '127.0.0.1',
-    created_at: at(i),
-  };
-}
-
-/** The machine, authorization, order and design of a build or part of the `i % 20`th licence. */
-function licence(i: number) {
-  const p = i % spread;
-  return {
-    device_id: machines[p]!,
-    authorization_id: parentAuthorizations[p]!,
-    order_id: parentOrders[p]!,
-    dsi_id: designs[p]!,
   };
 }
 
 /** Builds (one job each) under the 20 authorizations, each of one design; the first 20 are the parts' parents. */
-function buildRow(i: number): Insertable<DB['builds']> {
+function buildRow(i: number): BuildsTable {
+  const p = i % spread;
   return {
+    ...seededBuildRow(i, base, { id: parentOrders[p]!, dsi_id: designs[p]! }, machines[p]!),
     id: i < spread ? parentBuilds[i]! : randomUUID(),
-    ...licence(i),
-    job_id: `job-${i}`,
-    state: 'ended',
-    quantity: 1,
-    started_at: at(i),
-    finished_at: at(i),
-    created_at: at(i),
-    updated_at: at(i),
+    authorization_id: parentAuthorizations[p]!,
   };
 }
+const parentBuildRows = parentBuilds.map((_, p) => buildRow(p));
 
 /** Parts of the 20 parent builds (so of their design, licence and machine). */
 function partRow(i: number): Insertable<DB['parts']> {
-  return {
-    id: randomUUID(),
-    build_id: parentBuilds[i % spread]!,
-    ...licence(i),
-    serial_number: `P-${i}`,
-    qms_state: 'MANUFACTURED',
-    counted: 0,
-    event_id: randomUUID(),
-    revoked: 0,
-    created_at: at(i),
-    inspection_id: null,
-    inspection_result: null,
-    inspected_at: null,
-    technician: null,
-    failure_reason: null,
-  };
+  return seededPartRow(i, base, parentBuildRows[i % spread]!);
 }
 
 /** Seeds the chosen lists' tables (and the few parents another list needs), printing the time per table. */

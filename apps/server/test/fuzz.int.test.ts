@@ -37,9 +37,14 @@ interface Operation {
 const RUNS = Number(process.env.FUZZ_RUNS ?? 150);
 /** Routes that end the caller's own session or need a multipart form (the garbage suite sends them junk). */
 const skipped = new Set(['POST /ui/user/logout', 'POST /ui/user/refresh', 'GET /ui/admin/api-spec']);
-/** Tables a refused request may legitimately write: the audit trail of refusals, throttling, sessions, replay nonces. */
+/**
+ * Tables a refused request may legitimately write: the audit trail of refusals (and the audit list's
+ * change rows and size, which its triggers keep, and their folding), throttling, sessions, replay nonces.
+ */
 const bookkeeping = new Set([
   'audit_events',
+  'list_changes',
+  'list_totals',
   'login_failures',
   'sessions',
   'stp_nonces',

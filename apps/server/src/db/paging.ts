@@ -41,33 +41,3 @@ export async function paginate<DB, TB extends keyof DB, O, T>(
   const found = await rows(base).limit(page.numberOfItems).offset(pageOffset(page)).execute();
   return toPage(page, total, await map(found));
 }
-
-/**
- * `paginate` for a list in one fixed order: `rows(base, reversed)` selects and orders (`reversed`:
- * the same order turned around). A page past the middle is read from the other end with the
- * smaller offset and turned back, so the last page of a long list costs what the first does.
- */
-export async function paginateFromNearerEnd<DB, TB extends keyof DB, O, T>(
-  base: SelectQueryBuilder<DB, TB, object>,
-  page: TPageQuery,
-  rows: (base: SelectQueryBuilder<DB, TB, object>, reversed: boolean) => SelectQueryBuilder<DB, TB, O>,
-  map: (rows: O[]) => T[] | Promise<T[]>,
-): Promise<TPage<T>> {
-  const total = await countRows(base);
-  const offset = pageOffset(page);
-  let found: O[] = [];
-  if (offset < total) {
-    const end = Math.min(total, offset + page.numberOfItems);
-    if (offset <= total - end) {
-      found = await rows(base, false).limit(page.numberOfItems).offset(offset).execute();
-    } else {
-      found = (
-        await rows(base, true)
-          .limit(end - offset)
-          .offset(total - end)
-          .execute()
-      ).reverse();
-    }
-  }
-  return toPage(page, total, await map(found));
-}

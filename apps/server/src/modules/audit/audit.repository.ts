@@ -1,7 +1,7 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { TAuditEntry, TAuditEventType, TPage, TPageQuery } from '@manifold/contract';
 import type { Dialect } from '../../db/dialect.js';
-import { paginateFromNearerEnd } from '../../db/paging.js';
+import { listKey, paginateAnchored, WHOLE_TABLE } from '../../db/anchored-paging.js';
 import { WriteSet } from '../../db/write-set.js';
 import type { AuditEventsTable, DB } from '../../db/schema.js';
 import type { Caller } from '../../lib/caller.js';
@@ -16,6 +16,28 @@ export interface AuditRecord {
   subject?: string | null;
   details?: Record<string, unknown>;
   sourceIp?: string | null;
+}
+
+interface AuditFilter {
+  kind?: string | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+  actor?: string | undefined;
+  subject?: string | undefined;
+}
+
+/** The counted key (migration 033) the audit list's filter is, if it is one: none, or only a kind, an actor or a subject. */
+function countedAuditKey(filter: AuditFilter): { counted?: string[] } {
+  if (filter.from || filter.to) return {};
+  const set = (
+    [
+      ['k', filter.kind],
+      ['a', filter.actor],
+      ['s', filter.subject],
+    ] as const
+  ).filter(([, value]) => value);
+  if (set.length === 0) return { counted: [WHOLE_TABLE] };
+  return set.length === 1 ? { counted: [listKey(set[0]![0], [set[0]![1]])] } : {};
 }
 
 /** Rows per multi-row insert: 6 columns each, far below every database's limit of bound values. */
@@ -100,29 +122,20 @@ export class AuditRepository {
    * ISO-8601 UTC), actor and subject (exact). Records are only ever added: nothing here or
    * anywhere else changes or deletes one.
    */
-  list(
-    page: TPageQuery,
-    filter: {
-      kind?: string | undefined;
-      from?: string | undefined;
-      to?: string | undefined;
-      actor?: string | undefined;
-      subject?: string | undefined;
-    },
-  ): Promise<TPage<Selectable<AuditEventsTable>>> {
+  list(page: TPageQuery, filter: AuditFilter): Promise<TPage<Selectable<AuditEventsTable>>> {
     let base = this.db.selectFrom('audit_events');
-    if (filter.kind) base = base.where('event_type', '=', filter.kind);
-    if (filter.from) base = base.where('created_at', '>=', filter.from);
-    if (filter.to) base = base.where('created_at', '<', filter.to);
-    if (filter.actor) base = base.where('actor', '=', filter.actor);
-    if (filter.subject) base = base.where('subject', '=', filter.subject);
-    return paginateFromNearerEnd(
+    if (filter.kind) base = base.where('audit_events.event_type', '=', filter.kind);
+    if (filter.from) base = base.where('audit_events.created_at', '>=', filter.from);
+    if (filter.to) base = base.where('audit_events.created_at', '<', filter.to);
+    if (filter.actor) base = base.where('audit_events.actor', '=', filter.actor);
+    if (filter.subject) base = base.where('audit_events.subject', '=', filter.subject);
+    return paginateAnchored(
+      this.db,
+      { key: JSON.stringify(['audit_events', filter]), tables: ['audit_events'], ...countedAuditKey(filter) },
       base,
+      { value: sql.ref('audit_events.created_at'), id: sql.ref('audit_events.id'), direction: 'desc' },
       page,
-      (query, reversed) => {
-        const direction = reversed ? 'asc' : 'desc';
-        return query.selectAll().orderBy('created_at', direction).orderBy('id', direction);
-      },
+      (from) => from.selectAll(),
       (rows) => rows,
     );
   }

@@ -1,7 +1,7 @@
-import type { Insertable, Kysely, Updateable } from 'kysely';
+import { type Insertable, type Kysely, type Updateable, sql } from 'kysely';
 import type { TPage, TPageQuery } from '@manifold/contract';
 import type { Dialect } from '../../db/dialect.js';
-import { paginate } from '../../db/paging.js';
+import { listKey, paginateAnchored, WHOLE_TABLE } from '../../db/anchored-paging.js';
 import type { DB } from '../../db/schema.js';
 import type { BuildRow, BuildsTable, PartRow, PartsTable } from '../../db/schema-trace.js';
 import { nextVersion } from '../../db/version.js';
@@ -137,12 +137,19 @@ export class BuildsRepository {
   /** Builds newest first, optionally of one design. */
   listBuilds(page: TPageQuery, filter: { dsiId?: string | undefined; buildId?: string | undefined }): Promise<TPage<BuildRow>> {
     let base = this.db.selectFrom('builds');
-    if (filter.dsiId) base = base.where('dsi_id', '=', filter.dsiId);
-    if (filter.buildId) base = base.where('id', '=', filter.buildId);
-    return paginate(
+    if (filter.dsiId) base = base.where('builds.dsi_id', '=', filter.dsiId);
+    if (filter.buildId) base = base.where('builds.id', '=', filter.buildId);
+    return paginateAnchored(
+      this.db,
+      {
+        key: JSON.stringify(['builds', filter.dsiId ?? null, filter.buildId ?? null]),
+        tables: ['builds'],
+        ...(filter.buildId ? {} : { counted: [filter.dsiId ? listKey('d', [filter.dsiId]) : WHOLE_TABLE] }),
+      },
       base,
+      { value: sql.ref('builds.created_at'), id: sql.ref('builds.id'), direction: 'desc' },
       page,
-      (query) => query.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc'),
+      (from) => from.selectAll(),
       (rows) => rows,
     );
   }
@@ -155,16 +162,17 @@ export class BuildsRepository {
     let base = this.db.selectFrom('parts');
     if (filter.dsiId) base = base.where('parts.dsi_id', '=', filter.dsiId);
     if (filter.serialNumber) base = base.where('parts.serial_number', '=', filter.serialNumber);
-    return paginate(
+    return paginateAnchored(
+      this.db,
+      {
+        key: JSON.stringify(['parts', filter.dsiId ?? null, filter.serialNumber ?? null]),
+        tables: ['parts'],
+        ...(filter.serialNumber ? {} : { counted: [filter.dsiId ? listKey('d', [filter.dsiId]) : WHOLE_TABLE] }),
+      },
       base,
+      { value: sql.ref('parts.created_at'), id: sql.ref('parts.id'), direction: 'desc' },
       page,
-      (query) =>
-        query
-          .innerJoin('builds', 'builds.id', 'parts.build_id')
-          .selectAll('parts')
-          .select('builds.job_id')
-          .orderBy('parts.created_at', 'desc')
-          .orderBy('parts.id', 'desc'),
+      (from) => from.innerJoin('builds', 'builds.id', 'parts.build_id').selectAll('parts').select('builds.job_id'),
       (rows) => rows,
     );
   }

@@ -1,8 +1,8 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { TPage, TPageQuery } from '@manifold/contract';
 import type { Dialect } from '../../db/dialect.js';
 import { isUniqueViolation } from '../../db/dialect.js';
-import { paginateFromNearerEnd } from '../../db/paging.js';
+import { listKey, paginateAnchored, WHOLE_TABLE } from '../../db/anchored-paging.js';
 import type { WriteSet } from '../../db/write-set.js';
 import type { DB } from '../../db/schema.js';
 import type {
@@ -201,14 +201,18 @@ export class EventsRepository {
   /** Events newest first (by arrival), optionally of one design. */
   list(page: TPageQuery, filter: { dsiId?: string | undefined }): Promise<TPage<TraceEventRow>> {
     let base = this.db.selectFrom('trace_events');
-    if (filter.dsiId) base = base.where('dsi_id', '=', filter.dsiId);
-    return paginateFromNearerEnd(
-      base,
-      page,
-      (query, reversed) => {
-        const direction = reversed ? 'asc' : 'desc';
-        return query.selectAll().orderBy('received_at', direction).orderBy('event_id', direction);
+    if (filter.dsiId) base = base.where('trace_events.dsi_id', '=', filter.dsiId);
+    return paginateAnchored(
+      this.db,
+      {
+        key: JSON.stringify(['trace_events', filter.dsiId ?? null]),
+        tables: ['trace_events'],
+        counted: [filter.dsiId ? listKey('d', [filter.dsiId]) : WHOLE_TABLE],
       },
+      base,
+      { value: sql.ref('trace_events.received_at'), id: sql.ref('trace_events.event_id'), direction: 'desc' },
+      page,
+      (from) => from.selectAll(),
       (rows) => rows,
     );
   }

@@ -14,7 +14,7 @@ import { paginate } from '../../db/paging.js';
 import type { DB } from '../../db/schema.js';
 import type { AuthorizationRow, AuthorizationValues } from '../../db/schema-licensing.js';
 import { nextVersion } from '../../db/version.js';
-import { paginateAnchored } from '../../db/anchored-paging.js';
+import { listKey, paginateAnchored } from '../../db/anchored-paging.js';
 import { type ListFilters, listOf, type ListSort, type Viewer, visibleOrderIds } from './orders.repository.js';
 import { deliveryStates } from '../outbox/outbox.repository.js';
 import { formatSerial, nullableNumber } from './serial-numbers.js';
@@ -232,7 +232,11 @@ export class AuthorizationsRepository {
   async pageOfOrder(orderId: string, page: TPageQuery): Promise<TPage<TAuthorization>> {
     return paginateAnchored(
       this.db,
-      { key: JSON.stringify(['authorizations of order', orderId]), tables: ['authorizations'] },
+      {
+        key: JSON.stringify(['authorizations of order', orderId]),
+        tables: ['authorizations'],
+        counted: [listKey('ao', [0, orderId]), listKey('ao', [1, orderId])],
+      },
       this.db.selectFrom('authorizations').where('authorizations.order_id', '=', orderId),
       { value: sql.ref('authorizations.created_at'), id: sql.ref('authorizations.id'), direction: 'asc' },
       page,

@@ -8,8 +8,8 @@ import type {
   TQualityParameter,
 } from '@manifold/contract';
 import type { Dialect } from '../../db/dialect.js';
-import { type ListIdentity, type ListOrdering, paginateAnchored } from '../../db/anchored-paging.js';
-import type { ListTable } from '../../db/migrations/030-list-changes.js';
+import { type ListIdentity, type ListOrdering, listKey, paginateAnchored } from '../../db/anchored-paging.js';
+import type { ListTable } from '../../db/migrations/033-list-totals.js';
 import type { DB } from '../../db/schema.js';
 import type { OrderRow, OrderValues } from '../../db/schema-licensing.js';
 import { nextVersion } from '../../db/version.js';
@@ -60,19 +60,45 @@ export function visibleOrderIds(db: Kysely<DB>, viewer: Viewer) {
     .where('user_group_members.user_id', '=', viewer.userId);
 }
 
+/**
+ * The counted key (migration 033) whose rows an administrator's order or authorization list is:
+ * the archived switch alone or with one other filter; any other combination is counted.
+ */
+function countedKeyOf(
+  filters: ListFilters & { orderId?: string | undefined; authorizationId?: string | undefined },
+  viewer: Viewer,
+): string[] | undefined {
+  if (viewer.role !== 'ADMIN' || filters.authorizationId !== undefined) return undefined;
+  const archived = filters.archived ? 1 : 0;
+  const set = (
+    [
+      ['ao', filters.orderId],
+      ['ac', filters.companyName],
+      ['au', filters.userId],
+      ['ad', filters.dsiId],
+    ] as const
+  ).filter(([, value]) => value !== undefined);
+  if (set.length === 0) return [listKey('a', [archived])];
+  if (set.length === 1) return [listKey(set[0]![0], [archived, set[0]![1]])];
+  return undefined;
+}
+
 /** The cache identity and ordering of an order or authorization list (db/anchored-paging.ts). */
 export function listOf(
   table: 'orders' | 'authorizations',
-  filters: object,
+  filters: ListFilters & { orderId?: string | undefined; authorizationId?: string | undefined },
   sort: ListSort,
   viewer: Viewer,
   sortColumn: string = sort.column,
 ): { list: ListIdentity; ordering: ListOrdering } {
-  const visibility: ListTable[] = viewer.role === 'ADMIN' ? [] : ['order_groups', 'user_group_members'];
+  // a group's deletion takes its rows of both with it, which MariaDB does without their triggers
+  const visibility: ListTable[] = viewer.role === 'ADMIN' ? [] : ['order_groups', 'user_group_members', 'user_groups'];
+  const counted = countedKeyOf(filters, viewer);
   return {
     list: {
       key: JSON.stringify([table, filters, sortColumn, sort.direction, viewer.role === 'ADMIN' ? null : viewer.userId]),
       tables: [table, ...visibility],
+      ...(counted ? { counted } : {}),
     },
     ordering: { value: sql.ref(`${table}.${sortColumn}`), id: sql.ref(`${table}.id`), direction: sort.direction },
   };

@@ -1,0 +1,257 @@
+import { sql, type Kysely } from 'kysely';
+import type { DatabaseKind } from '../../config.js';
+import { withIdColumn } from '../dialect.js';
+
+/**
+ * Paged lists keep their sizes up to date instead of counting their rows (docs/performance.md,
+ * "Lists at scale"). Every write that changes a listed table adds rows to `list_changes` in the
+ * writer's own transaction (triggers, so no write path can forget):
+ *
+ * - one row of key `''` with `weight` 1 for every writing statement (insert, delete, or update of a
+ *   column a list filters or sorts on): the sum of a table's weights is its lists' generation;
+ *   its `delta` is the change in the table's row count;
+ * - for each counted key of the table (`countedKeys`: a short name and the columns a list filters
+ *   on), one row per key value the write touched, with `delta` the change in the number of rows
+ *   holding that value and `weight` 0.
+ *
+ * So a list whose filters are exactly a counted key reads its size as the sum of its key's deltas,
+ * without touching the listed table. `list_totals` holds the sums folded so far (per table and key:
+ * `total`, and `weight` for the key `''`); folding (`compactListChanges`) moves `list_changes` rows
+ * into it, so the sums stay short.
+ *
+ * This migration replaces migration 030's triggers and change rows, and adds the trace, audit,
+ * part and build lists and `user_groups` (deleting a group takes its members and orders with it:
+ * MariaDB runs no trigger for rows a foreign key cascades to).
+ */
+export const listTables = {
+  orders: ['archived', 'company_name', 'dsi_id', 'user_id', 'created_at'],
+  authorizations: ['archived', 'company_name', 'dsi_id', 'user_id', 'order_id', 'created_at'],
+  order_groups: ['order_id', 'group_id'],
+  user_group_members: ['user_id', 'group_id'],
+  user_groups: ['id'],
+  users: ['username_key', 'first_name', 'last_name', 'email'],
+  devices: ['registration_state', 'name', 'serial_number', 'created_at'],
+  packages: ['design_name'],
+  trace_events: ['dsi_id', 'received_at'],
+  audit_events: ['event_type', 'actor', 'subject', 'created_at'],
+  parts: ['dsi_id', 'serial_number', 'created_at'],
+  builds: ['dsi_id', 'created_at'],
+} as const;
+
+export type ListTable = keyof typeof listTables;
+
+/** Per table, the filters whose list sizes are kept: key name → its columns, in key order. */
+export const countedKeys = {
+  orders: { a: ['archived'], ac: ['archived', 'company_name'], au: ['archived', 'user_id'], ad: ['archived', 'dsi_id'] },
+  authorizations: {
+    a: ['archived'],
+    ao: ['archived', 'order_id'],
+    ac: ['archived', 'company_name'],
+    au: ['archived', 'user_id'],
+    ad: ['archived', 'dsi_id'],
+  },
+  order_groups: {},
+  user_group_members: {},
+  user_groups: {},
+  users: {},
+  devices: {},
+  packages: {},
+  trace_events: { d: ['dsi_id'] },
+  audit_events: { k: ['event_type'], a: ['actor'], s: ['subject'] },
+  parts: { d: ['dsi_id'] },
+  builds: { d: ['dsi_id'] },
+} as const satisfies Record<ListTable, Record<string, readonly string[]>>;
+
+/** The longest key value: a key name, its columns' values (`subject` is up to 256) and separators. */
+export const LIST_KEY_LENGTH = 300;
+
+type Keys = Record<string, readonly string[]>;
+
+/** The SQL of a key's value for the row `row` (`new.`, `old.`, or '' for a table's own columns). */
+function keyValue(kind: DatabaseKind, name: string, columns: readonly string[], row: string): string {
+  const values = columns.map((column) => (kind === 'postgres' ? `${row}${column}` : `coalesce(${row}${column}, '')`));
+  const parts = [`'${name}:'`, ...values.flatMap((value, i) => (i > 0 ? [`'|'`, value] : [value]))];
+  // PostgreSQL's concat skips NULLs and writes integers as text, MariaDB's needs no NULL
+  return kind === 'sqlite' ? parts.join(' || ') : `concat(${parts.join(', ')})`;
+}
+
+/** PostgreSQL: statement triggers over the rows a statement added or removed, grouped by key. */
+function postgresTriggers(table: string, columns: readonly string[], keys: Keys): string[] {
+  const counted = (rows: string, sign: string) =>
+    [
+      `select '${table}', '', ${sign}count(*), 1 from ${rows}`,
+      ...Object.entries(keys).map(
+        ([name, keyColumns]) =>
+          `select '${table}', k, ${sign}count(*), 0 from (select ${keyValue('postgres', name, keyColumns, '')} as k from ${rows}) s group by k`,
+      ),
+    ].join(' union all ');
+  const statements = [
+    `create function ${table}_list_rows_added() returns trigger language plpgsql as $$
+      begin insert into list_changes (name, list_key, delta, weight) ${counted('added_rows', '')}; return null; end $$`,
+    `create function ${table}_list_rows_removed() returns trigger language plpgsql as $$
+      begin insert into list_changes (name, list_key, delta, weight) ${counted('removed_rows', '-')}; return null; end $$`,
+    `create trigger ${table}_list_change_insert after insert on ${table} referencing new table as added_rows
+      for each statement execute function ${table}_list_rows_added()`,
+    `create trigger ${table}_list_change_delete after delete on ${table} referencing old table as removed_rows
+      for each statement execute function ${table}_list_rows_removed()`,
+    `create trigger ${table}_list_change_update after update of ${columns.join(', ')} on ${table}
+      for each statement execute function list_change('${table}')`,
+  ];
+  const keyColumns = [...new Set(Object.values(keys).flat())];
+  if (keyColumns.length > 0) {
+    const moved = Object.entries(keys)
+      .map(
+        ([name, cols]) =>
+          `select ${keyValue('postgres', name, cols, 'old.')} as k, -1 as d union all select ${keyValue('postgres', name, cols, 'new.')}, 1`,
+      )
+      .join(' union all ');
+    statements.push(
+      `create function ${table}_list_keys_moved() returns trigger language plpgsql as $$
+        begin insert into list_changes (name, list_key, delta, weight)
+          select '${table}', k, sum(d), 0 from (${moved}) s group by k having sum(d) <> 0; return null; end $$`,
+      `create trigger ${table}_list_key_update after update of ${keyColumns.join(', ')} on ${table} for each row
+        when (${keyColumns.map((column) => `old.${column} is distinct from new.${column}`).join(' or ')})
+        execute function ${table}_list_keys_moved()`,
+    );
+  }
+  return statements;
+}
+
+/** SQLite and MariaDB: row triggers, each adding its rows in one multi-row insert. */
+function rowTriggers(kind: 'sqlite' | 'mysql', table: string, columns: readonly string[], keys: Keys): string[] {
+  const insert = 'insert into list_changes (name, list_key, delta, weight)';
+  const rows = (row: 'new.' | 'old.', delta: string) =>
+    [
+      `('${table}', '', ${delta}, 1)`,
+      ...Object.entries(keys).map(([name, cols]) => `('${table}', ${keyValue(kind, name, cols, row)}, ${delta}, 0)`),
+    ].join(', ');
+  const unchanged = (cols: readonly string[]) =>
+    cols.map((column) => (kind === 'mysql' ? `old.${column} <=> new.${column}` : `old.${column} is new.${column}`)).join(' and ');
+  /** A key whose columns changed: one row fewer under the old value, one more under the new. */
+  const moves = Object.entries(keys).map(([name, cols]) => ({
+    unchanged: unchanged(cols),
+    rows: `('${table}', ${keyValue(kind, name, cols, 'old.')}, -1, 0), ('${table}', ${keyValue(kind, name, cols, 'new.')}, 1, 0)`,
+  }));
+  if (kind === 'sqlite') {
+    return [
+      `create trigger ${table}_list_change_insert after insert on ${table} begin ${insert} values ${rows('new.', '1')}; end`,
+      `create trigger ${table}_list_change_delete after delete on ${table} begin ${insert} values ${rows('old.', '-1')}; end`,
+      `create trigger ${table}_list_change_update after update of ${columns.join(', ')} on ${table} begin
+        ${insert} values ('${table}', '', 0, 1);
+        ${moves.map((move) => `${insert} select * from (values ${move.rows}) where not (${move.unchanged});`).join('\n')}
+      end`,
+    ];
+  }
+  return [
+    `create trigger ${table}_list_change_insert after insert on ${table} for each row ${insert} values ${rows('new.', '1')}`,
+    `create trigger ${table}_list_change_delete after delete on ${table} for each row ${insert} values ${rows('old.', '-1')}`,
+    `create trigger ${table}_list_change_update after update on ${table} for each row begin
+      if not (${unchanged(columns)}) then ${insert} values ('${table}', '', 0, 1); end if;
+      ${moves.map((move) => `if not (${move.unchanged}) then ${insert} values ${move.rows}; end if;`).join('\n')}
+    end`,
+  ];
+}
+
+/** 030's triggers and this migration's, by name. */
+function dropTriggers(kind: DatabaseKind, table: string): string[] {
+  return ['change_write', 'change_insert', 'change_delete', 'change_update', 'key_update'].map(
+    (suffix) => `drop trigger if exists ${table}_list_${suffix}${kind === 'postgres' ? ` on ${table}` : ''}`,
+  );
+}
+
+/** Runs one statement; a failure names it. */
+async function run(db: Kysely<unknown>, statement: string): Promise<void> {
+  try {
+    await sql.raw(statement).execute(db);
+  } catch (error) {
+    throw new Error(`${error instanceof Error ? error.message : String(error)} in: ${statement}`, { cause: error });
+  }
+}
+
+export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void> {
+  for (const table of Object.keys(listTables)) {
+    for (const statement of dropTriggers(kind, table)) await run(db, statement);
+  }
+
+  await db.schema
+    .createTable('list_totals')
+    .addColumn('name', 'varchar(32)', (c) => c.notNull())
+    .addColumn('list_key', `varchar(${LIST_KEY_LENGTH})`, (c) => c.notNull())
+    .addColumn('total', 'bigint', (c) => c.notNull())
+    .addColumn('weight', 'bigint', (c) => c.notNull())
+    .addPrimaryKeyConstraint('list_totals_pk', ['name', 'list_key'])
+    .execute();
+  // each table's generation so far (030's change rows) and its size; each counted key's sizes
+  for (const [table, keys] of Object.entries(countedKeys)) {
+    await run(
+      db,
+      `insert into list_totals (name, list_key, total, weight)
+        select '${table}', '', (select count(*) from ${table}), coalesce((select sum(weight) from list_changes where name = '${table}'), 0)`,
+    );
+    for (const [name, columns] of Object.entries(keys as Keys)) {
+      const value = keyValue(kind, name, columns, '');
+      await run(
+        db,
+        `insert into list_totals (name, list_key, total, weight) select '${table}', k, count(*), 0 from (select ${value} as k from ${table}) s group by k`,
+      );
+    }
+  }
+
+  await db.schema.dropTable('list_changes').execute();
+  await withIdColumn(kind, db.schema.createTable('list_changes'))
+    .addColumn('name', 'varchar(32)', (c) => c.notNull())
+    .addColumn('list_key', `varchar(${LIST_KEY_LENGTH})`, (c) => c.notNull())
+    .addColumn('delta', kind === 'sqlite' ? 'integer' : 'bigint', (c) => c.notNull())
+    .addColumn('weight', kind === 'sqlite' ? 'integer' : 'bigint', (c) => c.notNull())
+    .execute();
+  await db.schema
+    .createIndex('list_changes_key_idx')
+    .on('list_changes')
+    .columns(['name', 'list_key', 'weight', 'delta'])
+    .execute();
+
+  if (kind === 'postgres') {
+    // 030's function, for the change row of an update (no row added or removed)
+    await sql`create or replace function list_change() returns trigger language plpgsql as $$
+      begin insert into list_changes (name, list_key, delta, weight) values (TG_ARGV[0], '', 0, 1); return null; end $$`.execute(
+      db,
+    );
+  }
+  for (const [table, columns] of Object.entries(listTables)) {
+    const keys = countedKeys[table as ListTable] as Keys;
+    const statements = kind === 'postgres' ? postgresTriggers(table, columns, keys) : rowTriggers(kind, table, columns, keys);
+    for (const statement of statements) await run(db, statement);
+  }
+
+  // the audit list by kind and by subject pages in (created_at, id) like the whole list: with the id
+  // in the index, PostgreSQL seeks from an anchor and reads a page in index order
+  await db.schema
+    .createIndex('audit_events_type_created_idx')
+    .on('audit_events')
+    .columns(['event_type', 'created_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('audit_events_subject_created_idx')
+    .on('audit_events')
+    .columns(['subject', 'created_at', 'id'])
+    .execute();
+  for (const index of ['audit_events_type_idx', 'audit_events_subject_idx']) {
+    const dropAudit = db.schema.dropIndex(index).ifExists();
+    await (kind === 'mysql' ? dropAudit.on('audit_events') : dropAudit).execute();
+  }
+
+  // the authorization list by order: 010 made this index already (authorizations_archived_id_idx)
+  const drop = db.schema.dropIndex('authorizations_archived_order_idx').ifExists();
+  await (kind === 'mysql' ? drop.on('authorizations') : drop).execute();
+}
+
+export async function down(db: Kysely<unknown>, kind: DatabaseKind): Promise<void> {
+  for (const table of Object.keys(listTables)) {
+    for (const statement of dropTriggers(kind, table)) await run(db, statement);
+    if (kind === 'postgres') {
+      for (const fn of ['list_rows_added', 'list_rows_removed', 'list_keys_moved'])
+        await sql.raw(`drop function if exists ${table}_${fn}()`).execute(db);
+    }
+  }
+  await db.schema.dropTable('list_totals').ifExists().execute();
+}
