@@ -13,7 +13,6 @@ import { generateKeyPair } from '../src/crypto/key-pairs.js';
 import { canonicalJson } from '../src/lib/canonical-json.js';
 import { type Insertable, sql } from 'kysely';
 import type { TPage } from '@manifold/contract';
-import { compactListChanges } from '../src/db/anchored-paging.js';
 import type { DatabaseKind } from '../src/config.js';
 import type { Database } from '../src/db/database.js';
 import type { DB } from '../src/db/schema.js';
@@ -386,8 +385,8 @@ export async function peakRss<T>(pid: number, work: () => Promise<T>): Promise<{
 
 /**
  * Inserts `row(from)` … `row(from + count - 1)` into `table` in multi-row statements of as many
- * rows as the driver's parameter limit allows, 20 statements per transaction; then the list change
- * rows the seeding made are folded (as the server's job does every minute) and the table analysed.
+ * rows as the driver's parameter limit allows, 20 statements per transaction (the triggers keep
+ * the lists' counts as they go); then the table is analysed.
  */
 export async function seedTable<T extends keyof DB & string>(
   database: Database,
@@ -410,7 +409,6 @@ export async function seedTable<T extends keyof DB & string>(
       }
     });
   }
-  await compactListChanges(database.db);
   await analyzeTables(database, [table]);
 }
 

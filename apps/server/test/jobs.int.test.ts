@@ -16,7 +16,6 @@ import { JobsRepository } from '../src/jobs/jobs.repository.js';
 import { JobsService } from '../src/jobs/jobs.service.js';
 import { SESSION_PURGE } from '../src/jobs/session-purge.js';
 import { OUTBOX_PURGE } from '../src/modules/outbox/outbox-purge.job.js';
-import { LIST_CHANGES_COMPACT } from '../src/jobs/list-changes-compact.js';
 import { STORAGE_SWEEP } from '../src/jobs/storage-sweep.js';
 import { STP_NONCE_PURGE } from '../src/jobs/stp-nonce-purge.js';
 import { createScratchDatabase } from './helpers/database-servers.js';
@@ -587,12 +586,11 @@ describe('the job runner in a started server', () => {
           headers: { authorization: `Bearer ${sessionToken}` },
         });
         kinds = ((await response.json()) as TPage<TJob>).data.map((job) => job.kind);
-        return new Set(kinds).size === 6 && kinds.filter((kind) => kind === STORAGE_SWEEP).length >= 2;
+        return new Set(kinds).size === 5 && kinds.filter((kind) => kind === STORAGE_SWEEP).length >= 2;
       }, 'the jobs of the first start');
       // the sweep at start and the first period of each schedule
       expect([...new Set(kinds)].sort()).toEqual([
         JOB_HISTORY_PURGE,
-        LIST_CHANGES_COMPACT,
         OUTBOX_PURGE,
         SESSION_PURGE,
         STORAGE_SWEEP,

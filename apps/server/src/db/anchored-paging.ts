@@ -1,7 +1,7 @@
 import { type Expression, type Kysely, MysqlAdapter, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
-import { isDeadlock } from './dialect.js';
+import type { DatabaseKind } from '../config.js';
 import type { TPage, TPageQuery } from '@manifold/contract';
-import type { ListTable } from './migrations/033-list-totals.js';
+import type { ListTable } from './migrations/033-list-counts.js';
 import { countRows, pageOffset, toPage } from './paging.js';
 import type { DB } from './schema.js';
 
@@ -39,11 +39,6 @@ export function listKey(name: string, values: readonly (string | number | null |
 /** The counted key of all of a table's rows. */
 export const WHOLE_TABLE = '';
 
-/** Change rows of a list's tables past which a read starts folding them (the minute job folds them too). */
-export const FOLD_AFTER = 1_000;
-/** Change rows folded per transaction. */
-const FOLD_CHUNK = 5_000;
-
 interface Anchor {
   v: unknown;
   k: unknown;
@@ -71,27 +66,12 @@ class AnchorCache {
     this.rowValues = !(db.getExecutor().adapter instanceof MysqlAdapter);
   }
 
-  /** A fold of the change rows this process started, while it runs. */
-  private folding: Promise<unknown> | undefined;
-
-  /** The list state (`readListState`); a read that finds many change rows starts folding them. */
-  async generation(tables: readonly ListTable[], counted?: readonly string[]): Promise<ListState> {
-    const state = await readListState(this.db, tables, counted);
-    if (state.changeRows > FOLD_AFTER && !this.folding) {
-      // the minute job folds what this one leaves, and logs a failure
-      this.folding = compactListChanges(this.db)
-        .catch(() => undefined)
-        .finally(() => (this.folding = undefined));
-    }
-    return state;
-  }
-
   /**
    * The list's anchors for the current generation: kept ones, or a new entry with the list's size
    * (kept, or counted: read after the generation, so never older than the generation it is filed under).
    */
   async anchors<TB extends keyof DB>(list: ListIdentity, base: SelectQueryBuilder<DB, TB, object>): Promise<Anchors> {
-    const { generation, total } = await this.generation(list.tables, list.counted);
+    const { generation, total } = await readListState(this.db, list.tables, list.counted);
     const kept = this.lists.get(list.key);
     if (kept?.generation === generation) {
       this.lists.delete(list.key);
@@ -156,34 +136,28 @@ class AnchorCache {
 
 /** What a list's page needs to know before it reads: its tables' generation and, for a counted list, its size. */
 export interface ListState {
-  /** The sum of the change weights of the tables, folded and not: it moves with every committed write that changes them. */
+  /** The sum of the tables' weights: it moves with every committed write that changes them. */
   generation: string;
   /** The counted list's size (`ListIdentity.counted`). */
   total?: number;
-  /** The change rows not folded yet, of key '' of the tables. */
-  changeRows: number;
 }
 
-/** The list state of `tables` (and the size of the counted keys `counted` of `tables[0]`), in one read. */
+/** The list state of `tables` (and the size of the counted keys `counted` of `tables[0]`), in one read of a few shard rows. */
 export async function readListState(
   db: Kysely<DB>,
   tables: readonly ListTable[],
   counted?: readonly string[],
 ): Promise<ListState> {
-  const names = sql.join(tables);
   const size = counted
-    ? sql`(select coalesce(sum(delta), 0) from list_changes where name = ${tables[0]} and list_key in (${sql.join(counted)}))
-          + (select coalesce(sum(total), 0) from list_totals where name = ${tables[0]} and list_key in (${sql.join(counted)}))`
+    ? sql`(select coalesce(sum(total), 0) from list_counts where name = ${tables[0]} and list_key in (${sql.join(counted)}))`
     : sql`null`;
-  const { rows } = await sql<{ g: number | string; n: number | string; f: number | string; total: number | string | null }>`
-    select c.g, c.n, (select coalesce(sum(weight), 0) from list_totals where name in (${names}) and list_key = '') as f, ${size} as total
-    from (select coalesce(sum(weight), 0) as g, count(*) as n from list_changes where name in (${names}) and list_key = '') c`.execute(
+  const { rows } = await sql<{ g: number | string; total: number | string | null }>`
+    select (select coalesce(sum(weight), 0) from list_counts where name in (${sql.join(tables)}) and list_key = '') as g, ${size} as total`.execute(
     db,
   );
   const row = rows[0]!;
-  const generation = (BigInt(row.g) + BigInt(row.f)).toString();
-  const changeRows = Number(row.n);
-  return row.total === null ? { generation, changeRows } : { generation, total: Number(row.total), changeRows };
+  const generation = String(row.g);
+  return row.total === null ? { generation } : { generation, total: Number(row.total) };
 }
 
 const caches = new WeakMap<Kysely<DB>, AnchorCache>();
@@ -234,84 +208,43 @@ export async function paginateAnchored<TB extends keyof DB, O, T>(
 }
 
 /**
- * Folds every change row into `list_totals` (per table and key: the sums of `delta` and `weight`),
- * so no generation or size moves: the rows folded are exactly the ones deleted (`returning`),
- * whatever commits meanwhile, in chunks of consecutive ids, each in one transaction. Keys left
- * with no rows are dropped. Answers the number of rows folded.
+ * Moves the counts of connections that have ended into shard 0 (each count's sum stays the same:
+ * the rows moved are exactly the ones deleted, `returning`), and drops counted keys left empty.
+ * Answers the rows moved. SQLite writes only shard 0: nothing to move.
  */
-export async function compactListChanges(db: Kysely<DB>): Promise<number> {
-  const bounds = await db
-    .selectFrom('list_changes')
-    .select((eb) => [eb.fn.min('id').as('low'), eb.fn.max('id').as('high')])
-    .executeTakeFirstOrThrow();
-  if (bounds.low === null || bounds.high === null) return 0;
-  const high = Number(bounds.high);
-  let folded = 0;
-  for (let start = Number(bounds.low); start <= high; start += FOLD_CHUNK) {
-    const end = Math.min(start + FOLD_CHUNK - 1, high);
-    folded += await retryOnDeadlock(() => foldChunk(db, start, end));
-  }
-  return folded;
-}
-
-async function retryOnDeadlock<T>(work: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await work();
-    } catch (error) {
-      if (attempt >= 3 || !isDeadlock(error)) throw error;
-    }
-  }
-}
-
-/** Folds the change rows with ids in [start, end]. */
-function foldChunk(db: Kysely<DB>, start: number, end: number): Promise<number> {
-  const mysql = db.getExecutor().adapter instanceof MysqlAdapter;
-  // READ COMMITTED: on MariaDB a range delete then takes no gap lock that would hold writers' inserts
+export async function mergeEndedShards(db: Kysely<DB>, kind: DatabaseKind): Promise<number> {
+  if (kind === 'sqlite') return 0;
+  const live = kind === 'postgres' ? sql`select pid from pg_stat_activity` : sql`select id from information_schema.processlist`;
   return db
     .transaction()
     .setIsolationLevel('read committed')
     .execute(async (trx) => {
-      const deleted = await sql<{ name: string; list_key: string; delta: number | string; weight: number | string }>`
-        delete from list_changes where id >= ${start} and id <= ${end} returning name, list_key, delta, weight`.execute(trx);
-      if (deleted.rows.length === 0) return 0;
-      const sums = new Map<string, { name: string; list_key: string; total: bigint; weight: bigint }>();
-      for (const row of deleted.rows) {
+      const moved = await sql<{ name: string; list_key: string; total: number | string; weight: number | string }>`
+        delete from list_counts where shard <> 0 and shard not in (${live}) returning name, list_key, total, weight`.execute(trx);
+      const sums = new Map<string, { name: string; list_key: string; shard: number; total: bigint; weight: bigint }>();
+      for (const row of moved.rows) {
         const id = `${row.name}\u0000${row.list_key}`;
-        const sum = sums.get(id) ?? { name: row.name, list_key: row.list_key, total: 0n, weight: 0n };
-        sum.total += BigInt(row.delta);
+        const sum = sums.get(id) ?? { name: row.name, list_key: row.list_key, shard: 0, total: 0n, weight: 0n };
+        sum.total += BigInt(row.total);
         sum.weight += BigInt(row.weight);
         sums.set(id, sum);
       }
-      // in one order, so two folds never wait for each other's rows in a cycle
-      const values = [...sums.values()]
-        .filter((sum) => sum.total !== 0n || sum.weight !== 0n)
-        .sort((a, b) => (a.name === b.name ? (a.list_key < b.list_key ? -1 : 1) : a.name < b.name ? -1 : 1))
-        .map((sum) => ({ name: sum.name, list_key: sum.list_key, total: sum.total.toString(), weight: sum.weight.toString() }));
-      if (values.length > 0) {
-        const insert = trx.insertInto('list_totals').values(values);
+      const values = [...sums.values()].map((sum) => ({ ...sum, total: sum.total.toString(), weight: sum.weight.toString() }));
+      for (let start = 0; start < values.length; start += 1000) {
+        const insert = trx.insertInto('list_counts').values(values.slice(start, start + 1000));
         await (
-          mysql
+          kind === 'mysql'
             ? insert.onDuplicateKeyUpdate({ total: sql`total + values(total)`, weight: sql`weight + values(weight)` })
             : insert.onConflict((conflict) =>
-                conflict.columns(['name', 'list_key']).doUpdateSet({
-                  total: sql`list_totals.total + excluded.total`,
-                  weight: sql`list_totals.weight + excluded.weight`,
+                conflict.columns(['name', 'list_key', 'shard']).doUpdateSet({
+                  total: sql`list_counts.total + excluded.total`,
+                  weight: sql`list_counts.weight + excluded.weight`,
                 }),
               )
         ).execute();
-        // only a key that lost rows can be left with none
-        const emptied = values.filter((value) => value.list_key !== '' && BigInt(value.total) < 0n);
-        if (emptied.length > 0) {
-          await trx
-            .deleteFrom('list_totals')
-            .where((eb) =>
-              eb.or(emptied.map((value) => eb.and([eb('name', '=', value.name), eb('list_key', '=', value.list_key)]))),
-            )
-            .where('total', '=', 0)
-            .execute();
-        }
       }
-      return deleted.rows.length;
+      // a key's only count left at 0 in shard 0: the key holds no rows (the table's own key keeps its weight)
+      await trx.deleteFrom('list_counts').where('shard', '=', 0).where('total', '=', 0).where('weight', '=', 0).execute();
+      return moved.rows.length;
     });
 }

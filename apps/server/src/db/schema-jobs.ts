@@ -26,27 +26,18 @@ export interface JobsTable {
 }
 
 /** One row per write that changes a paged list (migration 030, db/anchored-paging.ts); compacted by a job. */
-/** A write's change to a table's lists (migration 033): its generation (`weight`, key '') and a key's size (`delta`). */
-export interface ListChangesTable {
-  id: Generated<number>;
+/** A list's size and generation, one shard per writing connection (migration 033). */
+export interface ListCountsTable {
   name: string;
   list_key: string;
-  delta: number | string;
-  weight: number | string;
-}
-
-/** The folded sums of `list_changes` per table and key. */
-export interface ListTotalsTable {
-  name: string;
-  list_key: string;
+  shard: number | string;
   total: number | string;
   weight: number | string;
 }
 
 export interface JobTables {
   jobs: JobsTable;
-  list_changes: ListChangesTable;
-  list_totals: ListTotalsTable;
+  list_counts: ListCountsTable;
 }
 
 export type JobRow = Selectable<JobsTable>;

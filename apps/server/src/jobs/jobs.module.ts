@@ -9,7 +9,7 @@ import { type JobLog, JobRunner } from './job-runner.js';
 import { JobsRepository } from './jobs.repository.js';
 import { jobsRoutes } from './jobs.routes.js';
 import { JobsService } from './jobs.service.js';
-import { LIST_CHANGES_COMPACT, LIST_CHANGES_COMPACT_SECONDS, listChangesCompactJob } from './list-changes-compact.js';
+import { ListShardMerger } from './list-shards.js';
 import { SESSION_PURGE, sessionPurgeJob } from './session-purge.js';
 import { STP_NONCE_PURGE, STP_NONCE_PURGE_SECONDS, stpNoncePurgeJob } from './stp-nonce-purge.js';
 import { STORAGE_SWEEP, storageSweepJob } from './storage-sweep.js';
@@ -52,8 +52,7 @@ export function jobsModule(
   runner.schedule({ kind: STORAGE_SWEEP, everySeconds: HOUR, atStart: true });
   runner.register(JOB_HISTORY_PURGE, jobHistoryPurgeJob(new JobsRepository(database.db, database.dialect)));
   runner.schedule({ kind: JOB_HISTORY_PURGE, everySeconds: HOUR });
-  runner.register(LIST_CHANGES_COMPACT, listChangesCompactJob(database.db, log));
-  runner.schedule({ kind: LIST_CHANGES_COMPACT, everySeconds: LIST_CHANGES_COMPACT_SECONDS });
+  runner.attach(new ListShardMerger(database, log));
   runner.register(STORAGE_MOVE, storageMoveJob(database, storageProviders, log));
   runner.register(REGISTRATION_CANCEL, registrationCancelJob(credentials, peers));
   runner.attach(

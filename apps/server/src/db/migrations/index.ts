@@ -24,7 +24,7 @@ import * as peerDesigns from './023-peer-designs.js';
 import * as listChanges from './030-list-changes.js';
 import * as peerDevices from './031-peer-devices.js';
 import * as orderAuthorizationsIndex from './032-order-authorizations-index.js';
-import * as listTotals from './033-list-totals.js';
+import * as listCounts from './033-list-counts.js';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -57,7 +57,7 @@ const migrations: Record<string, DialectMigration> = {
   '029-stp-nonce-expiry': stpNonceExpiry,
   '031-peer-devices': peerDevices,
   '032-order-authorizations-index': orderAuthorizationsIndex,
-  '033-list-totals': listTotals,
+  '033-list-counts': listCounts,
 };
 
 export function migrationProvider(kind: DatabaseKind): MigrationProvider {

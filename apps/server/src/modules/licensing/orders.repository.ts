@@ -9,7 +9,7 @@ import type {
 } from '@manifold/contract';
 import type { Dialect } from '../../db/dialect.js';
 import { type ListIdentity, type ListOrdering, listKey, paginateAnchored } from '../../db/anchored-paging.js';
-import type { ListTable } from '../../db/migrations/033-list-totals.js';
+import { countedKeys, type ListTable } from '../../db/migrations/033-list-counts.js';
 import type { DB } from '../../db/schema.js';
 import type { OrderRow, OrderValues } from '../../db/schema-licensing.js';
 import { nextVersion } from '../../db/version.js';
@@ -62,9 +62,11 @@ export function visibleOrderIds(db: Kysely<DB>, viewer: Viewer) {
 
 /**
  * The counted key (migration 033) whose rows an administrator's order or authorization list is:
- * the archived switch alone or with one other filter; any other combination is counted.
+ * the archived switch alone or with one filter that is counted for the table (orders: a company,
+ * user or design; authorizations: an order); any other combination is counted.
  */
 function countedKeyOf(
+  table: 'orders' | 'authorizations',
   filters: ListFilters & { orderId?: string | undefined; authorizationId?: string | undefined },
   viewer: Viewer,
 ): string[] | undefined {
@@ -79,8 +81,8 @@ function countedKeyOf(
     ] as const
   ).filter(([, value]) => value !== undefined);
   if (set.length === 0) return [listKey('a', [archived])];
-  if (set.length === 1) return [listKey(set[0]![0], [archived, set[0]![1]])];
-  return undefined;
+  const [name, value] = set[0]!;
+  return set.length === 1 && name in countedKeys[table] ? [listKey(name, [archived, value])] : undefined;
 }
 
 /** The cache identity and ordering of an order or authorization list (db/anchored-paging.ts). */
@@ -93,7 +95,7 @@ export function listOf(
 ): { list: ListIdentity; ordering: ListOrdering } {
   // a group's deletion takes its rows of both with it, which MariaDB does without their triggers
   const visibility: ListTable[] = viewer.role === 'ADMIN' ? [] : ['order_groups', 'user_group_members', 'user_groups'];
-  const counted = countedKeyOf(filters, viewer);
+  const counted = countedKeyOf(table, filters, viewer);
   return {
     list: {
       key: JSON.stringify([table, filters, sortColumn, sort.direction, viewer.role === 'ADMIN' ? null : viewer.userId]),

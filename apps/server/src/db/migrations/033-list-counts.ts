@@ -1,23 +1,22 @@
 import { sql, type Kysely } from 'kysely';
 import type { DatabaseKind } from '../../config.js';
-import { withIdColumn } from '../dialect.js';
 
 /**
  * Paged lists keep their sizes up to date instead of counting their rows (docs/performance.md,
- * "Lists at scale"). Every write that changes a listed table adds rows to `list_changes` in the
- * writer's own transaction (triggers, so no write path can forget):
+ * "Lists at scale"). Triggers (so no write path can forget) keep `list_counts` in the writer's own
+ * transaction, for every write that changes a listed table:
  *
- * - one row of key `''` with `weight` 1 for every writing statement (insert, delete, or update of a
- *   column a list filters or sorts on): the sum of a table's weights is its lists' generation;
- *   its `delta` is the change in the table's row count;
- * - for each counted key of the table (`countedKeys`: a short name and the columns a list filters
- *   on), one row per key value the write touched, with `delta` the change in the number of rows
- *   holding that value and `weight` 0.
+ * - the row of key `''`: `total` the table's row count, `weight` the number of writing statements
+ *   (insert, delete, or update of a column a list filters or sorts on): the sum of a table's weights
+ *   is its lists' generation, which moves with every committed write;
+ * - per counted key of the table (`countedKeys`: a short name and the columns a list filters on),
+ *   one row per key value: `total` the number of rows holding that value.
  *
- * So a list whose filters are exactly a counted key reads its size as the sum of its key's deltas,
- * without touching the listed table. `list_totals` holds the sums folded so far (per table and key:
- * `total`, and `weight` for the key `''`); folding (`compactListChanges`) moves `list_changes` rows
- * into it, so the sums stay short.
+ * Every count is split into shards, one per database connection that wrote it (its backend pid on
+ * PostgreSQL, its connection id on MariaDB; SQLite has one writer and one shard, 0): a writer only
+ * ever updates its own connection's rows, so writers on different rows never wait for each other,
+ * and a count is the sum of its few shards. `mergeEndedShards` (db/anchored-paging.ts) moves the
+ * shards of connections that have ended into shard 0.
  *
  * This migration replaces migration 030's triggers and change rows, and adds the trace, audit,
  * part and build lists and `user_groups` (deleting a group takes its members and orders with it:
@@ -40,16 +39,15 @@ export const listTables = {
 
 export type ListTable = keyof typeof listTables;
 
-/** Per table, the filters whose list sizes are kept: key name → its columns, in key order. */
+/**
+ * Per table, the filters whose list sizes are kept: key name → its columns, in key order. Each key
+ * costs every write of its table one more row to update: the busy tables (authorizations, the
+ * audit trail, events, builds, parts) keep only the filters the console uses most, and a list with
+ * other filters counts its rows once per generation.
+ */
 export const countedKeys = {
   orders: { a: ['archived'], ac: ['archived', 'company_name'], au: ['archived', 'user_id'], ad: ['archived', 'dsi_id'] },
-  authorizations: {
-    a: ['archived'],
-    ao: ['archived', 'order_id'],
-    ac: ['archived', 'company_name'],
-    au: ['archived', 'user_id'],
-    ad: ['archived', 'dsi_id'],
-  },
+  authorizations: { a: ['archived'], ao: ['archived', 'order_id'] },
   order_groups: {},
   user_group_members: {},
   user_groups: {},
@@ -57,12 +55,12 @@ export const countedKeys = {
   devices: {},
   packages: {},
   trace_events: { d: ['dsi_id'] },
-  audit_events: { k: ['event_type'], a: ['actor'], s: ['subject'] },
+  audit_events: {},
   parts: { d: ['dsi_id'] },
   builds: { d: ['dsi_id'] },
 } as const satisfies Record<ListTable, Record<string, readonly string[]>>;
 
-/** The longest key value: a key name, its columns' values (`subject` is up to 256) and separators. */
+/** The longest key value: a key name, its columns' values and separators. */
 export const LIST_KEY_LENGTH = 300;
 
 type Keys = Record<string, readonly string[]>;
@@ -75,21 +73,37 @@ function keyValue(kind: DatabaseKind, name: string, columns: readonly string[], 
   return kind === 'sqlite' ? parts.join(' || ') : `concat(${parts.join(', ')})`;
 }
 
+/** The writer's shard: its connection. */
+const shardOf: Record<DatabaseKind, string> = { postgres: 'pg_backend_pid()', mysql: 'connection_id()', sqlite: '0' };
+
+const columnsList = 'insert into list_counts (name, list_key, shard, total, weight)';
+
+/** Adds to the writer's shard of each key (rows: its VALUES or SELECT). */
+function addTo(kind: DatabaseKind, rows: string): string {
+  if (kind === 'mysql')
+    return `${columnsList} ${rows} on duplicate key update total = total + values(total), weight = weight + values(weight)`;
+  const target = kind === 'postgres' ? 'list_counts.' : '';
+  return `${columnsList} ${rows} on conflict (name, list_key, shard) do update
+    set total = ${target}total + excluded.total, weight = ${target}weight + excluded.weight`;
+}
+
 /** PostgreSQL: statement triggers over the rows a statement added or removed, grouped by key. */
 function postgresTriggers(table: string, columns: readonly string[], keys: Keys): string[] {
   const counted = (rows: string, sign: string) =>
     [
-      `select '${table}', '', ${sign}count(*), 1 from ${rows}`,
+      `select '' as k, ${sign}count(*) as n, 1 as w from ${rows}`,
       ...Object.entries(keys).map(
         ([name, keyColumns]) =>
-          `select '${table}', k, ${sign}count(*), 0 from (select ${keyValue('postgres', name, keyColumns, '')} as k from ${rows}) s group by k`,
+          `select ${keyValue('postgres', name, keyColumns, '')}, ${sign}count(*), 0 from ${rows} group by 1`,
       ),
     ].join(' union all ');
+  const add = (rows: string, sign: string) =>
+    addTo('postgres', `select '${table}', k, pg_backend_pid(), sum(n), sum(w) from (${counted(rows, sign)}) s group by k`);
   const statements = [
     `create function ${table}_list_rows_added() returns trigger language plpgsql as $$
-      begin insert into list_changes (name, list_key, delta, weight) ${counted('added_rows', '')}; return null; end $$`,
+      begin ${add('added_rows', '')}; return null; end $$`,
     `create function ${table}_list_rows_removed() returns trigger language plpgsql as $$
-      begin insert into list_changes (name, list_key, delta, weight) ${counted('removed_rows', '-')}; return null; end $$`,
+      begin ${add('removed_rows', '-')}; return null; end $$`,
     `create trigger ${table}_list_change_insert after insert on ${table} referencing new table as added_rows
       for each statement execute function ${table}_list_rows_added()`,
     `create trigger ${table}_list_change_delete after delete on ${table} referencing old table as removed_rows
@@ -107,8 +121,8 @@ function postgresTriggers(table: string, columns: readonly string[], keys: Keys)
       .join(' union all ');
     statements.push(
       `create function ${table}_list_keys_moved() returns trigger language plpgsql as $$
-        begin insert into list_changes (name, list_key, delta, weight)
-          select '${table}', k, sum(d), 0 from (${moved}) s group by k having sum(d) <> 0; return null; end $$`,
+        begin ${addTo('postgres', `select '${table}', k, pg_backend_pid(), sum(d), 0 from (${moved}) s group by k having sum(d) <> 0`)};
+        return null; end $$`,
       `create trigger ${table}_list_key_update after update of ${keyColumns.join(', ')} on ${table} for each row
         when (${keyColumns.map((column) => `old.${column} is distinct from new.${column}`).join(' or ')})
         execute function ${table}_list_keys_moved()`,
@@ -117,37 +131,38 @@ function postgresTriggers(table: string, columns: readonly string[], keys: Keys)
   return statements;
 }
 
-/** SQLite and MariaDB: row triggers, each adding its rows in one multi-row insert. */
+/** SQLite and MariaDB: row triggers, each adding to its keys in one multi-row upsert. */
 function rowTriggers(kind: 'sqlite' | 'mysql', table: string, columns: readonly string[], keys: Keys): string[] {
-  const insert = 'insert into list_changes (name, list_key, delta, weight)';
+  const shard = shardOf[kind];
   const rows = (row: 'new.' | 'old.', delta: string) =>
     [
-      `('${table}', '', ${delta}, 1)`,
-      ...Object.entries(keys).map(([name, cols]) => `('${table}', ${keyValue(kind, name, cols, row)}, ${delta}, 0)`),
+      `('${table}', '', ${shard}, ${delta}, 1)`,
+      ...Object.entries(keys).map(([name, cols]) => `('${table}', ${keyValue(kind, name, cols, row)}, ${shard}, ${delta}, 0)`),
     ].join(', ');
   const unchanged = (cols: readonly string[]) =>
     cols.map((column) => (kind === 'mysql' ? `old.${column} <=> new.${column}` : `old.${column} is new.${column}`)).join(' and ');
   /** A key whose columns changed: one row fewer under the old value, one more under the new. */
   const moves = Object.entries(keys).map(([name, cols]) => ({
     unchanged: unchanged(cols),
-    rows: `('${table}', ${keyValue(kind, name, cols, 'old.')}, -1, 0), ('${table}', ${keyValue(kind, name, cols, 'new.')}, 1, 0)`,
+    rows: `('${table}', ${keyValue(kind, name, cols, 'old.')}, ${shard}, -1, 0), ('${table}', ${keyValue(kind, name, cols, 'new.')}, ${shard}, 1, 0)`,
   }));
+  const weighed = addTo(kind, `values ('${table}', '', ${shard}, 0, 1)`);
   if (kind === 'sqlite') {
     return [
-      `create trigger ${table}_list_change_insert after insert on ${table} begin ${insert} values ${rows('new.', '1')}; end`,
-      `create trigger ${table}_list_change_delete after delete on ${table} begin ${insert} values ${rows('old.', '-1')}; end`,
+      `create trigger ${table}_list_change_insert after insert on ${table} begin ${addTo(kind, `values ${rows('new.', '1')}`)}; end`,
+      `create trigger ${table}_list_change_delete after delete on ${table} begin ${addTo(kind, `values ${rows('old.', '-1')}`)}; end`,
       `create trigger ${table}_list_change_update after update of ${columns.join(', ')} on ${table} begin
-        ${insert} values ('${table}', '', 0, 1);
-        ${moves.map((move) => `${insert} select * from (values ${move.rows}) where not (${move.unchanged});`).join('\n')}
+        ${weighed};
+        ${moves.map((move) => `${addTo(kind, `select * from (values ${move.rows}) where not (${move.unchanged})`)};`).join('\n')}
       end`,
     ];
   }
   return [
-    `create trigger ${table}_list_change_insert after insert on ${table} for each row ${insert} values ${rows('new.', '1')}`,
-    `create trigger ${table}_list_change_delete after delete on ${table} for each row ${insert} values ${rows('old.', '-1')}`,
+    `create trigger ${table}_list_change_insert after insert on ${table} for each row ${addTo(kind, `values ${rows('new.', '1')}`)}`,
+    `create trigger ${table}_list_change_delete after delete on ${table} for each row ${addTo(kind, `values ${rows('old.', '-1')}`)}`,
     `create trigger ${table}_list_change_update after update on ${table} for each row begin
-      if not (${unchanged(columns)}) then ${insert} values ('${table}', '', 0, 1); end if;
-      ${moves.map((move) => `if not (${move.unchanged}) then ${insert} values ${move.rows}; end if;`).join('\n')}
+      if not (${unchanged(columns)}) then ${weighed}; end if;
+      ${moves.map((move) => `if not (${move.unchanged}) then ${addTo(kind, `values ${move.rows}`)}; end if;`).join('\n')}
     end`,
   ];
 }
@@ -174,47 +189,37 @@ export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>
   }
 
   await db.schema
-    .createTable('list_totals')
+    .createTable('list_counts')
     .addColumn('name', 'varchar(32)', (c) => c.notNull())
     .addColumn('list_key', `varchar(${LIST_KEY_LENGTH})`, (c) => c.notNull())
+    .addColumn('shard', 'bigint', (c) => c.notNull())
     .addColumn('total', 'bigint', (c) => c.notNull())
     .addColumn('weight', 'bigint', (c) => c.notNull())
-    .addPrimaryKeyConstraint('list_totals_pk', ['name', 'list_key'])
+    .addPrimaryKeyConstraint('list_counts_pk', ['name', 'list_key', 'shard'])
     .execute();
-  // each table's generation so far (030's change rows) and its size; each counted key's sizes
+  // in shard 0: each table's size and generation so far (030's change rows), each counted key's sizes
   for (const [table, keys] of Object.entries(countedKeys)) {
     await run(
       db,
-      `insert into list_totals (name, list_key, total, weight)
-        select '${table}', '', (select count(*) from ${table}), coalesce((select sum(weight) from list_changes where name = '${table}'), 0)`,
+      `insert into list_counts (name, list_key, shard, total, weight)
+        select '${table}', '', 0, (select count(*) from ${table}), coalesce((select sum(weight) from list_changes where name = '${table}'), 0)`,
     );
     for (const [name, columns] of Object.entries(keys as Keys)) {
       const value = keyValue(kind, name, columns, '');
       await run(
         db,
-        `insert into list_totals (name, list_key, total, weight) select '${table}', k, count(*), 0 from (select ${value} as k from ${table}) s group by k`,
+        `insert into list_counts (name, list_key, shard, total, weight) select '${table}', k, 0, count(*), 0 from (select ${value} as k from ${table}) s group by k`,
       );
     }
   }
-
   await db.schema.dropTable('list_changes').execute();
-  await withIdColumn(kind, db.schema.createTable('list_changes'))
-    .addColumn('name', 'varchar(32)', (c) => c.notNull())
-    .addColumn('list_key', `varchar(${LIST_KEY_LENGTH})`, (c) => c.notNull())
-    .addColumn('delta', kind === 'sqlite' ? 'integer' : 'bigint', (c) => c.notNull())
-    .addColumn('weight', kind === 'sqlite' ? 'integer' : 'bigint', (c) => c.notNull())
-    .execute();
-  await db.schema
-    .createIndex('list_changes_key_idx')
-    .on('list_changes')
-    .columns(['name', 'list_key', 'weight', 'delta'])
-    .execute();
 
   if (kind === 'postgres') {
-    // 030's function, for the change row of an update (no row added or removed)
-    await sql`create or replace function list_change() returns trigger language plpgsql as $$
-      begin insert into list_changes (name, list_key, delta, weight) values (TG_ARGV[0], '', 0, 1); return null; end $$`.execute(
+    // 030's function, now for an update's generation (no row added or removed)
+    await run(
       db,
+      `create or replace function list_change() returns trigger language plpgsql as $$
+      begin ${addTo('postgres', `values (TG_ARGV[0], '', pg_backend_pid(), 0, 1)`)}; return null; end $$`,
     );
   }
   for (const [table, columns] of Object.entries(listTables)) {
@@ -250,8 +255,8 @@ export async function down(db: Kysely<unknown>, kind: DatabaseKind): Promise<voi
     for (const statement of dropTriggers(kind, table)) await run(db, statement);
     if (kind === 'postgres') {
       for (const fn of ['list_rows_added', 'list_rows_removed', 'list_keys_moved'])
-        await sql.raw(`drop function if exists ${table}_${fn}()`).execute(db);
+        await run(db, `drop function if exists ${table}_${fn}()`);
     }
   }
-  await db.schema.dropTable('list_totals').ifExists().execute();
+  await db.schema.dropTable('list_counts').ifExists().execute();
 }
