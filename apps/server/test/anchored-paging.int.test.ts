@@ -125,6 +125,61 @@ describeEachDatabase('order list paged from anchors', (ctx) => {
     expect(after.totals).toEqual([0]);
   });
 
+  it('pages a search from anchors a few matches apart, exactly as OFFSET paging would', async () => {
+    const token = await ctx().adminToken();
+    const now = new Date().toISOString();
+    // 150 users, every third matching the search in one of the four searched columns
+    const users = Array.from({ length: 150 }, (_, i) => {
+      const username = `paging-${String(i).padStart(3, '0')}-${randomUUID().slice(0, 4)}`;
+      const match = i % 3 === 0;
+      return {
+        username,
+        username_key: username.toLowerCase(),
+        password_hash: null,
+        first_name: match && i % 2 === 0 ? 'Zebra' : 'First',
+        last_name: match && i % 2 === 1 ? 'ZEBRA-team' : 'Last',
+        email: `${username}@example.com`,
+        company: null,
+        role: 'USER',
+        time_zone: 'UTC',
+        language: 'en_US',
+        use_sso: 0,
+        created_at: now,
+        updated_at: now,
+      };
+    });
+    await other.db.insertInto('users').values(users).execute();
+    const want = (
+      await other.db
+        .selectFrom('users')
+        .select('username')
+        .where((eb) => eb.or([eb('first_name', '=', 'Zebra'), eb('last_name', '=', 'ZEBRA-team')]))
+        .orderBy('username_key')
+        .orderBy('id')
+        .execute()
+    ).map((row) => row.username);
+    expect(want).toHaveLength(50);
+    const got: string[] = [];
+    const totals = new Set<number>();
+    for (let pageNum = 1; ; pageNum += 1) {
+      const response = await ctx().call('GET', `/ui/user/list?search=zebra&numberOfItems=7&pageNum=${pageNum}`, { token });
+      expect(response.statusCode, response.body).toBe(200);
+      const page = response.json<TPage<{ username: string }>>();
+      totals.add(page.totalNumOfItems);
+      if (page.data.length === 0) break;
+      got.push(...page.data.map((user) => user.username));
+    }
+    expect(got).toEqual(want);
+    expect(totals).toEqual(new Set([50]));
+    // the last page first, on a list whose anchors were just renewed
+    await other.db.updateTable('users').set({ first_name: 'Zebra' }).where('username', '=', users[1]!.username).execute();
+    const last = (await ctx().call('GET', '/ui/user/list?search=zebra&numberOfItems=7&pageNum=8', { token })).json<
+      TPage<{ username: string }>
+    >();
+    const wantAfter = [...want, users[1]!.username].sort((a, b) => (a.toLowerCase() < b.toLowerCase() ? -1 : 1));
+    expect(last.data.map((user) => user.username)).toEqual(wantAfter.slice(49, 56));
+  });
+
   async function listGeneration(): Promise<string> {
     return (await readListState(other.db, ['orders'])).generation;
   }

@@ -26,7 +26,17 @@ export interface ListIdentity {
   key: string;
   tables: readonly ListTable[];
   counted?: readonly string[];
+  /**
+   * Rows between anchors, when not ANCHOR_EVERY: a list filtered by a search reads every row to
+   * find its matches, so it keeps an anchor every few matches ({@link SEARCH_ANCHOR_EVERY}).
+   */
+  anchorEvery?: number;
 }
+
+/** Matches between anchors of a list filtered by a search: a page then reads about as many rows as the first. */
+export const SEARCH_ANCHOR_EVERY = 16;
+/** Anchors kept per list at most: a longer list keeps them further apart. */
+const MAX_POINTS = 8_192;
 
 /**
  * The value of a counted key (migration 033's `countedKeys`) for these column values, as the
@@ -46,11 +56,12 @@ interface Anchor {
 
 /**
  * A list as of one generation: its size and, as far as pages were asked for, the sort key of
- * every ANCHOR_EVERY-th row (`points[i]` is the row at position (i + 1) × ANCHOR_EVERY − 1).
+ * every `every`-th row (`points[i]` is the row at position (i + 1) × every − 1).
  */
 interface Anchors {
   generation: string;
   total: number;
+  every: number;
   points: Anchor[];
   /** Extensions of `points` run one at a time. */
   extending: Promise<void>;
@@ -82,7 +93,13 @@ class AnchorCache {
     let counting = this.counting.get(flight);
     if (!counting) {
       counting = (total === undefined ? countRows(base) : Promise.resolve(total))
-        .then((size) => ({ generation, total: size, points: [], extending: Promise.resolve() }))
+        .then((size) => ({
+          generation,
+          total: size,
+          every: Math.max(list.anchorEvery ?? ANCHOR_EVERY, Math.ceil(size / MAX_POINTS)),
+          points: [],
+          extending: Promise.resolve(),
+        }))
         .finally(() => this.counting.delete(flight));
       this.counting.set(flight, counting);
     }
@@ -96,8 +113,8 @@ class AnchorCache {
   }
 
   /**
-   * Makes sure `anchors.points` reaches `count` points (or the end of the list): each step reads
-   * the row ANCHOR_EVERY further on from the last point, skipping through the sort index.
+   * Makes sure `anchors.points` reaches `count` points (or the end of the list), in one read: the
+   * rows after the last point as far as needed, in the list's order, numbered, every `every`-th kept.
    */
   async extend<TB extends keyof DB>(
     anchors: Anchors,
@@ -106,19 +123,21 @@ class AnchorCache {
     ordering: ListOrdering,
   ): Promise<void> {
     const step = async () => {
-      while (anchors.points.length < count) {
-        const last = anchors.points.at(-1);
-        const from = last ? base.where(this.after(ordering, last)) : base;
-        const next = await from
-          .select([sql`${ordering.value}`.as('v'), sql`${ordering.id}`.as('k')])
-          .orderBy(ordering.value, ordering.direction)
-          .orderBy(ordering.id, ordering.direction)
-          .limit(1)
-          .offset(ANCHOR_EVERY - 1)
-          .executeTakeFirst();
-        if (!next) return;
-        anchors.points.push(next as Anchor);
-      }
+      const missing = count - anchors.points.length;
+      if (missing <= 0) return;
+      const last = anchors.points.at(-1);
+      const from = last ? base.where(this.after(ordering, last)) : base;
+      const direction = sql.raw(ordering.direction);
+      const rows = from
+        .select([sql`${ordering.value}`.as('v'), sql`${ordering.id}`.as('k')])
+        .orderBy(ordering.value, ordering.direction)
+        .orderBy(ordering.id, ordering.direction)
+        .limit(missing * anchors.every);
+      const { rows: points } = await sql<Anchor>`
+        select v, k from (
+          select t.v, t.k, row_number() over (order by t.v ${direction}, t.k ${direction}) as n from (${rows}) t
+        ) u where u.n % ${anchors.every} = 0 order by u.n`.execute(this.db);
+      anchors.points.push(...points);
     };
     anchors.extending = anchors.extending.then(step, step);
     await anchors.extending;
@@ -128,9 +147,10 @@ class AnchorCache {
   after(ordering: ListOrdering, anchor: Anchor): Expression<SqlBool> {
     const { value, id } = ordering;
     const op = sql.raw(ordering.direction === 'asc' ? '>' : '<');
+    // MariaDB: the value's bound first, which its range optimiser seeks with, then the tie broken by the id
     return this.rowValues
       ? sql<SqlBool>`((${value}, ${id}) ${op} (${anchor.v}, ${anchor.k}))`
-      : sql<SqlBool>`(${value} ${op} ${anchor.v} or (${value} = ${anchor.v} and ${id} ${op} ${anchor.k}))`;
+      : sql<SqlBool>`(${value} ${sql.raw(ordering.direction === 'asc' ? '>=' : '<=')} ${anchor.v} and (${value} ${op} ${anchor.v} or ${id} ${op} ${anchor.k}))`;
   }
 }
 
@@ -173,11 +193,12 @@ function cacheOf(db: Kysely<DB>): AnchorCache {
 
 /**
  * Pages a list of any length at the cost of its first page. The list's size and the sort key of
- * every ANCHOR_EVERY-th row are kept per list (filters, sort, viewer: `list.key`) and reused
- * while no committed write changed the list's tables (`list_changes`, one small indexed sum per
- * call); a page then starts from the anchor before it and skips fewer than ANCHOR_EVERY rows. The
- * total is exact. After a change, the first call counts the list again, and the first call for a
- * deep page steps through the sort index to it once, laying the anchors on the way.
+ * every ANCHOR_EVERY-th row (`list.anchorEvery`) are kept per list (filters, sort, viewer:
+ * `list.key`) and reused while no committed write changed the list's tables (their generation in
+ * `list_counts`, read with the list's kept size in one query); a page then starts from the anchor
+ * before it and skips fewer rows than lie between two anchors. The total is exact. After a change,
+ * the list's size is read again (kept by the triggers for a counted list, counted otherwise), and
+ * the first call for a deep page reads through the sort index to it once, laying the anchors.
  */
 export async function paginateAnchored<TB extends keyof DB, O, T>(
   db: Kysely<DB>,
@@ -193,7 +214,7 @@ export async function paginateAnchored<TB extends keyof DB, O, T>(
   const offset = pageOffset(page);
   let found: O[] = [];
   if (offset < anchors.total) {
-    const wanted = Math.floor(offset / ANCHOR_EVERY);
+    const wanted = Math.floor(offset / anchors.every);
     if (anchors.points.length < wanted) await cache.extend(anchors, wanted, base, ordering);
     const index = Math.min(wanted, anchors.points.length);
     const from = index === 0 ? base : base.where(cache.after(ordering, anchors.points[index - 1]!));
@@ -201,7 +222,7 @@ export async function paginateAnchored<TB extends keyof DB, O, T>(
       .orderBy(ordering.value, ordering.direction)
       .orderBy(ordering.id, ordering.direction)
       .limit(page.numberOfItems)
-      .offset(offset - index * ANCHOR_EVERY)
+      .offset(offset - index * anchors.every)
       .execute();
   }
   return toPage(page, anchors.total, await map(found));

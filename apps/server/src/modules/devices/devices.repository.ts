@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import type { TDevice, TDeviceDetail, TDeviceParameter, TPage, TPageQuery, TRegistrationState } from '@manifold/contract';
 import { describeCertificate, parseCertificateBundle } from '../../crypto/certificates.js';
 import { containsIgnoringCase, type Dialect } from '../../db/dialect.js';
-import { paginateAnchored, WHOLE_TABLE } from '../../db/anchored-paging.js';
+import { paginateAnchored, SEARCH_ANCHOR_EVERY, WHOLE_TABLE } from '../../db/anchored-paging.js';
 import { nextVersion } from '../../db/version.js';
 import type { DB } from '../../db/schema.js';
 import type { DeviceRow } from '../../db/schema-packages.js';
@@ -85,6 +85,7 @@ export class DevicesRepository {
         key: JSON.stringify(['devices', approved ?? null, term ?? '']),
         tables: ['devices'],
         ...(approved === undefined && !term ? { counted: [WHOLE_TABLE] } : {}),
+        ...(term ? { anchorEvery: SEARCH_ANCHOR_EVERY } : {}),
       },
       query,
       { value: sql.ref('devices.created_at'), id: sql.ref('devices.id'), direction: 'desc' },

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { TDsiEntry, TPackage, TPackageFile, TPage, TPageQuery, TWorkflowStep, TWorkflowStepType } from '@manifold/contract';
 import { containsIgnoringCase, type Dialect } from '../../db/dialect.js';
-import { paginateAnchored, WHOLE_TABLE } from '../../db/anchored-paging.js';
+import { paginateAnchored, SEARCH_ANCHOR_EVERY, WHOLE_TABLE } from '../../db/anchored-paging.js';
 import { paginate } from '../../db/paging.js';
 import { nextVersion } from '../../db/version.js';
 import type { DB } from '../../db/schema.js';
@@ -43,7 +43,11 @@ export class PackagesRepository {
     if (term) query = query.where(containsIgnoringCase('design_name', term));
     return paginateAnchored(
       this.db,
-      { key: JSON.stringify(['packages', term ?? '']), tables: ['packages'], ...(term ? {} : { counted: [WHOLE_TABLE] }) },
+      {
+        key: JSON.stringify(['packages', term ?? '']),
+        tables: ['packages'],
+        ...(term ? { anchorEvery: SEARCH_ANCHOR_EVERY } : { counted: [WHOLE_TABLE] }),
+      },
       query,
       { value: sql`lower(packages.design_name)`, id: sql.ref('packages.id'), direction: 'asc' },
       page,

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { TPage, TPageQuery, TRole, TUserProfile } from '@manifold/contract';
 import { containsIgnoringCase, type Dialect } from '../../db/dialect.js';
-import { paginateAnchored, WHOLE_TABLE } from '../../db/anchored-paging.js';
+import { paginateAnchored, SEARCH_ANCHOR_EVERY, WHOLE_TABLE } from '../../db/anchored-paging.js';
 import type { DB, NewUserRow, UserRow, UserRowUpdate } from '../../db/schema.js';
 
 import { usernameKey } from './usernames.js';
@@ -87,7 +87,11 @@ export class UsersRepository {
     }
     return paginateAnchored(
       this.db,
-      { key: JSON.stringify(['users', term ?? '']), tables: ['users'], ...(term ? {} : { counted: [WHOLE_TABLE] }) },
+      {
+        key: JSON.stringify(['users', term ?? '']),
+        tables: ['users'],
+        ...(term ? { anchorEvery: SEARCH_ANCHOR_EVERY } : { counted: [WHOLE_TABLE] }),
+      },
       query,
       { value: sql.ref('users.username_key'), id: sql.ref('users.id'), direction: 'asc' },
       page,
