@@ -1,4 +1,4 @@
-import { type Expression, type Kysely, MysqlAdapter, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
+import { type Expression, type Kysely, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import type { DatabaseKind } from '../config.js';
 import type { TPage, TPageQuery } from '@manifold/contract';
 import type { ListTable } from './migrations/033-list-counts.js';
@@ -31,6 +31,11 @@ export interface ListIdentity {
    * find its matches, so it keeps an anchor every few matches ({@link SEARCH_ANCHOR_EVERY}).
    */
   anchorEvery?: number;
+  /**
+   * The page's rows are read by their ids after the ids are read from the sort index: for rows
+   * wider than the index, so skipping to the page reads index entries only.
+   */
+  readByKey?: boolean;
 }
 
 /** Matches between anchors of a list filtered by a search: a page then reads about as many rows as the first. */
@@ -70,12 +75,8 @@ interface Anchors {
 class AnchorCache {
   private readonly lists = new Map<string, Anchors>();
   private readonly counting = new Map<string, Promise<Anchors>>();
-  /** MariaDB compares row values without using an index; the others seek with them. */
-  private readonly rowValues: boolean;
 
-  constructor(private readonly db: Kysely<DB>) {
-    this.rowValues = !(db.getExecutor().adapter instanceof MysqlAdapter);
-  }
+  constructor(private readonly db: Kysely<DB>) {}
 
   /**
    * The list's anchors for the current generation: kept ones, or a new entry with the list's size
@@ -143,14 +144,16 @@ class AnchorCache {
     await anchors.extending;
   }
 
-  /** Rows after `anchor` in `ordering`, written so the database seeks in the sort index. */
+  /**
+   * Rows after `anchor` in `ordering`, written so every database seeks in the sort index: the
+   * value's bound first, which the range optimisers use (SQLite's even for an expression index,
+   * where it does not use a row value; MariaDB's never uses a row value), then the tie broken by the id.
+   */
   after(ordering: ListOrdering, anchor: Anchor): Expression<SqlBool> {
     const { value, id } = ordering;
     const op = sql.raw(ordering.direction === 'asc' ? '>' : '<');
-    // MariaDB: the value's bound first, which its range optimiser seeks with, then the tie broken by the id
-    return this.rowValues
-      ? sql<SqlBool>`((${value}, ${id}) ${op} (${anchor.v}, ${anchor.k}))`
-      : sql<SqlBool>`(${value} ${sql.raw(ordering.direction === 'asc' ? '>=' : '<=')} ${anchor.v} and (${value} ${op} ${anchor.v} or ${id} ${op} ${anchor.k}))`;
+    const bound = sql.raw(ordering.direction === 'asc' ? '>=' : '<=');
+    return sql<SqlBool>`(${value} ${bound} ${anchor.v} and (${value} ${op} ${anchor.v} or ${id} ${op} ${anchor.k}))`;
   }
 }
 
@@ -218,12 +221,24 @@ export async function paginateAnchored<TB extends keyof DB, O, T>(
     if (anchors.points.length < wanted) await cache.extend(anchors, wanted, base, ordering);
     const index = Math.min(wanted, anchors.points.length);
     const from = index === 0 ? base : base.where(cache.after(ordering, anchors.points[index - 1]!));
-    found = await rows(from)
-      .orderBy(ordering.value, ordering.direction)
-      .orderBy(ordering.id, ordering.direction)
-      .limit(page.numberOfItems)
-      .offset(offset - index * anchors.every)
-      .execute();
+    const ordered = <R>(query: SelectQueryBuilder<DB, TB, R>) =>
+      query.orderBy(ordering.value, ordering.direction).orderBy(ordering.id, ordering.direction);
+    if (list.readByKey) {
+      // the page's keys from the sort index alone (the rows skipped to reach it are never read), then its rows
+      const keys = await ordered(from.select(sql`${ordering.id}`.as('k')))
+        .limit(page.numberOfItems)
+        .offset(offset - index * anchors.every)
+        .execute();
+      if (keys.length > 0) {
+        const ids = keys.map((key) => (key as { k: unknown }).k);
+        found = await ordered(rows(base.where(sql<SqlBool>`${ordering.id} in (${sql.join(ids)})`))).execute();
+      }
+    } else {
+      found = await ordered(rows(from))
+        .limit(page.numberOfItems)
+        .offset(offset - index * anchors.every)
+        .execute();
+    }
   }
   return toPage(page, anchors.total, await map(found));
 }

@@ -245,6 +245,19 @@ export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>
     await (kind === 'mysql' ? dropAudit.on('audit_events') : dropAudit).execute();
   }
 
+  // the design package list in case-insensitive name order (MariaDB's collation already is: its
+  // packages_name_idx serves), the user list in name order (the unique name's index, with the id
+  // a page seeks from an anchor with), and the machine list of one registration state newest first
+  if (kind !== 'mysql') await run(db, 'create index packages_name_key_idx on packages (lower(design_name), id)');
+  await db.schema.createIndex('users_name_key_idx').on('users').columns(['username_key', 'id']).execute();
+  await db.schema
+    .createIndex('devices_state_created_idx')
+    .on('devices')
+    .columns(['registration_state', 'created_at', 'id'])
+    .execute();
+  const dropDevices = db.schema.dropIndex('devices_state_idx').ifExists();
+  await (kind === 'mysql' ? dropDevices.on('devices') : dropDevices).execute();
+
   // the authorization list by order: 010 made this index already (authorizations_archived_id_idx)
   const drop = db.schema.dropIndex('authorizations_archived_order_idx').ifExists();
   await (kind === 'mysql' ? drop.on('authorizations') : drop).execute();

@@ -122,7 +122,7 @@ export class AuditRepository {
     if (filter.subject) base = base.where('audit_events.subject', '=', filter.subject);
     return paginateAnchored(
       this.db,
-      { key: JSON.stringify(['audit_events', filter]), tables: ['audit_events'], ...countedAuditKey(filter) },
+      { key: JSON.stringify(['audit_events', filter]), tables: ['audit_events'], readByKey: true, ...countedAuditKey(filter) },
       base,
       { value: sql.ref('audit_events.created_at'), id: sql.ref('audit_events.id'), direction: 'desc' },
       page,

@@ -84,6 +84,7 @@ export class DevicesRepository {
       {
         key: JSON.stringify(['devices', approved ?? null, term ?? '']),
         tables: ['devices'],
+        readByKey: true,
         ...(approved === undefined && !term ? { counted: [WHOLE_TABLE] } : {}),
         ...(term ? { anchorEvery: SEARCH_ANCHOR_EVERY } : {}),
       },

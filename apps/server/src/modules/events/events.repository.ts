@@ -207,6 +207,7 @@ export class EventsRepository {
       {
         key: JSON.stringify(['trace_events', filter.dsiId ?? null]),
         tables: ['trace_events'],
+        readByKey: true,
         counted: [filter.dsiId ? listKey('d', [filter.dsiId]) : WHOLE_TABLE],
       },
       base,

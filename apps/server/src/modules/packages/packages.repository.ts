@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { MysqlAdapter, sql, type Kysely } from 'kysely';
 import type { TDsiEntry, TPackage, TPackageFile, TPage, TPageQuery, TWorkflowStep, TWorkflowStepType } from '@manifold/contract';
 import { containsIgnoringCase, type Dialect } from '../../db/dialect.js';
 import { paginateAnchored, SEARCH_ANCHOR_EVERY, WHOLE_TABLE } from '../../db/anchored-paging.js';
@@ -46,10 +46,20 @@ export class PackagesRepository {
       {
         key: JSON.stringify(['packages', term ?? '']),
         tables: ['packages'],
+        readByKey: true,
         ...(term ? { anchorEvery: SEARCH_ANCHOR_EVERY } : { counted: [WHOLE_TABLE] }),
       },
       query,
-      { value: sql`lower(packages.design_name)`, id: sql.ref('packages.id'), direction: 'asc' },
+      // case-insensitive name order over an index: lower() has one on SQLite and PostgreSQL
+      // (migration 033); MariaDB compares names case-insensitively itself, over packages_name_idx
+      {
+        value:
+          this.db.getExecutor().adapter instanceof MysqlAdapter
+            ? sql.ref('packages.design_name')
+            : sql`lower(packages.design_name)`,
+        id: sql.ref('packages.id'),
+        direction: 'asc',
+      },
       page,
       (base) =>
         base.selectAll('packages').select((eb) =>

@@ -90,6 +90,7 @@ export class UsersRepository {
       {
         key: JSON.stringify(['users', term ?? '']),
         tables: ['users'],
+        readByKey: true,
         ...(term ? { anchorEvery: SEARCH_ANCHOR_EVERY } : { counted: [WHOLE_TABLE] }),
       },
       query,
