@@ -101,7 +101,7 @@ export type Measured = Awaited<ReturnType<typeof measure>>;
 /**
  * The first, a middle and the last page of a paged answer: the first call after a change (which
  * renews the list's count and anchors) and the first visit to each page (which lays the anchors up
- * to it) timed once, then each page measured (`connections`, `duration` seconds each). `pageOf`
+ * to it) timed once, then each page measured twice in turn (`connections`, `duration` seconds each; the better kept). `pageOf`
  * finds the page in the answer's body. Answers the three measurements (first, middle, last), the
  * list's size and the slowest page's mean latency over the fastest's.
  */
@@ -133,22 +133,28 @@ export async function measurePages(
   console.log(`${title}: first call after a change (anchors renewed) ${(performance.now() - renewing).toFixed(0)} ms`);
   // the server's code warmed up on the first page, so the first measurement is not the slowest for that
   await measure(`${title}: warm-up`, { url: url(1), connections, duration: 1, headers: auth });
-  for (const [label, page] of [
+  const pages = [
     ['first', 1],
     ['middle', Math.ceil(totalNumOfPages / 2)],
     ['last', totalNumOfPages],
-  ] as const) {
+  ] as const;
+  for (const [label, page] of pages) {
     const laying = performance.now();
     await get(url(page));
     console.log(`${title}: first visit to the ${label} page ${(performance.now() - laying).toFixed(0)} ms`);
-    rows.push(
-      await measure(`${title}, ${label} page (${page} of ${totalNumOfPages}, ${totalNumOfItems} rows)`, {
+  }
+  // two rounds over the three pages, each page's better kept: a neighbour's burst on this shared
+  // machine then weighs on one measurement, not on the ratio
+  for (let round = 0; round < 2; round += 1) {
+    for (const [i, [label, page]] of pages.entries()) {
+      const measured = await measure(`${title}, ${label} page (${page} of ${totalNumOfPages}, ${totalNumOfItems} rows)`, {
         url: url(page),
         connections,
         duration,
         headers: auth,
-      }),
-    );
+      });
+      if (!rows[i] || measured['mean ms'] < rows[i]['mean ms']) rows[i] = measured;
+    }
   }
   const means = rows.map((row) => row['mean ms']);
   const ratio = Math.max(...means) / Math.min(...means);

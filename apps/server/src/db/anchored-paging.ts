@@ -1,4 +1,14 @@
-import { type Expression, type Kysely, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
+import {
+  type Expression,
+  type Kysely,
+  MysqlAdapter,
+  PostgresAdapter,
+  type SelectQueryBuilder,
+  SqliteAdapter,
+  type SqlBool,
+  sql,
+} from 'kysely';
+import { containsIgnoringCase } from './dialect.js';
 import type { DatabaseKind } from '../config.js';
 import type { TPage, TPageQuery } from '@manifold/contract';
 import type { ListTable } from './migrations/033-list-counts.js';
@@ -15,6 +25,8 @@ export interface ListOrdering {
   value: Expression<unknown>;
   id: Expression<unknown>;
   direction: 'asc' | 'desc';
+  /** The value is an expression (an expression index serves it), not a column. */
+  computed?: boolean;
 }
 
 /**
@@ -27,10 +39,11 @@ export interface ListIdentity {
   tables: readonly ListTable[];
   counted?: readonly string[];
   /**
-   * Rows between anchors, when not ANCHOR_EVERY: a list filtered by a search reads every row to
-   * find its matches, so it keeps an anchor every few matches ({@link SEARCH_ANCHOR_EVERY}).
+   * A search: the rows of which one of `columns` contains `term`, ignoring case (no index serves
+   * it: every row is read to find the matches). The list keeps an anchor every few matches
+   * ({@link SEARCH_ANCHOR_EVERY}) and reads its rows by key.
    */
-  anchorEvery?: number;
+  search?: { columns: readonly string[]; term: string };
   /**
    * The page's rows are read by their ids after the ids are read from the sort index: for rows
    * wider than the index, so skipping to the page reads index entries only.
@@ -38,7 +51,7 @@ export interface ListIdentity {
   readByKey?: boolean;
 }
 
-/** Matches between anchors of a list filtered by a search: a page then reads about as many rows as the first. */
+/** Matches between anchors of a searched list: a page then reads about as many rows as the first. */
 export const SEARCH_ANCHOR_EVERY = 16;
 /** Anchors kept per list at most: a longer list keeps them further apart. */
 const MAX_POINTS = 8_192;
@@ -76,7 +89,16 @@ class AnchorCache {
   private readonly lists = new Map<string, Anchors>();
   private readonly counting = new Map<string, Promise<Anchors>>();
 
-  constructor(private readonly db: Kysely<DB>) {}
+  private readonly mysql: boolean;
+  private readonly sqlite: boolean;
+  readonly postgres: boolean;
+
+  constructor(private readonly db: Kysely<DB>) {
+    const adapter = db.getExecutor().adapter;
+    this.mysql = adapter instanceof MysqlAdapter;
+    this.sqlite = adapter instanceof SqliteAdapter;
+    this.postgres = adapter instanceof PostgresAdapter;
+  }
 
   /**
    * The list's anchors for the current generation: kept ones, or a new entry with the list's size
@@ -97,7 +119,7 @@ class AnchorCache {
         .then((size) => ({
           generation,
           total: size,
-          every: Math.max(list.anchorEvery ?? ANCHOR_EVERY, Math.ceil(size / MAX_POINTS)),
+          every: Math.max(list.search ? SEARCH_ANCHOR_EVERY : ANCHOR_EVERY, Math.ceil(size / MAX_POINTS)),
           points: [],
           extending: Promise.resolve(),
         }))
@@ -145,15 +167,23 @@ class AnchorCache {
   }
 
   /**
-   * Rows after `anchor` in `ordering`, written so every database seeks in the sort index: the
-   * value's bound first, which the range optimisers use (SQLite's even for an expression index,
-   * where it does not use a row value; MariaDB's never uses a row value), then the tie broken by the id.
+   * Rows after `anchor` in `ordering`, written so the database seeks to the anchor in the sort index:
+   * - a row value `(value, id) > (v, k)`, which SQLite and PostgreSQL seek with exactly, however
+   *   many rows share the anchor's value;
+   * - on MariaDB, whose range optimiser uses no row value, the same as two ranges of the index
+   *   (`value > v`, or `value = v and id > k`), which it reads in index order;
+   * - for a computed value on SQLite, which seeks an expression index with no row value, the
+   *   value's bound, then the tie broken by the id among the rows of the anchor's value.
    */
   after(ordering: ListOrdering, anchor: Anchor): Expression<SqlBool> {
     const { value, id } = ordering;
     const op = sql.raw(ordering.direction === 'asc' ? '>' : '<');
-    const bound = sql.raw(ordering.direction === 'asc' ? '>=' : '<=');
-    return sql<SqlBool>`(${value} ${bound} ${anchor.v} and (${value} ${op} ${anchor.v} or ${id} ${op} ${anchor.k}))`;
+    if (this.mysql) return sql<SqlBool>`(${value} ${op} ${anchor.v} or (${value} = ${anchor.v} and ${id} ${op} ${anchor.k}))`;
+    if (ordering.computed && this.sqlite) {
+      const bound = sql.raw(ordering.direction === 'asc' ? '>=' : '<=');
+      return sql<SqlBool>`(${value} ${bound} ${anchor.v} and (${value} ${op} ${anchor.v} or ${id} ${op} ${anchor.k}))`;
+    }
+    return sql<SqlBool>`((${value}, ${id}) ${op} (${anchor.v}, ${anchor.k}))`;
   }
 }
 
@@ -213,31 +243,52 @@ export async function paginateAnchored<TB extends keyof DB, O, T>(
   map: (rows: O[]) => T[] | Promise<T[]>,
 ): Promise<TPage<T>> {
   const cache = cacheOf(db);
-  const anchors = await cache.anchors(list, base);
+  const { search } = list;
+  const matching = (query: SelectQueryBuilder<DB, TB, object>, column = (name: string) => name) =>
+    search ? query.where((eb) => eb.or(search.columns.map((name) => containsIgnoringCase(column(name), search.term)))) : query;
+  const listed = matching(base);
+  const anchors = await cache.anchors(list, listed);
   const offset = pageOffset(page);
   let found: O[] = [];
   if (offset < anchors.total) {
     const wanted = Math.floor(offset / anchors.every);
-    if (anchors.points.length < wanted) await cache.extend(anchors, wanted, base, ordering);
+    if (anchors.points.length < wanted) await cache.extend(anchors, wanted, listed, ordering);
     const index = Math.min(wanted, anchors.points.length);
     const from = index === 0 ? base : base.where(cache.after(ordering, anchors.points[index - 1]!));
+    const skip = offset - index * anchors.every;
     const ordered = <R>(query: SelectQueryBuilder<DB, TB, R>) =>
       query.orderBy(ordering.value, ordering.direction).orderBy(ordering.id, ordering.direction);
-    if (list.readByKey) {
+    if (search && cache.postgres) {
+      // PostgreSQL expects a search to match few rows and would read them all and sort them:
+      // searched outside the ordered rows (OFFSET 0 keeps them apart), it reads the sort index in
+      // order and stops at the page
+      const direction = sql.raw(ordering.direction);
+      const inner = ordered(
+        from.select([
+          sql`${ordering.value}`.as('v'),
+          sql`${ordering.id}`.as('k'),
+          ...search.columns.map((name, i) => sql`${sql.ref(name)}`.as(`c${i}`)),
+        ]),
+      ).offset(0);
+      const { rows: keys } = await sql<{ k: unknown }>`select s.k from (${inner}) s
+        where ${sql.join(
+          search.columns.map((_, i) => containsIgnoringCase(`s.c${i}`, search.term)),
+          sql` or `,
+        )}
+        order by s.v ${direction}, s.k ${direction} limit ${page.numberOfItems} offset ${skip}`.execute(db);
+      if (keys.length > 0) found = await byKey(keys.map((key) => key.k));
+    } else if (list.readByKey || search) {
       // the page's keys from the sort index alone (the rows skipped to reach it are never read), then its rows
-      const keys = await ordered(from.select(sql`${ordering.id}`.as('k')))
+      const keys = await ordered(matching(from).select(sql`${ordering.id}`.as('k')))
         .limit(page.numberOfItems)
-        .offset(offset - index * anchors.every)
+        .offset(skip)
         .execute();
-      if (keys.length > 0) {
-        const ids = keys.map((key) => (key as { k: unknown }).k);
-        found = await ordered(rows(base.where(sql<SqlBool>`${ordering.id} in (${sql.join(ids)})`))).execute();
-      }
+      if (keys.length > 0) found = await byKey(keys.map((key) => (key as { k: unknown }).k));
     } else {
-      found = await ordered(rows(from))
-        .limit(page.numberOfItems)
-        .offset(offset - index * anchors.every)
-        .execute();
+      found = await ordered(rows(from)).limit(page.numberOfItems).offset(skip).execute();
+    }
+    async function byKey(ids: unknown[]): Promise<O[]> {
+      return ordered(rows(base.where(sql<SqlBool>`${ordering.id} in (${sql.join(ids)})`))).execute();
     }
   }
   return toPage(page, anchors.total, await map(found));

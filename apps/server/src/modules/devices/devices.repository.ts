@@ -1,8 +1,8 @@
 import { type Kysely, sql } from 'kysely';
 import type { TDevice, TDeviceDetail, TDeviceParameter, TPage, TPageQuery, TRegistrationState } from '@manifold/contract';
 import { describeCertificate, parseCertificateBundle } from '../../crypto/certificates.js';
-import { containsIgnoringCase, type Dialect } from '../../db/dialect.js';
-import { paginateAnchored, SEARCH_ANCHOR_EVERY, WHOLE_TABLE } from '../../db/anchored-paging.js';
+import type { Dialect } from '../../db/dialect.js';
+import { paginateAnchored, WHOLE_TABLE } from '../../db/anchored-paging.js';
 import { nextVersion } from '../../db/version.js';
 import type { DB } from '../../db/schema.js';
 import type { DeviceRow } from '../../db/schema-packages.js';
@@ -76,9 +76,6 @@ export class DevicesRepository {
     if (approved === true) query = query.where('registration_state', '=', 'Approved');
     if (approved === false) query = query.where('registration_state', '<>', 'Approved');
     const term = search?.trim();
-    if (term) {
-      query = query.where((eb) => eb.or(['name', 'id', 'serial_number'].map((column) => containsIgnoringCase(column, term))));
-    }
     return paginateAnchored(
       this.db,
       {
@@ -86,7 +83,7 @@ export class DevicesRepository {
         tables: ['devices'],
         readByKey: true,
         ...(approved === undefined && !term ? { counted: [WHOLE_TABLE] } : {}),
-        ...(term ? { anchorEvery: SEARCH_ANCHOR_EVERY } : {}),
+        ...(term ? { search: { columns: ['devices.name', 'devices.id', 'devices.serial_number'], term } } : {}),
       },
       query,
       { value: sql.ref('devices.created_at'), id: sql.ref('devices.id'), direction: 'desc' },

@@ -1,7 +1,7 @@
 import { MysqlAdapter, sql, type Kysely } from 'kysely';
 import type { TDsiEntry, TPackage, TPackageFile, TPage, TPageQuery, TWorkflowStep, TWorkflowStepType } from '@manifold/contract';
-import { containsIgnoringCase, type Dialect } from '../../db/dialect.js';
-import { paginateAnchored, SEARCH_ANCHOR_EVERY, WHOLE_TABLE } from '../../db/anchored-paging.js';
+import type { Dialect } from '../../db/dialect.js';
+import { paginateAnchored, WHOLE_TABLE } from '../../db/anchored-paging.js';
 import { paginate } from '../../db/paging.js';
 import { nextVersion } from '../../db/version.js';
 import type { DB } from '../../db/schema.js';
@@ -38,18 +38,16 @@ export class PackagesRepository {
   }
 
   async listPackages(page: TPageQuery, name: string | undefined): Promise<TPage<TPackage>> {
-    let query = this.db.selectFrom('packages');
     const term = name?.trim();
-    if (term) query = query.where(containsIgnoringCase('design_name', term));
     return paginateAnchored(
       this.db,
       {
         key: JSON.stringify(['packages', term ?? '']),
         tables: ['packages'],
         readByKey: true,
-        ...(term ? { anchorEvery: SEARCH_ANCHOR_EVERY } : { counted: [WHOLE_TABLE] }),
+        ...(term ? { search: { columns: ['packages.design_name'], term } } : { counted: [WHOLE_TABLE] }),
       },
-      query,
+      this.db.selectFrom('packages'),
       // case-insensitive name order over an index: lower() has one on SQLite and PostgreSQL
       // (migration 033); MariaDB compares names case-insensitively itself, over packages_name_idx
       {
@@ -59,6 +57,7 @@ export class PackagesRepository {
             : sql`lower(packages.design_name)`,
         id: sql.ref('packages.id'),
         direction: 'asc',
+        computed: true,
       },
       page,
       (base) =>

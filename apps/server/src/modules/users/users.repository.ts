@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { TPage, TPageQuery, TRole, TUserProfile } from '@manifold/contract';
-import { containsIgnoringCase, type Dialect } from '../../db/dialect.js';
-import { paginateAnchored, SEARCH_ANCHOR_EVERY, WHOLE_TABLE } from '../../db/anchored-paging.js';
+import type { Dialect } from '../../db/dialect.js';
+import { paginateAnchored, WHOLE_TABLE } from '../../db/anchored-paging.js';
 import type { DB, NewUserRow, UserRow, UserRowUpdate } from '../../db/schema.js';
 
 import { usernameKey } from './usernames.js';
@@ -78,22 +78,18 @@ export class UsersRepository {
   }
 
   async list(page: TPageQuery, search?: string): Promise<TPage<TUserProfile>> {
-    let query = this.db.selectFrom('users');
     const term = search?.trim();
-    if (term) {
-      query = query.where((eb) =>
-        eb.or(['username_key', 'first_name', 'last_name', 'email'].map((column) => containsIgnoringCase(column, term))),
-      );
-    }
     return paginateAnchored(
       this.db,
       {
         key: JSON.stringify(['users', term ?? '']),
         tables: ['users'],
         readByKey: true,
-        ...(term ? { anchorEvery: SEARCH_ANCHOR_EVERY } : { counted: [WHOLE_TABLE] }),
+        ...(term
+          ? { search: { columns: ['users.username_key', 'users.first_name', 'users.last_name', 'users.email'], term } }
+          : { counted: [WHOLE_TABLE] }),
       },
-      query,
+      this.db.selectFrom('users'),
       { value: sql.ref('users.username_key'), id: sql.ref('users.id'), direction: 'asc' },
       page,
       (base) => base.select(profileColumns),
