@@ -9,6 +9,7 @@ import {
   sql,
 } from 'kysely';
 import { containsIgnoringCase } from './dialect.js';
+import { PLAN_WITH_VALUES } from './pg-named-statements.js';
 import type { DatabaseKind } from '../config.js';
 import type { TPage, TPageQuery } from '@manifold/contract';
 import type { ListTable } from './migrations/033-list-counts.js';
@@ -260,8 +261,8 @@ export async function paginateAnchored<TB extends keyof DB, O, T>(
       query.orderBy(ordering.value, ordering.direction).orderBy(ordering.id, ordering.direction);
     if (search && cache.postgres) {
       // PostgreSQL expects a search to match few rows and would read them all and sort them:
-      // searched outside the ordered rows (OFFSET 0 keeps them apart), it reads the sort index in
-      // order and stops at the page
+      // searched outside the ordered rows (OFFSET 0 keeps them apart) and planned with the anchor
+      // and the limit known, it reads the sort index in order and stops at the page
       const direction = sql.raw(ordering.direction);
       const inner = ordered(
         from.select([
@@ -270,7 +271,7 @@ export async function paginateAnchored<TB extends keyof DB, O, T>(
           ...search.columns.map((name, i) => sql`${sql.ref(name)}`.as(`c${i}`)),
         ]),
       ).offset(0);
-      const { rows: keys } = await sql<{ k: unknown }>`select s.k from (${inner}) s
+      const { rows: keys } = await sql<{ k: unknown }>`${sql.raw(PLAN_WITH_VALUES)} select s.k from (${inner}) s
         where ${sql.join(
           search.columns.map((_, i) => containsIgnoringCase(`s.c${i}`, search.term)),
           sql` or `,

@@ -4,6 +4,14 @@ import type pg from 'pg';
 /** Distinct statements one connection keeps prepared; beyond it, queries are sent unnamed. */
 const perConnection = 1000;
 
+/**
+ * A query starting with this comment is sent unnamed, so PostgreSQL plans it with its values every
+ * time: for a query whose best plan depends on them (a search from an anchor: with the anchor and
+ * the limit known the planner reads the sort index in order; a generic plan, which knows neither,
+ * reads and sorts every row).
+ */
+export const PLAN_WITH_VALUES = '/* plan with values */';
+
 /** Statement names by text, shared by the connections (a digest per query costs as much as binding it). */
 const names = new Map<string, string>();
 
@@ -22,7 +30,7 @@ function statementName(text: string): string {
  * every query unnamed, so this names them (by a digest of their text) on each pooled connection:
  * the server then parses a statement once per connection and binds values after. Only queries
  * with parameters are named (a named statement is one command, and migrations send scripts
- * without parameters); cursors and query objects pass through untouched. A statement whose
+ * without parameters, and queries marked {@link PLAN_WITH_VALUES}); cursors and query objects pass through untouched. A statement whose
  * table changed under it ("cached plan must not change result type", e.g. another instance
  * migrated) is retried, and from then on sent, unnamed.
  */
@@ -32,7 +40,13 @@ export function nameStatements(pool: pg.Pool): pg.Pool {
     const stale = new Set<string>();
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     client.query = ((text: unknown, values?: unknown, callback?: unknown) => {
-      if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0 || typeof callback === 'function') {
+      if (
+        typeof text !== 'string' ||
+        !Array.isArray(values) ||
+        values.length === 0 ||
+        typeof callback === 'function' ||
+        text.startsWith(PLAN_WITH_VALUES)
+      ) {
         return query(text, values, callback);
       }
       const name = statementName(text);

@@ -244,6 +244,23 @@ export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>
     const dropAudit = db.schema.dropIndex(index).ifExists();
     await (kind === 'mysql' ? dropAudit.on('audit_events') : dropAudit).execute();
   }
+  if (kind === 'sqlite') {
+    // SQLite's statistics count the rows without a value (a machine's idle events have no licence,
+    // a system record no actor) as one value shared by all of them, and then judge an index on the
+    // column useless for `= ?` and read the whole table (trace_events of one licence and job: 23 ms
+    // instead of 0.1 at 100,000 events): these indexes leave those rows out
+    const partial: [string, string, string[]][] = [
+      ['trace_events_authorization_idx', 'trace_events', ['authorization_id', 'job_id']],
+      ['trace_events_dsi_received_idx', 'trace_events', ['dsi_id', 'received_at', 'event_id']],
+      ['parts_serial_idx', 'parts', ['serial_number']],
+      ['audit_events_actor_idx', 'audit_events', ['actor', 'created_at', 'id']],
+      ['audit_events_subject_created_idx', 'audit_events', ['subject', 'created_at', 'id']],
+    ];
+    for (const [index, table, columns] of partial) {
+      await run(db, `drop index if exists ${index}`);
+      await run(db, `create index ${index} on ${table} (${columns.join(', ')}) where ${columns[0]} is not null`);
+    }
+  }
 
   // the design package list in case-insensitive name order (MariaDB's collation already is: its
   // packages_name_idx serves), the user list in name order (the unique name's index, with the id
