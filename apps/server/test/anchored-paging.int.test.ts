@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { TOrder, TPage } from '@manifold/contract';
+import type { TAuthorization, TOrder, TPage } from '@manifold/contract';
 import { ANCHOR_EVERY, readListState } from '../src/db/anchored-paging.js';
 import { createDatabase, type Database } from '../src/db/database.js';
 import { seededOrderRow } from './helpers/seeded-orders.js';
+import { seededAuthorizationRow } from './helpers/seeded-rows.js';
 import { describeEachDatabase } from './helpers/test-app.js';
 
 // Lists are paged from cached anchors (db/anchored-paging.ts): every page of every order must be
@@ -62,6 +63,8 @@ describeEachDatabase('order list paged from anchors', (ctx) => {
       ['sortBy=companyName&sortOrder=desc', 'company_name', 'desc', undefined],
       ['sortBy=dateCreated&sortOrder=desc', 'created_at', 'desc', undefined],
       ['sortBy=dateCreated&sortOrder=asc&filterByCompanyName=Company%20001', 'created_at', 'asc', 'Company 001'],
+      // the filter fixes the sort value: pages seek on the id alone (ListOrdering.fixed)
+      ['sortBy=companyName&sortOrder=desc&filterByCompanyName=Company%20001', 'company_name', 'desc', 'Company 001'],
     ] as const) {
       const want = await expected(column, direction, company);
       const got = await allPages(token, query);
@@ -93,6 +96,46 @@ describeEachDatabase('order list paged from anchors', (ctx) => {
 
     await other.db.deleteFrom('orders').where('id', '=', added.id).execute();
     expect((await allPages(token, query)).ids).toEqual(await expected('company_name', 'asc'));
+  });
+
+  it("pages one order's authorizations sorted by order (a value the filter fixes) exactly as OFFSET paging would", async () => {
+    const token = await ctx().adminToken();
+    const order = await other.db.selectFrom('orders').select(['id', 'dsi_id']).orderBy('id').executeTakeFirstOrThrow();
+    const base = Date.parse('2026-02-01T00:00:00Z');
+    const rows = Array.from({ length: ANCHOR_EVERY * 2 + 90 }, (_, i) => seededAuthorizationRow(order, i, base));
+    for (let start = 0; start < rows.length; start += 200)
+      await other.db
+        .insertInto('authorizations')
+        .values(rows.slice(start, start + 200))
+        .execute();
+    for (const direction of ['asc', 'desc'] as const) {
+      const want = (
+        await other.db
+          .selectFrom('authorizations')
+          .select('id')
+          .where('archived', '=', 0)
+          .where('order_id', '=', order.id)
+          .orderBy('id', direction)
+          .execute()
+      ).map((row) => row.id);
+      expect(want.length).toBeGreaterThan(ANCHOR_EVERY);
+      const got: string[] = [];
+      const totals = new Set<number>();
+      for (let pageNum = 1; ; pageNum += 1) {
+        const response = await ctx().call(
+          'GET',
+          `/ui/authorization/list?orderId=${order.id}&sortBy=orderId&sortOrder=${direction}&numberOfItems=${pageSize}&pageNum=${pageNum}`,
+          { token },
+        );
+        expect(response.statusCode, response.body).toBe(200);
+        const page = response.json<TPage<TAuthorization>>();
+        totals.add(page.totalNumOfItems);
+        if (page.data.length === 0) break;
+        got.push(...page.data.map((authorization) => authorization.authorizationId));
+      }
+      expect(got, direction).toEqual(want);
+      expect(totals, direction).toEqual(new Set([want.length]));
+    }
   });
 
   it("shows a user's list without the orders a deleted group gave them, at once", async () => {

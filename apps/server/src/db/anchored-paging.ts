@@ -28,6 +28,12 @@ export interface ListOrdering {
   direction: 'asc' | 'desc';
   /** The value is an expression (an expression index serves it), not a column. */
   computed?: boolean;
+  /**
+   * A filter fixes the value (`order_id = ?` in a list sorted by order): every row has the same,
+   * so a page seeks on the id alone. SQLite reads a row value whose first column an equality
+   * already fixes as no bound at all: it read every row of the value up to the page.
+   */
+  fixed?: boolean;
 }
 
 /**
@@ -174,11 +180,13 @@ class AnchorCache {
    * - on MariaDB, whose range optimiser uses no row value, the same as two ranges of the index
    *   (`value > v`, or `value = v and id > k`), which it reads in index order;
    * - for a computed value on SQLite, which seeks an expression index with no row value, the
-   *   value's bound, then the tie broken by the id among the rows of the anchor's value.
+   *   value's bound, then the tie broken by the id among the rows of the anchor's value;
+   * - for a value a filter fixes, the id alone.
    */
   after(ordering: ListOrdering, anchor: Anchor): Expression<SqlBool> {
     const { value, id } = ordering;
     const op = sql.raw(ordering.direction === 'asc' ? '>' : '<');
+    if (ordering.fixed) return sql<SqlBool>`${id} ${op} ${anchor.k}`;
     if (this.mysql) return sql<SqlBool>`(${value} ${op} ${anchor.v} or (${value} = ${anchor.v} and ${id} ${op} ${anchor.k}))`;
     if (ordering.computed && this.sqlite) {
       const bound = sql.raw(ordering.direction === 'asc' ? '>=' : '<=');

@@ -85,6 +85,13 @@ function countedKeyOf(
   return set.length === 1 && name in countedKeys[table] ? [listKey(name, [archived, value])] : undefined;
 }
 
+/** The filter that fixes a sort column's value, when it is given (ListOrdering.fixed). */
+const fixedBy: Partial<Record<string, (filters: ListFilters & { orderId?: string | undefined }) => string | undefined>> = {
+  order_id: (filters) => filters.orderId,
+  company_name: (filters) => filters.companyName,
+  user_id: (filters) => filters.userId,
+};
+
 /** The cache identity and ordering of an order or authorization list (db/anchored-paging.ts). */
 export function listOf(
   table: 'orders' | 'authorizations',
@@ -102,7 +109,12 @@ export function listOf(
       tables: [table, ...visibility],
       ...(counted ? { counted } : {}),
     },
-    ordering: { value: sql.ref(`${table}.${sortColumn}`), id: sql.ref(`${table}.id`), direction: sort.direction },
+    ordering: {
+      value: sql.ref(`${table}.${sortColumn}`),
+      id: sql.ref(`${table}.id`),
+      direction: sort.direction,
+      fixed: fixedBy[sortColumn]?.(filters) !== undefined,
+    },
   };
 }
 
