@@ -253,8 +253,8 @@ export async function paginateAnchored<TB extends keyof DB, O, T>(
 ): Promise<TPage<T>> {
   const cache = cacheOf(db);
   const { search } = list;
-  const matching = (query: SelectQueryBuilder<DB, TB, object>, column = (name: string) => name) =>
-    search ? query.where((eb) => eb.or(search.columns.map((name) => containsIgnoringCase(column(name), search.term)))) : query;
+  const matching = (query: SelectQueryBuilder<DB, TB, object>) =>
+    search ? query.where((eb) => eb.or(search.columns.map((name) => containsIgnoringCase(name, search.term)))) : query;
   const listed = matching(base);
   const anchors = await cache.anchors(list, listed);
   const offset = pageOffset(page);
