@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { CompiledQuery, createQueryId, type RootOperationNode, sql } from 'kysely';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import type { TAuthorization, TOrder, TPage } from '@manifold/contract';
 import { ANCHOR_EVERY, readListState } from '../src/db/anchored-paging.js';
 import { createDatabase, type Database } from '../src/db/database.js';
+import { ForceIndex } from '../src/db/dialect.js';
 import { seededOrderRow } from './helpers/seeded-orders.js';
 import { seededAuthorizationRow } from './helpers/seeded-rows.js';
 import { describeEachDatabase } from './helpers/test-app.js';
@@ -221,6 +222,57 @@ describeEachDatabase('order list paged from anchors', (ctx) => {
     >();
     const wantAfter = [...want, users[1]!.username].sort((a, b) => (a.toLowerCase() < b.toLowerCase() ? -1 : 1));
     expect(last.data.map((user) => user.username)).toEqual(wantAfter.slice(49, 56));
+  });
+
+  it('reads a list through the index that serves its filters and order, which MariaDB is told (FORCE INDEX)', async () => {
+    const token = await ctx().adminToken();
+    const order = await other.db.selectFrom('orders').select(['id', 'dsi_id']).orderBy('id', 'desc').executeTakeFirstOrThrow();
+    const base = Date.parse('2026-03-01T00:00:00Z');
+    await other.db
+      .insertInto('authorizations')
+      .values(Array.from({ length: 30 }, (_, i) => seededAuthorizationRow(order, i, base)))
+      .execute();
+    const hinted = vi.spyOn(ForceIndex.prototype, 'transformQuery');
+    try {
+      for (const [path, index] of [
+        ['/ui/order/list?sortBy=orderId&sortOrder=asc&numberOfItems=10&pageNum=120', 'orders_archived_id_idx'],
+        [
+          '/ui/order/list?sortBy=dateCreated&sortOrder=desc&filterByCompanyName=Company%20001&numberOfItems=10&pageNum=40',
+          'orders_archived_company_created_idx',
+        ],
+        [
+          `/ui/authorization/list?orderId=${order.id}&sortBy=orderId&sortOrder=asc&numberOfItems=10&pageNum=2`,
+          'authorizations_archived_id_idx',
+        ],
+      ] as const) {
+        hinted.mockClear();
+        const response = await ctx().call('GET', path, { token });
+        expect(response.statusCode, response.body).toBe(200);
+        expect(response.json<TPage<unknown>>().data).toHaveLength(10);
+        if (ctx().kind !== 'mysql') {
+          expect(hinted, path).not.toHaveBeenCalled();
+          continue;
+        }
+        // every query of the page (count, anchors, page) names the index, and MariaDB's plan reads it
+        const queries = hinted.mock.results.map((result) =>
+          other.db.getExecutor().compileQuery(result.value as RootOperationNode, createQueryId()),
+        );
+        expect(queries.length, path).toBeGreaterThan(0);
+        for (const query of queries) {
+          expect(query.sql, path).toContain(`force index (\`${index}\`)`);
+          const plan = await other.db.executeQuery<{ table: string; key: string | null }>(
+            CompiledQuery.raw(`explain ${query.sql}`, [...query.parameters]),
+          );
+          const [table] = index.split('_');
+          expect(
+            plan.rows.filter((row) => row.table === table).map((row) => row.key),
+            query.sql,
+          ).toEqual([index]);
+        }
+      }
+    } finally {
+      hinted.mockRestore();
+    }
   });
 
   async function listGeneration(): Promise<string> {

@@ -8,7 +8,7 @@ import {
   type SqlBool,
   sql,
 } from 'kysely';
-import { containsIgnoringCase } from './dialect.js';
+import { containsIgnoringCase, ForceIndex, type TableIndex } from './dialect.js';
 import { PLAN_WITH_VALUES } from './pg-named-statements.js';
 import type { DatabaseKind } from '../config.js';
 import type { TPage, TPageQuery } from '@manifold/contract';
@@ -34,6 +34,13 @@ export interface ListOrdering {
    * already fixes as no bound at all: it read every row of the value up to the page.
    */
   fixed?: boolean;
+  /**
+   * The index that serves the list's filters and this order (equalities, then the value, then the
+   * id). MariaDB is told to read it (`FORCE INDEX`): at 1,000,000 orders it otherwise read the
+   * archived switch's prefix of the (archived, id) index and filtered the ids (342 ms a middle
+   * page), and one order's authorizations through the clustered primary key (272 ms a first page).
+   */
+  index?: TableIndex;
 }
 
 /**
@@ -96,7 +103,7 @@ class AnchorCache {
   private readonly lists = new Map<string, Anchors>();
   private readonly counting = new Map<string, Promise<Anchors>>();
 
-  private readonly mysql: boolean;
+  readonly mysql: boolean;
   private readonly sqlite: boolean;
   readonly postgres: boolean;
 
@@ -255,7 +262,9 @@ export async function paginateAnchored<TB extends keyof DB, O, T>(
   const { search } = list;
   const matching = (query: SelectQueryBuilder<DB, TB, object>) =>
     search ? query.where((eb) => eb.or(search.columns.map((name) => containsIgnoringCase(name, search.term)))) : query;
-  const listed = matching(base);
+  // the list's rows in its order, through its index on MariaDB (rows read by key are not)
+  const sorted = cache.mysql && ordering.index ? base.withPlugin(new ForceIndex(ordering.index)) : base;
+  const listed = matching(sorted);
   const anchors = await cache.anchors(list, listed);
   const offset = pageOffset(page);
   let found: O[] = [];
@@ -263,7 +272,7 @@ export async function paginateAnchored<TB extends keyof DB, O, T>(
     const wanted = Math.floor(offset / anchors.every);
     if (anchors.points.length < wanted) await cache.extend(anchors, wanted, listed, ordering);
     const index = Math.min(wanted, anchors.points.length);
-    const from = index === 0 ? base : base.where(cache.after(ordering, anchors.points[index - 1]!));
+    const from = index === 0 ? sorted : sorted.where(cache.after(ordering, anchors.points[index - 1]!));
     const skip = offset - index * anchors.every;
     const ordered = <R>(query: SelectQueryBuilder<DB, TB, R>) =>
       query.orderBy(ordering.value, ordering.direction).orderBy(ordering.id, ordering.direction);

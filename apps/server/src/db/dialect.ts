@@ -1,8 +1,17 @@
 import {
   type CreateTableBuilder,
+  FromNode,
   type Insertable,
   type Kysely,
+  type KyselyPlugin,
+  type PluginTransformQueryArgs,
+  type PluginTransformResultArgs,
+  type QueryResult,
+  RawNode,
   type RawBuilder,
+  SelectQueryNode,
+  TableNode,
+  type UnknownRow,
   type SelectQueryBuilder,
   type UpdateObject,
   sql,
@@ -141,4 +150,39 @@ export function isUniqueViolation(error: unknown): boolean {
 export function containsIgnoringCase(column: string, term: string): RawBuilder<boolean> {
   const pattern = `%${term.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;
   return sql<boolean>`lower(${sql.ref(column)}) like ${pattern} escape '!'`;
+}
+
+/** An index of one table, by name. */
+export interface TableIndex {
+  table: string;
+  name: string;
+}
+
+/**
+ * MariaDB's `FORCE INDEX`: the query's own table (its FROM, not a subquery's) is read through
+ * `index`. MariaDB only (the other two have no such clause); Kysely has none, so this plugin
+ * writes the table of the query's FROM as `` `table` force index (`index`) ``.
+ */
+export class ForceIndex implements KyselyPlugin {
+  constructor(private readonly index: TableIndex) {
+    // written into the statement as they are: names from the code, never from a request
+    if (!/^[a-z_][a-z0-9_]*$/.test(index.table) || !/^[a-z_][a-z0-9_]*$/.test(index.name))
+      throw new Error(`not a table and index name: ${index.table}, ${index.name}`);
+  }
+
+  transformQuery(args: PluginTransformQueryArgs): PluginTransformQueryArgs['node'] {
+    const { node } = args;
+    if (!SelectQueryNode.is(node) || !node.from) return node;
+    const { table, name } = this.index;
+    const froms = node.from.froms.map((from) =>
+      TableNode.is(from) && !from.table.schema && from.table.identifier.name === table
+        ? RawNode.createWithSql(`\`${table}\` force index (\`${name}\`)`)
+        : from,
+    );
+    return { ...node, from: FromNode.create(froms) };
+  }
+
+  transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    return Promise.resolve(args.result);
+  }
 }

@@ -7,7 +7,7 @@ import type {
   TPage,
   TQualityParameter,
 } from '@manifold/contract';
-import type { Dialect } from '../../db/dialect.js';
+import type { Dialect, TableIndex } from '../../db/dialect.js';
 import { type ListIdentity, type ListOrdering, listKey, paginateAnchored } from '../../db/anchored-paging.js';
 import { countedKeys, type ListTable } from '../../db/migrations/033-list-counts.js';
 import type { DB } from '../../db/schema.js';
@@ -92,6 +92,62 @@ const fixedBy: Partial<Record<string, (filters: ListFilters & { orderId?: string
   user_id: (filters) => filters.userId,
 };
 
+/**
+ * The list indexes of the two tables (migration 010), by the columns before the id that ends each:
+ * the filters' equalities, then the sort column.
+ */
+const listIndexes: Record<'orders' | 'authorizations', Record<string, readonly string[]>> = {
+  orders: {
+    orders_archived_id_idx: ['archived'],
+    orders_archived_user_idx: ['archived', 'user_id'],
+    orders_archived_company_idx: ['archived', 'company_name'],
+    orders_archived_created_idx: ['archived', 'created_at'],
+    orders_archived_dsi_idx: ['archived', 'dsi_id'],
+    orders_archived_dsi_created_idx: ['archived', 'dsi_id', 'created_at'],
+    orders_archived_company_created_idx: ['archived', 'company_name', 'created_at'],
+    orders_archived_user_created_idx: ['archived', 'user_id', 'created_at'],
+  },
+  authorizations: {
+    authorizations_archived_id_idx: ['archived', 'order_id'],
+    authorizations_archived_user_idx: ['archived', 'user_id'],
+    authorizations_archived_company_idx: ['archived', 'company_name'],
+    authorizations_archived_created_idx: ['archived', 'created_at'],
+  },
+};
+
+/**
+ * The index whose columns are the list's equalities (in any order), then the sort column unless
+ * an equality fixes it, then the id: it yields the list's rows in order, each page a seek. None
+ * for a single authorization, and none for a USER's list, whose groups may see few rows that the
+ * optimiser rightly finds from the groups' side.
+ */
+export function servingIndex(
+  table: 'orders' | 'authorizations',
+  filters: ListFilters & { orderId?: string | undefined; authorizationId?: string | undefined },
+  sortColumn: string,
+  viewer: Viewer,
+): TableIndex | undefined {
+  if (viewer.role !== 'ADMIN' || filters.authorizationId !== undefined) return undefined;
+  const equalities = (
+    [
+      ['archived', true],
+      ['dsi_id', filters.dsiId],
+      ['company_name', filters.companyName],
+      ['user_id', filters.userId],
+      ['order_id', filters.orderId],
+    ] as const
+  ).flatMap(([column, value]) => (value === undefined ? [] : [column as string]));
+  const sortedBy = sortColumn === 'id' || equalities.includes(sortColumn) ? undefined : sortColumn;
+  const wanted = sortedBy ? [...equalities, sortedBy] : equalities;
+  const found = Object.entries(listIndexes[table]).find(
+    ([, columns]) =>
+      columns.length === wanted.length &&
+      columns.every((column) => wanted.includes(column)) &&
+      (sortedBy === undefined || columns.at(-1) === sortedBy),
+  );
+  return found && { table, name: found[0] };
+}
+
 /** The cache identity and ordering of an order or authorization list (db/anchored-paging.ts). */
 export function listOf(
   table: 'orders' | 'authorizations',
@@ -114,6 +170,7 @@ export function listOf(
       id: sql.ref(`${table}.id`),
       direction: sort.direction,
       fixed: fixedBy[sortColumn]?.(filters) !== undefined,
+      index: servingIndex(table, filters, sortColumn, viewer),
     },
   };
 }
