@@ -56,6 +56,7 @@ const lists = {
     filters: [
       ['none', ''],
       ['orderId (one order)', 'orderId='],
+      ['filterByCompanyName, sortBy dateCreated desc', 'filterByCompanyName=Company%20007&sortBy=dateCreated&sortOrder=desc'],
     ],
   },
   user: {

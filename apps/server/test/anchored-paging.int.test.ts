@@ -230,7 +230,7 @@ describeEachDatabase('order list paged from anchors', (ctx) => {
     const base = Date.parse('2026-03-01T00:00:00Z');
     await other.db
       .insertInto('authorizations')
-      .values(Array.from({ length: 30 }, (_, i) => seededAuthorizationRow(order, i, base)))
+      .values(Array.from({ length: 60 }, (_, i) => seededAuthorizationRow(order, i, base)))
       .execute();
     const hinted = vi.spyOn(ForceIndex.prototype, 'transformQuery');
     try {
@@ -243,6 +243,10 @@ describeEachDatabase('order list paged from anchors', (ctx) => {
         [
           `/ui/authorization/list?orderId=${order.id}&sortBy=orderId&sortOrder=asc&numberOfItems=10&pageNum=2`,
           'authorizations_archived_id_idx',
+        ],
+        [
+          '/ui/authorization/list?filterByCompanyName=Company%201&sortBy=dateCreated&sortOrder=desc&numberOfItems=10&pageNum=1',
+          'authorizations_archived_company_created_idx',
         ],
       ] as const) {
         hinted.mockClear();

@@ -25,6 +25,7 @@ import * as listChanges from './030-list-changes.js';
 import * as peerDevices from './031-peer-devices.js';
 import * as orderAuthorizationsIndex from './032-order-authorizations-index.js';
 import * as listCounts from './033-list-counts.js';
+import * as authorizationFilterIndexes from './034-authorization-filter-indexes.js';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -58,6 +59,7 @@ const migrations: Record<string, DialectMigration> = {
   '031-peer-devices': peerDevices,
   '032-order-authorizations-index': orderAuthorizationsIndex,
   '033-list-counts': listCounts,
+  '034-authorization-filter-indexes': authorizationFilterIndexes,
 };
 
 export function migrationProvider(kind: DatabaseKind): MigrationProvider {

@@ -28,7 +28,7 @@ describe('the index that serves an order or authorization list', () => {
     }
   });
 
-  it("serves an order's authorizations sorted by order from (archived, order_id, id), and no index a combination it lacks", () => {
+  it("serves an order's authorizations sorted by order from (archived, order_id, id), each filter newest first from its own, and no index a combination it lacks", () => {
     expect(servingIndex('authorizations', { archived: true, orderId: 'o' }, 'order_id', admin)).toEqual({
       table: 'authorizations',
       name: 'authorizations_archived_id_idx',
@@ -36,6 +36,13 @@ describe('the index that serves an order or authorization list', () => {
     expect(servingIndex('authorizations', { archived: false }, 'created_at', admin)?.name).toBe(
       'authorizations_archived_created_idx',
     );
+    // the console's first view (newest first) with one filter (migration 034)
+    for (const [filter, index] of [
+      ['dsiId', 'authorizations_archived_dsi_created_idx'],
+      ['companyName', 'authorizations_archived_company_created_idx'],
+      ['userId', 'authorizations_archived_user_created_idx'],
+    ] as const)
+      expect(servingIndex('authorizations', { archived: false, [filter]: 'x' }, 'created_at', admin)?.name, filter).toBe(index);
     expect(servingIndex('authorizations', { archived: false, companyName: 'c' }, 'order_id', admin)).toBeUndefined();
     expect(servingIndex('authorizations', { archived: false, dsiId: 'd' }, 'order_id', admin)).toBeUndefined();
   });

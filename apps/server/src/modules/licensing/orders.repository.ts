@@ -93,7 +93,7 @@ const fixedBy: Partial<Record<string, (filters: ListFilters & { orderId?: string
 };
 
 /**
- * The list indexes of the two tables (migration 010), by the columns before the id that ends each:
+ * The list indexes of the two tables (migrations 010 and 034), by the columns before the id that ends each:
  * the filters' equalities, then the sort column.
  */
 const listIndexes: Record<'orders' | 'authorizations', Record<string, readonly string[]>> = {
@@ -112,6 +112,10 @@ const listIndexes: Record<'orders' | 'authorizations', Record<string, readonly s
     authorizations_archived_user_idx: ['archived', 'user_id'],
     authorizations_archived_company_idx: ['archived', 'company_name'],
     authorizations_archived_created_idx: ['archived', 'created_at'],
+    // migration 034
+    authorizations_archived_dsi_created_idx: ['archived', 'dsi_id', 'created_at'],
+    authorizations_archived_company_created_idx: ['archived', 'company_name', 'created_at'],
+    authorizations_archived_user_created_idx: ['archived', 'user_id', 'created_at'],
   },
 };
 
