@@ -1,6 +1,7 @@
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import {
+  CompiledQuery,
   Kysely,
   Migrator,
   MysqlDialect,
@@ -104,6 +105,17 @@ function kyselyDialect(
   return {
     dialect: new MysqlDialect({
       pool: createPool({ uri: target.url, connectionLimit: 10, supportBigNumbers: true, timezone: 'Z' }),
+      // A literal takes the connection's collation (mysql2's is utf8mb4_unicode_ci), the tables the
+      // database's: where they differ, MariaDB takes `order_id = '…'` for no constant when it
+      // orders, and sorted all of an order's authorizations for each page of them (5 ms at 10,000,
+      // against 0.5 ms in the index's order). Each connection compares as the database's tables do.
+      onCreateConnection: async (connection) => {
+        await connection.executeQuery(
+          CompiledQuery.raw(
+            "set collation_connection = if(@@character_set_database = 'utf8mb4', @@collation_database, @@collation_connection)",
+          ),
+        );
+      },
     }),
     // mysql2's pool keeps its counts private
     poolStats: () => null,
