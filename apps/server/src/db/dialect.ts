@@ -160,8 +160,9 @@ export interface TableIndex {
 
 /**
  * MariaDB's `FORCE INDEX`: the query's own table (its FROM, not a subquery's) is read through
- * `index`. MariaDB only (the other two have no such clause); Kysely has none, so this plugin
- * writes the table of the query's FROM as `` `table` force index (`index`) ``.
+ * `index`. MariaDB's syntax, for MariaDB only (SQLite's and PostgreSQL's planners chose these
+ * indexes unasked); Kysely has no index hint, so this plugin writes the table of the query's FROM
+ * as `` `table` force index (`index`) ``.
  */
 export class ForceIndex implements KyselyPlugin {
   constructor(private readonly index: TableIndex) {
