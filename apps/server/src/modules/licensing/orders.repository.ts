@@ -65,11 +65,7 @@ export function visibleOrderIds(db: Kysely<DB>, viewer: Viewer) {
  * the archived switch alone or with one filter that is counted for the table (orders: a company,
  * user or design; authorizations: an order); any other combination is counted.
  */
-function countedKeyOf(
-  table: 'orders' | 'authorizations',
-  filters: ListFilters & { orderId?: string | undefined; authorizationId?: string | undefined },
-  viewer: Viewer,
-): string[] | undefined {
+function countedKeyOf(table: 'orders' | 'authorizations', filters: ListQueryFilters, viewer: Viewer): string[] | undefined {
   if (viewer.role !== 'ADMIN' || filters.authorizationId !== undefined) return undefined;
   const archived = filters.archived ? 1 : 0;
   const set = (
@@ -85,12 +81,20 @@ function countedKeyOf(
   return set.length === 1 && name in countedKeys[table] ? [listKey(name, [archived, value])] : undefined;
 }
 
-/** The filter that fixes a sort column's value, when it is given (ListOrdering.fixed). */
-const fixedBy: Partial<Record<string, (filters: ListFilters & { orderId?: string | undefined }) => string | undefined>> = {
-  order_id: (filters) => filters.orderId,
-  company_name: (filters) => filters.companyName,
-  user_id: (filters) => filters.userId,
-};
+type ListQueryFilters = ListFilters & { orderId?: string | undefined; authorizationId?: string | undefined };
+
+/** The columns the list's filters fix with an equality (the archived switch always). */
+function filteredColumns(filters: ListQueryFilters): string[] {
+  return (
+    [
+      ['archived', true],
+      ['dsi_id', filters.dsiId],
+      ['company_name', filters.companyName],
+      ['user_id', filters.userId],
+      ['order_id', filters.orderId],
+    ] as const
+  ).flatMap(([column, value]) => (value === undefined ? [] : [column as string]));
+}
 
 /**
  * The list indexes of the two tables (migrations 010 and 034), by the columns before the id that ends each:
@@ -127,20 +131,12 @@ const listIndexes: Record<'orders' | 'authorizations', Record<string, readonly s
  */
 export function servingIndex(
   table: 'orders' | 'authorizations',
-  filters: ListFilters & { orderId?: string | undefined; authorizationId?: string | undefined },
+  filters: ListQueryFilters,
   sortColumn: string,
   viewer: Viewer,
 ): TableIndex | undefined {
   if (viewer.role !== 'ADMIN' || filters.authorizationId !== undefined) return undefined;
-  const equalities = (
-    [
-      ['archived', true],
-      ['dsi_id', filters.dsiId],
-      ['company_name', filters.companyName],
-      ['user_id', filters.userId],
-      ['order_id', filters.orderId],
-    ] as const
-  ).flatMap(([column, value]) => (value === undefined ? [] : [column as string]));
+  const equalities = filteredColumns(filters);
   const sortedBy = sortColumn === 'id' || equalities.includes(sortColumn) ? undefined : sortColumn;
   const wanted = sortedBy ? [...equalities, sortedBy] : equalities;
   const found = Object.entries(listIndexes[table]).find(
@@ -155,7 +151,7 @@ export function servingIndex(
 /** The cache identity and ordering of an order or authorization list (db/anchored-paging.ts). */
 export function listOf(
   table: 'orders' | 'authorizations',
-  filters: ListFilters & { orderId?: string | undefined; authorizationId?: string | undefined },
+  filters: ListQueryFilters,
   sort: ListSort,
   viewer: Viewer,
   sortColumn: string = sort.column,
@@ -173,7 +169,7 @@ export function listOf(
       value: sql.ref(`${table}.${sortColumn}`),
       id: sql.ref(`${table}.id`),
       direction: sort.direction,
-      fixed: fixedBy[sortColumn]?.(filters) !== undefined,
+      fixed: filteredColumns(filters).includes(sortColumn),
       index: servingIndex(table, filters, sortColumn, viewer),
     },
   };
