@@ -5,10 +5,12 @@ import { defineConfig } from 'vitest/config';
  * - unit: pure server and contract code (node)
  * - console: console components and client logic (jsdom)
  * - integration: the real app booted with `app.inject` against SQLite, PostgreSQL and MariaDB
- * - e2e: Playwright (playwright-core + Debian chromium) against a real started server
+ * - e2e: Playwright (playwright-core + Debian chromium) against real started servers, one per worker
  */
 export default defineConfig({
   test: {
+    // two files at a time in every project (Vitest's default on two cores is one)
+    maxWorkers: 2,
     projects: [
       {
         test: {
@@ -38,6 +40,7 @@ export default defineConfig({
           testTimeout: 60_000,
           hookTimeout: 120_000,
           maxWorkers: 2,
+          isolate: false,
           sequence: { groupOrder: 1 },
         },
       },
@@ -47,10 +50,11 @@ export default defineConfig({
           environment: 'node',
           include: ['e2e/**/*.e2e.test.ts'],
           globalSetup: ['e2e/global-setup.ts'],
-          setupFiles: ['e2e/support/failure-screens.ts'],
+          setupFiles: ['e2e/support/own-server.ts', 'e2e/support/failure-screens.ts'],
           testTimeout: 90_000,
           hookTimeout: 180_000,
-          fileParallelism: false,
+          // two files at a time, each on a server of its own (e2e/global-setup.ts, e2e/support/own-server.ts)
+          maxWorkers: 2,
           sequence: { groupOrder: 2 },
         },
       },

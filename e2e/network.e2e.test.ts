@@ -5,7 +5,7 @@ import { createTestRootCa } from './support/certificates';
 import { startPeerInstance, type PeerInstance } from './support/peers';
 
 /**
- * Two real server processes of their own (the shared e2e server's keys depend on which spec
+ * Two real server processes of their own (the e2e servers' keys depend on which spec
  * provisioned it first): both provisioned under one test root CA, so their certificate exchange
  * verifies both ways. An admin registers B as a downstream instance on A's console and approves
  * it on B's console; both then show Approved.

@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { expect, inject } from 'vitest';
+import { expect } from 'vitest';
 import { chromiumArgs } from './chromium';
+import { ownServer } from './own-server';
 
 /** The browsers the running test file launched and has not closed (for the screens of a failed test). */
 const launched = new Set<Browser>();
@@ -43,17 +44,18 @@ export async function saveOpenPages(label: string): Promise<string[]> {
 }
 
 export function baseUrl(): string {
-  return inject('baseUrl');
+  return ownServer().baseUrl;
 }
 
 export function adminCredentials(): { username: string; password: string } {
-  return { username: inject('adminUsername'), password: inject('adminPassword') };
+  const { adminUsername, adminPassword } = ownServer();
+  return { username: adminUsername, password: adminPassword };
 }
 
 /** What the server's Content-Security-Policy refused on each page (every screen check expects none). */
 const cspViolations = new WeakMap<Page, string[]>();
 
-/** A fresh context (no cookies, no storage) per test; on the shared e2e server unless `url` names another. */
+/** A fresh context (no cookies, no storage) per test; on this file's e2e server unless `url` names another. */
 export async function freshPage(browser: Browser, url = baseUrl()): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ baseURL: url, viewport: { width: 1280, height: 860 }, locale: 'en-US' });
   const page = await context.newPage();
