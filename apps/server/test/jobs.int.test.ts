@@ -18,6 +18,7 @@ import { SESSION_PURGE } from '../src/jobs/session-purge.js';
 import { OUTBOX_PURGE } from '../src/modules/outbox/outbox-purge.job.js';
 import { STORAGE_SWEEP } from '../src/jobs/storage-sweep.js';
 import { STP_NONCE_PURGE } from '../src/jobs/stp-nonce-purge.js';
+import { isoNow } from '../src/lib/time.js';
 import { createScratchDatabase } from './helpers/database-servers.js';
 import { startServer } from './helpers/server-process.js';
 import { adminPassword, describeEachDatabase } from './helpers/test-app.js';
@@ -155,6 +156,39 @@ describe.each(inject('databases'))('job runner [%s]', (kind) => {
       { payload: '{"n":1}', dedupe_key: 'once' },
       { payload: '{"n":3}', dedupe_key: null },
     ]);
+  });
+
+  it('adds every job of processes enqueueing and claiming at once, without a deadlock reaching them', async () => {
+    // two instances starting together: each enqueues its start jobs while the other's runner
+    // claims (InnoDB broke such an insert and claim with a deadlock, and the instance did not
+    // start); every round sends eight inserts through two pools, with a claim on each
+    const service = [new JobsService(first), new JobsService(second)];
+    const claims = [new JobsRepository(first.db, first.dialect), new JobsRepository(second.db, second.dialect)];
+    const claim = (i: number) =>
+      claims[i]!.claim({ owner: `runner ${i}`, kinds: ['test.other'], now: isoNow(), leaseUntil: isoNow(), limit: 5 });
+    for (let round = 0; round < 25; round += 1) {
+      const [ids] = await Promise.all([
+        Promise.all(
+          Array.from({ length: 8 }, (_, i) =>
+            service[i % 2]!.enqueue(
+              (i % 2 ? second : first).db,
+              'test.echo',
+              { n: i },
+              i < 4 ? {} : { dedupeKey: `round ${round}` },
+            ),
+          ),
+        ),
+        claim(0),
+        claim(1),
+      ]);
+      expect(ids.slice(0, 4)).toEqual([expect.any(Number), expect.any(Number), expect.any(Number), expect.any(Number)]);
+      expect(ids.slice(4).filter((id) => id !== undefined)).toHaveLength(1);
+    }
+    const counts = await first.db
+      .selectFrom('jobs')
+      .select((eb) => [eb.fn.countAll<number>().as('all'), eb.fn.count<number>('dedupe_key').as('keyed')])
+      .executeTakeFirstOrThrow();
+    expect({ all: Number(counts.all), keyed: Number(counts.keyed) }).toEqual({ all: 125, keyed: 25 });
   });
 
   it('retries a failed job later with exponential back-off, keeping the error', async () => {

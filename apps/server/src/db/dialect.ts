@@ -74,13 +74,20 @@ export function createDialect(kind: DatabaseKind): Dialect {
     },
     async insertIdUnlessDuplicate(db, table, values) {
       if (kind === 'mysql') {
-        // A no-op update on a duplicate: no error, and MariaDB reports insert id 0.
-        const result = await db
-          .insertInto(table)
-          .values(values as never)
-          .onDuplicateKeyUpdate({ id: sql.ref('id') } as never)
-          .executeTakeFirstOrThrow();
-        return Number(result.insertId) || undefined;
+        // A no-op update on a duplicate: no error, and MariaDB reports insert id 0. InnoDB can
+        // answer the insert with a deadlock (seen: one instance enqueueing its start jobs while
+        // another's runner claimed jobs): on its own the statement is its whole transaction and
+        // is tried again; inside a caller's transaction, which the deadlock rolled back whole,
+        // the error goes to the caller.
+        const insert = async () => {
+          const result = await db
+            .insertInto(table)
+            .values(values as never)
+            .onDuplicateKeyUpdate({ id: sql.ref('id') } as never)
+            .executeTakeFirstOrThrow();
+          return Number(result.insertId) || undefined;
+        };
+        return db.isTransaction ? insert() : retryOnDeadlock(insert);
       }
       const row = await db
         .insertInto(table)
@@ -98,12 +105,20 @@ export function createDialect(kind: DatabaseKind): Dialect {
         const rows = await db.updateTable('jobs').set(changes).where('id', 'in', candidates(db)).returning('id').execute();
         return rows.map((row) => Number(row.id));
       }
-      return db.transaction().execute(async (trx) => {
-        const picked = await candidates(trx).forUpdate().skipLocked().execute();
-        const ids = picked.map((row) => Number(row.id));
-        if (ids.length > 0) await trx.updateTable('jobs').set(changes).where('id', 'in', ids).execute();
-        return ids;
-      });
+      // READ COMMITTED, as the outbox's claim: InnoDB takes no gap locks for the search, so a claim
+      // does not hold back (or deadlock with) another process inserting jobs; a deadlock all the
+      // same rolled the claim back whole and is tried again
+      return retryOnDeadlock(() =>
+        db
+          .transaction()
+          .setIsolationLevel('read committed')
+          .execute(async (trx) => {
+            const picked = await candidates(trx).forUpdate().skipLocked().execute();
+            const ids = picked.map((row) => Number(row.id));
+            if (ids.length > 0) await trx.updateTable('jobs').set(changes).where('id', 'in', ids).execute();
+            return ids;
+          }),
+      );
     },
   };
 }
@@ -123,7 +138,6 @@ interface DriverError {
   errno?: unknown;
 }
 
-/** A unique-constraint violation, whatever the driver calls it. */
 /** The database rolled the transaction back to break a deadlock: trying it again is safe. */
 export function isDeadlock(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
@@ -131,6 +145,21 @@ export function isDeadlock(error: unknown): boolean {
   return code === '40P01' || code === 'ER_LOCK_DEADLOCK' || errno === 1213;
 }
 
+/**
+ * Runs `work` (a whole transaction, or one statement outside any) again when the database broke
+ * a deadlock by rolling it back, up to `attempts` times in all.
+ */
+export async function retryOnDeadlock<T>(work: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!isDeadlock(error) || attempt >= attempts) throw error;
+    }
+  }
+}
+
+/** A unique-constraint violation, whatever the driver calls it. */
 export function isUniqueViolation(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const { code, errno } = error as DriverError;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type ExpressionBuilder, type Insertable, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { TOutboxKind, TOutboxListQuery, TOutboxMessage, TOutboxState, TPage, TPageQuery } from '@manifold/contract';
-import { type Dialect, isDeadlock } from '../../db/dialect.js';
+import { type Dialect, retryOnDeadlock } from '../../db/dialect.js';
 import { pageOffset, paginate, toPage } from '../../db/paging.js';
 import type { DB } from '../../db/schema.js';
 import type { OutboxTable } from '../../db/schema-licensing.js';
@@ -258,13 +258,7 @@ export class OutboxRepository {
     // READ COMMITTED: InnoDB takes no gap locks for the search, so concurrent claims on MariaDB
     // do not deadlock on the index range; a deadlock all the same rolled the claim back whole and
     // is tried again
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        return await this.claimLocked(due, lease);
-      } catch (error) {
-        if (!isDeadlock(error) || attempt >= 3) throw error;
-      }
-    }
+    return retryOnDeadlock(() => this.claimLocked(due, lease));
   }
 
   private claimLocked(
