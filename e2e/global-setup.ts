@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { buildIfStale as buildServerIfStale } from '../scripts/server-build.mjs';
 import { buildConsoleIfStale, type RunningServer, startServer } from './support/server';
 
 declare module 'vitest' {
@@ -14,11 +15,12 @@ declare module 'vitest' {
 }
 
 /**
- * Builds the console when stale, then starts one real server per e2e worker, each on a fresh
+ * Builds the console and the server's bundle when stale, then starts one real server per e2e worker, each on a fresh
  * database, so that test files running side by side never share one. Stops them all after.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   buildConsoleIfStale();
+  buildServerIfStale();
   const workers = Math.max(1, Number(project.config.maxWorkers) || 1);
   const serverLocks = fs.mkdtempSync(path.join(os.tmpdir(), 'manifold-e2e-locks-'));
   const started = await Promise.allSettled(Array.from({ length: workers }, () => startServer()));

@@ -1,12 +1,12 @@
 // `npm start`: builds what is missing, then serves console + API on SQLite by default.
 import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { buildConsoleIfStale } from './console-build.mjs';
+import { bundledNodeArgs } from './server-build.mjs';
 
-const root = path.resolve(import.meta.dirname, '..');
 buildConsoleIfStale();
 
-const server = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/server/src/main.ts')], {
+// the server's bundle (scripts/server-build.mjs), built first when stale
+const server = spawn(process.execPath, bundledNodeArgs(), {
   cwd: process.cwd(),
   stdio: 'inherit',
   env: process.env,

@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildConsoleIfStale } from './console-build.mjs';
+import { buildIfStale as buildServerIfStale } from './server-build.mjs';
 import { ensureSystemTools } from './system-tools.mjs';
 
 if (!ensureSystemTools({ label: 'npm test' })) process.exit(1);
@@ -15,6 +16,8 @@ fs.mkdirSync(path.dirname(report), { recursive: true });
 fs.rmSync(report, { force: true });
 
 buildConsoleIfStale();
+// the server processes the suites start run its bundle
+buildServerIfStale();
 
 const args = ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)];
 const run = spawnSync('npx', args, { cwd: root, stdio: 'inherit' });

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { bundledNodeArgs } from '../../scripts/server-build.mjs';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -68,7 +69,8 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
   const adminUsername = 'admin';
   const adminPassword = `E2e-${Math.random().toString(36).slice(2)}-Admin`;
   let output = '';
-  const server = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/main.ts'], {
+  // as `npm start` runs it: the server's bundle, built first when stale (scripts/server-build.mjs)
+  const server = spawn(process.execPath, bundledNodeArgs(), {
     cwd: root,
     env: {
       ...cleanEnvironment(),

@@ -17,6 +17,7 @@ import { describeCertificate } from '../../apps/server/src/crypto/certificates.j
 import { createCsr } from '../../apps/server/src/crypto/csr.js';
 import { signCsrWithDevelopmentCa, type DevelopmentCa } from '../../apps/server/src/crypto/development-ca.js';
 import { generateKeyPair } from '../../apps/server/src/crypto/key-pairs.js';
+import { bundledNodeArgs } from '../server-build.mjs';
 import { demoDesigns } from './design-files.js';
 import { Instance } from './instance.js';
 
@@ -381,6 +382,8 @@ async function main(): Promise<void> {
     const built = spawnSync(process.execPath, [path.join(repoRoot, 'scripts/console-build.mjs')], { stdio: 'inherit' });
     if (built.status !== 0) throw new Error('the console build failed');
   }
+  // the server as `npm start` runs it (its bundle, built first when stale)
+  const serverArgs = bundledNodeArgs();
   const { ca } = await developmentCaFile(path.join(demoDir, 'network-ca.pem'), 'Manifold Demo Network CA (not for production)');
   const instances = Object.fromEntries(
     keys.map((key) => [
@@ -392,7 +395,7 @@ async function main(): Promise<void> {
         port: state.ports[key],
         dataDir: path.join(demoDir, key),
         adminPassword: state.adminPasswords[key],
-        serverMain: path.join(repoRoot, 'apps/server/src/main.ts'),
+        serverArgs,
       }),
     ]),
   ) as Record<Key, Instance>;

@@ -15,7 +15,8 @@ export interface InstanceOptions {
   port: number;
   dataDir: string;
   adminPassword: string;
-  serverMain: string;
+  /** The node arguments that run the server (its bundle: `bundledNodeArgs()` of scripts/server-build.mjs). */
+  serverArgs: string[];
   env?: Record<string, string>;
 }
 
@@ -34,7 +35,7 @@ export class Instance {
   async start(timeoutMs = 120_000): Promise<void> {
     fs.mkdirSync(this.options.dataDir, { recursive: true });
     const log = fs.openSync(path.join(this.options.dataDir, 'server.log'), 'a');
-    this.child = spawn(process.execPath, ['--import', 'tsx', this.options.serverMain], {
+    this.child = spawn(process.execPath, this.options.serverArgs, {
       env: {
         PATH: process.env.PATH ?? '',
         HOME: process.env.HOME ?? '',

@@ -1,4 +1,5 @@
 import type { TestProject } from 'vitest/node';
+import { buildIfStale as buildServerIfStale } from '../../../scripts/server-build.mjs';
 import { probeDatabases } from './helpers/database-servers.js';
 
 declare module 'vitest' {
@@ -9,9 +10,11 @@ declare module 'vitest' {
 
 /**
  * Finds the databases to run the integration suite on: SQLite always, PostgreSQL and MariaDB
- * when they answer. In CI (CI=true) both must answer: a missing database fails the run.
+ * when they answer. In CI (CI=true) both must answer: a missing database fails the run. Builds
+ * the server's bundle when stale, once, before the files that start server processes run.
  */
 export default async function setup(project: TestProject): Promise<void> {
+  buildServerIfStale();
   const { available, missing } = await probeDatabases();
   if (missing.length > 0) {
     const reasons = missing.map((m) => `${m.kind} (${m.url}): ${m.reason}`).join('; ');

@@ -1,9 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import net from 'node:net';
-import path from 'node:path';
-
-/** The server's entry point, run the way `npm start` runs it. */
-export const serverMain = path.resolve(import.meta.dirname, '../../src/main.ts');
+import { bundledNodeArgs } from '../../../../scripts/server-build.mjs';
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -37,6 +34,7 @@ export interface ServerProcess {
 }
 
 export interface ServerProcessOptions {
+  /** A TypeScript entry point under apps/server (a benchmark's bare program) instead of the server's. */
   file?: string;
   inheritEnv?: boolean;
   /** Node options before the entry point (e.g. `--cpu-prof`, which NODE_OPTIONS does not take). */
@@ -44,12 +42,13 @@ export interface ServerProcessOptions {
 }
 
 /**
- * Spawns a TypeScript entry point (the server by default) as its own process with exactly the
+ * Spawns the server as `npm start` runs it, from its bundle (`scripts/server-build.mjs`, built
+ * first when stale), or another entry point bundled alike, as its own process with exactly the
  * environment given (plus PATH), on a free port unless `PORT` is given. Output is collected.
  */
 export async function spawnServer(env: Record<string, string>, options: ServerProcessOptions = {}): Promise<ServerProcess> {
   const port = env.PORT ?? String(await freePort());
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', options.file ?? serverMain], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...bundledNodeArgs(options.file)], {
     env: { ...(options.inheritEnv ? process.env : { PATH: process.env.PATH ?? '' }), ...env, PORT: port },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
