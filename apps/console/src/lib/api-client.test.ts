@@ -111,6 +111,24 @@ describe('apiRequest', () => {
     expect(navigations).toEqual(['/login?reason=sessionExpired&redirect=%2Fusers%3FpageNum%3D2']);
   });
 
+  it('sends a call that starts after another met a 401 to /login with the same expiry message', async () => {
+    // screens call side by side: the first refusal drops the token, the next call finds none
+    const fetchMock = respond(401, { errorToken: 'invalidSessionToken', errorDescription: 'Invalid session token' });
+    await failure(apiRequest('GET /ui/user/list', z.unknown()));
+    const error = await failure(apiRequest('GET /ui/groups/list', z.unknown()));
+    expect(error).toBeInstanceOf(InvalidSessionError);
+    expect(error.kind).toBe('invalidSession');
+    expect(fetchMock).toHaveBeenCalledTimes(1);
+    expect(navigations).toEqual([
+      '/login?reason=sessionExpired&redirect=%2Fusers%3FpageNum%3D2',
+      '/login?reason=sessionExpired&redirect=%2Fusers%3FpageNum%3D2',
+    ]);
+    // a new login starts afresh: no token then means no login yet
+    setSessionToken('token-2');
+    document.cookie = 'sessionToken=; Max-Age=0; Path=/';
+    expect((await failure(apiRequest('GET /ui/user/list', z.unknown()))).kind).toBe('loginRequired');
+  });
+
   it('uses the default invalid-session message when 401 has no body', async () => {
     respond(401);
     const error = await failure(apiRequest('GET /ui/user/list', z.unknown()));

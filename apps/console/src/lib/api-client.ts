@@ -2,7 +2,7 @@ import { accessOf, type RouteKey } from '@manifold/contract';
 import type { z } from 'zod';
 import { abortedError, ApiError, apiMessages, errorFromResponse, InvalidSessionError, networkError } from './api-errors';
 import { redirectToLogin } from './login-redirect';
-import { clearSessionToken, getSessionToken } from './session-token';
+import { clearSessionToken, getSessionToken, missingSessionReason } from './session-token';
 
 export type QueryValue = string | number | boolean | null | undefined;
 
@@ -41,19 +41,22 @@ export function buildUrl(path: string, query?: Record<string, QueryValue>): stri
   return search ? `${path}?${search}` : path;
 }
 
-/** The token for a call, or the §8 "you must log in" refusal when a needed token is missing. */
+/** The token for a call; when a needed token is missing, the §8 refusal ("you must log in", or the expiry after a 401). */
 function tokenFor(route: RouteKey, redirect: boolean): string | undefined {
   const token = getSessionToken();
   if (!token && needsSession(route)) {
-    if (redirect) redirectToLogin('loginRequired');
-    throw new InvalidSessionError(apiMessages.loginRequired, 'loginRequired');
+    const reason = missingSessionReason();
+    if (redirect) redirectToLogin(reason);
+    throw reason === 'sessionExpired'
+      ? new InvalidSessionError()
+      : new InvalidSessionError(apiMessages.loginRequired, 'loginRequired');
   }
   return token;
 }
 
 function onFailure(error: ApiError, redirect: boolean): ApiError {
   if (error.status === 401) {
-    clearSessionToken();
+    clearSessionToken('refused');
     if (redirect) redirectToLogin('sessionExpired');
   }
   return error;

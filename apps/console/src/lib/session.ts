@@ -5,7 +5,7 @@ import { apiRequest } from './api-client';
 import { consoleConfigQueryOptions, isScreenOpen, loadConsoleConfig } from './console-config';
 import { InvalidSessionError } from './api-errors';
 import { loginPath } from './login-redirect';
-import { clearSessionToken, getSessionToken } from './session-token';
+import { clearSessionToken, getSessionToken, missingSessionReason } from './session-token';
 
 export const sessionQueryKey = ['session'] as const;
 /** Written on logout so other open tabs notice (spec §4) through the `storage` event. */
@@ -30,7 +30,7 @@ function returnAddress(request: Request): string {
  */
 export async function requireSession(client: QueryClient, request: Request) {
   await loadConsoleConfig();
-  if (!getSessionToken()) throw redirect(loginPath('loginRequired', returnAddress(request)));
+  if (!getSessionToken()) throw redirect(loginPath(missingSessionReason(), returnAddress(request)));
   try {
     return await client.ensureQueryData(sessionQueryOptions());
   } catch (error) {
