@@ -53,6 +53,8 @@ export default defineConfig({
           setupFiles: ['e2e/support/own-server.ts', 'e2e/support/failure-screens.ts'],
           testTimeout: 90_000,
           hookTimeout: 180_000,
+          // a screen under load can take seconds to show what a poll waits for (Vitest's default gives up after 1 s)
+          expect: { poll: { timeout: 15_000 } },
           // two files at a time, each on a server of its own (e2e/global-setup.ts, e2e/support/own-server.ts)
           maxWorkers: 2,
           sequence: { groupOrder: 2 },

@@ -1,4 +1,4 @@
-import { Avatar, Group, Menu, Text, UnstyledButton } from '@mantine/core';
+import { Avatar, Group, Menu, Text, UnstyledButton, VisuallyHidden } from '@mantine/core';
 import { displayName, type TUserProfile } from '@manifold/contract';
 import { IconCheck, IconLogout, IconMoon, IconSun, IconUserCircle, IconWorld } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
@@ -42,14 +42,17 @@ export function UserMenu({ profile }: { profile: TUserProfile }) {
   return (
     <Menu position="bottom-end" width={220} withinPortal>
       <Menu.Target>
-        <UnstyledButton aria-label={t('userMenu.open', { name })} data-testid="user-menu">
+        {/* named by its content, not aria-label: the name shown is then part of the name read out in
+            every language (WCAG 2.5.3), and the initials, hidden from assistive technology, are not */}
+        <UnstyledButton data-testid="user-menu">
           <Group gap="xs" wrap="nowrap">
             <Avatar color="green" radius="xl" size="sm" aria-hidden>
               {initials(name)}
             </Avatar>
-            <Text size="sm" fw={500} visibleFrom="xs">
+            <Text size="sm" fw={500} visibleFrom="xs" aria-hidden>
               {name}
             </Text>
+            <VisuallyHidden>{t('userMenu.open', { name })}</VisuallyHidden>
           </Group>
         </UnstyledButton>
       </Menu.Target>
