@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { accessOf, permissions } from '@manifold/contract';
 import { unimplementedRoutes } from '../src/modules/unimplemented/unimplemented.routes.js';
+import { serverUrl } from './helpers/database-servers.js';
 import { describeEachDatabase, expectToken } from './helpers/test-app.js';
 
 describeEachDatabase('admin and operations', (ctx) => {
@@ -109,8 +110,16 @@ describeEachDatabase('admin and operations', (ctx) => {
       expect(Object.keys(body).sort()).toEqual(['databaseHost', 'databaseName', 'databasePort', 'databaseType', 'databaseUser']);
       expect(body.databaseType).toBe(ctx().kind);
       if (ctx().kind !== 'sqlite') {
-        expect(body).toMatchObject({ databaseHost: '127.0.0.1', databasePort: ctx().kind === 'postgres' ? 5432 : 3306 });
+        // the suite's server is on loopback TCP or, when it answers there, on its Unix socket (helpers/database-servers.ts)
+        const url = new URL(serverUrl(ctx().kind as 'postgres' | 'mysql'));
+        const socket = url.searchParams.get(ctx().kind === 'postgres' ? 'host' : 'socketPath');
+        expect(body).toMatchObject(
+          socket
+            ? { databaseHost: socket, databasePort: null }
+            : { databaseHost: url.hostname, databasePort: Number(url.port) || (ctx().kind === 'postgres' ? 5432 : 3306) },
+        );
         expect(body.databaseName).toMatch(/^manifold_test_/);
+        expect(body.databaseUser).toBe(decodeURIComponent(url.username));
       }
     });
   });

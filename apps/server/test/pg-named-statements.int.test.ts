@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { nameStatements, PLAN_WITH_VALUES } from '../src/db/pg-named-statements.js';
-import { serverUrls } from './helpers/database-servers.js';
+import { serverUrl } from './helpers/database-servers.js';
 
 // PostgreSQL only: which queries the pool prepares under a name (planned once, then generic)
 // and which it sends unnamed (planned with their values every time).
@@ -9,7 +9,7 @@ describe.runIf(inject('databases').includes('postgres'))('named statements on Po
   let pool: pg.Pool;
 
   beforeAll(() => {
-    pool = nameStatements(new pg.Pool({ connectionString: serverUrls.postgres, max: 1 }));
+    pool = nameStatements(new pg.Pool({ connectionString: serverUrl('postgres'), max: 1 }));
   });
 
   afterAll(async () => {

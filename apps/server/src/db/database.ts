@@ -129,10 +129,16 @@ function describeTarget(target: DatabaseTarget): TDatabaseConfig {
       : { databaseType: 'sqlite', databaseHost: null, databasePort: null, databaseName: target.file, databaseUser: null };
   }
   const url = new URL(target.url);
+  // as the drivers read the URL: node-postgres takes a `host` parameter over the URL's host (a
+  // path names the directory of the server's Unix socket), mysql2 a `socketPath`; a server on its
+  // socket is reached on no port
+  const hostParameter = target.kind === 'postgres' ? url.searchParams.get('host') : null;
+  const socket =
+    target.kind === 'postgres' ? (hostParameter?.startsWith('/') ? hostParameter : null) : url.searchParams.get('socketPath');
   return {
     databaseType: target.kind,
-    databaseHost: url.hostname || null,
-    databasePort: url.port ? Number(url.port) : target.kind === 'postgres' ? 5432 : 3306,
+    databaseHost: socket || hostParameter || url.hostname || null,
+    databasePort: socket ? null : url.port ? Number(url.port) : target.kind === 'postgres' ? 5432 : 3306,
     databaseName: decodeURIComponent(url.pathname.replace(/^\//, '')) || null,
     databaseUser: decodeURIComponent(url.username) || null,
   };

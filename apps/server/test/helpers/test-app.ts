@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject } from 'vitest';
 import type { TUserAddRequest, TUserProfile } from '@manifold/contract';
 import { buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
-import { createScratchDatabase } from './database-servers.js';
+import { createMigratedDatabase } from './database-servers.js';
 
 export const adminPassword = 'Admin-password-1';
 
@@ -78,7 +78,8 @@ export function buildUserInput(
 
 /**
  * Runs a suite once per database the global setup found (SQLite always; PostgreSQL and MariaDB
- * when they answer — in CI they must). Each run gets a fresh database and a freshly built app.
+ * when they answer — in CI they must). Each run gets a fresh database, a copy of the run's migrated
+ * template, and a freshly built app.
  */
 export function describeEachDatabase(title: string, suite: (ctx: () => TestApp) => void, env: Record<string, string> = {}): void {
   const kinds = inject('databases');
@@ -88,13 +89,12 @@ export function describeEachDatabase(title: string, suite: (ctx: () => TestApp) 
 
     beforeAll(async () => {
       const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'manifold-test-'));
-      let databaseUrl = `sqlite:${path.join(dataDir, 'test.db')}`;
-      let drop: (() => Promise<void>) | undefined;
-      if (kind === 'postgres' || kind === 'mysql') {
-        const scratch = await createScratchDatabase(kind);
-        databaseUrl = scratch.url;
-        drop = scratch.drop;
-      }
+      // a copy of the run's migrated template: the app finds every migration run
+      const { url: databaseUrl, drop } = await createMigratedDatabase(
+        kind,
+        inject('databaseTemplates'),
+        path.join(dataDir, 'test.db'),
+      );
       const config = loadConfig({
         DATA_DIR: dataDir,
         DATABASE_URL: databaseUrl,
@@ -110,7 +110,7 @@ export function describeEachDatabase(title: string, suite: (ctx: () => TestApp) 
       current = makeTestApp(app, config, kind);
       cleanup = async () => {
         await app.close();
-        await drop?.();
+        await drop();
         await fs.rm(dataDir, { recursive: true, force: true });
       };
     });
