@@ -1,9 +1,11 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, Migrator, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDatabase, type Database } from '../src/db/database.js';
+import { migrationProvider } from '../src/db/migrations/index.js';
+import { usernameKey } from '../src/modules/users/usernames.js';
 import type { DB } from '../src/db/schema.js';
 import { createMigratedDatabase, createScratchDatabase } from './helpers/database-servers.js';
 import { seededAuditRow } from './helpers/seeded-rows.js';
@@ -29,7 +31,7 @@ async function schemaOf(database: Database, kind: string): Promise<Record<string
     shape.columns = await rows(
       db,
       sql.raw(
-        `select table_name, column_name, data_type, is_nullable, column_default from information_schema.columns where table_schema = 'public' order by table_name, ordinal_position`,
+        `select table_name, column_name, data_type, character_maximum_length, is_nullable, column_default from information_schema.columns where table_schema = 'public' order by table_name, ordinal_position`,
       ),
     );
     shape.indexes = await rows(
@@ -62,7 +64,15 @@ async function schemaOf(database: Database, kind: string): Promise<Record<string
       await rows(db, sql.raw(`select table_name as t from information_schema.tables where table_schema = database() order by 1`))
     ).map((r) => String(r.t));
     const created: Rows = [];
-    for (const table of tables) created.push(...(await rows(db, sql.raw(`show create table \`${table}\``))));
+    for (const table of tables) {
+      for (const row of await rows(db, sql.raw(`show create table \`${table}\``))) {
+        // a table's indexes are listed in the order they were made, which means nothing: sorted
+        const lines = String(row['Create Table']).split('\n');
+        const keys = lines.filter((line) => /^ {2}(UNIQUE )?KEY /.test(line)).map((line) => line.replace(/,$/, ''));
+        const rest = lines.filter((line) => !/^ {2}(UNIQUE )?KEY /.test(line));
+        created.push({ ...row, 'Create Table': rest.join('\n'), keys: keys.sort() });
+      }
+    }
     shape.tables = created;
     shape.triggers = await rows(
       db,
@@ -137,5 +147,77 @@ describe.each(inject('databases'))('databases copied from the run template [%s]'
     const before = await total();
     await copied.db.insertInto('audit_events').values(seededAuditRow(1, Date.now())).execute();
     expect(await total()).toBe(before + 1);
+  });
+
+  // runs after the tests above: it takes the migrated database down and up again
+  it('undoes the migrations one by one, and redoes them one by one to the same schema at every step', async () => {
+    const migrator = new Migrator({ db: migrated.db, provider: migrationProvider(kind), allowUnorderedMigrations: true });
+    // shapes[i]: the schema with i migrations undone
+    const shapes = [await schemaOf(migrated, kind)];
+    for (;;) {
+      const step = await migrator.migrateDown();
+      expect(step.error).toBeUndefined();
+      if (!step.results?.length) break;
+      expect(step.results.map((result) => result.status)).toEqual(['Success']);
+      shapes.push(await schemaOf(migrated, kind));
+    }
+    expect(shapes).toHaveLength((await migrator.getMigrations()).length + 1);
+    const left = shapes.at(-1)!;
+    // nothing of the migrations is left but Kysely's own bookkeeping (and SQLite's table of
+    // AUTOINCREMENT counters, which SQLite keeps once made: its rows went with their tables)
+    expect((left.tableNames as string[]).filter((table) => table !== 'sqlite_sequence')).toEqual([
+      'kysely_migration',
+      'kysely_migration_lock',
+    ]);
+    if (kind === 'sqlite') {
+      expect((left.content as Record<string, Rows>).sqlite_sequence).toEqual([]);
+      expect(
+        (left.objects as Rows).filter((o) => !String(o.tbl_name).startsWith('kysely_migration') && o.name !== 'sqlite_sequence'),
+      ).toEqual([]);
+    }
+    if (kind === 'postgres') {
+      expect(left.triggers).toEqual([]);
+      expect(left.functions).toEqual([]);
+    }
+    if (kind === 'mysql') expect(left.triggers).toEqual([]);
+
+    // a step's `up` fails where its `down` left something behind, and its schema differs where the
+    // `down` took away more or less than the `up` made
+    for (let undone = shapes.length - 2; undone >= 0; undone -= 1) {
+      const step = await migrator.migrateUp();
+      expect(step.error).toBeUndefined();
+      expect(await schemaOf(migrated, kind)).toEqual(shapes[undone]);
+    }
+  });
+
+  it('takes the username keys back to lower case and forward to confusable skeletons', async () => {
+    const migrator = new Migrator({ db: migrated.db, provider: migrationProvider(kind), allowUnorderedMigrations: true });
+    const now = new Date().toISOString();
+    const user = (username: string) => ({
+      username,
+      username_key: usernameKey(username),
+      password_hash: null,
+      first_name: 'F',
+      last_name: 'L',
+      email: 'f.l@example.com',
+      company: null,
+      role: 'USER',
+      time_zone: 'UTC',
+      language: 'en',
+      use_sso: 0,
+      created_at: now,
+      updated_at: now,
+    });
+    await migrated.db
+      .insertInto('users')
+      .values([user('paypa1'), user('Mixed.Case')])
+      .execute();
+    const keys = async () =>
+      (await migrated.db.selectFrom('users').select('username_key').orderBy('id').execute()).map((row) => row.username_key);
+    expect(await keys()).toEqual(['paypal', 'rnixed.case']);
+    expect((await migrator.migrateTo('011-jobs')).error).toBeUndefined();
+    expect(await keys()).toEqual(['paypa1', 'mixed.case']);
+    expect((await migrator.migrateToLatest()).error).toBeUndefined();
+    expect(await keys()).toEqual(['paypal', 'rnixed.case']);
   });
 });

@@ -1,3 +1,4 @@
+import { Migrator, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { createDatabase } from './database.js';
 
@@ -47,5 +48,41 @@ describe('describing the database a server runs on', () => {
       databaseHost: 'b.example',
       databasePort: 5433,
     });
+  });
+});
+
+// SQLite changes its schema in a transaction: a migrate call that fails leaves nothing of itself
+describe('migrating SQLite', () => {
+  it('runs a migrate call in one transaction: a failed migration leaves nothing half made', async () => {
+    const database = createDatabase({ kind: 'sqlite', file: ':memory:' });
+    try {
+      const tables = async () =>
+        (
+          await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name like 't_%'`.execute(
+            database.db,
+          )
+        ).rows.map((row) => row.name);
+      const migrator = new Migrator({
+        db: database.db,
+        provider: {
+          getMigrations: async () => ({
+            '1-first': { up: (db) => db.schema.createTable('t_first').addColumn('a', 'integer').execute() },
+            '2-second': {
+              up: async (db) => {
+                await db.schema.createTable('t_second').addColumn('a', 'integer').execute();
+                throw new Error('half-way');
+              },
+            },
+          }),
+        },
+      });
+      const { error, results } = await migrator.migrateToLatest();
+      expect((error as Error).message).toBe('half-way');
+      expect(results?.map((result) => result.status)).toEqual(['Success', 'Error']);
+      expect(await tables()).toEqual([]);
+      expect((await sql<{ n: number }>`select count(*) as n from kysely_migration`.execute(database.db)).rows[0]!.n).toBe(0);
+    } finally {
+      await database.close();
+    }
   });
 });

@@ -133,6 +133,16 @@ export function withIdColumn<TB extends string>(
     : table.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement());
 }
 
+/**
+ * Drops an index if it exists, spelled as each database wants it: MariaDB/MySQL name the table the
+ * index is on (`drop index … on t`), PostgreSQL and SQLite must not (their index names are unique
+ * in the schema).
+ */
+export async function dropIndexIfExists(db: Kysely<unknown>, kind: DatabaseKind, index: string, table: string): Promise<void> {
+  const drop = db.schema.dropIndex(index).ifExists();
+  await (kind === 'mysql' ? drop.on(table) : drop).execute();
+}
+
 interface DriverError {
   code?: unknown;
   errno?: unknown;

@@ -18,7 +18,7 @@ import type { SecureRepoTables } from './schema-secure-repo.js';
 export interface UsersTable {
   id: Generated<number>;
   username: string;
-  /** Lower-cased username: uniqueness is case-insensitive on every database. */
+  /** The username's confusable skeleton (`usernameKey`): no two accounts' names look alike, on every database. */
   username_key: string;
   password_hash: string | null;
   first_name: string;

@@ -1,5 +1,5 @@
 import type { Database as SqliteConnection, Statement } from 'better-sqlite3';
-import { SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDatabase } from 'kysely';
+import { SqliteAdapter, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDatabase } from 'kysely';
 
 /**
  * Kysely's SQLite driver prepares every statement on every execution; preparing costs more than
@@ -75,6 +75,18 @@ export interface SqliteDialectParts {
  * the queue would do, so `readAtOnce` does that (for `enableDirectReads`); otherwise it answers
  * undefined and the read queues as before, so it never sees another request's uncommitted rows.
  */
+/**
+ * SQLite changes its schema inside a transaction like any other write; Kysely's adapter says it
+ * does not, and its migrator then runs each migration without one, so a migration (or a `down`)
+ * that failed half-way left half its changes. With this, a migrate call on SQLite runs in one
+ * transaction, as on PostgreSQL: it is done whole or not at all.
+ */
+class TransactionalDdlAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
 export function sqliteDialect(connection: SqliteConnection): SqliteDialectParts {
   const config = { database: cachingStatements(connection) };
   const reads = new Map<string, (parameters: readonly unknown[]) => unknown[]>();
@@ -82,6 +94,9 @@ export function sqliteDialect(connection: SqliteConnection): SqliteDialectParts 
   const dialect = new (class extends SqliteDialect {
     override createDriver() {
       return driver;
+    }
+    override createAdapter() {
+      return new TransactionalDdlAdapter();
     }
   })(config);
   return {

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DatabaseKind } from '../../config.js';
-import { withIdColumn } from '../dialect.js';
+import { dropIndexIfExists, withIdColumn } from '../dialect.js';
 
 const time = 'varchar(32)';
 const uuid = 'varchar(36)';
@@ -223,8 +223,8 @@ export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>
   await db.schema.createIndex('audit_events_subject_idx').on('audit_events').columns(['subject', 'created_at']).execute();
 }
 
-export async function down(db: Kysely<unknown>): Promise<void> {
-  await db.schema.dropIndex('audit_events_subject_idx').on('audit_events').ifExists().execute();
+export async function down(db: Kysely<unknown>, kind: DatabaseKind): Promise<void> {
+  await dropIndexIfExists(db, kind, 'audit_events_subject_idx', 'audit_events');
   for (const table of [
     'dtls',
     'upload_tokens',

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DatabaseKind } from '../../config.js';
-import { withIdColumn } from '../dialect.js';
+import { dropIndexIfExists, withIdColumn } from '../dialect.js';
 
 const time = 'varchar(32)';
 
@@ -34,4 +34,16 @@ export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>
   await db.schema.createIndex('images_storage_idx').on('images').column('storage_key').execute();
   await db.schema.createIndex('package_files_storage_idx').on('package_files').column('storage_key').execute();
   await db.schema.createIndex('dtls_storage_idx').on('dtls').column('storage_key').execute();
+}
+
+export async function down(db: Kysely<unknown>, kind: DatabaseKind): Promise<void> {
+  for (const [index, table] of [
+    ['dtls_storage_idx', 'dtls'],
+    ['package_files_storage_idx', 'package_files'],
+    ['images_storage_idx', 'images'],
+    ['sessions_revoked_idx', 'sessions'],
+    ['sessions_expires_idx', 'sessions'],
+  ] as const)
+    await dropIndexIfExists(db, kind, index, table);
+  await db.schema.dropTable('jobs').ifExists().execute();
 }

@@ -19,12 +19,23 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     taken.add(key);
     keys.set(row.id, key);
   }
-  // two passes: no key ever collides with another row's old key on the unique index
-  for (const row of rows)
+  await setKeys(users, keys);
+}
+
+/** Back to the keys the earlier server made and looks names up by: the name trimmed, in lower case. */
+export async function down(db: Kysely<unknown>): Promise<void> {
+  const users = db as Users;
+  const rows = await users.selectFrom('users').select(['id', 'username']).orderBy('id').execute();
+  await setKeys(users, new Map(rows.map((row) => [row.id, row.username.trim().toLowerCase()])));
+}
+
+/** Sets every user's key, in two passes: no key ever collides with another row's old key on the unique index. */
+async function setKeys(users: Users, keys: Map<number, string>): Promise<void> {
+  for (const id of keys.keys())
     await users
       .updateTable('users')
-      .set({ username_key: `~${row.id}` })
-      .where('id', '=', row.id)
+      .set({ username_key: `~${id}` })
+      .where('id', '=', id)
       .execute();
   for (const [id, key] of keys) await users.updateTable('users').set({ username_key: key }).where('id', '=', id).execute();
 }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DatabaseKind } from '../../config.js';
+import { dropIndexIfExists } from '../dialect.js';
 
 const time = 'varchar(32)';
 const uuid = 'varchar(36)';
@@ -123,8 +124,8 @@ export async function up(db: Kysely<unknown>, _kind: DatabaseKind): Promise<void
   await db.schema.createIndex('audit_events_actor_idx').on('audit_events').columns(['actor', 'created_at', 'id']).execute();
 }
 
-export async function down(db: Kysely<unknown>): Promise<void> {
-  await db.schema.dropIndex('audit_events_actor_idx').on('audit_events').ifExists().execute();
+export async function down(db: Kysely<unknown>, kind: DatabaseKind): Promise<void> {
+  await dropIndexIfExists(db, kind, 'audit_events_actor_idx', 'audit_events');
   await db.schema.dropTable('parts').ifExists().execute();
   await db.schema.dropTable('builds').ifExists().execute();
   await db.schema.dropTable('order_breakage').ifExists().execute();

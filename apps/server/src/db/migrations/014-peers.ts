@@ -1,4 +1,6 @@
 import type { Kysely } from 'kysely';
+import type { DatabaseKind } from '../../config.js';
+import { dropIndexIfExists } from '../dialect.js';
 
 /**
  * Peer registrations (docs/peer-network.md). Manage registrations live in `manage_instances`
@@ -50,4 +52,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .on('protect_registrations')
     .columns(['created_at', 'id'])
     .execute();
+}
+
+export async function down(db: Kysely<unknown>, kind: DatabaseKind): Promise<void> {
+  await db.schema.dropTable('protect_registrations').ifExists().execute();
+  await db.schema.dropTable('peer_nonces').ifExists().execute();
+  await dropIndexIfExists(db, kind, 'manage_instances_peer_idx', 'manage_instances');
+  await dropIndexIfExists(db, kind, 'manage_instances_nonce_idx', 'manage_instances');
+  await db.schema.alterTable('manage_instances').dropColumn('signing_fingerprint').execute();
+  await db.schema.alterTable('manage_instances').dropColumn('registration_nonce').execute();
 }

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import type { DatabaseKind } from '../../config.js';
+import { dropIndexIfExists } from '../dialect.js';
 
 /**
  * The outbox delivered (docs/peer-network.md#the-outbox): every message gets a `message_id` the
@@ -28,10 +29,12 @@ export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>
     .execute();
 }
 
-export async function down(db: Kysely<unknown>): Promise<void> {
+export async function down(db: Kysely<unknown>, kind: DatabaseKind): Promise<void> {
   await db.schema.dropTable('peer_messages').ifExists().execute();
-  await db.schema.dropIndex('outbox_created_idx').on('outbox').ifExists().execute();
-  await db.schema.dropIndex('outbox_message_idx').on('outbox').ifExists().execute();
+  await dropIndexIfExists(db, kind, 'outbox_created_idx', 'outbox');
+  await dropIndexIfExists(db, kind, 'outbox_message_idx', 'outbox');
   for (const column of ['expires_at', 'delivered_at', 'message_id'])
     await db.schema.alterTable('outbox').dropColumn(column).execute();
+  // refused while a payload longer than TEXT's 64 KiB is in the outbox
+  if (kind === 'mysql') await sql`alter table outbox modify payload text not null`.execute(db);
 }

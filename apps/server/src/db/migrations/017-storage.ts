@@ -40,3 +40,8 @@ export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>
   await db.schema.createIndex('storage_files_name_idx').on('storage_files').columns(['type_name', 'filename']).unique().execute();
   await db.schema.createIndex('storage_files_key_idx').on('storage_files').column('storage_key').execute();
 }
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropTable('storage_files').ifExists().execute();
+  await db.schema.dropTable('storage_types').ifExists().execute();
+}

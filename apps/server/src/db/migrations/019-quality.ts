@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DatabaseKind } from '../../config.js';
+import { dropIndexIfExists } from '../dialect.js';
 
 const time = 'varchar(32)';
 const uuid = 'varchar(36)';
@@ -125,7 +126,7 @@ export async function up(db: Kysely<unknown>, _kind: DatabaseKind): Promise<void
   await db.schema.createIndex('svp_values_created_idx').on('svp_values').columns(['created_at', 'id']).execute();
 }
 
-export async function down(db: Kysely<unknown>): Promise<void> {
+export async function down(db: Kysely<unknown>, kind: DatabaseKind): Promise<void> {
   await db.schema.dropTable('svp_values').ifExists().execute();
   await db.schema.dropTable('svp_parameters').ifExists().execute();
   await db.schema.dropTable('svp_templates').ifExists().execute();
@@ -139,7 +140,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     'parts_order_inspected_idx',
     'parts_technician_idx',
   ]) {
-    await db.schema.dropIndex(index).on('parts').ifExists().execute();
+    await dropIndexIfExists(db, kind, index, 'parts');
   }
   for (const name of ['inspection_id', 'inspection_result', 'inspected_at', 'technician', 'failure_reason']) {
     await db.schema.alterTable('parts').dropColumn(name).execute();

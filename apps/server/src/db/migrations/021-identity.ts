@@ -97,3 +97,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex('oauth_tokens_client_idx').on('oauth_tokens').column('client_row_id').execute();
 }
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  for (const table of [
+    'oauth_tokens',
+    'oauth_clients',
+    'trusted_issuers',
+    'saml_assertions',
+    'external_identities',
+    'sso_logins',
+    'identity_providers',
+  ])
+    await db.schema.dropTable(table).ifExists().execute();
+}

@@ -1,4 +1,6 @@
 import type { Kysely } from 'kysely';
+import type { DatabaseKind } from '../../config.js';
+import { dropIndexIfExists } from '../dialect.js';
 
 /**
  * The outbox delivered without a job per attempt (docs/peer-network.md#the-outbox): a delivery
@@ -13,9 +15,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('peer_messages_received_idx').on('peer_messages').column('received_at').execute();
 }
 
-export async function down(db: Kysely<unknown>): Promise<void> {
-  await db.schema.dropIndex('peer_messages_received_idx').on('peer_messages').ifExists().execute();
-  await db.schema.dropIndex('outbox_delivered_idx').on('outbox').ifExists().execute();
+export async function down(db: Kysely<unknown>, kind: DatabaseKind): Promise<void> {
+  await dropIndexIfExists(db, kind, 'peer_messages_received_idx', 'peer_messages');
+  await dropIndexIfExists(db, kind, 'outbox_delivered_idx', 'outbox');
   await db.schema.alterTable('outbox').dropColumn('lease_until').execute();
   await db.schema.alterTable('outbox').dropColumn('lease_owner').execute();
 }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DatabaseKind } from '../../config.js';
+import { dropIndexIfExists } from '../dialect.js';
 
 /**
  * The home dashboard's figures (docs/dashboard.md): each is one aggregate over an index, so the
@@ -20,6 +21,6 @@ export async function up(db: Kysely<unknown>, _kind: DatabaseKind): Promise<void
   for (const [name, table, columns] of indexes) await db.schema.createIndex(name).on(table).columns(columns).execute();
 }
 
-export async function down(db: Kysely<unknown>, _kind: DatabaseKind): Promise<void> {
-  for (const [name, table] of indexes) await db.schema.dropIndex(name).on(table).ifExists().execute();
+export async function down(db: Kysely<unknown>, kind: DatabaseKind): Promise<void> {
+  for (const [name, table] of indexes) await dropIndexIfExists(db, kind, name, table);
 }

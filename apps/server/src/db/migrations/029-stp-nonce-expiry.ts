@@ -1,4 +1,6 @@
 import type { Kysely } from 'kysely';
+import type { DatabaseKind } from '../../config.js';
+import { dropIndexIfExists } from '../dialect.js';
 
 /**
  * Spent STP nonces are deleted by the background job `stp.nonces.purge` (all machines at once,
@@ -8,6 +10,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('stp_nonces_expiry_idx').on('stp_nonces').column('created_at').execute();
 }
 
-export async function down(db: Kysely<unknown>): Promise<void> {
-  await db.schema.dropIndex('stp_nonces_expiry_idx').on('stp_nonces').execute();
+export async function down(db: Kysely<unknown>, kind: DatabaseKind): Promise<void> {
+  await dropIndexIfExists(db, kind, 'stp_nonces_expiry_idx', 'stp_nonces');
 }

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { DatabaseKind } from '../../config.js';
-import { withIdColumn } from '../dialect.js';
+import { dropIndexIfExists, withIdColumn } from '../dialect.js';
 
 /**
  * What changes the order or the membership of a paged list, per table: inserts, deletes, and
@@ -22,11 +22,7 @@ export const listTables = {
 export type ListTable = keyof typeof listTables;
 
 export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void> {
-  await withIdColumn(kind, db.schema.createTable('list_changes'))
-    .addColumn('name', 'varchar(32)', (c) => c.notNull())
-    .addColumn('weight', kind === 'sqlite' ? 'integer' : 'bigint', (c) => c.notNull())
-    .execute();
-  await db.schema.createIndex('list_changes_name_idx').on('list_changes').columns(['name', 'weight']).execute();
+  await createListChanges(db, kind);
 
   // the authorization list sorted by order (sortBy orderId)
   await db.schema
@@ -35,6 +31,20 @@ export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>
     .columns(['archived', 'order_id', 'id'])
     .execute();
 
+  await createListChangeTriggers(db, kind);
+}
+
+/** The table of list changes (033 replaced it with kept counts; its `down` makes it again). */
+export async function createListChanges(db: Kysely<unknown>, kind: DatabaseKind): Promise<void> {
+  await withIdColumn(kind, db.schema.createTable('list_changes'))
+    .addColumn('name', 'varchar(32)', (c) => c.notNull())
+    .addColumn('weight', kind === 'sqlite' ? 'integer' : 'bigint', (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex('list_changes_name_idx').on('list_changes').columns(['name', 'weight']).execute();
+}
+
+/** The triggers that add a row to `list_changes` for every write that changes a list. */
+export async function createListChangeTriggers(db: Kysely<unknown>, kind: DatabaseKind): Promise<void> {
   if (kind === 'postgres') {
     // statement-level: one row per writing statement, however many rows it touched
     await sql`create function list_change() returns trigger language plpgsql as $$
@@ -78,5 +88,5 @@ export async function down(db: Kysely<unknown>, kind: DatabaseKind): Promise<voi
   }
   if (kind === 'postgres') await sql`drop function if exists list_change()`.execute(db);
   await db.schema.dropTable('list_changes').ifExists().execute();
-  await db.schema.dropIndex('authorizations_archived_order_idx').on('authorizations').ifExists().execute();
+  await dropIndexIfExists(db, kind, 'authorizations_archived_order_idx', 'authorizations');
 }

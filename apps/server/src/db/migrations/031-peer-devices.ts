@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DatabaseKind } from '../../config.js';
+import { dropIndexIfExists } from '../dialect.js';
 
 /**
  * Machines reported to Trace instances (docs/traceability.md, "Machines and batches on the Trace
@@ -12,17 +13,7 @@ import type { DatabaseKind } from '../../config.js';
  * machine's messages to a Trace instance).
  */
 export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void> {
-  if (kind === 'postgres') {
-    await db.schema
-      .alterTable('outbox')
-      .alterColumn('subject_id', (c) => c.setDataType('varchar(64)'))
-      .execute();
-  } else if (kind === 'mysql') {
-    await db.schema
-      .alterTable('outbox')
-      .modifyColumn('subject_id', 'varchar(64)', (c) => c.notNull())
-      .execute();
-  } // SQLite does not hold a varchar to its length
+  await setSubjectWidth(db, kind, 64);
   await db.schema.alterTable('outbox').addColumn('ordering_key', 'varchar(64)').execute();
   await db.schema.createIndex('outbox_ordering_idx').on('outbox').columns(['ordering_key', 'target_id', 'state', 'id']).execute();
   await db.schema
@@ -43,9 +34,25 @@ export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>
     .execute();
 }
 
-export async function down(db: Kysely<unknown>): Promise<void> {
-  await db.schema.dropIndex('outbox_ordering_idx').on('outbox').ifExists().execute();
+export async function down(db: Kysely<unknown>, kind: DatabaseKind): Promise<void> {
+  await dropIndexIfExists(db, kind, 'outbox_ordering_idx', 'outbox');
   await db.schema.alterTable('outbox').dropColumn('ordering_key').execute();
   await db.schema.dropTable('peer_devices').ifExists().execute();
   await db.schema.dropTable('trace_reported_devices').ifExists().execute();
+  // back to a UUID's length: refused while a batch's message (a 64-digit subject) is in the outbox
+  await setSubjectWidth(db, kind, 36);
+}
+
+async function setSubjectWidth(db: Kysely<unknown>, kind: DatabaseKind, width: number): Promise<void> {
+  if (kind === 'postgres') {
+    await db.schema
+      .alterTable('outbox')
+      .alterColumn('subject_id', (c) => c.setDataType(`varchar(${width})`))
+      .execute();
+  } else if (kind === 'mysql') {
+    await db.schema
+      .alterTable('outbox')
+      .modifyColumn('subject_id', `varchar(${width})`, (c) => c.notNull())
+      .execute();
+  } // SQLite does not hold a varchar to its length
 }

@@ -1,4 +1,6 @@
 import type { Kysely } from 'kysely';
+import type { DatabaseKind } from '../../config.js';
+import { dropIndexIfExists } from '../dialect.js';
 
 /**
  * An order's authorizations in the order its detail pages them (`order/fetch`: oldest first):
@@ -13,6 +15,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
 }
 
-export async function down(db: Kysely<unknown>): Promise<void> {
-  await db.schema.dropIndex('authorizations_order_created_idx').on('authorizations').ifExists().execute();
+export async function down(db: Kysely<unknown>, kind: DatabaseKind): Promise<void> {
+  await dropIndexIfExists(db, kind, 'authorizations_order_created_idx', 'authorizations');
 }

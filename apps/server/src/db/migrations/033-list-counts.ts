@@ -1,5 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DatabaseKind } from '../../config.js';
+import { dropIndexIfExists } from '../dialect.js';
+import { createListChangeTriggers, createListChanges } from './030-list-changes.js';
 
 /**
  * Paged lists keep their sizes up to date instead of counting their rows (docs/performance.md,
@@ -280,6 +282,11 @@ export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>
   await (kind === 'mysql' ? drop.on('authorizations') : drop).execute();
 }
 
+/**
+ * Back to 030's change rows: the kept counts go, each list's generation so far is carried into
+ * `list_changes` (one row per list that changed), 030's triggers count the changes again, and the
+ * indexes are those 033 found.
+ */
 export async function down(db: Kysely<unknown>, kind: DatabaseKind): Promise<void> {
   for (const table of Object.keys(listTables)) {
     for (const statement of dropTriggers(kind, table)) await run(db, statement);
@@ -288,5 +295,43 @@ export async function down(db: Kysely<unknown>, kind: DatabaseKind): Promise<voi
         await run(db, `drop function if exists ${table}_${fn}()`);
     }
   }
-  await db.schema.dropTable('list_counts').ifExists().execute();
+  if (kind === 'postgres') await run(db, 'drop function if exists list_change()');
+  await createListChanges(db, kind);
+  const { rows: generations } = await sql<{ name: string; weight: number | string }>`
+    select name, sum(weight) as weight from list_counts where list_key = '' group by name having sum(weight) > 0`.execute(db);
+  // (an insert of no rows would still start SQLite's counter of the new table)
+  if (generations.length > 0)
+    await db
+      .insertInto('list_changes' as never)
+      .values(generations.map(({ name, weight }) => ({ name, weight: Number(weight) })) as never)
+      .execute();
+  await createListChangeTriggers(db, kind);
+  await db.schema.dropTable('list_counts').execute();
+
+  await dropIndexIfExists(db, kind, 'audit_events_type_created_idx', 'audit_events');
+  await dropIndexIfExists(db, kind, 'audit_events_subject_created_idx', 'audit_events');
+  await db.schema.createIndex('audit_events_type_idx').on('audit_events').columns(['event_type', 'created_at']).execute();
+  await db.schema.createIndex('audit_events_subject_idx').on('audit_events').columns(['subject', 'created_at']).execute();
+  if (kind === 'sqlite') {
+    // the indexes as 013 made them, with every row
+    const whole: [string, string, string[]][] = [
+      ['trace_events_authorization_idx', 'trace_events', ['authorization_id', 'job_id']],
+      ['trace_events_dsi_received_idx', 'trace_events', ['dsi_id', 'received_at', 'event_id']],
+      ['parts_serial_idx', 'parts', ['serial_number']],
+      ['audit_events_actor_idx', 'audit_events', ['actor', 'created_at', 'id']],
+    ];
+    for (const [index, table, columns] of whole) {
+      await run(db, `drop index if exists ${index}`);
+      await db.schema.createIndex(index).on(table).columns(columns).execute();
+    }
+  }
+  if (kind !== 'mysql') await run(db, 'drop index if exists packages_name_key_idx');
+  await dropIndexIfExists(db, kind, 'users_name_key_idx', 'users');
+  await dropIndexIfExists(db, kind, 'devices_state_created_idx', 'devices');
+  await db.schema.createIndex('devices_state_idx').on('devices').columns(['registration_state', 'created_at']).execute();
+  await db.schema
+    .createIndex('authorizations_archived_order_idx')
+    .on('authorizations')
+    .columns(['archived', 'order_id', 'id'])
+    .execute();
 }

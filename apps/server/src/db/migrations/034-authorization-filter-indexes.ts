@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DatabaseKind } from '../../config.js';
+import { dropIndexIfExists } from '../dialect.js';
 
 /**
  * The authorization list as the console first shows it, newest first (sortBy dateCreated), with
@@ -20,7 +21,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>, kind: DatabaseKind): Promise<void> {
   for (const [name] of indexes) {
-    const drop = db.schema.dropIndex(name).ifExists();
-    await (kind === 'mysql' ? drop.on('authorizations') : drop).execute();
+    await dropIndexIfExists(db, kind, name, 'authorizations');
   }
 }

@@ -32,7 +32,7 @@ interface DialectMigration {
   down?(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
 }
 
-/** Ordered by name; append new ones, never edit a released one. */
+/** Ordered by name; append new ones, never change what a released one's `up` does (its `down` must undo it exactly: database-templates.int.test.ts). */
 const migrations: Record<string, DialectMigration> = {
   '001-accounts': accounts,
   '002-server-credentials': serverCredentials,
