@@ -87,7 +87,6 @@ async function main(args: string[]): Promise<number> {
       console.error('nothing was undone: the whole call ran in one transaction');
     }
     return 1;
-    return 0;
   } finally {
     await database.close();
   }

@@ -68,14 +68,6 @@ export interface SqliteDialectParts {
 }
 
 /**
- * Kysely's SQLite dialect on `connection` with its statements kept (`cachingStatements`), and
- * reads at once: Kysely queues every query for the one connection through a dozen promises,
- * although on SQLite a read is one synchronous call. While nothing holds the connection (no
- * query, stream or transaction, the connection in autocommit), running a read at once is what
- * the queue would do, so `readAtOnce` does that (for `enableDirectReads`); otherwise it answers
- * undefined and the read queues as before, so it never sees another request's uncommitted rows.
- */
-/**
  * SQLite changes its schema inside a transaction like any other write; Kysely's adapter says it
  * does not, and its migrator then runs each migration without one, so a migration (or a `down`)
  * that failed half-way left half its changes. With this, a migrate call on SQLite runs in one
@@ -87,6 +79,14 @@ class TransactionalDdlAdapter extends SqliteAdapter {
   }
 }
 
+/**
+ * Kysely's SQLite dialect on `connection` with its statements kept (`cachingStatements`), and
+ * reads at once: Kysely queues every query for the one connection through a dozen promises,
+ * although on SQLite a read is one synchronous call. While nothing holds the connection (no
+ * query, stream or transaction, the connection in autocommit), running a read at once is what
+ * the queue would do, so `readAtOnce` does that (for `enableDirectReads`); otherwise it answers
+ * undefined and the read queues as before, so it never sees another request's uncommitted rows.
+ */
 export function sqliteDialect(connection: SqliteConnection): SqliteDialectParts {
   const config = { database: cachingStatements(connection) };
   const reads = new Map<string, (parameters: readonly unknown[]) => unknown[]>();

@@ -176,6 +176,15 @@ function dropTriggers(kind: DatabaseKind, table: string): string[] {
   );
 }
 
+/** SQLite: the indexes 033 makes leave out the rows whose first column is null (see `up`). */
+const sqlitePartialIndexes: [index: string, table: string, columns: string[]][] = [
+  ['trace_events_authorization_idx', 'trace_events', ['authorization_id', 'job_id']],
+  ['trace_events_dsi_received_idx', 'trace_events', ['dsi_id', 'received_at', 'event_id']],
+  ['parts_serial_idx', 'parts', ['serial_number']],
+  ['audit_events_actor_idx', 'audit_events', ['actor', 'created_at', 'id']],
+  ['audit_events_subject_created_idx', 'audit_events', ['subject', 'created_at', 'id']],
+];
+
 /** Runs one statement; a failure names it. */
 async function run(db: Kysely<unknown>, statement: string): Promise<void> {
   try {
@@ -242,23 +251,14 @@ export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>
     .on('audit_events')
     .columns(['subject', 'created_at', 'id'])
     .execute();
-  for (const index of ['audit_events_type_idx', 'audit_events_subject_idx']) {
-    const dropAudit = db.schema.dropIndex(index).ifExists();
-    await (kind === 'mysql' ? dropAudit.on('audit_events') : dropAudit).execute();
-  }
+  for (const index of ['audit_events_type_idx', 'audit_events_subject_idx'])
+    await dropIndexIfExists(db, kind, index, 'audit_events');
   if (kind === 'sqlite') {
     // SQLite's statistics count the rows without a value (a machine's idle events have no licence,
     // a system record no actor) as one value shared by all of them, and then judge an index on the
     // column useless for `= ?` and read the whole table (trace_events of one licence and job: 23 ms
     // instead of 0.1 at 100,000 events): these indexes leave those rows out
-    const partial: [string, string, string[]][] = [
-      ['trace_events_authorization_idx', 'trace_events', ['authorization_id', 'job_id']],
-      ['trace_events_dsi_received_idx', 'trace_events', ['dsi_id', 'received_at', 'event_id']],
-      ['parts_serial_idx', 'parts', ['serial_number']],
-      ['audit_events_actor_idx', 'audit_events', ['actor', 'created_at', 'id']],
-      ['audit_events_subject_created_idx', 'audit_events', ['subject', 'created_at', 'id']],
-    ];
-    for (const [index, table, columns] of partial) {
+    for (const [index, table, columns] of sqlitePartialIndexes) {
       await run(db, `drop index if exists ${index}`);
       await run(db, `create index ${index} on ${table} (${columns.join(', ')}) where ${columns[0]} is not null`);
     }
@@ -274,12 +274,10 @@ export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>
     .on('devices')
     .columns(['registration_state', 'created_at', 'id'])
     .execute();
-  const dropDevices = db.schema.dropIndex('devices_state_idx').ifExists();
-  await (kind === 'mysql' ? dropDevices.on('devices') : dropDevices).execute();
+  await dropIndexIfExists(db, kind, 'devices_state_idx', 'devices');
 
   // the authorization list by order: 010 made this index already (authorizations_archived_id_idx)
-  const drop = db.schema.dropIndex('authorizations_archived_order_idx').ifExists();
-  await (kind === 'mysql' ? drop.on('authorizations') : drop).execute();
+  await dropIndexIfExists(db, kind, 'authorizations_archived_order_idx', 'authorizations');
 }
 
 /**
@@ -313,14 +311,10 @@ export async function down(db: Kysely<unknown>, kind: DatabaseKind): Promise<voi
   await db.schema.createIndex('audit_events_type_idx').on('audit_events').columns(['event_type', 'created_at']).execute();
   await db.schema.createIndex('audit_events_subject_idx').on('audit_events').columns(['subject', 'created_at']).execute();
   if (kind === 'sqlite') {
-    // the indexes as 013 made them, with every row
-    const whole: [string, string, string[]][] = [
-      ['trace_events_authorization_idx', 'trace_events', ['authorization_id', 'job_id']],
-      ['trace_events_dsi_received_idx', 'trace_events', ['dsi_id', 'received_at', 'event_id']],
-      ['parts_serial_idx', 'parts', ['serial_number']],
-      ['audit_events_actor_idx', 'audit_events', ['actor', 'created_at', 'id']],
-    ];
-    for (const [index, table, columns] of whole) {
+    // the indexes as 013 made them, with every row (audit_events_subject_created_idx, 033's own, went above)
+    for (const [index, table, columns] of sqlitePartialIndexes.filter(
+      ([index]) => index !== 'audit_events_subject_created_idx',
+    )) {
       await run(db, `drop index if exists ${index}`);
       await db.schema.createIndex(index).on(table).columns(columns).execute();
     }
