@@ -12,6 +12,7 @@ import { createDatabase, type Database } from '../src/db/database.js';
 import { JOB_HISTORY_PURGE } from '../src/jobs/job-history-purge.js';
 import { type JobDefinition, JobRunner, type JobRunnerOptions } from '../src/jobs/job-runner.js';
 import { jobsModule } from '../src/jobs/jobs.module.js';
+import { leaseOwnerName } from '../src/jobs/lease-owner.js';
 import { JobsRepository } from '../src/jobs/jobs.repository.js';
 import { JobsService } from '../src/jobs/jobs.service.js';
 import { SESSION_PURGE } from '../src/jobs/session-purge.js';
@@ -280,6 +281,41 @@ describe.each(inject('databases'))('job runner [%s]', (kind) => {
     expect(await repository.complete(id!, 'dead', clock.now().toISOString())).toBe(false);
     expect(await repository.retryLater(id!, 'dead', 'late', clock.now().toISOString(), clock.now().toISOString())).toBe(false);
     expect(await row(id)).toMatchObject({ state: 'done', last_error: null });
+  });
+
+  it("takes over at start the jobs a dead runner of this machine left leased, not another machine's", async () => {
+    const runs: unknown[] = [];
+    const repository = new JobsRepository(first.db, first.dialect);
+    const leaseUntil = new Date(Date.now() + 3_600_000).toISOString();
+    const claimAs = async (owner: string) => {
+      const id = await jobs().enqueue(first.db, 'test.echo', { n: 7 });
+      const [taken] = await repository.claim({
+        owner,
+        kinds: ['test.echo'],
+        now: new Date().toISOString(),
+        leaseUntil,
+        limit: 1,
+      });
+      expect(taken).toMatchObject({ id, state: 'running', lease_owner: owner, attempts: 1 });
+      return id;
+    };
+    // a process of this machine that stopped (no process has an id above Linux's highest) …
+    const left = await claimAs(leaseOwnerName({ pid: 4_194_305, start: '1' }));
+    // … and a runner of another machine (another process space), which may still be running
+    const elsewhere = 'other-host:4194305:abcdef~1.00000000';
+    const kept = await claimAs(elsewhere);
+
+    const restarted = runner(second);
+    restarted.register('test.echo', recording(runs));
+    await restarted.start();
+    try {
+      await until(async () => (await row(left))?.state === 'done', "the dead runner's job done", 10_000);
+    } finally {
+      await restarted.stop();
+    }
+    expect(runs).toEqual([7]);
+    expect(await row(left)).toMatchObject({ state: 'done', attempts: 2, lease_owner: null });
+    expect(await row(kept)).toMatchObject({ state: 'running', attempts: 1, lease_owner: elsewhere, lease_until: leaseUntil });
   });
 
   it('renews the lease of a job that runs long, so no other runner takes it', async () => {

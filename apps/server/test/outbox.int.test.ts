@@ -15,6 +15,7 @@ import { describeCertificate } from '../src/crypto/certificates.js';
 import { signDetachedJws } from '../src/crypto/jws.js';
 import { canonicalJson } from '../src/lib/canonical-json.js';
 import { revokeAfterLateDelivery } from '../src/modules/licensing/delegation.js';
+import { leaseOwnerName } from '../src/jobs/lease-owner.js';
 import { OutboxDelivery } from '../src/modules/outbox/outbox-delivery.js';
 import { outboxPurgeJob, PEER_NONCES_KEPT_MS } from '../src/modules/outbox/outbox-purge.job.js';
 import { OutboxRepository } from '../src/modules/outbox/outbox.repository.js';
@@ -350,6 +351,53 @@ describeEachDatabase(
           expect(await repository.recordFailure(retaken[0]!.message_id!, `w${dead + 1}`, stale, now)).toBe(false);
         } finally {
           await database.db.deleteFrom('outbox').where('subject_id', '=', subject).execute();
+        }
+      });
+
+      it("a restarted worker takes up at once the messages a dead worker of this machine left leased; another machine's lease runs out first", async () => {
+        const { database } = ctx().app.services;
+        const repository = new OutboxRepository(database.db, database.dialect);
+        const { authorizationId } = await sendAuthorization();
+        const leaseUntil = new Date(Date.now() + 3_600_000).toISOString();
+        // a process of this machine that stopped (no process has an id above Linux's highest)
+        const dead = leaseOwnerName({ pid: 4_194_305, start: '1' });
+        expect(await repository.claim(dead, new Date().toISOString(), leaseUntil, 100)).toContainEqual(
+          expect.objectContaining({ subject_id: authorizationId, lease_owner: dead }),
+        );
+        const elsewhere = 'other-host:4194305:abcdef~1.00000000';
+        const foreign = randomUUID();
+        await repository.enqueue(
+          { kind: 'revocation', targetKind: 'manage', targetId: randomUUID(), subjectId: foreign, body: {} },
+          new Date().toISOString(),
+        );
+        await database.db
+          .updateTable('outbox')
+          .set({ lease_owner: elsewhere, lease_until: leaseUntil })
+          .where('subject_id', '=', foreign)
+          .execute();
+        try {
+          const restarted = worker(leaseOwnerName());
+          restarted.start(); // takes over the dead worker's leases, looks once, then not for ten minutes
+          try {
+            let message = await messageOf(authorizationId);
+            for (let waited = 0; message.state === 'pending' && waited < 30_000; waited += 100) {
+              await new Promise((resolve) => setTimeout(resolve, 100));
+              message = await messageOf(authorizationId);
+            }
+            expect([message.state, message.attempts, message.lease_owner]).toEqual(['delivered', 1, null]);
+          } finally {
+            await restarted.stop();
+          }
+          expect(await ordersFor(authorizationId)).toHaveLength(1);
+          const kept = (await outboxRows()).find((row) => row.subject_id === foreign);
+          expect([kept?.state, kept?.lease_owner, kept?.lease_until, kept?.attempts]).toEqual([
+            'pending',
+            elsewhere,
+            leaseUntil,
+            0,
+          ]);
+        } finally {
+          await database.db.deleteFrom('outbox').where('subject_id', '=', foreign).execute();
         }
       });
     });

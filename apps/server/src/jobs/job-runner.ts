@@ -1,11 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import os from 'node:os';
 import type { z } from 'zod';
 import type { Database } from '../db/database.js';
 import type { JobRow } from '../db/schema-jobs.js';
+import { expireDeadLeases } from './dead-leases.js';
 import { JobsRepository } from './jobs.repository.js';
 import type { JobsService } from './jobs.service.js';
 import { defaultRetryPolicy, errorText, type RetryPolicy, retryDelayMs, slotDedupeKey, slotStart } from './job-timing.js';
+import { leaseOwnerName } from './lease-owner.js';
 
 /** What a handler gets besides its payload. */
 export interface JobContext {
@@ -56,7 +56,7 @@ export interface JobRunnerOptions {
   stopTimeoutMs: number;
   log: JobLog;
   retry?: RetryPolicy;
-  /** Names this runner's leases; default host, process id and a random part. */
+  /** Names this runner's leases; default host, process id, a random part and how to tell the process died (lease-owner.ts). */
   owner?: string;
   now?: () => Date;
   random?: () => number;
@@ -96,7 +96,7 @@ export class JobRunner {
     private readonly options: JobRunnerOptions,
   ) {
     this.repository = new JobsRepository(database.db, database.dialect);
-    this.owner = options.owner ?? `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+    this.owner = options.owner ?? leaseOwnerName();
     this.now = options.now ?? (() => new Date());
     this.random = options.random ?? Math.random;
     this.retry = options.retry ?? defaultRetryPolicy;
@@ -125,12 +125,24 @@ export class JobRunner {
     for (const schedule of this.schedules) {
       if (schedule.atStart) await this.jobs.enqueue(this.database.db, schedule.kind, schedule.payload ?? null);
     }
+    await this.expireDeadLeases();
     this.state = 'started';
     this.heartbeat = setInterval(() => void this.renewLeases(), (this.options.leaseSeconds * 1000) / 3);
     this.heartbeat.unref();
     this.wake();
     for (const worker of this.workers) worker.start();
     this.options.log.info(`job runner ${this.owner} started (${this.options.concurrency} at a time)`);
+  }
+
+  /** Lets the leases of this machine's dead runners run out now (a restart takes up their jobs at once). */
+  private async expireDeadLeases(): Promise<void> {
+    try {
+      const dead = await expireDeadLeases(this.database.db, 'jobs', this.now());
+      if (dead.length > 0)
+        this.options.log.warn(`job runner ${this.owner}: took over the jobs of stopped runners ${dead.join(', ')}`);
+    } catch (error) {
+      this.options.log.error(`job runner ${this.owner}: looking for stopped runners' jobs failed: ${errorText(error)}`);
+    }
   }
 
   /**

@@ -6,6 +6,7 @@ import type { Database } from '../../db/database.js';
 import { importPrivateKey } from '../../crypto/key-pairs.js';
 import type { DB } from '../../db/schema.js';
 import type { ManageInstanceRow } from '../../db/schema-licensing.js';
+import { expireDeadLeases } from '../../jobs/dead-leases.js';
 import type { BackgroundWorker, JobLog } from '../../jobs/job-runner.js';
 import { errorText, retryDelayMs } from '../../jobs/job-timing.js';
 import { AppError } from '../../lib/app-error.js';
@@ -118,7 +119,23 @@ export class OutboxDelivery implements BackgroundWorker {
     if (this.started) return;
     this.started = true;
     this.unsubscribe = onOutboxCommitted(() => this.wake());
-    this.wake();
+    // a restart takes up at once the messages its previous run had on their way
+    void this.expireDeadLeases().finally(() => this.wake());
+  }
+
+  /** Lets the leases of this machine's dead workers run out now (jobs/lease-owner.ts). */
+  private async expireDeadLeases(): Promise<void> {
+    try {
+      const dead = await expireDeadLeases(this.database.db, 'outbox', new Date());
+      if (dead.length > 0)
+        this.options.log.warn(
+          `outbox delivery ${this.options.owner}: took over the messages of stopped workers ${dead.join(', ')}`,
+        );
+    } catch (error) {
+      this.options.log.error(
+        `outbox delivery ${this.options.owner}: looking for stopped workers' messages failed: ${errorText(error)}`,
+      );
+    }
   }
 
   /** Stops leasing, waits up to `stopTimeoutMs` for the attempts on their way, hands the other leases back. */

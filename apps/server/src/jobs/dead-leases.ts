@@ -1,0 +1,32 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema.js';
+import { deadLeaseOwners } from './lease-owner.js';
+
+/** The tables whose rows runners lease, and the state a leased row is in. */
+const LEASED = { jobs: 'running', outbox: 'pending' } as const;
+
+/**
+ * Lets the leases in `table` that dead runners of this process space still hold (lease-owner.ts)
+ * run out now: their rows are claimed again as any whose lease ran out, attempts counted as
+ * usual. Answers the owners found dead.
+ */
+export async function expireDeadLeases(db: Kysely<DB>, table: keyof typeof LEASED, now: Date): Promise<string[]> {
+  const at = now.toISOString();
+  const holders = await db
+    .selectFrom(table)
+    .select('lease_owner')
+    .distinct()
+    .where('state', '=', LEASED[table])
+    .where('lease_until', '>', at)
+    .execute();
+  const dead = deadLeaseOwners(holders.flatMap((row) => (row.lease_owner ? [row.lease_owner] : [])));
+  if (dead.length === 0) return [];
+  await db
+    .updateTable(table)
+    .set({ lease_until: new Date(now.getTime() - 1).toISOString() })
+    .where('state', '=', LEASED[table])
+    .where('lease_owner', 'in', dead)
+    .where('lease_until', '>', at)
+    .execute();
+  return dead;
+}
