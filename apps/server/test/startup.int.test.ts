@@ -1,8 +1,30 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
+import { until } from '@manifold/machine-simulator';
+import { createScratchDatabase } from './helpers/database-servers.js';
 import { freePort, spawnServer, startServer } from './helpers/server-process.js';
+
+/** The npm packages a server process has loaded, as helpers/report-loaded-packages.mjs reports them. */
+async function loadedPackages(server: Awaited<ReturnType<typeof startServer>>): Promise<string[]> {
+  const before = server.output().stderr.length;
+  server.child.kill('SIGUSR2');
+  const line = await until(
+    'the loaded packages',
+    () => /loaded packages: (.*)\n/.exec(server.output().stderr.slice(before))?.[1],
+  );
+  return JSON.parse(line) as string[];
+}
+
+/** What a server needs only once it is configured to use it (lib/lazy-package.ts). */
+const ON_FIRST_USE = [
+  '@aws-sdk/client-s3',
+  '@aws-sdk/lib-storage',
+  '@azure/storage-blob',
+  '@node-saml/node-saml',
+  '@simplewebauthn/server',
+];
 
 describe('starting and stopping the server', () => {
   it('refuses a database type it cannot serve with a one-line reason', async () => {
@@ -54,5 +76,46 @@ describe('starting and stopping the server', () => {
     expect(await again.stop()).toBe(0);
     expect(again.output().stdout).not.toContain('Created the first administrator');
     await fs.rm(dataDir, { recursive: true, force: true });
+  }, 180_000);
+
+  it('loads no storage SDK, SAML, security-key or unused database driver until it is used', async () => {
+    const preload = ['--import', path.join(import.meta.dirname, 'helpers/report-loaded-packages.mjs')];
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'manifold-start-'));
+    const targets: { kind: string; url: string; drop?: () => Promise<void> }[] = [
+      { kind: 'sqlite', url: `sqlite:${path.join(dataDir, 'manifold.db')}` },
+    ];
+    for (const kind of inject('databases').filter((name) => name !== 'sqlite') as ('postgres' | 'mysql')[]) {
+      const scratch = await createScratchDatabase(kind);
+      targets.push({ kind, url: scratch.url, drop: scratch.drop });
+    }
+    const drivers: Record<string, string> = { sqlite: 'better-sqlite3', postgres: 'pg', mysql: 'mysql2' };
+    try {
+      for (const target of targets) {
+        const server = await startServer(
+          {
+            DATA_DIR: dataDir,
+            DATABASE_URL: target.url,
+            ADMIN_PASSWORD: 'Start-up-password-1',
+            CONSOLE_DIR: path.join(dataDir, 'none'),
+          },
+          { nodeArgs: preload },
+        );
+        try {
+          const loaded = await loadedPackages(server);
+          expect(loaded, target.kind).toContain('fastify');
+          expect(loaded, target.kind).toContain(drivers[target.kind]);
+          const unused = [...ON_FIRST_USE, ...Object.values(drivers).filter((name) => name !== drivers[target.kind])];
+          expect(
+            loaded.filter((name) => unused.includes(name)),
+            target.kind,
+          ).toEqual([]);
+        } finally {
+          expect(await server.stop()).toBe(0);
+        }
+      }
+    } finally {
+      for (const target of targets) await target.drop?.();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    }
   }, 180_000);
 });

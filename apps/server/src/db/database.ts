@@ -1,5 +1,7 @@
 import path from 'node:path';
-import SQLite from 'better-sqlite3';
+import type SQLite from 'better-sqlite3';
+import type * as MySql from 'mysql2';
+import type * as Pg from 'pg';
 import {
   CompiledQuery,
   Kysely,
@@ -11,10 +13,9 @@ import {
   type LogEvent,
   type Transaction,
 } from 'kysely';
-import { createPool } from 'mysql2';
-import pg from 'pg';
 import type { TDatabaseConfig } from '@manifold/contract';
 import type { DatabaseTarget } from '../config.js';
+import { lazyPackage } from '../lib/lazy-package.js';
 import { assertPrivateFile, createPrivateFile, makePrivateDirectory } from '../lib/private-files.js';
 import { createDialect, type Dialect } from './dialect.js';
 import { nameStatements } from './pg-named-statements.js';
@@ -64,6 +65,11 @@ export interface DatabaseOptions {
 
 type PoolStats = ReturnType<Database['poolStats']>;
 
+/** The drivers, each loaded only by a server that uses its database. */
+const sqliteDriver = lazyPackage<typeof SQLite>('better-sqlite3');
+const pgDriver = lazyPackage<typeof Pg>('pg');
+const mysqlDriver = lazyPackage<typeof MySql>('mysql2');
+
 function kyselyDialect(
   target: DatabaseTarget,
   options: DatabaseOptions,
@@ -74,7 +80,7 @@ function kyselyDialect(
       assertPrivateFile(target.file);
       createPrivateFile(target.file);
     }
-    const connection = new SQLite(target.file);
+    const connection = new (sqliteDriver())(target.file);
     connection.pragma('journal_mode = WAL');
     connection.pragma('foreign_keys = ON');
     connection.pragma('busy_timeout = 5000');
@@ -84,7 +90,7 @@ function kyselyDialect(
   }
   if (target.kind === 'postgres') {
     // Counts and sums come back as strings (int8); repositories convert with Number().
-    const pool = new pg.Pool({ connectionString: target.url, max: 10 });
+    const pool = new (pgDriver().Pool)({ connectionString: target.url, max: 10 });
     // An idle connection the server closed (restart, failover, admin command) is dropped from the
     // pool and replaced on next use; without a listener its error would end the process.
     pool.on('error', () => undefined);
@@ -104,7 +110,7 @@ function kyselyDialect(
   }
   return {
     dialect: new MysqlDialect({
-      pool: createPool({ uri: target.url, connectionLimit: 10, supportBigNumbers: true, timezone: 'Z' }),
+      pool: mysqlDriver().createPool({ uri: target.url, connectionLimit: 10, supportBigNumbers: true, timezone: 'Z' }),
       // A literal takes the connection's collation (mysql2's is utf8mb4_unicode_ci), the tables the
       // database's: where they differ, MariaDB takes `order_id = '…'` for no constant when it
       // orders, and sorted all of an order's authorizations for each page of them (5 ms at 10,000,

@@ -1,11 +1,7 @@
 import type { Readable } from 'node:stream';
-import {
-  BlobServiceClient,
-  type BlockBlobClient,
-  type ContainerClient,
-  RestError,
-  StorageSharedKeyCredential,
-} from '@azure/storage-blob';
+import type * as AzureBlobs from '@azure/storage-blob';
+import type { BlockBlobClient, ContainerClient } from '@azure/storage-blob';
+import { lazyPackage } from '../lib/lazy-package.js';
 import {
   newStorageKey,
   OBJECT_PREFIX,
@@ -27,6 +23,8 @@ export interface AzureSettings {
   endpoint?: string | undefined;
 }
 
+const azure = lazyPackage<typeof AzureBlobs>('@azure/storage-blob');
+
 /** Blocks of 8 MiB, four in flight: at most 32 MiB of a file in memory per upload. */
 const BLOCK_SIZE = 8 * 1024 * 1024;
 const CONCURRENCY = 4;
@@ -45,9 +43,13 @@ export class AzureStorage implements StorageProvider {
 
   constructor(settings: AzureSettings) {
     const endpoint = (settings.endpoint ?? `https://${settings.accountName}.blob.core.windows.net`).replace(/\/+$/, '');
-    const service = new BlobServiceClient(endpoint, new StorageSharedKeyCredential(settings.accountName, settings.accountKey), {
-      retryOptions: { maxTries: 2 },
-    });
+    const service = new (azure().BlobServiceClient)(
+      endpoint,
+      new (azure().StorageSharedKeyCredential)(settings.accountName, settings.accountKey),
+      {
+        retryOptions: { maxTries: 2 },
+      },
+    );
     this.container = service.getContainerClient(settings.container);
     this.location = `azure://${endpoint}/${settings.container}`;
   }
@@ -124,5 +126,5 @@ async function discard(blob: BlockBlobClient): Promise<void> {
 }
 
 function isMissing(error: unknown): boolean {
-  return error instanceof RestError && error.statusCode === 404;
+  return error instanceof azure().RestError && error.statusCode === 404;
 }

@@ -1,16 +1,9 @@
 import type { Readable } from 'node:stream';
-import {
-  AbortMultipartUploadCommand,
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListMultipartUploadsCommand,
-  ListObjectsV2Command,
-  ListPartsCommand,
-  S3Client,
-  S3ServiceException,
-} from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import type * as S3 from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
+import type * as LibStorage from '@aws-sdk/lib-storage';
+import type { Upload } from '@aws-sdk/lib-storage';
+import { lazyPackage } from '../lib/lazy-package.js';
 import {
   newStorageKey,
   OBJECT_PREFIX,
@@ -35,6 +28,9 @@ export interface S3Settings {
   forcePathStyle?: boolean | undefined;
 }
 
+const s3 = lazyPackage<typeof S3>('@aws-sdk/client-s3');
+const libStorage = lazyPackage<typeof LibStorage>('@aws-sdk/lib-storage');
+
 /** Parts of 8 MiB, four in flight: at most 32 MiB of a file in memory per upload. */
 const PART_SIZE = 8 * 1024 * 1024;
 const QUEUE_SIZE = 4;
@@ -55,7 +51,7 @@ export class S3Storage implements StorageProvider {
   readonly location: string;
 
   constructor(settings: S3Settings) {
-    this.client = new S3Client({
+    this.client = new (s3().S3Client)({
       region: settings.region,
       credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey },
       ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
@@ -79,7 +75,7 @@ export class S3Storage implements StorageProvider {
       writing: this.writing,
       bufferBytes: PART_SIZE,
       upload: (body) => {
-        upload = new Upload({
+        upload = new (libStorage().Upload)({
           client: this.client,
           params: { Bucket: this.bucket, Key: name, Body: body },
           partSize: PART_SIZE,
@@ -99,7 +95,7 @@ export class S3Storage implements StorageProvider {
   async get(key: string, range?: { start: number; end: number }): Promise<Readable> {
     try {
       const answer = await this.client.send(
-        new GetObjectCommand({
+        new (s3().GetObjectCommand)({
           Bucket: this.bucket,
           Key: objectName(key),
           ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
@@ -113,12 +109,12 @@ export class S3Storage implements StorageProvider {
   }
 
   async delete(key: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: objectName(key) }));
+    await this.client.send(new (s3().DeleteObjectCommand)({ Bucket: this.bucket, Key: objectName(key) }));
   }
 
   async exists(key: string): Promise<boolean> {
     try {
-      await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: objectName(key) }));
+      await this.client.send(new (s3().HeadObjectCommand)({ Bucket: this.bucket, Key: objectName(key) }));
       return true;
     } catch (error) {
       if (isMissing(error)) return false;
@@ -130,7 +126,7 @@ export class S3Storage implements StorageProvider {
     let token: string | undefined;
     do {
       const page = await this.client.send(
-        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: OBJECT_PREFIX, ContinuationToken: token }),
+        new (s3().ListObjectsV2Command)({ Bucket: this.bucket, Prefix: OBJECT_PREFIX, ContinuationToken: token }),
       );
       for (const object of page.Contents ?? []) {
         const key = object.Key?.slice(OBJECT_PREFIX.length) ?? '';
@@ -153,7 +149,7 @@ export class S3Storage implements StorageProvider {
       let page;
       try {
         page = await this.client.send(
-          new ListMultipartUploadsCommand({
+          new (s3().ListMultipartUploadsCommand)({
             Bucket: this.bucket,
             Prefix: OBJECT_PREFIX,
             KeyMarker: keyMarker,
@@ -161,7 +157,7 @@ export class S3Storage implements StorageProvider {
           }),
         );
       } catch (error) {
-        if (error instanceof S3ServiceException && error.name === 'NotImplemented') return removed;
+        if (error instanceof s3().S3ServiceException && error.name === 'NotImplemented') return removed;
         throw error;
       }
       for (const upload of page.Uploads ?? []) {
@@ -169,7 +165,7 @@ export class S3Storage implements StorageProvider {
         if (!upload.Initiated || upload.Initiated >= olderThan) continue;
         if ((await this.lastPartAt(upload.Key, upload.UploadId)) >= olderThan) continue;
         await this.client.send(
-          new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: upload.Key, UploadId: upload.UploadId }),
+          new (s3().AbortMultipartUploadCommand)({ Bucket: this.bucket, Key: upload.Key, UploadId: upload.UploadId }),
         );
         removed += 1;
       }
@@ -184,7 +180,7 @@ export class S3Storage implements StorageProvider {
     let marker: string | undefined;
     do {
       const page = await this.client.send(
-        new ListPartsCommand({ Bucket: this.bucket, Key: name, UploadId: uploadId, PartNumberMarker: marker }),
+        new (s3().ListPartsCommand)({ Bucket: this.bucket, Key: name, UploadId: uploadId, PartNumberMarker: marker }),
       );
       for (const part of page.Parts ?? []) if (part.LastModified && part.LastModified > last) last = part.LastModified;
       marker = page.IsTruncated ? page.NextPartNumberMarker : undefined;
@@ -199,7 +195,7 @@ export class S3Storage implements StorageProvider {
 
 function isMissing(error: unknown): boolean {
   return (
-    error instanceof S3ServiceException &&
+    error instanceof s3().S3ServiceException &&
     (error.name === 'NoSuchKey' || error.name === 'NotFound' || error.$metadata.httpStatusCode === 404)
   );
 }

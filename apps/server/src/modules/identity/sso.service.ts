@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { DOMParser } from '@xmldom/xmldom';
-import { SAML, ValidateInResponseTo, type CacheProvider, type Profile } from '@node-saml/node-saml';
+import type * as NodeSaml from '@node-saml/node-saml';
+import type { CacheProvider, Profile, SAML } from '@node-saml/node-saml';
 import * as oidc from 'openid-client';
 import type {
   TLoginResponse,
@@ -23,10 +24,13 @@ import type { RequestMeta, SessionService } from '../session/session.service.js'
 import { IdentityRepository, toSsoProvider } from './identity.repository.js';
 import { outboundFetch } from './outbound-fetch.js';
 import { resolveSsoAccount, type ExternalIdentity } from './sso-accounts.js';
+import { lazyPackage } from '../../lib/lazy-package.js';
 import { parseCertificate } from '../../crypto/certificates.js';
 
 /** How long a started login may take at the provider. */
 export const SSO_LOGIN_TTL_SECONDS = 600;
+const samlPackage = lazyPackage<typeof NodeSaml>('@node-saml/node-saml');
+
 /** The oldest SAML assertion accepted (after its IssueInstant); used ids are kept this long. */
 const SAML_MAX_ASSERTION_AGE_MS = 10 * 60_000;
 const SAML_CLOCK_SKEW_MS = 60_000;
@@ -329,6 +333,7 @@ export class SsoService {
   }
 
   private saml(provider: IdentityProviderRow, cacheProvider: CacheProvider): SAML {
+    const { SAML, ValidateInResponseTo } = samlPackage();
     return new SAML({
       callbackUrl: provider.redirect_uri,
       entryPoint: provider.sso_url!,

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
+import type * as SimpleWebAuthn from '@simplewebauthn/server';
+import type {
+  AuthenticationResponseJSON,
+  RegistrationResponseJSON,
   verifyAuthenticationResponse,
   verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import type {
   TAuthenticator,
@@ -22,6 +21,7 @@ import { isUniqueViolation } from '../../db/dialect.js';
 import type { DB } from '../../db/schema.js';
 import { AppError } from '../../lib/app-error.js';
 import type { Caller } from '../../lib/caller.js';
+import { lazyPackage } from '../../lib/lazy-package.js';
 import { isoNow } from '../../lib/time.js';
 import { AuditRepository } from '../audit/audit.repository.js';
 import type { SettingsRepository } from '../settings/settings.repository.js';
@@ -30,6 +30,8 @@ import { type ChallengePurpose, SecurityKeysRepository } from './security-keys.r
 
 /** Settings key of "security key required for all administrators"; absent: `ESCALATION_REQUIRED_FOR_ADMINS`. */
 export const ESCALATION_REQUIRED_FOR_ADMINS_KEY = 'security.escalationRequiredForAdmins';
+
+const webauthn = lazyPackage<typeof SimpleWebAuthn>('@simplewebauthn/server');
 
 /** COSE algorithms accepted for new keys: ES256, EdDSA, RS256. */
 const supportedAlgorithmIDs = [-7, -8, -257];
@@ -99,7 +101,7 @@ export class SecurityKeysService {
   async attestationOptions(caller: Caller): Promise<Record<string, unknown> & { challenge: string }> {
     await this.requireEscalationToAddKey(caller);
     const existing = await this.keys().ofUser(caller.userId);
-    const options = await generateRegistrationOptions({
+    const options = await webauthn().generateRegistrationOptions({
       rpName: this.config.rpName ?? (await this.siteName()),
       rpID: this.config.rpId,
       userName: caller.username,
@@ -119,7 +121,7 @@ export class SecurityKeysService {
     const challenge = await this.consume(input.credential.response.clientDataJSON, caller, 'attestation');
     let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
     try {
-      verified = await verifyRegistrationResponse({
+      verified = await webauthn().verifyRegistrationResponse({
         response: input.credential as unknown as RegistrationResponseJSON,
         expectedChallenge: challenge,
         expectedOrigin: this.config.origins,
@@ -177,7 +179,7 @@ export class SecurityKeysService {
     if (keys.length === 0) {
       throw new AppError('authenticatorNotPresent', { description: 'You have no security key; add one on your profile first' });
     }
-    const options = await generateAuthenticationOptions({
+    const options = await webauthn().generateAuthenticationOptions({
       rpID: this.config.rpId,
       allowCredentials: keys.map((key) => ({ id: key.credential_id, transports: splitTransports(key.transports) })),
       userVerification: 'preferred',
@@ -198,7 +200,7 @@ export class SecurityKeysService {
       const previous = Number(key.counter);
       let verified: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
       try {
-        verified = await verifyAuthenticationResponse({
+        verified = await webauthn().verifyAuthenticationResponse({
           response: input.credential as unknown as AuthenticationResponseJSON,
           expectedChallenge: challenge,
           expectedOrigin: this.config.origins,
