@@ -318,6 +318,40 @@ describe.each(inject('databases'))('job runner [%s]', (kind) => {
     expect(await row(kept)).toMatchObject({ state: 'running', attempts: 1, lease_owner: elsewhere, lease_until: leaseUntil });
   });
 
+  it('takes over with its heartbeat the jobs of a runner of this machine that died while it ran', async () => {
+    const runs: unknown[] = [];
+    const running = runner(second, { leaseSeconds: 3 }); // a heartbeat every second
+    running.register('test.echo', recording(runs));
+    // an attached worker (the outbox's) is asked with the same heartbeat
+    let workerAsked = 0;
+    running.attach({
+      start: () => undefined,
+      stop: async () => undefined,
+      runDue: async () => 0,
+      expireDeadLeases: async () => void (workerAsked += 1),
+    });
+    await running.start();
+    try {
+      // another process on this host claims a job after this runner started, then dies
+      const id = await jobs().enqueue(first.db, 'test.echo', { n: 8 }, { runAt: new Date(Date.now() + 3_600_000) });
+      const dead = leaseOwnerName({ pid: 4_194_305, start: '1' });
+      const leaseUntil = new Date(Date.now() + 3_600_000).toISOString();
+      const [taken] = await new JobsRepository(first.db, first.dialect).claim({
+        owner: dead,
+        kinds: ['test.echo'],
+        now: new Date(Date.now() + 3_600_001).toISOString(),
+        leaseUntil,
+        limit: 1,
+      });
+      expect(taken).toMatchObject({ id, state: 'running', lease_owner: dead, attempts: 1 });
+      await until(async () => (await row(id))?.state === 'done', "the dead runner's job done", 10_000);
+    } finally {
+      await running.stop();
+    }
+    expect(runs).toEqual([8]);
+    expect(workerAsked).toBeGreaterThan(0);
+  });
+
   it('renews the lease of a job that runs long, so no other runner takes it', async () => {
     const holder = runner(first, { leaseSeconds: 1, owner: 'holder' });
     let finish: () => void = () => undefined;

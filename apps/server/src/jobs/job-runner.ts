@@ -41,6 +41,8 @@ export interface BackgroundWorker {
   start(): void;
   stop(): Promise<void>;
   runDue(): Promise<number>;
+  /** Lets the leases of this machine's dead workers run out now (lease-owner.ts); called with the runner's heartbeat. */
+  expireDeadLeases?(): Promise<void>;
 }
 
 export interface JobLog {
@@ -127,11 +129,22 @@ export class JobRunner {
     }
     await this.expireDeadLeases();
     this.state = 'started';
-    this.heartbeat = setInterval(() => void this.renewLeases(), (this.options.leaseSeconds * 1000) / 3);
+    this.heartbeat = setInterval(() => this.beat(), (this.options.leaseSeconds * 1000) / 3);
     this.heartbeat.unref();
     this.wake();
     for (const worker of this.workers) worker.start();
     this.options.log.info(`job runner ${this.owner} started (${this.options.concurrency} at a time)`);
+  }
+
+  /**
+   * Every third of a lease: renews the leases of the jobs running here, and takes up those of this
+   * machine's runners that died meanwhile (another server process on the same host) without waiting
+   * for their leases to run out.
+   */
+  private beat(): void {
+    void this.renewLeases();
+    void this.expireDeadLeases();
+    for (const worker of this.workers) void worker.expireDeadLeases?.();
   }
 
   /** Lets the leases of this machine's dead runners run out now (a restart takes up their jobs at once). */

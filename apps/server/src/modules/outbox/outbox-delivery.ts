@@ -123,8 +123,8 @@ export class OutboxDelivery implements BackgroundWorker {
     void this.expireDeadLeases().finally(() => this.wake());
   }
 
-  /** Lets the leases of this machine's dead workers run out now (jobs/lease-owner.ts). */
-  private async expireDeadLeases(): Promise<void> {
+  /** Lets the leases of this machine's dead workers run out now (jobs/lease-owner.ts): at start and with the runner's heartbeat. */
+  async expireDeadLeases(): Promise<void> {
     try {
       const dead = await expireDeadLeases(this.database.db, 'outbox', new Date());
       if (dead.length > 0)
