@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { DB } from '../db/schema.js';
 import { deadLeaseOwners } from './lease-owner.js';
 
@@ -18,6 +18,9 @@ export async function expireDeadLeases(db: Kysely<DB>, table: keyof typeof LEASE
     .distinct()
     .where('state', '=', LEASED[table])
     .where('lease_until', '>', at)
+    // an outbox message is leased only once due, and keeps its due time while leased: the due
+    // index's range (which every claim reads), not the whole backlog retrying later
+    .$if(table === 'outbox', (query) => query.where(sql.ref('next_attempt_at'), '<=', at))
     .execute();
   const dead = deadLeaseOwners(holders.flatMap((row) => (row.lease_owner ? [row.lease_owner] : [])));
   if (dead.length === 0) return [];
