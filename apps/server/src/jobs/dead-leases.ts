@@ -1,5 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../db/schema.js';
+import type { JobLog } from './job-runner.js';
+import { errorText } from './job-timing.js';
 import { deadLeaseOwners } from './lease-owner.js';
 
 /** The tables whose rows runners lease, and the state a leased row is in. */
@@ -32,4 +34,24 @@ export async function expireDeadLeases(db: Kysely<DB>, table: keyof typeof LEASE
     .where('lease_until', '>', at)
     .execute();
   return dead;
+}
+
+/**
+ * `expireDeadLeases` for a runner or worker named `owner`: the owners taken over are logged as a
+ * warning, a failure as an error (the leases then run out as before).
+ */
+export async function takeOverDeadLeases(
+  db: Kysely<DB>,
+  table: keyof typeof LEASED,
+  now: Date,
+  { owner, log }: { owner: string; log: JobLog },
+): Promise<void> {
+  const who = table === 'jobs' ? `job runner ${owner}` : `outbox delivery ${owner}`;
+  try {
+    const dead = await expireDeadLeases(db, table, now);
+    if (dead.length > 0)
+      log.warn(`${who}: took over the ${table === 'jobs' ? 'jobs' : 'messages'} of stopped runners ${dead.join(', ')}`);
+  } catch (error) {
+    log.error(`${who}: looking for stopped runners' leases failed: ${errorText(error)}`);
+  }
 }

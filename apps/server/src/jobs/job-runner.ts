@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Database } from '../db/database.js';
 import type { JobRow } from '../db/schema-jobs.js';
-import { expireDeadLeases } from './dead-leases.js';
+import { takeOverDeadLeases } from './dead-leases.js';
 import { JobsRepository } from './jobs.repository.js';
 import type { JobsService } from './jobs.service.js';
 import { defaultRetryPolicy, errorText, type RetryPolicy, retryDelayMs, slotDedupeKey, slotStart } from './job-timing.js';
@@ -148,14 +148,8 @@ export class JobRunner {
   }
 
   /** Lets the leases of this machine's dead runners run out now (a restart takes up their jobs at once). */
-  private async expireDeadLeases(): Promise<void> {
-    try {
-      const dead = await expireDeadLeases(this.database.db, 'jobs', this.now());
-      if (dead.length > 0)
-        this.options.log.warn(`job runner ${this.owner}: took over the jobs of stopped runners ${dead.join(', ')}`);
-    } catch (error) {
-      this.options.log.error(`job runner ${this.owner}: looking for stopped runners' jobs failed: ${errorText(error)}`);
-    }
+  private expireDeadLeases(): Promise<void> {
+    return takeOverDeadLeases(this.database.db, 'jobs', this.now(), { owner: this.owner, log: this.options.log });
   }
 
   /**

@@ -6,7 +6,7 @@ import type { Database } from '../../db/database.js';
 import { importPrivateKey } from '../../crypto/key-pairs.js';
 import type { DB } from '../../db/schema.js';
 import type { ManageInstanceRow } from '../../db/schema-licensing.js';
-import { expireDeadLeases } from '../../jobs/dead-leases.js';
+import { takeOverDeadLeases } from '../../jobs/dead-leases.js';
 import type { BackgroundWorker, JobLog } from '../../jobs/job-runner.js';
 import { errorText, retryDelayMs } from '../../jobs/job-timing.js';
 import { AppError } from '../../lib/app-error.js';
@@ -124,18 +124,8 @@ export class OutboxDelivery implements BackgroundWorker {
   }
 
   /** Lets the leases of this machine's dead workers run out now (jobs/lease-owner.ts): at start and with the runner's heartbeat. */
-  async expireDeadLeases(): Promise<void> {
-    try {
-      const dead = await expireDeadLeases(this.database.db, 'outbox', new Date());
-      if (dead.length > 0)
-        this.options.log.warn(
-          `outbox delivery ${this.options.owner}: took over the messages of stopped workers ${dead.join(', ')}`,
-        );
-    } catch (error) {
-      this.options.log.error(
-        `outbox delivery ${this.options.owner}: looking for stopped workers' messages failed: ${errorText(error)}`,
-      );
-    }
+  expireDeadLeases(): Promise<void> {
+    return takeOverDeadLeases(this.database.db, 'outbox', new Date(), this.options);
   }
 
   /** Stops leasing, waits up to `stopTimeoutMs` for the attempts on their way, hands the other leases back. */
