@@ -143,6 +143,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     options.database ??
     createDatabase(config.database, {
       sqliteSynchronous: config.sqliteSynchronous,
+      poolSize: config.databasePoolSize,
       ...(metrics ? { onQuery: metrics.observeQuery } : {}),
     });
   let modules: Awaited<ReturnType<typeof createModules>>;

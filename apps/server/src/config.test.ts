@@ -36,6 +36,15 @@ describe('loadConfig', () => {
     expect(config.cookieSecure).toBe(true);
   });
 
+  it('reads the database pool size (default 10) and refuses one out of 1–1000', () => {
+    expect(loadConfig({}).databasePoolSize).toBe(10);
+    expect(loadConfig({ DATABASE_POOL_SIZE: '4' }).databasePoolSize).toBe(4);
+    for (const raw of ['0', '1001', '2.5', 'ten'])
+      expect(() => loadConfig({ DATABASE_POOL_SIZE: raw })).toThrow(
+        `DATABASE_POOL_SIZE must be an integer from 1 to 1000, got "${raw}"`,
+      );
+  });
+
   it('refuses a bad port and a bad boolean', () => {
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT must be an integer/);
     expect(() => loadConfig({ COOKIE_SECURE: 'maybe' })).toThrow(/COOKIE_SECURE must be true or false/);

@@ -41,6 +41,8 @@ export interface Config {
   metrics: MetricsConfig;
   /** SQLite `synchronous`: FULL (default) survives power loss; NORMAL is faster and survives only a process crash. */
   sqliteSynchronous: 'FULL' | 'NORMAL';
+  /** `DATABASE_POOL_SIZE`: most connections to PostgreSQL or MariaDB/MySQL this process opens. */
+  databasePoolSize: number;
   jobs: JobsConfig;
   /** Outbound calls to peers (docs/configuration.md#peers). */
   peers: PeerHttpConfig;
@@ -191,6 +193,9 @@ export function parseDatabaseUrl(url: string | undefined, dataDir: string): Data
   throw new ConfigError(`DATABASE_URL: unknown database type "${scheme}"; use sqlite:<path>, postgres://… or mysql://…`);
 }
 
+/** Connections a process opens to PostgreSQL or MariaDB/MySQL at most when `DATABASE_POOL_SIZE` is not set. */
+export const DEFAULT_POOL_SIZE = 10;
+
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -312,6 +317,7 @@ export function loadConfig(env: Env = process.env): Config {
       keepAliveMs: integer(env, 'KEEP_ALIVE_TIMEOUT_SECONDS', 5, 1, 600) * 1000,
     },
     sqliteSynchronous: sqliteSynchronous(env.SQLITE_SYNCHRONOUS),
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, 1, 1000),
     metrics: metricsConfig(env),
     jobs: {
       enabled: boolean(env, 'JOBS_ENABLED', true),

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { until } from '@manifold/machine-simulator';
-import { createScratchDatabase } from './helpers/database-servers.js';
+import { createScratchDatabase, watchConnections } from './helpers/database-servers.js';
 import { freePort, spawnServer, startServer } from './helpers/server-process.js';
 
 /** The npm packages a server process has loaded, as helpers/report-loaded-packages.mjs reports them. */
@@ -118,4 +118,61 @@ describe('starting and stopping the server', () => {
       await fs.rm(dataDir, { recursive: true, force: true });
     }
   }, 180_000);
+});
+
+describe('the database pool', () => {
+  it('opens at most DATABASE_POOL_SIZE connections to PostgreSQL or MariaDB, however many requests wait, and answers them all', async () => {
+    const kinds = inject('databases').filter((name) => name !== 'sqlite') as ('postgres' | 'mysql')[];
+    for (const kind of kinds) {
+      const scratch = await createScratchDatabase(kind);
+      const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'manifold-pool-'));
+      try {
+        const server = await startServer({
+          DATA_DIR: dataDir,
+          DATABASE_URL: scratch.url,
+          DATABASE_POOL_SIZE: '2',
+          ADMIN_PASSWORD: 'Pool-size-password-1',
+          CONSOLE_DIR: path.join(dataDir, 'none'),
+        });
+        try {
+          const login = await fetch(`${server.url}/ui/user/login`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ username: 'admin', password: 'Pool-size-password-1' }),
+          });
+          expect(login.status, kind).toBe(200);
+          const { sessionToken } = (await login.json()) as { sessionToken: string };
+          const counts = await watchConnections(kind, new URL(scratch.url).pathname.slice(1), async (count) => {
+            const seen: number[] = [];
+            let loading = true;
+            const watching = (async () => {
+              while (loading) seen.push(await count());
+            })();
+            // forty at once: each waits for the session check's query, so a pool of ten would open ten
+            const answers = await Promise.all(
+              Array.from({ length: 40 }, () =>
+                fetch(`${server.url}/ui/order/list`, { headers: { authorization: `Bearer ${sessionToken}` } }),
+              ),
+            );
+            loading = false;
+            await watching;
+            expect(
+              answers.map((answer) => answer.status),
+              kind,
+            ).toEqual(Array.from({ length: 40 }, () => 200));
+            // the pool keeps its idle connections a while: what it opened is still there to count
+            seen.push(await count());
+            return seen;
+          });
+          expect(Math.min(...counts), kind).toBeGreaterThan(0);
+          expect(Math.max(...counts), kind).toBeLessThanOrEqual(2);
+        } finally {
+          expect(await server.stop()).toBe(0);
+        }
+      } finally {
+        await scratch.drop();
+        await fs.rm(dataDir, { recursive: true, force: true });
+      }
+    }
+  }, 120_000);
 });

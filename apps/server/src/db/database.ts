@@ -14,7 +14,7 @@ import {
   type Transaction,
 } from 'kysely';
 import type { TDatabaseConfig } from '@manifold/contract';
-import type { DatabaseTarget } from '../config.js';
+import { DEFAULT_POOL_SIZE, type DatabaseTarget } from '../config.js';
 import { lazyPackage } from '../lib/lazy-package.js';
 import { assertPrivateFile, createPrivateFile, makePrivateDirectory } from '../lib/private-files.js';
 import { createDialect, type Dialect } from './dialect.js';
@@ -59,6 +59,11 @@ export interface DatabaseOptions {
    * survives a power loss or OS crash; NORMAL survives a killed process only.
    */
   sqliteSynchronous?: 'FULL' | 'NORMAL';
+  /**
+   * Most connections the pool opens to PostgreSQL or MariaDB/MySQL (`DATABASE_POOL_SIZE`, default
+   * 10); requests past it wait for a free one.
+   */
+  poolSize?: number;
   /** Called after every query with its duration (metrics); costs a clock read per query. */
   onQuery?: (milliseconds: number, failed: boolean) => void;
 }
@@ -90,7 +95,7 @@ function kyselyDialect(
   }
   if (target.kind === 'postgres') {
     // Counts and sums come back as strings (int8); repositories convert with Number().
-    const pool = new (pgDriver().Pool)({ connectionString: target.url, max: 10 });
+    const pool = new (pgDriver().Pool)({ connectionString: target.url, max: options.poolSize ?? DEFAULT_POOL_SIZE });
     // An idle connection the server closed (restart, failover, admin command) is dropped from the
     // pool and replaced on next use; without a listener its error would end the process.
     pool.on('error', () => undefined);
@@ -110,7 +115,12 @@ function kyselyDialect(
   }
   return {
     dialect: new MysqlDialect({
-      pool: mysqlDriver().createPool({ uri: target.url, connectionLimit: 10, supportBigNumbers: true, timezone: 'Z' }),
+      pool: mysqlDriver().createPool({
+        uri: target.url,
+        connectionLimit: options.poolSize ?? DEFAULT_POOL_SIZE,
+        supportBigNumbers: true,
+        timezone: 'Z',
+      }),
       // A literal takes the connection's collation (mysql2's is utf8mb4_unicode_ci), the tables the
       // database's: where they differ, MariaDB takes `order_id = '…'` for no constant when it
       // orders, and sorted all of an order's authorizations for each page of them (5 ms at 10,000,

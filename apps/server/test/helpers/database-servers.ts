@@ -47,6 +47,32 @@ function withServer<T>(kind: ServerKind, work: (query: (sql: string) => Promise<
   return withUrl(kind, serverUrl(kind), work);
 }
 
+/**
+ * Runs `work` on one connection to the database server (its `test` database), with a `count` that
+ * tells how many connections are open to the database `name` (made by {@link createScratchDatabase})
+ * and that connection closed afterwards.
+ */
+export function watchConnections<T>(
+  kind: ServerKind,
+  name: string,
+  work: (count: () => Promise<number>) => Promise<T>,
+): Promise<T> {
+  return withServer(kind, (query) =>
+    work(async () => {
+      if (kind === 'postgres') {
+        const result = (await query(
+          `select count(*)::int as n from pg_stat_activity where datname = '${name}'`,
+        )) as pg.QueryResult;
+        return Number(result.rows[0].n);
+      }
+      const [rows] = (await query(`select count(*) as n from information_schema.processlist where db = '${name}'`)) as [
+        { n: number }[],
+      ];
+      return Number(rows[0]!.n);
+    }),
+  );
+}
+
 async function withUrl<T>(
   kind: ServerKind,
   url: string,
