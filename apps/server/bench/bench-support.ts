@@ -214,18 +214,56 @@ export function cpuSeconds(pid: number, { children = false } = {}): number {
   return used / clockTicks;
 }
 
-/** The CPU seconds spent so far by every process whose command name is `name` (`postgres`: the database server's backends and helpers). */
-export function cpuSecondsOfCommand(name: string): number {
-  let sum = 0;
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === name) sum += cpuSeconds(Number(entry));
-    } catch {
-      // the process ended between the listing and the read
+/**
+ * Counts the CPU seconds that every process whose command name is `name` spends from now on
+ * (`postgres`: the database server's backends and helpers), in all and in the kernel (system time).
+ * Counted per process (its pid and start time): a sum over `/proc` read before and after a window
+ * loses everything a process had spent before the window when it ends inside it (a pool closing its
+ * idle connections), which can leave the window's figure near zero or below. Here an ending
+ * process loses only what it spent since the last {@link CommandCpu.sample}: sample while the
+ * window runs (every second, say), and once at its end.
+ */
+export function commandCpu(name: string): CommandCpu {
+  clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  const ticks = clockTicks;
+  let seen = new Map<string, { user: number; system: number }>();
+  let user = 0;
+  let system = 0;
+  const read = (count: boolean) => {
+    const now = new Map<string, { user: number; system: number }>();
+    for (const entry of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        if (fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== name) continue;
+        const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        // utime, stime; the start time (field 22) tells a reused pid from the process before it
+        const used = { user: Number(fields[11]), system: Number(fields[12]) };
+        const key = `${entry}:${fields[19]}`;
+        now.set(key, used);
+        if (!count) continue;
+        // a process first seen now started inside the window: all it spent counts
+        const before = seen.get(key) ?? { user: 0, system: 0 };
+        user += used.user - before.user;
+        system += used.system - before.system;
+      } catch {
+        // the process ended between the listing and the read
+      }
     }
-  }
-  return sum;
+    seen = now;
+  };
+  read(false);
+  return {
+    sample: () => read(true),
+    spent: () => ({ total: (user + system) / ticks, system: system / ticks }),
+  };
+}
+
+export interface CommandCpu {
+  /** Reads every such process's CPU time now, adding what each spent since the last reading. */
+  sample(): void;
+  /** The seconds counted so far, in all and in the kernel. */
+  spent(): { total: number; system: number };
 }
 
 /** The machine's CPU time so far from `/proc/stat` (all cores, in ticks): idle (with I/O wait) and in all. */
@@ -316,8 +354,9 @@ export type BenchCall = (method: string, url: string, body?: unknown, headers?: 
 export async function startBenchCaller(
   t: Target,
   nodeArgs: string[] = [],
+  env: Record<string, string> = {},
 ): Promise<{ server: ServerProcess; call: BenchCall; auth: Record<string, string> }> {
-  const { server, auth } = await startBenchServer(t.dataDir, { DATABASE_URL: t.databaseUrl }, nodeArgs);
+  const { server, auth } = await startBenchServer(t.dataDir, { ...env, DATABASE_URL: t.databaseUrl }, nodeArgs);
   const call: BenchCall = async (method, url, body, headers = {}) => {
     const isBuffer = Buffer.isBuffer(body);
     const response = await fetch(`${server.url}${url}`, {

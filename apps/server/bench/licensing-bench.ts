@@ -7,13 +7,15 @@
 //     request) in alternating rounds, each side's best kept, and the ratio.
 //     --profile DIR: the server runs with --cpu-prof into DIR (open the .cpuprofile in Chrome DevTools).
 //   npm run bench:instances [-- --databases postgres --duration 10 --connections 10 --rounds 2
-//                              --proxy haproxy|node --generator wrk|autocannon]
+//                              --proxy haproxy|node --generator wrk|autocannon --pool N]
 //     the authorize load on one order and spread over 10, and a console mix (half authorize, half
 //     the screens' reads), through a round-robin proxy (HAProxy) to one and to two server processes
 //     on one database, driven by wrk (alternating rounds); per answer the CPU of the servers, the
-//     proxy, the load generator and the database; the books checked afterwards. HAProxy and wrk
-//     come from Debian's packages (installed when missing, bench/native-load.ts); --proxy node and
-//     --generator autocannon use the Node proxy (round-robin-proxy.ts) and autocannon instead.
+//     proxy, the load generator and the database (its kernel share, and its own transactions, rows
+//     and blocks per answer); the books checked afterwards. --pool N: each server's
+//     DATABASE_POOL_SIZE. HAProxy and wrk come from Debian's packages (installed when missing,
+//     bench/native-load.ts); --proxy node and --generator autocannon use the Node proxy
+//     (round-robin-proxy.ts) and autocannon instead.
 //   npm run bench:order-detail [-- --databases sqlite,postgres --orders 1000000 --duration 5]
 //     one order with --orders authorizations (one through the API, the rest copies inserted in
 //     batches), then GET /ui/order/fetch p99 for the first, a middle and the last page of them.
@@ -28,6 +30,7 @@ import autocannon from 'autocannon';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import pg from 'pg';
 import type { TPage } from '@manifold/contract';
 import { describeCertificate } from '../src/crypto/certificates.js';
 import { createDatabase } from '../src/db/database.js';
@@ -39,7 +42,7 @@ import {
   benchTarget,
   type BenchCall,
   cpuSeconds,
-  cpuSecondsOfCommand,
+  commandCpu,
   idlePercentSince,
   machineCpu,
   measure,
@@ -64,6 +67,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '2' },
     proxy: { type: 'string', default: 'haproxy' },
     generator: { type: 'string', default: 'wrk' },
+    pool: { type: 'string' },
   },
 });
 const duration = Number(values.duration);
@@ -296,14 +300,17 @@ async function benchInstances(kind: string) {
     throw new Error(`--generator ${values.generator}: use wrk or autocannon`);
   if (values.proxy === 'haproxy' || values.generator === 'wrk') ensureNativeLoadTools('bench:instances');
   const t = await benchTarget(kind, 'manifold-licensing-bench-');
-  const { server, call, auth } = await startBenchCaller(t);
+  // --pool N: each server process's DATABASE_POOL_SIZE (default 10)
+  const poolEnv: Record<string, string> = values.pool ? { DATABASE_POOL_SIZE: values.pool } : {};
+  const { server, call, auth } = await startBenchCaller(t, [], poolEnv);
   const processes: ServerProcess[] = [server];
+  let stats: pg.Client | undefined;
   try {
     const { orderId, deviceId, addOrder } = await licensingWorld(call);
     const spreadOrders = [orderId];
     for (let i = 2; i <= 10; i += 1) spreadOrders.push(await addOrder(`BENCH-${i}`));
     // the same DATA_DIR: the same key-encryption key and the same file storage, as docs/operations.md asks
-    const second = await startBenchProcess(t.dataDir, { DATABASE_URL: t.databaseUrl });
+    const second = await startBenchProcess(t.dataDir, { ...poolEnv, DATABASE_URL: t.databaseUrl });
     processes.push(second);
     const proxy = async (upstreams: ServerProcess[]) => {
       const started =
@@ -318,6 +325,20 @@ async function benchInstances(kind: string) {
     };
     const one = await proxy([server]);
     const two = await proxy([server, second]);
+    // what the database did for the answers, from its own statistics (a busy backend reports them
+    // at most once a second, so each side's window is off by about a second at either end)
+    stats = new pg.Client({ connectionString: t.databaseUrl });
+    await stats.connect();
+    const statistics = stats;
+    const databaseWork = async () => {
+      const { rows } = await statistics.query<Record<string, string>>(
+        `select xact_commit + xact_rollback as transactions, tup_returned + tup_fetched as rows,
+                blks_hit + blks_read as blocks,
+                (select count(*) from pg_stat_activity where datname = current_database()) as backends
+           from pg_stat_database where datname = current_database()`,
+      );
+      return Object.fromEntries(Object.entries(rows[0]!).map(([key, value]) => [key, Number(value)]));
+    };
     const authorize = (id: string): LoadRequest => ({
       method: 'POST',
       path: '/ui/authorization/authorize',
@@ -392,21 +413,33 @@ async function benchInstances(kind: string) {
           const cpu = () => side.servers.reduce((sum, child) => sum + cpuSeconds(child.child.pid!), 0);
           // and where the rest of the machine went: the proxy, the load generator (this process and
           // the wrk it ran), the database
-          const others = () => [
-            cpuSeconds(side.proxy.child.pid!),
-            cpuSeconds(process.pid, { children: true }),
-            cpuSecondsOfCommand('postgres'),
-          ];
+          const others = () => ({
+            proxy: cpuSeconds(side.proxy.child.pid!),
+            generator: cpuSeconds(process.pid, { children: true }),
+          });
           const cpuBefore = cpu();
           const othersBefore = others();
           const machineBefore = machineCpu();
-          const result = await drive(side.title, side.url, [...requests]);
+          const workBefore = await databaseWork();
+          // PostgreSQL's processes counted one by one: the idle instance's pool closes connections
+          const database = commandCpu('postgres');
+          const sampling = setInterval(() => database.sample(), 1000);
+          const result = await drive(side.title, side.url, [...requests]).finally(() => clearInterval(sampling));
+          database.sample();
           const perRequest = (seconds: number) => Number(((seconds * 1000) / result.ok).toFixed(2));
           const othersAfter = others();
+          const workAfter = await databaseWork();
+          const workPerAnswer = (key: string) => Number(((workAfter[key]! - workBefore[key]!) / result.ok).toFixed(1));
           result.row['server CPU ms/request'] = perRequest(cpu() - cpuBefore);
-          result.row['proxy'] = perRequest(othersAfter[0]! - othersBefore[0]!);
-          result.row['load generator'] = perRequest(othersAfter[1]! - othersBefore[1]!);
-          result.row['database'] = perRequest(othersAfter[2]! - othersBefore[2]!);
+          result.row['proxy'] = perRequest(othersAfter.proxy - othersBefore.proxy);
+          result.row['load generator'] = perRequest(othersAfter.generator - othersBefore.generator);
+          result.row['database'] = perRequest(database.spent().total);
+          // of which in the kernel (scheduling, sockets, waking waiters)
+          result.row['database system'] = perRequest(database.spent().system);
+          result.row['database transactions'] = workPerAnswer('transactions');
+          result.row['database rows'] = workPerAnswer('rows');
+          result.row['database blocks'] = workPerAnswer('blocks');
+          result.row['backends'] = workAfter['backends'];
           // what was left for a second process
           result.row['machine idle %'] = idlePercentSince(machineBefore);
           if (scenario === 'one order' || scenario === `${spreadOrders.length} orders`) answered += result.ok;
@@ -442,6 +475,7 @@ async function benchInstances(kind: string) {
     });
     return rows;
   } finally {
+    await stats?.end();
     await Promise.all(processes.reverse().map((process) => process.stop()));
     await t.drop();
   }
