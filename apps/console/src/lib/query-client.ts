@@ -1,4 +1,10 @@
-import { MutationCache, QueryCache, QueryClient } from '@tanstack/react-query';
+import {
+  type InvalidateOptions,
+  type InvalidateQueryFilters,
+  MutationCache,
+  QueryCache,
+  QueryClient,
+} from '@tanstack/react-query';
 import { isRetryable } from './api-errors';
 import { isEscalationRequired, requestEscalation } from './escalation';
 
@@ -25,8 +31,31 @@ function promptOnEscalation(error: unknown): void {
   if (isEscalationRequired(error)) requestEscalation();
 }
 
+/**
+ * A QueryClient whose invalidation always asks the server again. TanStack Query's own joins an
+ * invalidation to a fetch already running when the query has no data yet (a screen's first load,
+ * a list's new page): that fetch may have been answered before the change the invalidation
+ * announces, and its answer then stays on screen (a token pair made while the Protect list was
+ * still loading did not appear). Such a fetch is cancelled first, as TanStack Query itself does
+ * with a running fetch of a query that has data, so the refetch starts anew.
+ */
+class ChangeAwareQueryClient extends QueryClient {
+  override invalidateQueries(filters?: InvalidateQueryFilters, options?: InvalidateOptions): Promise<void> {
+    if (filters?.refetchType !== 'none' && options?.cancelRefetch !== false) {
+      // the queries the invalidation refetches (QueryClient.refetchQueries' own choice), and only
+      // those: a silently cancelled fetch stays marked as fetching until another one starts
+      const refetched = this.getQueryCache().findAll({ ...filters, type: filters?.refetchType ?? filters?.type ?? 'active' });
+      for (const query of refetched) {
+        if (query.state.fetchStatus !== 'idle' && query.state.data === undefined && !query.isDisabled() && !query.isStatic())
+          void query.cancel({ silent: true });
+      }
+    }
+    return super.invalidateQueries(filters, options);
+  }
+}
+
 export function createQueryClient(): QueryClient {
-  return new QueryClient({
+  return new ChangeAwareQueryClient({
     queryCache: new QueryCache({ onError: promptOnEscalation }),
     mutationCache: new MutationCache({ onError: promptOnEscalation }),
     defaultOptions: {
