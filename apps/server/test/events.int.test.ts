@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -12,6 +12,19 @@ import { addOrder, policyFor, registerApprovedMachine, suiteLicensingWorld } fro
 import { uploadForm } from './helpers/packages-fixtures.js';
 import { grantAuthorization, MachineChain } from './helpers/trace-fixtures.js';
 import { describeEachDatabase, expectToken, type TestApp } from './helpers/test-app.js';
+
+/** `verify-history` as documented, run with tsx: its exit status and output. */
+function runVerifyHistory(file: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'apps/server/src/cli/verify-history.ts', file],
+      { encoding: 'utf8' },
+      (error, stdout, stderr) =>
+        resolve({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
+    );
+  });
+}
 
 describeEachDatabase('trace events in', (ctx) => {
   const world = suiteLicensingWorld(ctx);
@@ -249,15 +262,25 @@ describeEachDatabase('trace events in', (ctx) => {
       const sound = await verifyHistory(history);
       expect(sound).toMatchObject({ events: 2, breaks: [], problems: [] });
       // the documented command, no server involved
-      const file = path.join(await fs.mkdtemp(path.join(os.tmpdir(), 'history-')), 'history.json');
-      await fs.writeFile(file, JSON.stringify(history));
-      const cli = spawnSync('node', ['--import', 'tsx', 'apps/server/src/cli/verify-history.ts', file], { encoding: 'utf8' });
-      expect(cli.status, cli.stdout + cli.stderr).toBe(0);
-      expect(cli.stdout).toContain('history verified');
-      await fs.writeFile(file, JSON.stringify({ ...history, events: history.events.slice(1) }));
-      const broken = spawnSync('node', ['--import', 'tsx', 'apps/server/src/cli/verify-history.ts', file], { encoding: 'utf8' });
-      expect(broken.status, broken.stdout + broken.stderr).toBe(1);
-      expect(broken.stdout).toContain('break at event 2');
+      // (both at once, off this worker's event loop, which serves the suite's server)
+      const directory = await fs.mkdtemp(path.join(os.tmpdir(), 'history-'));
+      try {
+        const verify = async (name: string, content: TTraceHistory) => {
+          const file = path.join(directory, name);
+          await fs.writeFile(file, JSON.stringify(content));
+          return runVerifyHistory(file);
+        };
+        const [cli, broken] = await Promise.all([
+          verify('history.json', history),
+          verify('broken.json', { ...history, events: history.events.slice(1) }),
+        ]);
+        expect(cli.status, cli.stdout + cli.stderr).toBe(0);
+        expect(cli.stdout).toContain('history verified');
+        expect(broken.status, broken.stdout + broken.stderr).toBe(1);
+        expect(broken.stdout).toContain('break at event 2');
+      } finally {
+        await fs.rm(directory, { recursive: true, force: true });
+      }
 
       // dropping an event breaks the chain where the server recorded none
       const dropped = await verifyHistory({ ...history, events: [{ ...history.events[1]!, sequence: 1 }] });

@@ -148,14 +148,18 @@ describe('the database pool', () => {
             const watching = (async () => {
               while (loading) seen.push(await count());
             })();
-            // forty at once: each waits for the session check's query, so a pool of ten would open ten
-            const answers = await Promise.all(
-              Array.from({ length: 40 }, () =>
-                fetch(`${server.url}/ui/order/list`, { headers: { authorization: `Bearer ${sessionToken}` } }),
-              ),
-            );
-            loading = false;
-            await watching;
+            let answers: Response[];
+            try {
+              // forty at once: each waits for the session check's query, so a pool of ten would open ten
+              answers = await Promise.all(
+                Array.from({ length: 40 }, () =>
+                  fetch(`${server.url}/ui/order/list`, { headers: { authorization: `Bearer ${sessionToken}` } }),
+                ),
+              );
+            } finally {
+              loading = false;
+              await watching;
+            }
             expect(
               answers.map((answer) => answer.status),
               kind,
