@@ -200,18 +200,30 @@ export function rssMiB(pid: number): number {
 
 let clockTicks: number | undefined;
 
+/** The kernel's clock ticks per second, in which `/proc` counts CPU time. */
+function ticksPerSecond(): number {
+  return (clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100);
+}
+
+/**
+ * `/proc/<pid>/stat`'s fields from the third (the state) on: index 11 is utime, 12 stime, 13 and 14
+ * the waited-for children's, 19 the start time. The command name (field 2) may hold spaces, so the
+ * fields are counted after its closing parenthesis.
+ */
+function procStat(pid: number | string): string[] {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
 /**
  * CPU seconds (user + system) a process has used so far, from `/proc/<pid>/stat`: unlike wall
  * time it hardly moves when other work shares the machine.
  */
 export function cpuSeconds(pid: number, { children = false } = {}): number {
-  clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  // the command name (field 2) may hold spaces: count the fields after its closing parenthesis
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const fields = procStat(pid);
   // utime, stime, and with `children` cutime, cstime: the children it has waited for (a wrk run)
   const used = Number(fields[11]) + Number(fields[12]) + (children ? Number(fields[13]) + Number(fields[14]) : 0);
-  return used / clockTicks;
+  return used / ticksPerSecond();
 }
 
 /**
@@ -224,8 +236,7 @@ export function cpuSeconds(pid: number, { children = false } = {}): number {
  * window runs (every second, say), and once at its end.
  */
 export function commandCpu(name: string): CommandCpu {
-  clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  const ticks = clockTicks;
+  const ticks = ticksPerSecond();
   let seen = new Map<string, { user: number; system: number }>();
   let user = 0;
   let system = 0;
@@ -235,9 +246,8 @@ export function commandCpu(name: string): CommandCpu {
       if (!/^\d+$/.test(entry)) continue;
       try {
         if (fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== name) continue;
-        const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        // utime, stime; the start time (field 22) tells a reused pid from the process before it
+        const fields = procStat(entry);
+        // utime, stime; the start time tells a reused pid from the process before it
         const used = { user: Number(fields[11]), system: Number(fields[12]) };
         const key = `${entry}:${fields[19]}`;
         now.set(key, used);

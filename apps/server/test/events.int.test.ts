@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -8,23 +7,11 @@ import type { TTraceEventReceipt, TTraceEventUploadResult, TTraceHistory } from 
 import { generateKeyPair } from '../src/crypto/key-pairs.js';
 import { eventHash, traceEventXml } from '../src/modules/events/trace-event-format.js';
 import { verifyHistory } from '../src/modules/events/verify-history.js';
+import { runCli } from './helpers/cli.js';
 import { addOrder, policyFor, registerApprovedMachine, suiteLicensingWorld } from './helpers/licensing-fixtures.js';
 import { uploadForm } from './helpers/packages-fixtures.js';
 import { grantAuthorization, MachineChain } from './helpers/trace-fixtures.js';
 import { describeEachDatabase, expectToken, type TestApp } from './helpers/test-app.js';
-
-/** `verify-history` as documented, run with tsx: its exit status and output. */
-function runVerifyHistory(file: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'apps/server/src/cli/verify-history.ts', file],
-      { encoding: 'utf8' },
-      (error, stdout, stderr) =>
-        resolve({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
-    );
-  });
-}
 
 describeEachDatabase('trace events in', (ctx) => {
   const world = suiteLicensingWorld(ctx);
@@ -268,15 +255,15 @@ describeEachDatabase('trace events in', (ctx) => {
         const verify = async (name: string, content: TTraceHistory) => {
           const file = path.join(directory, name);
           await fs.writeFile(file, JSON.stringify(content));
-          return runVerifyHistory(file);
+          return runCli('apps/server/src/cli/verify-history.ts', [file]);
         };
         const [cli, broken] = await Promise.all([
           verify('history.json', history),
           verify('broken.json', { ...history, events: history.events.slice(1) }),
         ]);
-        expect(cli.status, cli.stdout + cli.stderr).toBe(0);
+        expect(cli.code, cli.stdout + cli.stderr).toBe(0);
         expect(cli.stdout).toContain('history verified');
-        expect(broken.status, broken.stdout + broken.stderr).toBe(1);
+        expect(broken.code, broken.stdout + broken.stderr).toBe(1);
         expect(broken.stdout).toContain('break at event 2');
       } finally {
         await fs.rm(directory, { recursive: true, force: true });

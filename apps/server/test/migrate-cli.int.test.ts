@@ -1,10 +1,10 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDatabase, type Database } from '../src/db/database.js';
+import { runCli } from './helpers/cli.js';
 import { createScratchDatabase } from './helpers/database-servers.js';
 
 // `npm run migrate` (apps/server/src/cli/migrate.ts): lists the migrations and undoes those after
@@ -13,15 +13,8 @@ import { createScratchDatabase } from './helpers/database-servers.js';
 
 const cli = path.resolve(import.meta.dirname, '../src/cli/migrate.ts');
 
-function migrate(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', cli, ...args],
-      { env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8' },
-      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    );
-  });
+function migrate(env: Record<string, string>, ...args: string[]) {
+  return runCli(cli, args, { env });
 }
 
 const ranMigrations = async (database: Database) =>
