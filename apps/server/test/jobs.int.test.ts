@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { TJob, TPage } from '@manifold/contract';
 import { parseDatabaseUrl } from '../src/config.js';
 import { createDatabase, type Database } from '../src/db/database.js';
+import type { JobRow } from '../src/db/schema-jobs.js';
 import { JOB_HISTORY_PURGE } from '../src/jobs/job-history-purge.js';
 import { type JobDefinition, JobRunner, type JobRunnerOptions } from '../src/jobs/job-runner.js';
 import { jobsModule } from '../src/jobs/jobs.module.js';
@@ -336,13 +337,23 @@ describe.each(inject('databases'))('job runner [%s]', (kind) => {
       const id = await jobs().enqueue(first.db, 'test.echo', { n: 8 }, { runAt: new Date(Date.now() + 3_600_000) });
       const dead = leaseOwnerName({ pid: 4_194_305, start: '1' });
       const leaseUntil = new Date(Date.now() + 3_600_000).toISOString();
-      const [taken] = await new JobsRepository(first.db, first.dialect).claim({
-        owner: dead,
-        kinds: ['test.echo'],
-        now: new Date(Date.now() + 3_600_001).toISOString(),
-        leaseUntil,
-        limit: 1,
-      });
+      // the running runner's polls and heartbeat may hold the row for a moment, and a claim passes
+      // a locked row by (SKIP LOCKED): the other process claims it once it is free
+      let taken: JobRow | undefined;
+      await until(
+        async () => {
+          [taken] = await new JobsRepository(first.db, first.dialect).claim({
+            owner: dead,
+            kinds: ['test.echo'],
+            now: new Date(Date.now() + 3_600_001).toISOString(),
+            leaseUntil,
+            limit: 1,
+          });
+          return taken !== undefined;
+        },
+        "the other process's claim",
+        5_000,
+      );
       expect(taken).toMatchObject({ id, state: 'running', lease_owner: dead, attempts: 1 });
       await until(async () => (await row(id))?.state === 'done', "the dead runner's job done", 10_000);
     } finally {
