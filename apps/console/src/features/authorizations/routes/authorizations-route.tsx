@@ -1,7 +1,7 @@
 import { Group, Select, Stack, Switch } from '@mantine/core';
 import { orderSortFields } from '@manifold/contract';
 import { useTranslation } from 'react-i18next';
-import { useSearchParams } from 'react-router';
+import { useLatestSearchParams } from '../../../hooks/use-latest-search-params';
 import { apiErrorMessage } from '../../../components/api-error-message';
 import { AuthorizationTable } from '../../../components/authorization-table';
 import { ErrorAlert } from '../../../components/error-alert';
@@ -19,12 +19,12 @@ import {
 /** Every authorization the user may see: sorted, filtered, paged (kept in the address); send, revoke, download. */
 export function AuthorizationsRoute() {
   const { t } = useTranslation();
-  const [params, setParams] = useSearchParams();
+  const [params, setParams] = useLatestSearchParams();
   const input = authorizationListInputFrom(params);
   const authorizations = useAuthorizations(input);
 
   const update = (change: Partial<GetAuthorizationsInput>) =>
-    setParams(authorizationListSearch({ ...input, pageNum: 1, ...change }));
+    setParams((latest) => authorizationListSearch({ ...authorizationListInputFrom(latest), pageNum: 1, ...change }));
 
   return (
     <Stack gap="lg">
@@ -78,7 +78,7 @@ export function AuthorizationsRoute() {
       <PagingFooter
         totalPages={pageCount(authorizations.data)}
         pageNum={input.pageNum}
-        onPage={(pageNum) => setParams(authorizationListSearch({ ...input, pageNum }))}
+        onPage={(pageNum) => setParams((latest) => authorizationListSearch({ ...authorizationListInputFrom(latest), pageNum }))}
         pageSizeLabel={t('authorizations.pageSize')}
         pageSize={input.numberOfItems}
         onPageSize={(numberOfItems) => update({ numberOfItems })}

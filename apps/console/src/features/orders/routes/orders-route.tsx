@@ -3,7 +3,8 @@ import type { TOrder } from '@manifold/contract';
 import { IconArrowDown, IconArrowUp, IconArrowsSort } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link, useSearchParams } from 'react-router';
+import { Link } from 'react-router';
+import { useLatestSearchParams } from '../../../hooks/use-latest-search-params';
 import { apiErrorMessage } from '../../../components/api-error-message';
 import { DataTable } from '../../../components/data-table';
 import { ErrorAlert } from '../../../components/error-alert';
@@ -48,12 +49,13 @@ function SortHeader({
 export function OrdersRoute() {
   const { t } = useTranslation();
   const format = useDateTimeFormat();
-  const [params, setParams] = useSearchParams();
+  const [params, setParams] = useLatestSearchParams();
   const input = orderListInputFrom(params);
   const orders = useOrders(input);
   const [adding, setAdding] = useState(false);
 
-  const update = (change: Partial<GetOrdersInput>) => setParams(orderListSearch({ ...input, pageNum: 1, ...change }));
+  const update = (change: Partial<GetOrdersInput>) =>
+    setParams((latest) => orderListSearch({ ...orderListInputFrom(latest), pageNum: 1, ...change }));
 
   const onSort = (field: OrderSortField) =>
     update({ sortBy: field, sortOrder: input.sortBy === field && input.sortOrder === 'asc' ? 'desc' : 'asc' });
@@ -139,7 +141,7 @@ export function OrdersRoute() {
       <PagingFooter
         totalPages={pageCount(orders.data)}
         pageNum={input.pageNum}
-        onPage={(pageNum) => setParams(orderListSearch({ ...input, pageNum }))}
+        onPage={(pageNum) => setParams((latest) => orderListSearch({ ...orderListInputFrom(latest), pageNum }))}
         pageSizeLabel={t('orders.pageSize')}
         pageSize={input.numberOfItems}
         onPageSize={(numberOfItems) => update({ numberOfItems })}

@@ -1,4 +1,4 @@
-import { useSearchParams } from 'react-router';
+import { useLatestSearchParams } from '../../../hooks/use-latest-search-params';
 
 function positive(value: string | null, fallback: number, max: number): number {
   const number = value === null ? Number.NaN : Number(value);
@@ -37,12 +37,11 @@ export function listSearch(state: Record<string, string | number | undefined>): 
  * page 1) and `page` (another page).
  */
 export function useListParams<TFilter extends string>(filters: readonly TFilter[]) {
-  const [params, setParams] = useSearchParams();
-  const state = listStateFrom(params, filters);
+  const [params, setParams] = useLatestSearchParams();
   return {
-    state,
+    state: listStateFrom(params, filters),
     update: (change: { [name: string]: string | number | undefined }) =>
-      setParams(listSearch({ ...state, pageNum: 1, ...change })),
-    page: (pageNum: number) => setParams(listSearch({ ...state, pageNum })),
+      setParams((latest) => listSearch({ ...listStateFrom(latest, filters), pageNum: 1, ...change })),
+    page: (pageNum: number) => setParams((latest) => listSearch({ ...listStateFrom(latest, filters), pageNum })),
   };
 }
