@@ -598,7 +598,7 @@ describeEachDatabase('authorizations', (ctx) => {
         'invalidOrderAndAuthorizationIdCombination',
       );
       expectToken(await call('/ui/authorization/send', { orderId, authorizationId: two }), 420, 'sendingAuthorizationFailed');
-      // send all skips nothing silently: revoked ones are left out, the rest go
+      // send all leaves the revoked ones out, the rest go
       expect(
         (await call('/ui/authorization/send', { orderId, sendAll: true, authorizationId: one })).json<{ data: unknown[] }>().data,
       ).toHaveLength(1);
@@ -610,6 +610,47 @@ describeEachDatabase('authorizations', (ctx) => {
       const history = (await fetchOrder(orderId)).history.map((h) => h.eventType);
       expect(history.filter((t) => t === 'licenceSent')).toHaveLength(2);
       expect(history).toContain('licenceRevoked');
+    });
+
+    it('sends all the live ones past an expired one, which alone is refused; all expired refuses the order', async () => {
+      const orderId = await addOrder(ctx(), policyFor(world));
+      const expired = await authorize(ctx(), { orderId, deviceId: world.deviceId, quantity: 1 });
+      const sentThenExpired = await authorize(ctx(), { orderId, deviceId: world.deviceId, quantity: 1 });
+      const live = await authorize(ctx(), { orderId, deviceId: world.deviceId, quantity: 1 });
+      expect((await call('/ui/authorization/send', { orderId, authorizationId: sentThenExpired })).statusCode).toBe(200);
+      const db = ctx().app.services.database.db;
+      const expire = (ids: string[]) =>
+        db
+          .updateTable('authorizations')
+          .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+          .where('id', 'in', ids)
+          .execute();
+      await expire([expired, sentThenExpired]);
+
+      const all = await call('/ui/authorization/send', { orderId });
+      expect(all.statusCode, all.body).toBe(200);
+      expect(all.json()).toEqual({ data: [{ authorizationId: live, state: 'sent', delivery: null }] });
+      const states = await db.selectFrom('authorizations').select(['id', 'state']).where('order_id', '=', orderId).execute();
+      expect(Object.fromEntries(states.map((row) => [row.id, row.state]))).toEqual({
+        [expired]: 'authorized',
+        [sentThenExpired]: 'sent',
+        [live]: 'sent',
+      });
+      expectToken(
+        await call('/ui/authorization/send', { orderId, authorizationId: expired }),
+        420,
+        'sendingAuthorizationFailed',
+        `authorizations.${expired}`,
+      );
+
+      await expire([live]);
+      const none = expectToken(
+        await call('/ui/authorization/send', { orderId, sendAll: true }),
+        420,
+        'sendingAuthorizationFailed',
+        'orderId',
+      );
+      expect(none.errorDescription).toBe('Every authorization of the order is revoked or expired');
     });
 
     it('queues authorizations for downstream Manage instances; revoking a delivered one queues its revocation', async () => {

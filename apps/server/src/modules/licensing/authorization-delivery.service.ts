@@ -21,13 +21,19 @@ export interface SentAuthorization {
  * (delivered and retried with back-off by the outbox's delivery worker; it becomes an order there)
  * and the authorization is `sent` with delivery `pending`.
  */
+/** Whether its expiration has passed (ISO-8601 UTC strings compare as times). */
+function isExpired(row: AuthorizationRecord, now: string): boolean {
+  return row.expires_at !== null && row.expires_at <= now;
+}
+
 export class AuthorizationDeliveryService {
   constructor(private readonly database: Database) {}
 
   /**
    * Sends one authorization (an `authorizationId`, `sendAll` not true) or every live one of the
-   * order. Anything that cannot go (revoked, expired, machine not approved or disabled) refuses
-   * the whole call with `sendingAuthorizationFailed`, and nothing is sent.
+   * order (neither revoked nor expired). Anything else that cannot go (the one named revoked or
+   * expired, a machine not approved or disabled) refuses the whole call with
+   * `sendingAuthorizationFailed`, and nothing is sent.
    */
   async send(
     input: { orderId: string; authorizationId?: string | null | undefined; sendAll?: boolean | null | undefined },
@@ -36,19 +42,21 @@ export class AuthorizationDeliveryService {
     const sent = await this.database.transaction(async (trx) => {
       const changes = new LicensingChanges(trx, this.database.dialect);
       const { order, authorization } = await orderAndAuthorization(changes, input.orderId, input.authorizationId, caller);
+      const now = isoNow();
       let targets: AuthorizationRecord[];
       if (authorization && input.sendAll !== true) targets = [authorization];
       else {
         const all = await changes.authorizations.ofOrder(order.id);
         if (all.length === 0) throw new AppError('orderHasNoAuthorizations', { field: 'orderId' });
-        targets = all.filter((row) => row.state !== 'revoked');
+        // every live one: a revoked or expired authorization can never go, so it is left out rather
+        // than refusing the rest of the order for ever
+        targets = all.filter((row) => row.state !== 'revoked' && !isExpired(row, now));
         if (targets.length === 0)
           throw new AppError('sendingAuthorizationFailed', {
             field: 'orderId',
-            description: 'Every authorization of the order is revoked',
+            description: 'Every authorization of the order is revoked or expired',
           });
       }
-      const now = isoNow();
       const problems = new ErrorCollector();
       // the recipients and the queued deliveries of every target in one query each
       const recipients = new RecipientsRepository(trx);
@@ -59,8 +67,7 @@ export class AuthorizationDeliveryService {
       for (const target of targets) {
         const field = `authorizations.${target.id}`;
         if (target.state === 'revoked') problems.add('sendingAuthorizationFailed', field, 'The authorization is revoked');
-        else if (target.expires_at && target.expires_at <= now)
-          problems.add('sendingAuthorizationFailed', field, 'The authorization has expired');
+        else if (isExpired(target, now)) problems.add('sendingAuthorizationFailed', field, 'The authorization has expired');
         else if (target.target_kind === 'device') {
           const device = devices.get(target.device_id!);
           if (!device || device.registration_state !== 'Approved' || device.disabled === 1)
