@@ -114,6 +114,9 @@ describe('console: orders and authorizations', () => {
     const id = authorization?.authorizationId ?? '';
     const row = page.locator(`tr[data-authorization-id="${id}"]`);
     await row.locator('[data-state="authorized"]').waitFor(settle);
+    // the state reads whole, not cut to "AUTHO…" by the table's narrow column
+    const stateLabel = row.locator('[data-state="authorized"] .mantine-Badge-label');
+    expect(await stateLabel.evaluate((label) => label.scrollWidth <= label.clientWidth)).toBe(true);
 
     // sent
     await row.getByRole('button', { name: `Send authorization ${id.slice(0, 8)}` }).click();

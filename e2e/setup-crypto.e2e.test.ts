@@ -119,6 +119,9 @@ describe('console: setup wizard, keys and certificates (ADMIN)', () => {
     await uploadError.waitFor();
     expect((await uploadError.textContent())?.length).toBeGreaterThan(10);
     await checkScreen(page, 'setup-crypto-upload-refused');
+    // Choosing the same file again sends it again (a file input that keeps its file fires no change).
+    await uploadCertificate(page, 'Signing certificate', signingFile);
+    await expect.poll(() => trayRow(page, 'signing-certificate.pem').count(), settle).toBe(2);
 
     await uploadCertificate(page, 'Network root (trust anchor)', rootFile);
     await trayRow(page, 'network-root.pem').and(page.locator('[data-upload-status="finished"]')).waitFor();

@@ -67,6 +67,12 @@ describe('console: a machine\u2019s job in events, audit, builds, parts and the 
     await nav.getByRole('link', { name: 'Events' }).click();
     await page.getByRole('heading', { name: 'Events', level: 1 }).waitFor();
     for (const eventId of events) await page.locator(`tr[data-event-id="${eventId}"] [data-status="verified"]`).waitFor(settle);
+    // each check reads whole: a badge was narrower than its word ("VERIFI…")
+    const clipped = await page
+      .getByTestId('events-table')
+      .locator('.mantine-Badge-label')
+      .evaluateAll((labels) => labels.filter((label) => label.scrollWidth > label.clientWidth).map((label) => label.textContent));
+    expect(clipped).toEqual([]);
     await checkScreen(page, 'events');
     // each row exports its machine's signed history (a Trace instance's only way to a forwarded machine's)
     const [rowDownload] = await Promise.all([

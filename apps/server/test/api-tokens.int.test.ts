@@ -196,6 +196,22 @@ describeEachDatabase(
         ).toBe(400);
       });
 
+      it('says what a clientId and a redirect address may hold when they are given but not valid', async () => {
+        const admin = await ctx().adminToken();
+        const response = await ctx().call('POST', '/ui/client/add', {
+          token: admin,
+          body: clientInput({ clientId: 'mes client', webServerRedirectUri: 'https://mes.example.com/a b' }),
+        });
+        expect(expectTokens(response).map((problem) => `${problem.errorToken}:${problem.field}`)).toEqual([
+          'clientIdEmpty:clientId',
+          'clientRedirectUriEmpty:webServerRedirectUri',
+        ]);
+        // not a bare "is required" for a value that was given
+        const [clientId, redirect] = (response.json() as { data: { errorDescription: string }[] }).data;
+        expect(clientId?.errorDescription).toMatch(/letters, digits/);
+        expect(redirect?.errorDescription).toMatch(/without spaces/);
+      });
+
       it('shows the secret once, stores only its hash, and issues tokens that reach the API with the client authorities', async () => {
         const admin = await ctx().adminToken();
         const input = clientInput();

@@ -72,6 +72,23 @@ describeEachDatabase('single sign-on with SAML 2.0', (ctx) => {
       'ssoProviderInvalid',
       'idpCertificate',
     );
+    // an empty name or entity id is a field problem (not a malformed request), and nothing is stored
+    for (const [blank, field] of [
+      [{ name: '   ' }, 'name'],
+      [{ name: '' }, 'name'],
+      [{ domain: '  ' }, 'domain'],
+    ] as const) {
+      expectToken(
+        await ctx().call('POST', '/ui/admin/sso/provider', {
+          token: admin,
+          body: { ...base, idpCertificate: idp.certificatePem, ...blank },
+        }),
+        420,
+        'ssoProviderInvalid',
+        field,
+      );
+    }
+    expect((await ctx().call('GET', '/ui/admin/sso', { token: admin })).json<{ data: unknown[] }>().data).toEqual([]);
     const saved = await ctx().call('POST', '/ui/admin/sso/provider', {
       token: admin,
       body: { ...base, idpCertificate: idp.certificatePem },

@@ -26,10 +26,11 @@ export const ZCommaList = z
 export const ZSsoProviderSaveRequest = z
   .object({
     id: z.string().max(36).optional(),
-    name: z.string().min(1).max(128),
+    /** Required (an empty one is `ssoProviderInvalid` on the field, like the other settings). */
+    name: z.string().max(128),
     connection: ZSsoConnection,
     enabled: z.boolean(),
-    domain: z.string().min(1).max(512),
+    domain: z.string().max(512),
     clientId: z.string().max(256).optional(),
     /** OIDC only; left out on an edit keeps the stored one. Never returned. */
     clientSecret: z.string().max(1024).optional(),
@@ -181,10 +182,10 @@ export const identityErrorTokens = {
   samlResponseReplayed: 'The SAML assertion was already used',
   issuerEmpty: 'issuer is required',
   jwkSetUriEmpty: 'jwkSetUri is required',
-  clientIdEmpty: 'clientId is required',
+  clientIdEmpty: 'clientId is required: letters, digits, ".", "_", "~" and "-" (at most 128 characters)',
   clientIdTaken: 'A client with this clientId already exists',
   clientGrantTypesInvalid: 'authorizedGrantTypes is required: a comma-delimited list of client_credentials and refresh_token',
-  clientRedirectUriEmpty: 'webServerRedirectUri is required',
+  clientRedirectUriEmpty: 'webServerRedirectUri is required: one or more addresses, comma-delimited without spaces',
   clientTokenValidityInvalid:
     'accessTokenValidity is required: whole seconds between 60 and 86400 (refreshTokenValidity up to 31536000)',
   clientAuthoritiesInvalid: 'authorities may name only ADMIN, USER, ROLE_ADMIN or ROLE_USER',

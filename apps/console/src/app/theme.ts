@@ -1,4 +1,4 @@
-import { createTheme, type CSSVariablesResolver, type MantineColorsTuple } from '@mantine/core';
+import { Badge, createTheme, type CSSVariablesResolver, type MantineColorsTuple } from '@mantine/core';
 
 /** Green accents dark enough for white text to stay readable (WCAG AA). */
 const manifoldGreen: MantineColorsTuple = [
@@ -20,6 +20,11 @@ export const mantineTheme = createTheme({
   colors: { green: manifoldGreen },
   fontFamily: 'system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans SC", "PingFang SC", sans-serif',
   defaultRadius: 'md',
+  components: {
+    // a badge is a short word read whole: Mantine's badge may be narrower than its label (its
+    // grid track shrinks to nothing, and a table column squeezes it), cutting "Verified" to "VERIFI…"
+    Badge: Badge.extend({ styles: { root: { minWidth: 'max-content' } } }),
+  },
 });
 
 /**

@@ -23,6 +23,8 @@ export interface UploadDescriptor {
   status: UploadStatus;
   progress: number;
   error?: string;
+  /** What the upload failed with, for the tray to say it in the reader's language. */
+  failure?: unknown;
 }
 
 export interface UploadTrayState {
@@ -91,7 +93,11 @@ export function createUploadTray(generateId: () => string = () => crypto.randomU
       .catch((error: unknown) => {
         controllers.delete(descriptor.id);
         if (!isPresent(descriptor.id)) return;
-        update(descriptor.id, { status: 'failed', error: error instanceof Error ? error.message : String(error) });
+        update(descriptor.id, {
+          status: 'failed',
+          error: error instanceof Error ? error.message : String(error),
+          failure: error,
+        });
       });
   }
 

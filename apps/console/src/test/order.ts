@@ -1,4 +1,4 @@
-import { ZDeviceParameter, ZOrderDetail, type TOrderDetail } from '@manifold/contract';
+import { ZAuthorization, ZDeviceParameter, ZOrderDetail, type TAuthorization, type TOrderDetail } from '@manifold/contract';
 
 /** An order's detail as `order/fetch` answers it (an ADMIN's order of 10, 7 allocated), with `overrides`. */
 export function orderDetail(overrides: Partial<TOrderDetail> = {}): TOrderDetail {
@@ -46,6 +46,37 @@ export function orderDetail(overrides: Partial<TOrderDetail> = {}): TOrderDetail
     authorizations: { data: [], pageNum: 1, numberOfItems: 10, totalNumOfPages: 0, totalNumOfItems: 0 },
     history: [],
     historyTruncated: false,
+    ...overrides,
+  });
+}
+
+/** One of the order's authorizations (a machine's, of 1, waiting to be sent), with `overrides`. */
+export function authorization(overrides: Partial<TAuthorization> = {}): TAuthorization {
+  const id = overrides.authorizationId ?? crypto.randomUUID();
+  return ZAuthorization.parse({
+    id,
+    authorizationId: id,
+    orderId: '5b0c7c44-7c55-4c9e-8f4e-6a5cf0a1d001',
+    version: 1,
+    type: 'device',
+    deviceId: '7b0c7c44-7c55-4c9e-8f4e-6a5cf0a1d003',
+    manageId: null,
+    quantity: 1,
+    state: 'authorized',
+    expiration: null,
+    serialNumbers: null,
+    authorizedUserList: [],
+    tracking: [],
+    deviceParameters: [],
+    qualityParameters: [],
+    dsiId: '0b0c7c44-7c55-4c9e-8f4e-6a5cf0a1d002',
+    companyName: 'Acme Designs',
+    userID: 'admin',
+    dateCreated: '2026-11-02T10:00:00.000Z',
+    dateSent: null,
+    dateReceived: null,
+    dateRevoked: null,
+    delivery: null,
     ...overrides,
   });
 }

@@ -11,7 +11,7 @@ import { redirectToLogin } from '../../lib/login-redirect';
 import { sessionQueryOptions } from '../../lib/session';
 import { scheduleSessionRefresh } from '../../lib/session-refresh';
 import { EscalationPrompt } from './escalation-prompt';
-import { navigationFor } from './navigation';
+import { activeNavigationTo, navigationFor } from './navigation';
 import { UserMenu } from './user-menu';
 import '../styles/signed-in';
 
@@ -35,6 +35,7 @@ export function AppLayout() {
 
   const profile = session.data?.userProfile;
   const items = navigationFor(profile?.role, consoleConfig);
+  const activeTo = activeNavigationTo(items, pathname);
 
   return (
     <AppShell header={{ height: 56 }} navbar={{ width: 240, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
@@ -55,7 +56,7 @@ export function AppLayout() {
         {/* the entries outgrow a short window: they scroll */}
         <AppShell.Section grow component={ScrollArea}>
           {items.map((item) => {
-            const active = item.to === '/' ? pathname === '/' : pathname.startsWith(item.to);
+            const active = item.to === activeTo;
             return (
               <NavLink
                 key={item.to}

@@ -87,6 +87,19 @@ export function navigationFor(role: TRole | undefined, config: TConsoleConfig = 
   return navigationItems.filter((item) => canCall(role, item.requires) && isScreenOpen(config, item.requires));
 }
 
+/**
+ * The entry of the page at `pathname`: the one whose address is the page's or a folder of it, the
+ * longest such (`/quality/inspect` is "Inspect a part", not also "Quality").
+ */
+export function activeNavigationTo(items: readonly Pick<NavigationItem, 'to'>[], pathname: string): string | undefined {
+  let active: string | undefined;
+  for (const { to } of items) {
+    const matches = to === '/' ? pathname === '/' : pathname === to || pathname.startsWith(`${to}/`);
+    if (matches && (active === undefined || to.length > active.length)) active = to;
+  }
+  return active;
+}
+
 /** The call a route's screen needs, for its loader guard. */
 export function screenRequirement(to: string): RouteKey {
   const item = navigationItems.find((candidate) => candidate.to === to);

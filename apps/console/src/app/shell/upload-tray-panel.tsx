@@ -1,11 +1,18 @@
 import { ActionIcon, Group, Paper, Progress, ScrollArea, Stack, Text } from '@mantine/core';
 import { IconChevronDown, IconChevronUp, IconTrash, IconX } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
+import { apiErrorMessage } from '../../components/api-error-message';
+import { isApiError } from '../../lib/api-errors';
 import { useStore } from '../../lib/store';
 import { uploadTray as defaultTray, type UploadDescriptor, type UploadTray, type UploadTrayState } from '../../lib/upload-tray';
 import type { TFunction } from 'i18next';
 
 const statusColors = { processing: 'blue', finished: 'green', failed: 'red' } as const;
+
+/** Why an upload failed, translated like every refusal on the screens (the server's text is English). */
+function failureReason(t: TFunction, file: UploadDescriptor): string {
+  return isApiError(file.failure) ? apiErrorMessage(t, file.failure) : (file.error ?? '');
+}
 
 function UploadRow({ file, onDiscard }: { file: UploadDescriptor; onDiscard: () => void }) {
   const { t } = useTranslation();
@@ -38,7 +45,7 @@ function UploadRow({ file, onDiscard }: { file: UploadDescriptor; onDiscard: () 
           ? t('uploads.processing', { percent })
           : file.status === 'finished'
             ? t('uploads.finished')
-            : t('uploads.failed', { reason: file.error ?? '' })}
+            : t('uploads.failed', { reason: failureReason(t, file) })}
       </Text>
     </Stack>
   );

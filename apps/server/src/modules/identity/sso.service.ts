@@ -147,6 +147,7 @@ export class SsoService {
         problems.add('ssoProviderInvalid', field, `${field} must be an absolute http(s) address`);
       }
     };
+    if (!input.name.trim()) problems.add('ssoProviderInvalid', 'name', 'name is required');
     const id = existing?.id ?? randomUUID();
     const redirectUri =
       input.connection === 'saml' ? `${this.config.publicUrl}/ui/user/saml2/acs/${id}` : (input.redirectUri?.trim() ?? '');
@@ -158,6 +159,8 @@ export class SsoService {
       if (input.clientSecret) secretSealed = this.sealer.seal(input.clientSecret);
       if (!secretSealed) problems.add('ssoProviderInvalid', 'clientSecret', 'clientSecret is required');
     } else {
+      if (!input.domain.trim())
+        problems.add('ssoProviderInvalid', 'domain', "domain is required: the identity provider's entity id");
       absolute(input.ssoUrl ?? '', 'ssoUrl');
       try {
         parseCertificate(input.idpCertificate ?? '');

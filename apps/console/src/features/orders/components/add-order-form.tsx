@@ -110,7 +110,6 @@ export function AddOrderForm({ onCancel }: { onCancel: () => void }) {
             autosize
             minRows={8}
             maxRows={20}
-            ff="monospace"
             value={text}
             error={problems.length > 0 ? t('orders.add.refused', { count: problems.length }) : undefined}
             onChange={(event) => setText(event.currentTarget.value)}

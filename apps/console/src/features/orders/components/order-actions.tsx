@@ -12,6 +12,20 @@ import { ConfirmDialog } from '../../../components/confirm-modal';
 import { useConfirmDialog, useConfirmedActions } from '../../../hooks/use-action-error';
 import { ErrorAlert } from '../../../components/error-alert';
 
+/**
+ * The authorizations waiting to be sent (authorized, not expired) on the page the order screen
+ * shows, and whether that is all of the order's (`counted`: one page holds them all). An order
+ * of several pages may have more waiting on the others: "send all" then offers itself without a
+ * count (the server sends every live one of the order).
+ */
+function waitingToSend(authorizations: TOrderDetail['authorizations'], now = Date.now()) {
+  const waiting = authorizations.data.filter(
+    (authorization) =>
+      authorization.state === 'authorized' && (authorization.expiration === null || Date.parse(authorization.expiration) > now),
+  ).length;
+  return { waiting, counted: authorizations.totalNumOfPages <= 1 };
+}
+
 /** Authorize, send all, archive or restore, revoke (with or without its authorizations): each confirmed. */
 export function OrderActions({ order }: { order: TOrderDetail }) {
   const { t } = useTranslation();
@@ -22,7 +36,7 @@ export function OrderActions({ order }: { order: TOrderDetail }) {
   const revoking = useConfirmDialog();
   const [includeAuthorized, setIncludeAuthorized] = useState(true);
   const number = order.orderNumber;
-  const waiting = order.authorizations.data.filter((authorization) => authorization.state === 'authorized').length;
+  const { waiting, counted } = waitingToSend(order.authorizations);
 
   const toggleArchive = () => {
     const archiving = !order.archive;
@@ -46,7 +60,9 @@ export function OrderActions({ order }: { order: TOrderDetail }) {
   const sendAll = () =>
     confirm({
       title: t('orders.actions.sendAllTitle'),
-      message: t('orders.actions.sendAllConfirm', { count: waiting, number }),
+      message: counted
+        ? t('orders.actions.sendAllConfirm', { count: waiting, number })
+        : t('orders.actions.sendAllConfirmUncounted', { number }),
       confirmLabel: t('orders.actions.sendAll'),
       color: 'green.8',
       onConfirm: () =>
@@ -84,9 +100,9 @@ export function OrderActions({ order }: { order: TOrderDetail }) {
             {t('orders.actions.authorize')}
           </Button>
         ) : null}
-        {waiting > 0 ? (
+        {waiting > 0 || !counted ? (
           <Button variant="default" leftSection={<IconSend size={16} aria-hidden />} loading={send.isPending} onClick={sendAll}>
-            {t('orders.actions.sendAllCount', { count: waiting })}
+            {counted ? t('orders.actions.sendAllCount', { count: waiting }) : t('orders.actions.sendAllWaiting')}
           </Button>
         ) : null}
         <Button

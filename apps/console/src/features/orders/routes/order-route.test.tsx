@@ -1,5 +1,5 @@
 import { ModalsProvider } from '@mantine/modals';
-import type { TAuditEntry, TRole } from '@manifold/contract';
+import type { TAuditEntry, TOrderDetail, TRole } from '@manifold/contract';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { screen } from '@testing-library/react';
 import { MemoryRouter, Route, Routes } from 'react-router';
@@ -30,8 +30,8 @@ const history: TAuditEntry[] = [
 ];
 
 /** The order screen with the order's detail already fetched, for a session of `role`. */
-function renderOrder(historyTruncated: boolean, role: TRole = 'ADMIN') {
-  const order = orderDetail({ history, historyTruncated });
+function renderOrder(historyTruncated: boolean, role: TRole = 'ADMIN', overrides: Partial<TOrderDetail> = {}) {
+  const order = orderDetail({ history, historyTruncated, ...overrides });
   const client = new QueryClient({ defaultOptions: { queries: { staleTime: Infinity, retry: false } } });
   seedAdminSession(client);
   client.setQueryData(sessionQueryKey, (session: { userProfile: object } | undefined) =>
@@ -84,5 +84,37 @@ describe("the order screen's history", () => {
     renderOrder(true, 'USER');
     expect(await screen.findByText('The latest 2 recorded events')).toBeTruthy();
     expect(screen.queryByTestId('order-history-all')).toBeNull();
+  });
+});
+
+describe("the order screen's history of machine events", () => {
+  it("names the machines' events of the order's licences in words, like the audit list", async () => {
+    const machineEvents: TAuditEntry[] = ['jobStarted', 'privateFileDecrypted', 'uploadTokenIssued', 'machineDataReceived'].map(
+      (eventType) => ({
+        eventType: eventType as TAuditEntry['eventType'],
+        actor: 'device:027d7b3e',
+        subject: '5b0c7c44-7c55-4c9e-8f4e-6a5cf0a1d001',
+        details: null,
+        dateCreated: '2026-11-02T10:00:00.000Z',
+      }),
+    );
+    renderOrder(false, 'ADMIN', { history: machineEvents });
+    const table = await screen.findByRole('table', { name: 'Recorded events: 4' });
+    const events = [...table.querySelectorAll('[data-event] td:nth-child(2)')].map((cell) => cell.textContent);
+    expect(events).toEqual([
+      'Manufacturing job started',
+      'Private file decrypted',
+      'Upload token issued to machine',
+      'Machine data received',
+    ]);
+  });
+});
+
+describe("the order screen's parameters", () => {
+  it('says which kind of parameter the order does not set', async () => {
+    renderOrder(false, 'ADMIN', { deviceParameters: [], qualityParameters: [] });
+    expect(await screen.findByText('The order sets no device parameters')).toBeTruthy();
+    expect(screen.getByText('The order sets no quality parameters')).toBeTruthy();
+    expect(screen.queryByText('No parameters')).toBeNull();
   });
 });

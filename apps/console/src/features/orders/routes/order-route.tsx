@@ -21,12 +21,20 @@ import { DetailRows } from '../../../components/detail-rows';
 import { Section } from '../../../components/section';
 import { ErrorAlert } from '../../../components/error-alert';
 
-function ParameterTable({ parameters, caption }: { parameters: (TDeviceParameter | TQualityParameter)[]; caption: string }) {
+function ParameterTable({
+  parameters,
+  caption,
+  none,
+}: {
+  parameters: (TDeviceParameter | TQualityParameter)[];
+  caption: string;
+  none: string;
+}) {
   const { t } = useTranslation();
   if (parameters.length === 0)
     return (
       <Text size="sm" c="dimmed">
-        {t('orders.parameters.none')}
+        {none}
       </Text>
     );
   const values = (parameter: TDeviceParameter | TQualityParameter) =>
@@ -98,7 +106,11 @@ function History({ order, canSeeAudit }: { order: TOrderDetail; canSeeAudit: boo
             <Table.Td>
               <time dateTime={entry.dateCreated}>{format(entry.dateCreated)}</time>
             </Table.Td>
-            <Table.Td>{t(`orders.history.events.${entry.eventType}`, { defaultValue: entry.eventType })}</Table.Td>
+            <Table.Td>
+              {t([`orders.history.events.${entry.eventType}`, `auditKinds.${entry.eventType}`], {
+                defaultValue: entry.eventType,
+              })}
+            </Table.Td>
             <Table.Td>{entry.actor ?? '—'}</Table.Td>
             <Table.Td>{entry.subject ? <Code title={entry.subject}>{entry.subject.slice(0, 8)}</Code> : '—'}</Table.Td>
           </Table.Tr>
@@ -253,8 +265,16 @@ export function OrderRoute() {
           </SimpleGrid>
           <Section id="order-parameters" title={t('orders.sections.parameters')}>
             <Stack>
-              <ParameterTable parameters={data.deviceParameters} caption={t('orders.parameters.deviceCaption')} />
-              <ParameterTable parameters={data.qualityParameters} caption={t('orders.parameters.qualityCaption')} />
+              <ParameterTable
+                parameters={data.deviceParameters}
+                caption={t('orders.parameters.deviceCaption')}
+                none={t('orders.parameters.noDevice')}
+              />
+              <ParameterTable
+                parameters={data.qualityParameters}
+                caption={t('orders.parameters.qualityCaption')}
+                none={t('orders.parameters.noQuality')}
+              />
             </Stack>
           </Section>
           <Section id="order-groups" title={t('orders.sections.groups')}>

@@ -74,7 +74,7 @@ export function QueueRoute() {
                 <time dateTime={event.occurredAt}>{format(event.occurredAt)}</time>
               </Text>
             </Table.Td>
-            <Table.Td>{event.kind}</Table.Td>
+            <Table.Td data-kind={event.kind}>{t(`auditKinds.${event.kind}`, { defaultValue: event.kind })}</Table.Td>
             <Table.Td>
               <DeliveryStateBadge state={event.state} label={t(`queue.states.${event.state}`)} />
             </Table.Td>

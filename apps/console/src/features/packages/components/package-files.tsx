@@ -105,11 +105,9 @@ export function PackageFiles({ dsiId, files, canEdit }: PackageFilesProps) {
           <ClassificationSelect width={200} value={uploadLabel} onChange={setUploadLabel} />
         </Group>
       ) : null}
-      {canEdit ? (
-        <Text size="xs" c="dimmed">
-          {t('packages.files.privateHint')}
-        </Text>
-      ) : null}
+      <Text size="xs" c="dimmed">
+        {t('packages.files.privateHint')}
+      </Text>
       {uploadError ? <ErrorAlert>{uploadError}</ErrorAlert> : null}
       <DataTable
         compact
@@ -169,16 +167,19 @@ export function PackageFiles({ dsiId, files, canEdit }: PackageFilesProps) {
             </Table.Td>
             <Table.Td>
               <Group gap={4} wrap="nowrap">
-                <IconAction
-                  tooltip={t('packages.files.download')}
-                  label={t('packages.files.downloadNamed', { name: file.fileName })}
-                  icon={IconDownload}
-                  loading={download.isPending && download.variables.fileId === file.fileId}
-                  onClick={() => {
-                    clearError(file.fileId);
-                    download.mutate(file, { onError: (error) => fileError(file.fileId, error) });
-                  }}
-                />
+                {/* the server opens a private file to administrators only (the editors here) */}
+                {file.isPublic || canEdit ? (
+                  <IconAction
+                    tooltip={t('packages.files.download')}
+                    label={t('packages.files.downloadNamed', { name: file.fileName })}
+                    icon={IconDownload}
+                    loading={download.isPending && download.variables.fileId === file.fileId}
+                    onClick={() => {
+                      clearError(file.fileId);
+                      download.mutate(file, { onError: (error) => fileError(file.fileId, error) });
+                    }}
+                  />
+                ) : null}
                 {canEdit ? (
                   <IconAction
                     tooltip={t('common.delete')}

@@ -4,7 +4,7 @@ import { Dropzone } from '@mantine/dropzone';
 import type { TSecureRepoNode } from '@manifold/contract';
 import { IconDownload, IconFolder, IconFolderPlus, IconUpload } from '@tabler/icons-react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
 import { apiErrorMessage } from '../../../components/api-error-message';
@@ -49,6 +49,7 @@ function SecureFolder({ nodeId }: { nodeId: string | undefined }) {
   const [form, setForm] = useState<NodeFormMode | null>(null);
   const [rowErrors, setRowErrors] = useState<Record<string, string>>({});
   const [uploadError, setUploadError] = useState<string | null>(null);
+  const resetFiles = useRef<() => void>(null);
   const session = useQuery(sessionQueryOptions());
   const isAdmin = session.data?.userProfile.role === 'ADMIN';
   const list = useSecureRepoList({ ...(nodeId ? { nodeId } : {}), pageNum: page, numberOfItems: pageSize });
@@ -62,6 +63,8 @@ function SecureFolder({ nodeId }: { nodeId: string | undefined }) {
 
   const upload = (files: File[]) => {
     if (!nodeId || files.length === 0) return;
+    // the same files may be chosen again (after a refusal, or once a file of that name is gone)
+    resetFiles.current?.();
     setUploadError(null);
     uploadTray.addFiles(files, {
       uploadType: 'secure-file',
@@ -212,7 +215,7 @@ function SecureFolder({ nodeId }: { nodeId: string | undefined }) {
             </Button>
           ) : null}
           {current ? (
-            <FileButton onChange={upload} multiple>
+            <FileButton onChange={upload} multiple resetRef={resetFiles}>
               {(props) => (
                 <Button {...props} leftSection={<IconUpload size={16} aria-hidden />}>
                   {t('secureFiles.upload')}

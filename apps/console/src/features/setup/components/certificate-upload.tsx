@@ -2,7 +2,7 @@ import { Button, FileButton, Group, Select, Stack, Text } from '@mantine/core';
 import { uploadCertificateTypes } from '@manifold/contract';
 import { IconUpload } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formErrorsFrom, type FormErrors } from '../../../components/api-error-message';
 import { alerts } from '../../../lib/alerts';
@@ -32,10 +32,13 @@ export function CertificateUpload({ provisioned }: { provisioned: boolean }) {
   const queryClient = useQueryClient();
   const [certificateType, setCertificateType] = useState<UploadCertificateType>('trustAnchor');
   const [errors, setErrors] = useState<FormErrors>(noErrors);
+  const resetFile = useRef<() => void>(null);
   const needsKeys = certificateType !== 'trustAnchor' && !provisioned;
 
   const upload = (file: File | null) => {
     if (!file) return;
+    // the same file may be chosen again (as another certificate type, or once its root is trusted)
+    resetFile.current?.();
     setErrors(noErrors);
     const type = certificateType;
     uploadTray.addFiles([file], {
@@ -72,7 +75,11 @@ export function CertificateUpload({ provisioned }: { provisioned: boolean }) {
         }}
       />
       <Group align="center">
-        <FileButton onChange={upload} accept=".pem,.crt,.cer,application/x-pem-file,application/x-x509-ca-cert">
+        <FileButton
+          onChange={upload}
+          accept=".pem,.crt,.cer,application/x-pem-file,application/x-x509-ca-cert"
+          resetRef={resetFile}
+        >
           {(props) => (
             <Button {...props} disabled={needsKeys} leftSection={<IconUpload size={16} aria-hidden />}>
               {t('setup.upload.choose')}

@@ -2,7 +2,7 @@ import { Alert, Badge, Button, FileButton, Group, Skeleton, Stack, Text } from '
 import type { TLicensingStatus } from '@manifold/contract';
 import { IconUpload } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { apiErrorMessage, formErrorsFrom, type FormErrors } from '../../../components/api-error-message';
 import { DetailRows } from '../../../components/detail-rows';
@@ -28,6 +28,7 @@ export function LicencePanel() {
   const status = useLicensingStatus();
   const formatDate = useDateTimeFormat();
   const [errors, setErrors] = useState<FormErrors>(noErrors);
+  const resetFile = useRef<() => void>(null);
 
   if (status.error) return <ErrorAlert>{apiErrorMessage(t, status.error)}</ErrorAlert>;
   if (!status.data) return <Skeleton h={240} />;
@@ -38,6 +39,8 @@ export function LicencePanel() {
 
   const upload = (file: File | null) => {
     if (!file) return;
+    // the same file may be chosen again (after a refusal, or to see why it was refused)
+    resetFile.current?.();
     setErrors(noErrors);
     uploadTray.addFiles([file], {
       uploadType: 'licence',
@@ -94,7 +97,7 @@ export function LicencePanel() {
       />
       {errors.general.length > 0 ? <ErrorAlert>{errors.general.join(' ')}</ErrorAlert> : null}
       <Group align="center">
-        <FileButton onChange={upload}>
+        <FileButton onChange={upload} resetRef={resetFile}>
           {(props) => (
             <Button {...props} disabled={status.data.publisher === null} leftSection={<IconUpload size={16} aria-hidden />}>
               {t('settings.licence.upload')}

@@ -1,11 +1,7 @@
 import type { TTraceEventEntry } from '@manifold/contract';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { screen } from '@testing-library/react';
-import { MemoryRouter } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { setSessionToken } from '../../../lib/session-token';
-import { renderWithProviders } from '../../../test/render';
-import { seedAdminSession } from '../../../test/session';
+import { renderListScreen, stubListCall } from '../../../test/list-screen';
 import { EventsRoute } from './events-route';
 
 function entry(id: string, source: TTraceEventEntry['source'], deviceId: string, orderId: string): TTraceEventEntry {
@@ -37,31 +33,12 @@ function entry(id: string, source: TTraceEventEntry['source'], deviceId: string,
 const local = entry('1', 'stp', '11111111-0000-4000-8000-000000000001', '22222222-0000-4000-8000-000000000001');
 const forwarded = entry('2', 'peer', '33333333-0000-4000-8000-000000000001', '44444444-0000-4000-8000-000000000001');
 
-beforeEach(() => {
-  setSessionToken('token-1');
-  vi.stubGlobal(
-    'fetch',
-    vi.fn(async (url: string) => {
-      const { pathname } = new URL(url, 'http://localhost');
-      if (pathname !== '/ui/event/list') return new Response('{}', { status: 500 });
-      const page = { data: [local, forwarded], pageNum: 1, numberOfItems: 10, totalNumOfPages: 1, totalNumOfItems: 2 };
-      return new Response(JSON.stringify(page), { status: 200 });
-    }),
-  );
-});
+beforeEach(() => stubListCall('/ui/event/list', [local, forwarded]));
 afterEach(() => vi.unstubAllGlobals());
 
 describe('the events screen', () => {
   it("links a machine and an order to their pages here, and names a forwarded event's without a link", async () => {
-    const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-    seedAdminSession(client);
-    renderWithProviders(
-      <QueryClientProvider client={client}>
-        <MemoryRouter initialEntries={['/events']}>
-          <EventsRoute />
-        </MemoryRouter>
-      </QueryClientProvider>,
-    );
+    renderListScreen(<EventsRoute />, '/events');
     const localRow = await screen.findByText((_, element) => element?.getAttribute('data-event-id') === local.eventId);
     const links = [...localRow.querySelectorAll('a')].map((a) => a.getAttribute('href'));
     expect(links).toEqual([`/devices/${local.event.deviceId}`, `/orders/${local.event.orderId}`]);
