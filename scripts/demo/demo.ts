@@ -19,7 +19,7 @@ import { signCsrWithDevelopmentCa, type DevelopmentCa } from '../../apps/server/
 import { generateKeyPair } from '../../apps/server/src/crypto/key-pairs.js';
 import { bundledNodeArgs } from '../server-build.mjs';
 import { demoDesigns } from './design-files.js';
-import { Instance } from './instance.js';
+import { CallError, Instance } from './instance.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 const started = Date.now();
@@ -33,6 +33,8 @@ const usage = `usage: npm run demo [-- options]
   --downstream-machines M  simulated machines of the downstream Manage (default 3)
   --job-ms MIN-MAX         printing time of a job (default 8000-25000)
   --failure-rate R         share of jobs that fail (default 0.08)
+  --delegated-parts N      parts the upstream hands the downstream Manage at a time, again whenever
+                           they are used up (default 500)
   --no-console-build       do not build the console first (the API still answers)`;
 
 const { values } = (() => {
@@ -46,6 +48,7 @@ const { values } = (() => {
         'downstream-machines': { type: 'string' },
         'job-ms': { type: 'string' },
         'failure-rate': { type: 'string' },
+        'delegated-parts': { type: 'string' },
         'no-console-build': { type: 'boolean' },
         help: { type: 'boolean' },
       },
@@ -59,11 +62,12 @@ if (values.help) {
   console.log(usage);
   process.exit(0);
 }
-function numberOption(value: string | undefined, name: string, fallback: number, min: number, max: number): number {
+/** A whole number from `min` to `max` (`whole`), or any number in that range. */
+function numberOption(value: string | undefined, name: string, fallback: number, min: number, max: number, whole = true): number {
   if (value === undefined) return fallback;
   const parsed = Number(value);
-  if (!(parsed >= min && parsed <= max)) {
-    console.error(`--${name} must be between ${min} and ${max}\n\n${usage}`);
+  if (!(parsed >= min && parsed <= max) || (whole && !Number.isInteger(parsed))) {
+    console.error(`--${name} must be ${whole ? 'a whole number ' : ''}between ${min} and ${max}\n\n${usage}`);
     process.exit(2);
   }
   return parsed;
@@ -71,7 +75,9 @@ function numberOption(value: string | undefined, name: string, fallback: number,
 const demoDir = path.resolve(values.dir ?? path.join(repoRoot, '.demo'));
 const upstreamMachines = numberOption(values.machines, 'machines', 8, 0, 500);
 const downstreamMachines = numberOption(values['downstream-machines'], 'downstream-machines', 3, 0, 500);
-const failureRate = numberOption(values['failure-rate'], 'failure-rate', 0.08, 0, 0.9);
+const failureRate = numberOption(values['failure-rate'], 'failure-rate', 0.08, 0, 0.9, false);
+/** Parts of the upstream's first order handed to the downstream Manage at a time. */
+const delegatedParts = numberOption(values['delegated-parts'], 'delegated-parts', 500, 1, 1_000_000);
 const jobMs = (() => {
   const match = /^(\d+)-(\d+)$/.exec(values['job-ms'] ?? '8000-25000');
   if (!match || Number(match[2]) < Number(match[1])) {
@@ -280,12 +286,7 @@ async function seed(state: DemoState, instances: Record<Key, Instance>, ca: Deve
   }
 
   say('sending an authorization to the downstream Manage');
-  const { authorizationId } = await upstream.call<{ authorizationId: string }>('POST', '/ui/authorization/authorize', {
-    orderId: state.orderIds[0],
-    manageId: state.manageId,
-    quantity: 500,
-  });
-  await upstream.call('POST', '/ui/authorization/send', { orderId: state.orderIds[0], authorizationId });
+  const authorizationId = await delegateParts(state, upstream);
   // the design of the delegated order, handed down with content keys wrapped for the downstream
   say('handing its design to the downstream Manage');
   await upstream.call('POST', '/ui/das/transfer', { dsiId: state.dsiIds[0], manageId: state.manageId });
@@ -297,6 +298,22 @@ async function seed(state: DemoState, instances: Record<Key, Instance>, ca: Deve
     60_000,
     300,
   );
+  await takeDelegatedOrder(state, downstream, authorizationId);
+}
+
+/** The upstream authorizes the downstream Manage for {@link delegatedParts} of its first order and sends it. */
+async function delegateParts(state: DemoState, upstream: Instance): Promise<string> {
+  const { authorizationId } = await upstream.call<{ authorizationId: string }>('POST', '/ui/authorization/authorize', {
+    orderId: state.orderIds![0],
+    manageId: state.manageId,
+    quantity: delegatedParts,
+  });
+  await upstream.call('POST', '/ui/authorization/send', { orderId: state.orderIds![0], authorizationId });
+  return authorizationId;
+}
+
+/** Waits for the order the delegated authorization becomes at the downstream Manage, and works from it. */
+async function takeDelegatedOrder(state: DemoState, downstream: Instance, authorizationId: string): Promise<void> {
   const order = await until(
     'the order at the downstream Manage',
     async () => {
@@ -322,9 +339,10 @@ async function approveFleet(instance: Instance, fleet: Fleet): Promise<void> {
 
 /**
  * Keeps machines busy the way an operator would: a machine with nothing left to print (and no
- * licence it refused) gets a new authorization of `batch` parts, sent to it.
+ * licence it refused) gets a new authorization of `batch` parts, sent to it. When the order has
+ * no parts left (`orderHasNoMoreQuantity`), `refill` gets more, once, before the next round.
  */
-function operator(instance: Instance, fleet: Fleet, orderIds: () => string[], batch: number) {
+function operator(instance: Instance, fleet: Fleet, orderIds: () => string[], batch: number, refill?: () => Promise<void>) {
   const pending = new Map<string, string>();
   let busy = false;
   return async () => {
@@ -350,7 +368,10 @@ function operator(instance: Instance, fleet: Fleet, orderIds: () => string[], ba
         pending.set(machine.deviceId, authorizationId);
       }
     } catch (error) {
-      say(`operator at ${instance.options.siteName}: ${(error as Error).message}`);
+      const usedUp = refill && error instanceof CallError && error.message.includes('"orderHasNoMoreQuantity"');
+      await (usedUp ? refill() : Promise.reject(error)).catch((failure: unknown) =>
+        say(`operator at ${instance.options.siteName}: ${(failure as Error).message}`),
+      );
     } finally {
       busy = false;
     }
@@ -460,6 +481,12 @@ async function main(): Promise<void> {
       downstreamFleet,
       () => (state.downstreamOrderId ? [state.downstreamOrderId] : []),
       5,
+      // the downstream's parts are used up: its operator asks upstream for more, as a real one would
+      async () => {
+        say(`the downstream Manage's order is used up: the upstream Manage delegates ${delegatedParts} more parts`);
+        await takeDelegatedOrder(state, instances.downstream, await delegateParts(state, instances.upstream));
+        saveState(state);
+      },
     );
     timers.push(setInterval(() => void upstreamOperator().then(downstreamOperator), 2_000));
     await upstreamOperator();

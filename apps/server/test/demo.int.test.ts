@@ -24,7 +24,8 @@ describe('npm run demo', () => {
 
   it('comes up with every console answering and machines printing, and stops cleanly', async () => {
     dir = await fs.mkdtemp(path.join(os.tmpdir(), 'manifold-demo-'));
-    const started = await spawnDemo(dir, [], (child) => (demo = child));
+    // the downstream Manage's order holds 5 parts: its operator asks for more once they are used
+    const started = await spawnDemo(dir, ['--delegated-parts', '5'], (child) => (demo = child));
     serverPids = started.serverPids;
     const { child, exited, state } = started;
     const output = started.output;
@@ -65,6 +66,14 @@ describe('npm run demo', () => {
     };
     await waitForAny('trace', 'event/list', 'no event reached the Trace instance');
     await waitForAny('downstream', 'part/list', 'no part was made at the downstream Manage');
+    // its parts used up, the downstream's operator gets 5 more from upstream (a second order there),
+    // and goes on printing, with no operator error on the way
+    const refilled = Date.now() + 90_000;
+    while (!output().includes('the upstream Manage delegates 5 more parts')) {
+      if (Date.now() > refilled) throw new Error(`the downstream order was not refilled:\n${output()}`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    expect(output()).not.toContain('operator at');
 
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
