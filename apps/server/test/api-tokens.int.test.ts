@@ -182,7 +182,7 @@ describeEachDatabase(
         const problems = expectTokens(
           await ctx().call('POST', '/ui/client/add', {
             token: admin,
-            body: { clientId: 'x', authorizedGrantTypes: 'client_credentials, refresh_token', authorities: 'ROOT' },
+            body: { clientId: 'x', authorizedGrantTypes: 'refresh_token', authorities: 'ROOT' },
           }),
         );
         expect(problems.map((problem) => `${problem.errorToken}:${problem.field}`)).toEqual([
@@ -191,16 +191,55 @@ describeEachDatabase(
           'clientTokenValidityInvalid:accessTokenValidity',
           'clientAuthoritiesInvalid:authorities',
         ]);
-        expect(
-          (await ctx().call('POST', '/ui/client/add', { token: admin, body: clientInput({ scope: 'read, write' }) })).statusCode,
-        ).toBe(400);
+      });
+
+      it('answers 400 for any of its lists with spaces or empty entries, alike (docs/identity.md)', async () => {
+        const admin = await ctx().adminToken();
+        for (const [field, value] of [
+          ['scope', 'read, write'],
+          ['resourceIds', 'api, files'],
+          ['authorities', 'ADMIN, USER'],
+          ['authorizedGrantTypes', 'client_credentials, refresh_token'],
+          ['authorizedGrantTypes', 'client_credentials,'],
+          ['webServerRedirectUri', 'https://mes.example/a, https://mes.example/b'],
+          ['webServerRedirectUri', 'https://mes.example/a b'],
+        ]) {
+          const response = await ctx().call('POST', '/ui/client/add', { token: admin, body: clientInput({ [field!]: value }) });
+          expect(response.statusCode, `${field}: ${value} ${response.body}`).toBe(400);
+          expect(response.json()).toMatchObject({
+            errorToken: 'malformedRequest',
+            errorDescription: expect.stringContaining(`${field}: a comma-delimited list without spaces`),
+          });
+        }
+      });
+
+      it('takes only absolute http(s) redirect addresses, each of a list', async () => {
+        const admin = await ctx().adminToken();
+        for (const webServerRedirectUri of [
+          'javascript:alert(1)',
+          'data:text/html,<script>alert(1)</script>',
+          'mes.example/callback',
+          '/callback',
+          'ftp://mes.example/callback',
+          'https://mes.example/callback,javascript:alert(1)',
+        ]) {
+          const response = await ctx().call('POST', '/ui/client/add', {
+            token: admin,
+            body: clientInput({ webServerRedirectUri }),
+          });
+          expectToken(response, 420, 'clientRedirectUriEmpty', 'webServerRedirectUri');
+        }
+        const input = clientInput({ webServerRedirectUri: 'https://mes.example/callback,http://127.0.0.1:9000/cb' });
+        const added = await ctx().call('POST', '/ui/client/add', { token: admin, body: input });
+        expect(added.statusCode, added.body).toBe(200);
+        expect(added.json()).toMatchObject({ webServerRedirectUri: 'https://mes.example/callback,http://127.0.0.1:9000/cb' });
       });
 
       it('says what a clientId and a redirect address may hold when they are given but not valid', async () => {
         const admin = await ctx().adminToken();
         const response = await ctx().call('POST', '/ui/client/add', {
           token: admin,
-          body: clientInput({ clientId: 'mes client', webServerRedirectUri: 'https://mes.example.com/a b' }),
+          body: clientInput({ clientId: 'mes client', webServerRedirectUri: 'mes.example.com/callback' }),
         });
         expect(expectTokens(response).map((problem) => `${problem.errorToken}:${problem.field}`)).toEqual([
           'clientIdEmpty:clientId',
@@ -209,7 +248,7 @@ describeEachDatabase(
         // not a bare "is required" for a value that was given
         const [clientId, redirect] = (response.json() as { data: { errorDescription: string }[] }).data;
         expect(clientId?.errorDescription).toMatch(/letters, digits/);
-        expect(redirect?.errorDescription).toMatch(/without spaces/);
+        expect(redirect?.errorDescription).toMatch(/absolute http or https addresses, comma-delimited without spaces/);
       });
 
       it('shows the secret once, stores only its hash, and issues tokens that reach the API with the client authorities', async () => {

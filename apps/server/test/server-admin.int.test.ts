@@ -8,7 +8,7 @@ import { createDevelopmentRootCa } from '../src/crypto/development-ca.js';
 import { issueLicence } from '../src/modules/licence/licence-document.js';
 import { provisionServer, testMachine, uploadForm } from './helpers/packages-fixtures.js';
 import { addOrder, authorize, licensingWorld, policyFor } from './helpers/licensing-fixtures.js';
-import { describeEachDatabase, expectToken, type TestApp } from './helpers/test-app.js';
+import { describeEachDatabase, expectToken, expectTokens, type TestApp } from './helpers/test-app.js';
 
 const publisher = await createDevelopmentRootCa({ keyType: 'EC', commonName: 'Test Licence Publisher' });
 const stranger = await createDevelopmentRootCa({ keyType: 'EC', commonName: 'Someone Else' });
@@ -113,6 +113,45 @@ describeEachDatabase(
         expect((await ctx().call('GET', '/ui/admin/server', { token })).json()).toEqual(serverBody());
         const malformed = await ctx().call('POST', '/ui/admin/server', { token, body: { serverSiteName: 'x' } });
         expect(malformed.statusCode).toBe(400);
+      });
+
+      it('refuses control characters in the site name and the address, naming the field, and keeps the old values', async () => {
+        const token = await ctx().adminToken();
+        // the controls XML can carry (tab, line feed, carriage return, DEL, C1) reach the settings' own check
+        for (const serverSiteName of [
+          'Acme\nWorks',
+          'Acme Works\r\n',
+          'Acme\tWorks',
+          'Acme\u007f',
+          'Acme\u0085',
+          'Acme\u009b2J',
+        ]) {
+          const one = await ctx().call('POST', '/ui/admin/server', { token, body: serverBody({ serverSiteName }) });
+          expectToken(one, 420, 'serverSiteNameEmpty', 'serverSiteName');
+        }
+        // the other C0 controls never get that far: every request refuses them (input hygiene)
+        const escape = await ctx().call('POST', '/ui/admin/server', {
+          token,
+          body: serverBody({ serverSiteName: 'Acme\u001b[2J' }),
+        });
+        expectToken(escape, 420, 'invalidCharacters', 'serverSiteName');
+        for (const serverUrl of [
+          'https://manifold.ex\nample',
+          'https://manifold.example/\tpath',
+          'https://manifold.example/a\u0085',
+        ]) {
+          const one = await ctx().call('POST', '/ui/admin/server', { token, body: serverBody({ serverUrl }) });
+          expectToken(one, 420, 'serverUrlInvalid', 'serverUrl');
+        }
+        const both = await ctx().call('POST', '/ui/admin/server', {
+          token,
+          body: serverBody({ serverSiteName: 'Acme\n', serverUrl: 'https://manifold.example\t' }),
+        });
+        expect(expectTokens(both).map((e) => [e.errorToken, e.field])).toEqual([
+          ['serverSiteNameEmpty', 'serverSiteName'],
+          ['serverUrlInvalid', 'serverUrl'],
+        ]);
+        expect((await ctx().call('GET', '/ui/admin/server', { token })).json()).toEqual(serverBody());
       });
 
       it('renaming the site changes the brand in the next reply and in a new CSR, and completes the configuration step', async () => {

@@ -1,5 +1,7 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { adminPassword, buildUserInput, describeEachDatabase, expectTokens } from './helpers/test-app.js';
+import { adminPassword, buildUserInput, describeEachDatabase, expectToken, expectTokens } from './helpers/test-app.js';
 
 describeEachDatabase('users', (ctx) => {
   describe('GET /ui/user/list', () => {
@@ -346,3 +348,65 @@ describeEachDatabase('the last administrator', (ctx) => {
     await ctx().login('admin', adminPassword);
   });
 });
+
+/**
+ * Without ADMIN_PASSWORD the first start writes the first administrator's generated password to
+ * DATA_DIR/initial-admin-password; once that password is changed the file must not outlive it.
+ */
+for (const changer of ['the first administrator', 'another administrator'] as const) {
+  describeEachDatabase(
+    `the generated password file, when ${changer} changes the first administrator's password`,
+    (ctx) => {
+      const file = () => path.join(ctx().config.dataDir, 'initial-admin-password');
+      const fileExists = () =>
+        fs.stat(file()).then(
+          () => true,
+          () => false,
+        );
+
+      it('is written on the first start, survives refused and unrelated changes, and goes with the password it holds', async () => {
+        expect((await fs.stat(file())).mode & 0o777).toBe(0o600);
+        const generated = (await fs.readFile(file(), 'utf8')).trim();
+        const adminToken = await ctx().login('admin', generated);
+
+        // a refused change of their own (wrong current password) leaves the file
+        const wrong = await ctx().call('POST', '/ui/user/edit', {
+          token: adminToken,
+          body: { username: 'admin', password: 'Changed-password-1', currentPassword: 'not-the-password' },
+        });
+        expectToken(wrong, 420, 'passwordIncorrect', 'currentPassword');
+        // so do a profile edit without a password, and another user's password change
+        const edited = await ctx().call('POST', '/ui/user/edit', {
+          token: adminToken,
+          body: { username: 'admin', lastName: 'Admin' },
+        });
+        expect(edited.statusCode, edited.body).toBe(200);
+        const second = buildUserInput({ role: 'ADMIN' });
+        expect((await ctx().call('POST', '/ui/user/add', { token: adminToken, body: second })).statusCode).toBe(200);
+        const secondToken = await ctx().login(second.username, second.password);
+        const others = await ctx().call('POST', '/ui/user/edit', {
+          token: secondToken,
+          body: { username: second.username, password: 'Second-password-2', currentPassword: second.password },
+        });
+        expect(others.statusCode, others.body).toBe(200);
+        expect(await fileExists()).toBe(true);
+        expect((await fs.readFile(file(), 'utf8')).trim()).toBe(generated);
+
+        const changed =
+          changer === 'the first administrator'
+            ? await ctx().call('POST', '/ui/user/edit', {
+                token: adminToken,
+                body: { username: 'admin', password: 'Changed-password-1', currentPassword: generated },
+              })
+            : await ctx().call('POST', '/ui/user/edit', {
+                token: secondToken,
+                body: { username: 'admin', password: 'Changed-password-1' },
+              });
+        expect(changed.statusCode, changed.body).toBe(200);
+        expect(await fileExists()).toBe(false);
+        await ctx().login('admin', 'Changed-password-1');
+      });
+    },
+    { ADMIN_PASSWORD: '' },
+  );
+}

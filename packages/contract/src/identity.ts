@@ -128,14 +128,18 @@ export type TTrustedIssuerAddRequest = z.infer<typeof ZTrustedIssuerAddRequest>;
 
 export const oauthGrantTypes = ['client_credentials', 'refresh_token'] as const;
 
-/** Client (spec §3); lists comma-delimited without spaces (§5); validities in seconds. */
+/**
+ * Client (spec §3); every list comma-delimited without spaces (§5; a list with spaces or empty
+ * entries is malformed, 400, the same for each list); validities in seconds.
+ */
 export const ZOauthClientAddRequest = z
   .object({
     clientId: z.string().max(128).optional(),
     resourceIds: ZCommaList.optional(),
     scope: ZCommaList.optional(),
-    authorizedGrantTypes: z.string().max(256).optional(),
-    webServerRedirectUri: z.string().max(2048).optional(),
+    authorizedGrantTypes: ZCommaList.max(256).optional(),
+    /** Absolute http(s) addresses (checked by the server: `clientRedirectUriEmpty`). */
+    webServerRedirectUri: ZCommaList.optional(),
     authorities: ZCommaList.optional(),
     additionalInformation: z.string().max(4096).optional(),
     autoapprove: z.string().max(256).optional(),
@@ -185,7 +189,8 @@ export const identityErrorTokens = {
   clientIdEmpty: 'clientId is required: letters, digits, ".", "_", "~" and "-" (at most 128 characters)',
   clientIdTaken: 'A client with this clientId already exists',
   clientGrantTypesInvalid: 'authorizedGrantTypes is required: a comma-delimited list of client_credentials and refresh_token',
-  clientRedirectUriEmpty: 'webServerRedirectUri is required: one or more addresses, comma-delimited without spaces',
+  clientRedirectUriEmpty:
+    'webServerRedirectUri is required: one or more absolute http or https addresses, comma-delimited without spaces',
   clientTokenValidityInvalid:
     'accessTokenValidity is required: whole seconds between 60 and 86400 (refreshTokenValidity up to 31536000)',
   clientAuthoritiesInvalid: 'authorities may name only ADMIN, USER, ROLE_ADMIN or ROLE_USER',

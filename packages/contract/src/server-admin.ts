@@ -150,7 +150,7 @@ export const ZBlockchainProvider = z
 export const ZBlockchainProviderList = z.object({ data: z.array(z.string()) }).meta({ id: 'BlockchainProviderList' });
 
 export const serverAdminErrorTokens = {
-  serverSiteNameEmpty: 'The site name is required (at most 64 characters)',
+  serverSiteNameEmpty: 'The site name is required (one line of at most 64 characters, without control characters)',
   serverUrlInvalid: 'The server address must be an absolute http or https URL without credentials, query or fragment',
   addonNotEnabled: 'This addon is not enabled on this server',
   addonNotLicensed: 'The installed licence does not include this addon',

@@ -19,10 +19,36 @@ describe('server configuration rules', () => {
       'https://u:p@x.example',
       'https://x.example/?a=1',
       'https://x.example/#top',
+      'https://manifold.ex\nample',
+      'https://manifold.example/\tpath',
+      'https://manifold.example/a\u0001b',
+      'https://manifold.example/a\u0085b',
       '',
     ]) {
       expect(canonicalServerUrl(bad), bad).toBeUndefined();
     }
+  });
+
+  it('refuses a site name holding a control character (Unicode Cc) anywhere', () => {
+    for (const serverSiteName of [
+      'Acme\nWorks',
+      'Acme\r\n',
+      '\tAcme',
+      'Acme\u0007',
+      'Acme\u001b[31m',
+      'Acme\u007f',
+      'Acme\u0085',
+    ]) {
+      try {
+        checkServerConfig({ ...base, serverSiteName });
+        expect.unreachable(JSON.stringify(serverSiteName));
+      } catch (error) {
+        expect(error, JSON.stringify(serverSiteName)).toBeInstanceOf(AppError);
+        expect([(error as AppError).token, (error as AppError).field]).toEqual(['serverSiteNameEmpty', 'serverSiteName']);
+      }
+    }
+    // other Unicode is a name's business: letters of any script, symbols, format characters
+    expect(checkServerConfig({ ...base, serverSiteName: 'Ærø Werk 東京 ™' }).serverSiteName).toBe('Ærø Werk 東京 ™');
   });
 
   it('trims the site name and names each bad field', () => {

@@ -1,8 +1,21 @@
 import { SITE_NAME_MAX_LENGTH, type TServerConfig } from '@manifold/contract';
 import { ErrorCollector } from '../../lib/app-error.js';
 
-/** A canonical server address: absolute http(s), no credentials, query or fragment; no trailing slash. */
+/**
+ * A control character (Unicode category Cc: C0 controls, DEL, C1 controls). The single-line text
+ * settings refuse it anywhere: a line break, DEL or C1 control in the site name would reach the
+ * console's title, certificate subjects and peers' registrations; one in the address would be
+ * dropped or percent-encoded silently by the URL parser. (The C0 controls XML cannot carry are
+ * refused earlier, for every request: `plugins/input-hygiene.ts`.)
+ */
+const CONTROL_CHARACTER = /\p{Cc}/u;
+
+/**
+ * A canonical server address: absolute http(s), no credentials, query or fragment, no control
+ * characters; no trailing slash.
+ */
 export function canonicalServerUrl(text: string): string | undefined {
+  if (CONTROL_CHARACTER.test(text)) return undefined;
   let url: URL;
   try {
     url = new URL(text.trim());
@@ -14,11 +27,18 @@ export function canonicalServerUrl(text: string): string | undefined {
   return url.href.replace(/\/+$/, '');
 }
 
-/** Checks a `POST admin/server` body; answers it normalised (trimmed name, canonical URL). */
+/**
+ * Checks a `POST admin/server` body; answers it normalised (trimmed name, canonical URL). The name
+ * is one line: a control character anywhere in it (also at an end, before trimming) refuses it.
+ */
 export function checkServerConfig(input: TServerConfig): TServerConfig {
   const errors = new ErrorCollector();
   const serverSiteName = input.serverSiteName.trim();
-  if (serverSiteName.length === 0 || serverSiteName.length > SITE_NAME_MAX_LENGTH) {
+  if (
+    serverSiteName.length === 0 ||
+    serverSiteName.length > SITE_NAME_MAX_LENGTH ||
+    CONTROL_CHARACTER.test(input.serverSiteName)
+  ) {
     errors.add('serverSiteNameEmpty', 'serverSiteName');
   }
   const serverUrl = canonicalServerUrl(input.serverUrl);

@@ -3,6 +3,7 @@ import {
   authoritiesFromClaims,
   commaList,
   emailDomainAllowed,
+  isHttpAddress,
   roleFromAuthorities,
   secretHash,
   secretMatches,
@@ -14,6 +15,26 @@ describe('identity rules', () => {
     expect(commaList('a,b,,c')).toEqual(['a', 'b', 'c']);
     expect(commaList('')).toEqual([]);
     expect(commaList(null)).toEqual([]);
+  });
+
+  it('takes only absolute http(s) addresses with a host as redirect addresses', () => {
+    for (const good of ['https://mes.example/callback', 'http://127.0.0.1:8080/cb?x=1', 'HTTPS://MES.EXAMPLE']) {
+      expect(isHttpAddress(good), good).toBe(true);
+    }
+    for (const bad of [
+      'javascript:alert(1)',
+      'JavaScript://%0aalert(1)',
+      'data:text/html,x',
+      'ftp://files.example',
+      'mes.example/callback',
+      '/callback',
+      '//mes.example/callback',
+      'https:mes.example',
+      'http://',
+      '',
+    ]) {
+      expect(isHttpAddress(bad), bad).toBe(false);
+    }
   });
 
   it('grants ADMIN only when the authorities ask for it and the account is an ADMIN', () => {

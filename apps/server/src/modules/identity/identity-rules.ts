@@ -6,6 +6,21 @@ export function commaList(value: string | null | undefined): string[] {
   return (value ?? '').split(',').filter((entry) => entry.length > 0);
 }
 
+/**
+ * An absolute `http`/`https` address with a host, as a client's redirect address must be: no
+ * `javascript:`, `data:` or other scheme, no relative or scheme-less address.
+ */
+export function isHttpAddress(text: string): boolean {
+  if (!/^https?:\/\//i.test(text)) return false;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return false;
+  }
+  return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0;
+}
+
 const ADMIN_AUTHORITIES = new Set(['ADMIN', 'ROLE_ADMIN']);
 const USER_AUTHORITIES = new Set(['USER', 'ROLE_USER']);
 export const KNOWN_AUTHORITIES = new Set([...ADMIN_AUTHORITIES, ...USER_AUTHORITIES]);

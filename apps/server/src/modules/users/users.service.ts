@@ -26,8 +26,17 @@ export interface Logger {
   warn(message: string): void;
 }
 
+/** Where the generated password of the first administrator is kept until they change it. */
+export function initialAdminPasswordFile(dataDir: string): string {
+  return path.join(dataDir, 'initial-admin-password');
+}
+
 export class UsersService {
-  constructor(private readonly database: Database) {}
+  constructor(
+    private readonly database: Database,
+    private readonly initial: InitialAdmin,
+    private readonly log: Logger,
+  ) {}
 
   private users(db: Transaction<DB> | Database['db'] = this.database.db): UsersRepository {
     return new UsersRepository(db, this.database.dialect);
@@ -105,7 +114,7 @@ export class UsersService {
     if (roleChange) changes.role = input.role;
     if (newPassword !== undefined) changes.password_hash = await hashPassword(newPassword);
 
-    return this.database.transaction(async (trx) => {
+    const profile = await this.database.transaction(async (trx) => {
       const users = this.users(trx);
       if (roleChange && target.role === 'ADMIN') await this.keepOneAdmin(users, target.id);
       await users.update(target.id, changes);
@@ -122,6 +131,8 @@ export class UsersService {
       if (roleChange) await this.audit(trx, caller, 'userRoleChanged', target.username, { from: target.role, to: input.role });
       return toUserProfile((await users.findByUsername(target.username)) ?? this.missing(target.id));
     });
+    if (newPassword !== undefined) await this.forgetInitialPassword(target);
+    return profile;
   }
 
   async delete(input: { username?: string | undefined }, caller: Caller): Promise<void> {
@@ -143,9 +154,11 @@ export class UsersService {
 
   /**
    * On an empty database: creates the first ADMIN. Without a configured password a random one
-   * is generated, logged once and written to DATA_DIR/initial-admin-password (mode 0600).
+   * is generated, logged once and written to DATA_DIR/initial-admin-password (mode 0600), which
+   * goes again when that administrator's password is changed ({@link forgetInitialPassword}).
    */
-  async ensureInitialAdmin(initial: InitialAdmin, log: Logger): Promise<void> {
+  async ensureInitialAdmin(): Promise<void> {
+    const { initial, log } = this;
     if ((await this.users().count()) > 0) return;
     const password = initial.password ?? generatePassword();
     const now = isoNow();
@@ -177,7 +190,7 @@ export class UsersService {
       throw error;
     }
     if (initial.password === undefined) {
-      const file = path.join(initial.dataDir, 'initial-admin-password');
+      const file = initialAdminPasswordFile(initial.dataDir);
       await fs.mkdir(initial.dataDir, { recursive: true, mode: 0o700 });
       await fs.writeFile(file, `${password}\n`, { mode: 0o600 });
       await fs.chmod(file, 0o600);
@@ -187,6 +200,23 @@ export class UsersService {
       );
     } else {
       log.info(`Created the first administrator "${initial.username}" with the configured ADMIN_PASSWORD.`);
+    }
+  }
+
+  /**
+   * After the first administrator's (ADMIN_USERNAME's) password changed — by themselves or by
+   * another administrator — the generated one in DATA_DIR/initial-admin-password is no longer
+   * theirs: the file goes, so no stale secret is left on disk. Called by `edit`, the one place a
+   * password changes, once the change is committed: a file that cannot be removed is logged, not
+   * answered as an error.
+   */
+  private async forgetInitialPassword(target: UserRow): Promise<void> {
+    if (target.username_key !== usernameKey(this.initial.username)) return;
+    const file = initialAdminPasswordFile(this.initial.dataDir);
+    try {
+      await fs.rm(file, { force: true });
+    } catch (error) {
+      this.log.warn(`Could not remove ${file} after the first administrator's password changed: ${String(error)}`);
     }
   }
 
