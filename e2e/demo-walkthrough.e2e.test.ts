@@ -154,7 +154,7 @@ describe('console: the demo network, from design to inspection', () => {
     await form.getByRole('textbox', { name: 'Technician' }).fill('Grace');
     await checkScreen(downstream, 'demo-downstream-inspect');
     await form.getByRole('button', { name: 'Record inspection' }).click();
-    await downstream.getByText('Inspection recorded (1 parts)').waitFor(settle);
+    await downstream.getByText('Inspection recorded (1 part)').waitFor(settle);
 
     await downstream.goto(`/parts/${partId}`);
     await step('inspection').getByText('Quality check passed').waitFor(settle);

@@ -102,7 +102,10 @@ describe('console: devices (ADMIN)', () => {
 
     await page.getByRole('link', { name: 'All devices' }).click();
     await page.locator('label').getByText('Approved', { exact: true }).click();
-    await page.getByTestId('devices-table').getByText('machines', { exact: false }).waitFor();
+    await page
+      .getByTestId('devices-table')
+      .getByText(/^\d+ machines?$/)
+      .waitFor();
     await expect.poll(() => page.locator(`tr[data-device-id="${machine.deviceId}"]`).count(), settle).toBe(0);
     await page.locator('label', { hasText: 'Not approved' }).click();
     await page.locator(`tr[data-device-id="${machine.deviceId}"]`).locator('[data-state="Rejected"]').waitFor();

@@ -75,14 +75,14 @@ describe('console: quality', () => {
     // in range: recorded as failed
     await height.fill('11.4');
     await form.getByRole('button', { name: 'Record inspection' }).click();
-    await page.getByText('Inspection recorded (1 parts)').waitFor(settle);
+    await page.getByText('Inspection recorded (1 part)').waitFor(settle);
 
     // a second part passes, its picture sent through the upload tray (one entry for the inspection)
     await inspect(page, second!.id, 'Passed', '10.8', 'bracket.png');
-    await page.getByText('Inspection recorded (1 parts)').waitFor(settle);
+    await page.getByText('Inspection recorded (1 part)').waitFor(settle);
     const tray = page.getByRole('region', { name: 'Uploads' });
     const entry = tray.locator('[data-upload-status="finished"]').filter({
-      hasText: `Inspection of ${second!.serialNumber ?? second!.id} (1 pictures)`,
+      hasText: `Inspection of ${second!.serialNumber ?? second!.id} (1 picture)`,
     });
     await entry.waitFor(settle);
     await checkScreen(page, 'quality-inspect-tray');

@@ -135,7 +135,7 @@ describe('console: storage settings, secure files on S3 and the design archive (
         return page.getByTestId('storage-move').getAttribute('data-state');
       }, settle)
       .toBe('done');
-    await page.getByText(/of \d+ files moved/).waitFor();
+    await page.getByText(/of \d+ files? moved/).waitFor();
     await checkScreen(page, 'storage-moved');
     expect(await fetchFile('e2e design.dsi')).toBe('moved by the browser test');
 

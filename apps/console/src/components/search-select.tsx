@@ -35,7 +35,7 @@ function useServerSearch<T>(source: SearchSource<T>, selected: readonly string[]
   const found = (page?.data ?? []).filter((item) => source.include?.(item) ?? true).map(source.toOption);
   for (const option of found) labels.current.set(option.value, option.label);
   const more =
-    page !== undefined && page.totalNumOfItems > page.data.length ? t('common.moreMatches', { limit: page.numberOfItems }) : null;
+    page !== undefined && page.totalNumOfItems > page.data.length ? t('common.moreMatches', { count: page.numberOfItems }) : null;
   return {
     data: found,
     description:

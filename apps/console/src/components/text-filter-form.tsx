@@ -9,6 +9,8 @@ export interface TextFilterFormProps<TName extends string> {
   fields: readonly { name: TName; label: string }[];
   /** The filters in force (from the address): the form starts with them. */
   applied: Partial<Record<TName, string>>;
+  /** A message under a filter's input, such as the server's refusal of its value (`formErrorsFrom`). */
+  errors?: Partial<Record<TName, string>>;
   /** Apply: each filter trimmed, undefined when blank; Clear: every filter undefined. */
   onApply: (filters: Record<TName, string | undefined>) => void;
   applyLabel: string;
@@ -22,6 +24,7 @@ export function TextFilterForm<TName extends string>({
   title,
   fields,
   applied,
+  errors,
   onApply,
   applyLabel,
   clearLabel,
@@ -50,6 +53,7 @@ export function TextFilterForm<TName extends string>({
               key={name}
               label={label}
               value={values[name]}
+              error={errors?.[name]}
               onChange={(event) => {
                 const value = event.currentTarget.value;
                 setValues((previous) => ({ ...previous, [name]: value }));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { zonedDayStart } from './zoned-day';
+import { isCalendarDay, zonedDayStart } from './zoned-day';
 
 describe('zonedDayStart', () => {
   it('is midnight of the day in the time zone, in UTC', () => {
@@ -20,5 +20,18 @@ describe('zonedDayStart', () => {
     expect(zonedDayStart('', 'UTC')).toBeUndefined();
     expect(zonedDayStart('2026-11-24', 'Not/AZone')).toBe('2026-11-24T00:00:00.000Z');
     expect(zonedDayStart('2026-11-24', undefined)).toBe('2026-11-24T00:00:00.000Z');
+  });
+});
+
+describe('isCalendarDay', () => {
+  it('is a day the calendar has, written YYYY-MM-DD', () => {
+    expect(isCalendarDay('2026-02-28')).toBe(true);
+    expect(isCalendarDay('2028-02-29')).toBe(true);
+    expect(isCalendarDay('2026-02-30')).toBe(false);
+    expect(isCalendarDay('2026-02-29')).toBe(false);
+    expect(isCalendarDay('2026-13-01')).toBe(false);
+    expect(isCalendarDay('2026-2-3')).toBe(false);
+    expect(isCalendarDay('24.11.2026')).toBe(false);
+    expect(isCalendarDay('')).toBe(false);
   });
 });

@@ -19,3 +19,10 @@ export function zonedDayStart(day: string, timeZone: string | undefined, days = 
   }
   return instant === undefined ? undefined : new Date(instant).toISOString();
 }
+
+/** Whether `day` is a day of the calendar written `YYYY-MM-DD` (`2026-02-30` is not), as the server checks it. */
+export function isCalendarDay(day: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) return false;
+  const time = Date.parse(`${day}T00:00:00.000Z`);
+  return !Number.isNaN(time) && new Date(time).toISOString().slice(0, 10) === day;
+}

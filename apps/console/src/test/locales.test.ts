@@ -17,11 +17,40 @@ function messages(locale: string): unknown {
   return file;
 }
 
-describe('message files', () => {
-  const english = keysOf(messages('en')).sort();
+/** A plural form of a message (i18next: `key_one`, `key_other`… chosen by `count`). */
+const pluralForm = /^(.+)_(zero|one|two|few|many|other)$/;
 
-  it.each(translationLocales.filter((locale) => locale !== 'en'))('%s has exactly the keys of en', (locale) => {
-    expect(keysOf(messages(locale)).sort()).toEqual(english);
+/** The message a key belongs to: a plural form counts as its message `key_{plural}`. */
+function messageOf(key: string): string {
+  const match = pluralForm.exec(key);
+  return match ? `${match[1]}_{plural}` : key;
+}
+
+/** The plural forms i18next chooses from in `locale`: those of its plural rules. */
+function pluralCategories(locale: string): string[] {
+  return [...new Intl.PluralRules(locale).resolvedOptions().pluralCategories].sort();
+}
+
+describe('message files', () => {
+  const messagesIn = (locale: string) => [...new Set(keysOf(messages(locale)).map(messageOf))].sort();
+  const english = messagesIn('en');
+
+  it.each(translationLocales.filter((locale) => locale !== 'en'))('%s has exactly the messages of en', (locale) => {
+    expect(messagesIn(locale)).toEqual(english);
+  });
+
+  it.each([...translationLocales])('%s gives each plural message exactly the forms of its plural rules', (locale) => {
+    const keys = keysOf(messages(locale));
+    const forms = new Map<string, string[]>();
+    for (const key of keys) {
+      const match = pluralForm.exec(key);
+      if (match) forms.set(match[1] ?? '', [...(forms.get(match[1] ?? '') ?? []), match[2] ?? ''].sort());
+    }
+    expect(forms.size).toBeGreaterThan(0);
+    const wrong = [...forms].filter(
+      ([base, suffixes]) => keys.includes(base) || suffixes.join() !== pluralCategories(locale).join(),
+    );
+    expect(wrong).toEqual([]);
   });
 
   it.each([...translationLocales])('%s has no empty message', (locale) => {
@@ -32,19 +61,32 @@ describe('message files', () => {
     expect(empty).toEqual([]);
   });
 
-  it('keeps the same interpolation variables in every language', () => {
-    const variables = (locale: string) => {
-      const result: Record<string, string[]> = {};
-      const walk = (node: unknown, prefix: string) => {
-        if (typeof node === 'string') result[prefix] = [...node.matchAll(/{{(\w+)}}/g)].map((match) => match[1] ?? '').sort();
-        else if (typeof node === 'object' && node !== null)
-          for (const [key, child] of Object.entries(node)) walk(child, prefix ? `${prefix}.${key}` : key);
-      };
-      walk(messages(locale), '');
-      return result;
+  /** The interpolation variables of each message (of each plural form, as a list of the forms' lists). */
+  const variables = (locale: string) => {
+    const result: Record<string, string[][]> = {};
+    const walk = (node: unknown, prefix: string) => {
+      if (typeof node === 'string')
+        (result[messageOf(prefix)] ??= []).push([...node.matchAll(/{{(\w+)}}/g)].map((match) => match[1] ?? '').sort());
+      else if (typeof node === 'object' && node !== null)
+        for (const [key, child] of Object.entries(node)) walk(child, prefix ? `${prefix}.${key}` : key);
     };
-    const english = variables('en');
-    for (const locale of translationLocales) expect(variables(locale)).toEqual(english);
+    walk(messages(locale), '');
+    return result;
+  };
+
+  it.each([...translationLocales])('%s interpolates count into every plural form, and the same variables into each', (locale) => {
+    const wrong = Object.entries(variables(locale)).filter(
+      ([message, forms]) =>
+        message.endsWith('_{plural}') && forms.some((form) => !form.includes('count') || form.join() !== forms[0]?.join()),
+    );
+    expect(wrong).toEqual([]);
+  });
+
+  it('keeps the same interpolation variables in every language', () => {
+    const single = (locale: string) =>
+      Object.fromEntries(Object.entries(variables(locale)).map(([message, forms]) => [message, forms[0]]));
+    const english = single('en');
+    for (const locale of translationLocales) expect(single(locale)).toEqual(english);
   });
 });
 
@@ -64,12 +106,17 @@ describe('messages used by the source', () => {
     return typeof node === 'string';
   }
 
-  it('finds every literal translation key in the English messages', () => {
-    const used = new Set<string>();
+  it('finds every literal translation key in the English messages, a plural one called with its count', () => {
+    const used = new Map<string, boolean>();
     for (const text of Object.values(sources)) {
-      for (const match of text.matchAll(/\bt\('([a-zA-Z0-9_.]+)'/g)) used.add(match[1] ?? '');
+      for (const match of text.matchAll(/\bt\('([a-zA-Z0-9_.]+)'(\s*,\s*\{[^}]*\})?/g)) {
+        const key = match[1] ?? '';
+        const counted = /\bcount\b/.test(match[2] ?? '');
+        used.set(key, (used.get(key) ?? true) && counted);
+      }
     }
     expect(used.size).toBeGreaterThan(50);
-    expect([...used].filter((key) => !has(en, key))).toEqual([]);
+    const plural = (key: string) => pluralCategories('en').every((category) => has(en, `${key}_${category}`));
+    expect([...used].filter(([key, counted]) => !has(en, key) && !(counted && plural(key)))).toEqual([]);
   });
 });

@@ -85,7 +85,7 @@ export function DasRoute() {
         testId="das-table"
         minWidth={900}
         busy={entries.isFetching}
-        caption={t('das.caption', { total: entries.data?.totalNumOfItems ?? 0 })}
+        caption={t('das.caption', { count: entries.data?.totalNumOfItems ?? 0 })}
         columns={[
           t('das.columns.designName'),
           t('das.columns.dsiId'),

@@ -34,7 +34,7 @@ export function DeviceParametersTable({ parameters }: { parameters: readonly TDe
       compact
       testId="device-parameters"
       minWidth={900}
-      caption={t('devices.parameters.caption', { total: parameters.length })}
+      caption={t('devices.parameters.caption', { count: parameters.length })}
       columns={[
         t('devices.parameters.parameterId'),
         t('devices.parameters.type'),

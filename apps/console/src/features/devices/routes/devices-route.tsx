@@ -56,7 +56,7 @@ export function DevicesRoute() {
         testId="devices-table"
         minWidth={760}
         busy={devices.isFetching}
-        caption={t('devices.caption', { total: devices.data?.totalNumOfItems ?? 0 })}
+        caption={t('devices.caption', { count: devices.data?.totalNumOfItems ?? 0 })}
         columns={[
           t('devices.identity.name'),
           t('devices.identity.manufacturer'),

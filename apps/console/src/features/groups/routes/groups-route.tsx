@@ -57,7 +57,7 @@ export function GroupsRoute() {
         testId="groups-table"
         minWidth={640}
         busy={groups.isFetching}
-        caption={t('groups.caption', { total: groups.data?.totalNumOfItems ?? 0 })}
+        caption={t('groups.caption', { count: groups.data?.totalNumOfItems ?? 0 })}
         columns={[t('groups.name'), t('groups.descriptionField'), t('groups.members'), t('common.actions')]}
         empty={groups.data?.data.length === 0 ? t('groups.empty') : null}
       >

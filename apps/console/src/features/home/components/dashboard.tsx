@@ -81,13 +81,13 @@ export function FirstRun({ firstRun }: { firstRun: NonNullable<TDashboard['first
 
 function PartsChart({ parts }: { parts: TDashboard['parts'] }) {
   const { t } = useTranslation();
-  const title = t('dashboard.parts.title', { days: parts.days.length });
+  const title = t('dashboard.parts.title', { count: parts.days.length });
   return (
     <ChartSection
       id="dashboard-parts"
       title={title}
       summary={t('dashboard.parts.summary', {
-        made: parts.made,
+        count: parts.made,
         passed: parts.passed,
         failed: parts.failed,
         rate: percent(parts.passRate),
@@ -252,7 +252,7 @@ export function Dashboard({ data }: { data: TDashboard }) {
         <Figure
           id="figure-pass-rate"
           value={percent(data.parts.passRate)}
-          label={t('dashboard.figures.passRate', { days: data.parts.days.length })}
+          label={t('dashboard.figures.passRate', { count: data.parts.days.length })}
           to={qualityOpen ? '/quality' : '/parts'}
         />
       </SimpleGrid>

@@ -54,7 +54,7 @@ export function OauthClientsRoute() {
         testId="oauth-clients-table"
         minWidth={720}
         busy={clients.isFetching}
-        caption={t('identity.clients.caption', { total: clients.data?.totalNumOfItems ?? 0 })}
+        caption={t('identity.clients.caption', { count: clients.data?.totalNumOfItems ?? 0 })}
         columns={[
           t('identity.clients.clientId'),
           t('identity.clients.authorizedGrantTypes'),

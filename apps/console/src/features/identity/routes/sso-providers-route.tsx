@@ -59,7 +59,7 @@ export function SsoProvidersRoute() {
         testId="sso-providers-table"
         minWidth={720}
         busy={config.isFetching}
-        caption={t('identity.providers.caption', { total: providers.length })}
+        caption={t('identity.providers.caption', { count: providers.length })}
         columns={[
           t('identity.providers.name'),
           t('identity.providers.connection'),

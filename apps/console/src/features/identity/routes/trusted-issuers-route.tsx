@@ -82,7 +82,7 @@ export function TrustedIssuersRoute() {
         testId="trusted-issuers-table"
         minWidth={640}
         busy={issuers.isFetching}
-        caption={t('identity.issuers.caption', { total: issuers.data?.totalNumOfItems ?? 0 })}
+        caption={t('identity.issuers.caption', { count: issuers.data?.totalNumOfItems ?? 0 })}
         columns={[t('identity.issuers.issuer'), t('identity.issuers.jwkSetUri'), t('common.actions')]}
         empty={issuers.data?.data.length === 0 ? t('identity.issuers.empty') : null}
       >

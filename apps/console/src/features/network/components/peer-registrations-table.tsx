@@ -81,7 +81,7 @@ export function PeerRegistrationsTable({ kind, testId, rows, busy, total, showRe
         testId={testId}
         minWidth={900}
         busy={busy}
-        caption={t('network.caption', { total })}
+        caption={t('network.caption', { count: total })}
         columns={[
           t('network.siteName'),
           t('network.url'),

@@ -45,7 +45,7 @@ export function ProtectInstancesRoute() {
         testId="protect-instances-table"
         minWidth={900}
         busy={instances.isFetching}
-        caption={t('network.caption', { total: instances.data?.totalNumOfItems ?? 0 })}
+        caption={t('network.caption', { count: instances.data?.totalNumOfItems ?? 0 })}
         columns={[
           t('network.protect.name'),
           t('network.protect.protectId'),

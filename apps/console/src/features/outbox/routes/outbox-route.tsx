@@ -45,7 +45,7 @@ export function OutboxRoute() {
         testId="outbox-table"
         minWidth={1000}
         busy={outbox.isFetching}
-        caption={t('outbox.caption', { total: outbox.data?.totalNumOfItems ?? 0 })}
+        caption={t('outbox.caption', { count: outbox.data?.totalNumOfItems ?? 0 })}
         columns={[
           t('outbox.kind'),
           t('outbox.subject'),

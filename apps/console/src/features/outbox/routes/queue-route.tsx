@@ -53,7 +53,7 @@ export function QueueRoute() {
         testId="queue-table"
         minWidth={960}
         busy={queue.isFetching}
-        caption={t('queue.caption', { total: queue.data?.totalNumOfItems ?? 0 })}
+        caption={t('queue.caption', { count: queue.data?.totalNumOfItems ?? 0 })}
         columns={[
           t('queue.event'),
           t('queue.kind'),

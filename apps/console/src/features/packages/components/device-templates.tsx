@@ -140,7 +140,7 @@ export function DeviceTemplates({ dsiId, templates, canEdit }: DeviceTemplatesPr
         compact
         testId="device-templates"
         minWidth={720}
-        caption={t('packages.templates.caption', { total: templates.length })}
+        caption={t('packages.templates.caption', { count: templates.length })}
         columns={[
           t('packages.templates.name'),
           t('packages.templates.target'),

@@ -52,7 +52,7 @@ export function PackageBuilds({ dsiId, revisions, canEdit }: PackageBuildsProps)
         compact
         testId="package-revisions"
         minWidth={760}
-        caption={t('packages.builds.caption', { total: revisions.length })}
+        caption={t('packages.builds.caption', { count: revisions.length })}
         columns={[
           t('packages.builds.number'),
           t('packages.builds.packageVersion'),

@@ -113,7 +113,7 @@ export function PackageFiles({ dsiId, files, canEdit }: PackageFilesProps) {
         compact
         testId="package-files"
         minWidth={760}
-        caption={t('packages.files.caption', { total: files.length })}
+        caption={t('packages.files.caption', { count: files.length })}
         columns={[
           t('packages.files.name'),
           t('packages.files.size'),

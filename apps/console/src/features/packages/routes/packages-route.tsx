@@ -44,7 +44,7 @@ export function PackagesRoute() {
         testId="packages-table"
         minWidth={720}
         busy={packages.isFetching}
-        caption={t('packages.caption', { total: packages.data?.totalNumOfItems ?? 0 })}
+        caption={t('packages.caption', { count: packages.data?.totalNumOfItems ?? 0 })}
         columns={[
           t('packages.fields.designName'),
           t('packages.fields.companyName'),

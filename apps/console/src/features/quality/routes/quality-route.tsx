@@ -3,7 +3,7 @@ import type { TQualityPart } from '@manifold/contract';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
-import { apiErrorMessage } from '../../../components/api-error-message';
+import { formErrorsFrom } from '../../../components/api-error-message';
 import { DataTable } from '../../../components/data-table';
 import { ErrorAlert } from '../../../components/error-alert';
 import { ListHeader } from '../../../components/list-header';
@@ -11,6 +11,7 @@ import { ListPagination } from '../../../components/list-pagination';
 import { TextFilterForm } from '../../../components/text-filter-form';
 import { useDateTimeFormat } from '../../../lib/format';
 import { pageCount } from '../../../lib/paging';
+import { isCalendarDay } from '../../../lib/zoned-day';
 import { type SearchPartsInput, useSearchParts } from '../api/search-parts';
 import { percent, QualityCharts } from '../components/quality-charts';
 
@@ -18,6 +19,9 @@ const pageSize = 10;
 const filterNames = ['serialNumber', 'supplier', 'technician', 'dsiId', 'deviceId', 'from', 'to'] as const;
 type FilterName = (typeof filterNames)[number];
 type Filters = Partial<Record<FilterName, string>> & { state?: 'passed' | 'failed' };
+/** The inputs a refusal of the search can name (its `field`). */
+const fieldNames: readonly string[] = [...filterNames, 'state'];
+const dayFilters = ['from', 'to'] as const;
 
 function Figure({ label, value, testId }: { label: string; value: string | number; testId: string }) {
   return (
@@ -84,6 +88,10 @@ export function QualityRoute() {
   };
   const search = useSearchParts(input);
   const statistics = search.data?.statistics;
+  // days the calendar does not have are caught here; the server's refusal of a filter shows on its input
+  const [dayErrors, setDayErrors] = useState<Partial<Record<FilterName, string>>>({});
+  const refusal = search.error ? formErrorsFrom(t, search.error, fieldNames) : undefined;
+  const filterErrors: Partial<Record<FilterName, string>> = { ...refusal?.fields, ...dayErrors };
 
   return (
     <Stack gap="lg">
@@ -97,21 +105,31 @@ export function QualityRoute() {
         title={t('quality.filters')}
         fields={filterNames.map((name) => ({ name, label: t(`quality.filter.${name}`) }))}
         applied={filters}
+        errors={filterErrors}
         applyLabel={t('quality.apply')}
         clearLabel={t('quality.clear')}
         onApply={(applied) => {
+          const wrongDays: Partial<Record<FilterName, string>> = {};
+          for (const name of dayFilters) {
+            const day = applied[name];
+            if (day !== undefined && !isCalendarDay(day)) wrongDays[name] = t('quality.filter.notADay');
+          }
+          setDayErrors(wrongDays);
+          if (Object.keys(wrongDays).length > 0) return;
           setFilters((current) => ({ ...applied, ...(current.state ? { state: current.state } : {}) }));
           setPages({ passed: 1, failed: 1 });
         }}
       >
         <Select
           label={t('quality.filter.state')}
+          placeholder={t('quality.filter.anyResult')}
           data={[
             { value: 'passed', label: t('quality.passed') },
             { value: 'failed', label: t('quality.failed') },
           ]}
           value={filters.state ?? null}
           clearable
+          error={refusal?.fields.state}
           onChange={(value) => {
             const { state: _state, ...rest } = filters;
             setFilters(value === 'passed' || value === 'failed' ? { ...rest, state: value } : rest);
@@ -119,7 +137,7 @@ export function QualityRoute() {
           }}
         />
       </TextFilterForm>
-      {search.error ? <ErrorAlert>{apiErrorMessage(t, search.error)}</ErrorAlert> : null}
+      {refusal && refusal.general.length > 0 ? <ErrorAlert>{refusal.general.join(' ')}</ErrorAlert> : null}
       {statistics ? (
         <>
           <SimpleGrid cols={{ base: 2, md: 4 }} aria-label={t('quality.figures')}>
@@ -145,7 +163,7 @@ export function QualityRoute() {
             <PartsTable
               parts={search.data?.[result].data ?? []}
               busy={search.isFetching}
-              caption={t(`quality.${result}Caption`, { total: search.data?.[result].totalNumOfItems ?? 0 })}
+              caption={t(`quality.${result}Caption`, { count: search.data?.[result].totalNumOfItems ?? 0 })}
             />
             <ListPagination
               total={pageCount(search.data?.[result])}

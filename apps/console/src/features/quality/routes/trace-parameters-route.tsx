@@ -87,7 +87,7 @@ export function TraceParametersRoute() {
           {typeError.error ? <ErrorAlert>{typeError.error}</ErrorAlert> : null}
           <DataTable
             testId="svp-types-table"
-            caption={t('svp.typesCaption', { total: types.data?.totalNumOfItems ?? 0 })}
+            caption={t('svp.typesCaption', { count: types.data?.totalNumOfItems ?? 0 })}
             minWidth={480}
             compact
             columns={[t('svp.typeName'), t('svp.descriptionField')]}
@@ -106,7 +106,7 @@ export function TraceParametersRoute() {
       {templates.error ? <ErrorAlert>{apiErrorMessage(t, templates.error)}</ErrorAlert> : null}
       <DataTable
         testId="svp-templates-table"
-        caption={t('svp.templatesCaption', { total: templates.data?.totalNumOfItems ?? 0 })}
+        caption={t('svp.templatesCaption', { count: templates.data?.totalNumOfItems ?? 0 })}
         minWidth={720}
         busy={templates.isFetching}
         columns={[t('svp.name'), t('svp.type'), t('svp.parameters'), t('common.actions')]}

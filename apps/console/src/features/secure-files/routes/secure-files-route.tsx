@@ -72,7 +72,7 @@ function SecureFolder({ nodeId }: { nodeId: string | undefined }) {
         try {
           return await uploadSecureFile(nodeId, file, context);
         } catch (error) {
-          setUploadError(`${file.name}: ${apiErrorMessage(t, error)}`);
+          setUploadError(t('secureFiles.uploadFailed', { name: file.name, reason: apiErrorMessage(t, error) }));
           throw error;
         }
       },
@@ -229,7 +229,7 @@ function SecureFolder({ nodeId }: { nodeId: string | undefined }) {
         <Group gap="xs">
           <Text size="sm">{t('secureFiles.ownedBy', { owner: list.data?.owner ?? '' })}</Text>
           <Text size="sm">·</Text>
-          <Text size="sm">{t('secureFiles.sharedWith')}:</Text>
+          <Text size="sm">{t('secureFiles.sharedWithLabel')}</Text>
           {groupBadges(current.groups)}
           <ClassificationBadge label={current.classification} />
         </Group>

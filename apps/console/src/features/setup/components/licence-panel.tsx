@@ -71,7 +71,7 @@ export function LicencePanel() {
       </Group>
       {state === 'expiring' ? (
         <Alert color="orange" c="var(--manifold-warning)" title={t('settings.licence.expiringTitle')}>
-          {t('settings.licence.expiringText', { days: status.data.daysLeft ?? 0 })}
+          {t('settings.licence.expiringText', { count: status.data.daysLeft ?? 0 })}
         </Alert>
       ) : null}
       {state === 'expired' ? (

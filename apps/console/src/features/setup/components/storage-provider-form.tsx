@@ -101,10 +101,10 @@ export function StorageProviderForm() {
           </Group>
           <Progress
             value={move.total === 0 ? 100 : Math.min(100, (move.moved / move.total) * 100)}
-            aria-label={t('storage.move.progress', { moved: move.moved, total: move.total })}
+            aria-label={t('storage.move.progress', { moved: move.moved, count: move.total })}
           />
           <Text size="xs" c="dimmed">
-            {t('storage.move.progress', { moved: move.moved, total: move.total })}
+            {t('storage.move.progress', { moved: move.moved, count: move.total })}
           </Text>
           {move.lastError ? <ErrorAlert>{t('storage.move.lastError', { error: move.lastError })}</ErrorAlert> : null}
         </Stack>

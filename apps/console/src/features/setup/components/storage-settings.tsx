@@ -78,7 +78,7 @@ function StorageTypes() {
         testId="storage-types"
         minWidth={420}
         busy={types.isFetching}
-        caption={t('storage.types.caption', { total: types.data?.data.length ?? 0 })}
+        caption={t('storage.types.caption', { count: types.data?.data.length ?? 0 })}
         columns={[t('storage.types.name'), t('storage.types.path'), t('storage.types.configured')]}
         empty={types.data?.data.length === 0 ? t('storage.types.empty') : null}
       >

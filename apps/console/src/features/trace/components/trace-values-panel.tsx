@@ -249,7 +249,7 @@ export function TraceValuesPanel({ target, deviceId }: { target: ValueTarget; de
           testId="trace-values-table"
           minWidth={820}
           busy={values.isFetching}
-          caption={t('trace.values.caption', { total: values.data?.totalNumOfItems ?? 0 })}
+          caption={t('trace.values.caption', { count: values.data?.totalNumOfItems ?? 0 })}
           columns={[
             t('trace.values.parameter'),
             t('trace.values.value'),

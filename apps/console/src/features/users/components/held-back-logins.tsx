@@ -53,7 +53,7 @@ export function HeldBackLogins() {
           compact
           minWidth={640}
           busy={counters.isFetching}
-          caption={t('loginThrottle.caption', { total: counters.data?.totalNumOfItems ?? 0 })}
+          caption={t('loginThrottle.caption', { count: counters.data?.totalNumOfItems ?? 0 })}
           columns={[
             t('loginThrottle.kind'),
             t('loginThrottle.who'),

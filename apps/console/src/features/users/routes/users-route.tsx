@@ -64,7 +64,7 @@ export function UsersRoute() {
         testId="users-table"
         minWidth={720}
         busy={users.isFetching}
-        caption={t('users.caption', { total: users.data?.totalNumOfItems ?? 0 })}
+        caption={t('users.caption', { count: users.data?.totalNumOfItems ?? 0 })}
         columns={[
           t('fields.username'),
           t('users.name'),
