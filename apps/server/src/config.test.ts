@@ -45,6 +45,16 @@ describe('loadConfig', () => {
       );
   });
 
+  it('takes SITE_NAME trimmed, and refuses one that is not one line of 1 to 64 characters', () => {
+    expect(loadConfig({ SITE_NAME: '  Acme Works 東京 ' }).siteName).toBe('Acme Works 東京');
+    expect(loadConfig({ SITE_NAME: 'x'.repeat(64) }).siteName).toBe('x'.repeat(64));
+    for (const bad of ['Acme\nWorks', 'Acme\t', '   ', 'x'.repeat(65), 'Acme\u0085']) {
+      expect(() => loadConfig({ SITE_NAME: bad }), JSON.stringify(bad)).toThrow(
+        `SITE_NAME must be one line of 1 to 64 characters without control characters, got ${JSON.stringify(bad)}`,
+      );
+    }
+  });
+
   it('refuses a bad port and a bad boolean', () => {
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT must be an integer/);
     expect(() => loadConfig({ COOKIE_SECURE: 'maybe' })).toThrow(/COOKIE_SECURE must be true or false/);

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { servedDatabaseTypes } from '@manifold/contract';
+import { isSiteName, SITE_NAME_MAX_LENGTH, servedDatabaseTypes } from '@manifold/contract';
 import { DEFAULT_PEER_HTTP_LIMITS, parsePeerHostPolicy, type PeerHttpConfig } from './peers/http-client.js';
 
 export type DatabaseKind = 'sqlite' | 'postgres' | 'mysql';
@@ -244,6 +244,17 @@ function licencePublisher(file: string | undefined): string | null {
   }
 }
 
+/** `SITE_NAME`, trimmed: the rule the console's server settings apply to the name (one line, 1–64 characters). */
+function siteName(raw: string | undefined): string {
+  if (!raw) return 'Manifold';
+  if (!isSiteName(raw)) {
+    throw new ConfigError(
+      `SITE_NAME must be one line of 1 to ${SITE_NAME_MAX_LENGTH} characters without control characters, got ${JSON.stringify(raw)}`,
+    );
+  }
+  return raw.trim();
+}
+
 function sqliteSynchronous(raw: string | undefined): 'FULL' | 'NORMAL' {
   const value = (raw || 'FULL').toUpperCase();
   if (value === 'FULL' || value === 'NORMAL') return value;
@@ -289,7 +300,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     database: parseDatabaseUrl(env.DATABASE_URL, dataDir),
     publicUrl,
-    siteName: env.SITE_NAME || 'Manifold',
+    siteName: siteName(env.SITE_NAME),
     adminUsername: env.ADMIN_USERNAME || 'admin',
     adminPassword: env.ADMIN_PASSWORD || undefined,
     cookieSecure: boolean(env, 'COOKIE_SECURE', true),

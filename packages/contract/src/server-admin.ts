@@ -20,6 +20,16 @@ export type TServerConfig = z.infer<typeof ZServerConfig>;
 export const SITE_NAME_MAX_LENGTH = 64;
 
 /**
+ * A site name as it is kept: one line (no control character, Unicode Cc, anywhere: a line break
+ * would reach page titles, certificate subjects and peers' registrations) of 1 to
+ * {@link SITE_NAME_MAX_LENGTH} characters once trimmed.
+ */
+export function isSiteName(text: string): boolean {
+  const trimmed = text.trim();
+  return trimmed.length > 0 && trimmed.length <= SITE_NAME_MAX_LENGTH && !/\p{Cc}/u.test(text);
+}
+
+/**
  * The optional parts of the server (spec §2 "addons", §4 "Addons: toggled enabled or
  * disabled"): the design archive (DAS), quality (QMS) and the secure repository.
  */

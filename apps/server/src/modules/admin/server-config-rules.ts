@@ -1,12 +1,11 @@
-import { SITE_NAME_MAX_LENGTH, type TServerConfig } from '@manifold/contract';
+import { isSiteName, type TServerConfig } from '@manifold/contract';
 import { ErrorCollector } from '../../lib/app-error.js';
 
 /**
- * A control character (Unicode category Cc: C0 controls, DEL, C1 controls). The single-line text
- * settings refuse it anywhere: a line break, DEL or C1 control in the site name would reach the
- * console's title, certificate subjects and peers' registrations; one in the address would be
- * dropped or percent-encoded silently by the URL parser. (The C0 controls XML cannot carry are
- * refused earlier, for every request: `plugins/input-hygiene.ts`.)
+ * A control character (Unicode category Cc: C0 controls, DEL, C1 controls). The address refuses it
+ * anywhere: the URL parser would drop or percent-encode it silently and keep another address. (The
+ * site name refuses it too: `isSiteName`. The C0 controls XML cannot carry are refused earlier,
+ * for every request: `plugins/input-hygiene.ts`.)
  */
 const CONTROL_CHARACTER = /\p{Cc}/u;
 
@@ -34,13 +33,7 @@ export function canonicalServerUrl(text: string): string | undefined {
 export function checkServerConfig(input: TServerConfig): TServerConfig {
   const errors = new ErrorCollector();
   const serverSiteName = input.serverSiteName.trim();
-  if (
-    serverSiteName.length === 0 ||
-    serverSiteName.length > SITE_NAME_MAX_LENGTH ||
-    CONTROL_CHARACTER.test(input.serverSiteName)
-  ) {
-    errors.add('serverSiteNameEmpty', 'serverSiteName');
-  }
+  if (!isSiteName(input.serverSiteName)) errors.add('serverSiteNameEmpty', 'serverSiteName');
   const serverUrl = canonicalServerUrl(input.serverUrl);
   if (serverUrl === undefined) errors.add('serverUrlInvalid', 'serverUrl');
   errors.throwIfAny();
