@@ -19,6 +19,15 @@ export function apiErrorMessage(t: TFunction, error: unknown): string {
   return t(`apiErrors.${error.kind}`);
 }
 
+/**
+ * The failure of a call about one named thing (a file, an item) in the reader's language, the name
+ * before the reason as each language joins them (`common.labelled`: "name: reason", in Chinese with
+ * the full-width colon).
+ */
+export function namedErrorMessage(t: TFunction, name: string, error: unknown): string {
+  return t('common.labelled', { label: name, text: apiErrorMessage(t, error) });
+}
+
 export interface FormErrors {
   fields: Record<string, string>;
   /** Problems that belong to no field of the form. */

@@ -3,7 +3,7 @@ import type { ReactElement } from 'react';
 import { MemoryRouter } from 'react-router';
 import { vi } from 'vitest';
 import { setSessionToken } from '../lib/session-token';
-import { renderWithProviders } from './render';
+import { renderWithProviders, type TestLocale } from './render';
 import { seedAdminSession } from './session';
 
 /** A logged-in session whose only call, `GET listPath`, answers one page of `data`; anything else is a 500. */
@@ -20,13 +20,14 @@ export function stubListCall(listPath: string, data: unknown[]): void {
   );
 }
 
-/** `screen` at `path` for an administrator (its session in the cache), no retries. */
-export function renderListScreen(screen: ReactElement, path: string): void {
+/** `screen` at `path` for an administrator (its session in the cache), no retries; in English unless `locale` says. */
+export function renderListScreen(screen: ReactElement, path: string, { locale = 'en' }: { locale?: TestLocale } = {}): void {
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
   seedAdminSession(client);
   renderWithProviders(
     <QueryClientProvider client={client}>
       <MemoryRouter initialEntries={[path]}>{screen}</MemoryRouter>
     </QueryClientProvider>,
+    { locale },
   );
 }

@@ -3,7 +3,7 @@ import { IconUpload } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { apiErrorMessage } from '../../../components/api-error-message';
+import { apiErrorMessage, namedErrorMessage } from '../../../components/api-error-message';
 import { DataTable } from '../../../components/data-table';
 import { ErrorAlert } from '../../../components/error-alert';
 import { ListHeader } from '../../../components/list-header';
@@ -42,7 +42,7 @@ export function DasRoute() {
         try {
           return await uploadDesignPackage(chosen, context);
         } catch (error) {
-          setUploadError(`${chosen.name}: ${apiErrorMessage(t, error)}`);
+          setUploadError(namedErrorMessage(t, chosen.name, error));
           throw error;
         }
       },

@@ -68,7 +68,13 @@ export function OauthClientForm({ onDone, onCancel }: { onDone: (client: TOauthC
           description={t('identity.clients.listHelp')}
           withAsterisk
         />
-        <FormTextInput form={form} field="webServerRedirectUri" label={t('identity.clients.webServerRedirectUri')} withAsterisk />
+        <FormTextInput
+          form={form}
+          field="webServerRedirectUri"
+          label={t('identity.clients.webServerRedirectUri')}
+          description={t('identity.clients.redirectUriHelp')}
+          withAsterisk
+        />
         {textFields.map((field) => (
           <FormTextInput
             key={field}

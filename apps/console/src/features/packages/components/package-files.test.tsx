@@ -1,10 +1,19 @@
 import { ModalsProvider } from '@mantine/modals';
 import type { TPackageFile } from '@manifold/contract';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { screen } from '@testing-library/react';
-import { describe, expect, it } from 'vitest';
-import { renderWithProviders } from '../../../test/render';
+import { fireEvent, screen, waitFor } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
+import { BadRequestError } from '../../../lib/api-errors';
+import { renderWithProviders, type TestLocale } from '../../../test/render';
 import { PackageFiles } from './package-files';
+
+vi.mock('../api/upload-package-file', () => ({
+  // every upload is refused as malformed
+  uploadPackageFile: () =>
+    Promise.reject(
+      new BadRequestError('malformed', 400, [{ errorToken: 'malformedRequest', errorDescription: 'The request is malformed' }]),
+    ),
+}));
 
 function file(fileName: string, isPublic: boolean): TPackageFile {
   return {
@@ -22,7 +31,7 @@ function file(fileName: string, isPublic: boolean): TPackageFile {
   };
 }
 
-function renderFiles(canEdit: boolean) {
+function renderFiles(canEdit: boolean, locale: TestLocale = 'en') {
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
   renderWithProviders(
     <QueryClientProvider client={client}>
@@ -30,6 +39,7 @@ function renderFiles(canEdit: boolean) {
         <PackageFiles dsiId="dsi-1" files={[file('bracket.stl', false), file('drawing.pdf', true)]} canEdit={canEdit} />
       </ModalsProvider>
     </QueryClientProvider>,
+    { locale },
   );
 }
 
@@ -45,5 +55,17 @@ describe('the download of a package file', () => {
     renderFiles(true);
     expect(screen.getByRole('button', { name: 'Download drawing.pdf' })).toBeTruthy();
     expect(screen.getByRole('button', { name: 'Download bracket.stl' })).toBeTruthy();
+  });
+});
+
+describe('the refusal of a package file upload', () => {
+  it.each([
+    ['en', 'bracket.stl: The request is malformed'],
+    ['zh', 'bracket.stl：请求格式不正确'],
+  ] as const)("names the file before the reason with the language's colon (%s)", async (locale, refused) => {
+    renderFiles(true, locale);
+    const input = document.querySelector<HTMLInputElement>('input[type="file"]')!;
+    fireEvent.change(input, { target: { files: [new File(['solid'], 'bracket.stl')] } });
+    await waitFor(() => expect(screen.getByText(refused)).toBeTruthy());
   });
 });

@@ -4,7 +4,7 @@ import { IconDownload, IconTrash, IconUpload } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { apiErrorMessage } from '../../../components/api-error-message';
+import { apiErrorMessage, namedErrorMessage } from '../../../components/api-error-message';
 import { alerts } from '../../../lib/alerts';
 import { formatBytes, useDateTimeFormat } from '../../../lib/format';
 import { uploadTray } from '../../../lib/upload-tray';
@@ -58,7 +58,7 @@ export function PackageFiles({ dsiId, files, canEdit }: PackageFilesProps) {
         try {
           return await uploadPackageFile(dsiId, isPublic, label, file, context);
         } catch (error) {
-          setUploadError(`${file.name}: ${apiErrorMessage(t, error)}`);
+          setUploadError(namedErrorMessage(t, file.name, error));
           throw error;
         }
       },

@@ -16,7 +16,9 @@ function GroupChart({ id, title, groups }: { id: string; title: string; groups: 
   const summary = t('quality.groupSummary', {
     title,
     list:
-      groups.map((group) => `${group.label}: ${group.failed}/${group.passed + group.failed}`).join(', ') || t('quality.noData'),
+      groups
+        .map((group) => t('common.labelled', { label: group.label, text: `${group.failed}/${group.passed + group.failed}` }))
+        .join(', ') || t('quality.noData'),
   });
   return (
     <ChartSection
@@ -75,7 +77,10 @@ export function QualityCharts({ statistics }: { statistics: TQualityStatistics }
         title={t('quality.byReason')}
         summary={t('quality.groupSummary', {
           title: t('quality.byReason'),
-          list: statistics.failuresByReason.map((row) => `${row.reason}: ${row.failed}`).join(', ') || t('quality.noData'),
+          list:
+            statistics.failuresByReason
+              .map((row) => t('common.labelled', { label: row.reason, text: String(row.failed) }))
+              .join(', ') || t('quality.noData'),
         })}
         chart={
           <BarChart

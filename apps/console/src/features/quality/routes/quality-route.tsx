@@ -3,15 +3,14 @@ import type { TQualityPart } from '@manifold/contract';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
-import { formErrorsFrom } from '../../../components/api-error-message';
 import { DataTable } from '../../../components/data-table';
 import { ErrorAlert } from '../../../components/error-alert';
+import { filterErrors, wrongDays } from '../../../components/filter-errors';
 import { ListHeader } from '../../../components/list-header';
 import { ListPagination } from '../../../components/list-pagination';
 import { TextFilterForm } from '../../../components/text-filter-form';
 import { useDateTimeFormat } from '../../../lib/format';
 import { pageCount } from '../../../lib/paging';
-import { isCalendarDay } from '../../../lib/zoned-day';
 import { type SearchPartsInput, useSearchParts } from '../api/search-parts';
 import { percent, QualityCharts } from '../components/quality-charts';
 
@@ -20,7 +19,7 @@ const filterNames = ['serialNumber', 'supplier', 'technician', 'dsiId', 'deviceI
 type FilterName = (typeof filterNames)[number];
 type Filters = Partial<Record<FilterName, string>> & { state?: 'passed' | 'failed' };
 /** The inputs a refusal of the search can name (its `field`). */
-const fieldNames: readonly string[] = [...filterNames, 'state'];
+const fieldNames = [...filterNames, 'state'] as const;
 const dayFilters = ['from', 'to'] as const;
 
 function Figure({ label, value, testId }: { label: string; value: string | number; testId: string }) {
@@ -89,9 +88,8 @@ export function QualityRoute() {
   const search = useSearchParts(input);
   const statistics = search.data?.statistics;
   // days the calendar does not have are caught here; the server's refusal of a filter shows on its input
-  const [dayErrors, setDayErrors] = useState<Partial<Record<FilterName, string>>>({});
-  const refusal = search.error ? formErrorsFrom(t, search.error, fieldNames) : undefined;
-  const filterErrors: Partial<Record<FilterName, string>> = { ...refusal?.fields, ...dayErrors };
+  const [wrongDayFilters, setWrongDayFilters] = useState<FilterName[]>([]);
+  const problems = filterErrors(t, search.error, { names: fieldNames, wrongDays: wrongDayFilters });
 
   return (
     <Stack gap="lg">
@@ -105,17 +103,13 @@ export function QualityRoute() {
         title={t('quality.filters')}
         fields={filterNames.map((name) => ({ name, label: t(`quality.filter.${name}`) }))}
         applied={filters}
-        errors={filterErrors}
+        errors={problems.fields}
         applyLabel={t('quality.apply')}
         clearLabel={t('quality.clear')}
         onApply={(applied) => {
-          const wrongDays: Partial<Record<FilterName, string>> = {};
-          for (const name of dayFilters) {
-            const day = applied[name];
-            if (day !== undefined && !isCalendarDay(day)) wrongDays[name] = t('quality.filter.notADay');
-          }
-          setDayErrors(wrongDays);
-          if (Object.keys(wrongDays).length > 0) return;
+          const wrong = wrongDays(applied, dayFilters);
+          setWrongDayFilters(wrong);
+          if (wrong.length > 0) return;
           setFilters((current) => ({ ...applied, ...(current.state ? { state: current.state } : {}) }));
           setPages({ passed: 1, failed: 1 });
         }}
@@ -129,7 +123,7 @@ export function QualityRoute() {
           ]}
           value={filters.state ?? null}
           clearable
-          error={refusal?.fields.state}
+          error={problems.fields.state}
           onChange={(value) => {
             const { state: _state, ...rest } = filters;
             setFilters(value === 'passed' || value === 'failed' ? { ...rest, state: value } : rest);
@@ -137,7 +131,7 @@ export function QualityRoute() {
           }}
         />
       </TextFilterForm>
-      {refusal && refusal.general.length > 0 ? <ErrorAlert>{refusal.general.join(' ')}</ErrorAlert> : null}
+      {problems.general.length > 0 ? <ErrorAlert>{problems.general.join(' ')}</ErrorAlert> : null}
       {statistics ? (
         <>
           <SimpleGrid cols={{ base: 2, md: 4 }} aria-label={t('quality.figures')}>

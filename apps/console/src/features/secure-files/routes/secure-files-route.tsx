@@ -7,7 +7,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
-import { apiErrorMessage } from '../../../components/api-error-message';
+import { apiErrorMessage, namedErrorMessage } from '../../../components/api-error-message';
 import { ClassificationBadge } from '../../../components/classification';
 import { useConfirm } from '../../../components/confirm-modal';
 import { DataTable } from '../../../components/data-table';
@@ -72,7 +72,7 @@ function SecureFolder({ nodeId }: { nodeId: string | undefined }) {
         try {
           return await uploadSecureFile(nodeId, file, context);
         } catch (error) {
-          setUploadError(t('secureFiles.uploadFailed', { name: file.name, reason: apiErrorMessage(t, error) }));
+          setUploadError(namedErrorMessage(t, file.name, error));
           throw error;
         }
       },

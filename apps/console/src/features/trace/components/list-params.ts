@@ -1,3 +1,4 @@
+import { wrongDays } from '../../../components/filter-errors';
 import { useLatestSearchParams } from '../../../hooks/use-latest-search-params';
 
 function positive(value: string | null, fallback: number, max: number): number {
@@ -7,13 +8,30 @@ function positive(value: string | null, fallback: number, max: number): number {
 
 export type ListState<TFilter extends string> = { pageNum: number; numberOfItems: number } & Partial<Record<TFilter, string>>;
 
-/** A list's paging and text filters from the address's query string (blank filters left out). */
-export function listStateFrom<TFilter extends string>(params: URLSearchParams, filters: readonly TFilter[]): ListState<TFilter> {
+/** The filters of the address's query string, trimmed, blank ones left out. */
+function filtersFrom<TFilter extends string>(
+  params: URLSearchParams,
+  filters: readonly TFilter[],
+): Partial<Record<TFilter, string>> {
   const state: Partial<Record<TFilter, string>> = {};
   for (const name of filters) {
     const value = params.get(name)?.trim();
     if (value) state[name] = value;
   }
+  return state;
+}
+
+/**
+ * A list's paging and filters from the address's query string: blank filters left out, and the
+ * day filters among them (`days`) that are no day of the calendar (`wrongDays`), which are not sent.
+ */
+export function listStateFrom<TFilter extends string>(
+  params: URLSearchParams,
+  filters: readonly TFilter[],
+  days: readonly TFilter[] = [],
+): ListState<TFilter> {
+  const state = filtersFrom(params, filters);
+  for (const name of wrongDays(state, days)) delete state[name];
   return {
     pageNum: positive(params.get('pageNum'), 1, 1_000_000_000),
     numberOfItems: positive(params.get('numberOfItems'), 10, 500),
@@ -33,15 +51,21 @@ export function listSearch(state: Record<string, string | number | undefined>): 
 }
 
 /**
- * A list kept in the address: its state, `update` (a change of filters or page size starts at
- * page 1) and `page` (another page).
+ * A list kept in the address: its filters, its state, the day filters (`days`) the address gives
+ * a day the calendar lacks (`wrongDays`, left out of the state), `update` (a change of filters or
+ * page size starts at page 1) and `page` (another page).
  */
-export function useListParams<TFilter extends string>(filters: readonly TFilter[]) {
+export function useListParams<TFilter extends string>(
+  filters: readonly TFilter[],
+  { days = [] }: { days?: readonly TFilter[] } = {},
+) {
   const [params, setParams] = useLatestSearchParams();
   return {
-    state: listStateFrom(params, filters),
+    filters,
+    state: listStateFrom(params, filters, days),
+    wrongDays: wrongDays(filtersFrom(params, filters), days),
     update: (change: { [name: string]: string | number | undefined }) =>
-      setParams((latest) => listSearch({ ...listStateFrom(latest, filters), pageNum: 1, ...change })),
-    page: (pageNum: number) => setParams((latest) => listSearch({ ...listStateFrom(latest, filters), pageNum })),
+      setParams((latest) => listSearch({ ...listStateFrom(latest, filters, days), pageNum: 1, ...change })),
+    page: (pageNum: number) => setParams((latest) => listSearch({ ...listStateFrom(latest, filters, days), pageNum })),
   };
 }

@@ -4,7 +4,7 @@ import { IconDownload, IconUpload } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
-import { apiErrorMessage, placeProblems, type FormErrors } from '../../../components/api-error-message';
+import { apiErrorMessage, namedErrorMessage, placeProblems, type FormErrors } from '../../../components/api-error-message';
 import { useConfirm } from '../../../components/confirm-modal';
 import { DataTable } from '../../../components/data-table';
 import { ErrorAlert } from '../../../components/error-alert';
@@ -198,7 +198,7 @@ export function TraceValuesPanel({ target, deviceId }: { target: ValueTarget; de
                 context,
               );
         } catch (caught) {
-          setErrors({ fields: {}, general: [`${picked.name}: ${apiErrorMessage(t, caught)}`] });
+          setErrors({ fields: {}, general: [namedErrorMessage(t, picked.name, caught)] });
           throw caught;
         }
       },

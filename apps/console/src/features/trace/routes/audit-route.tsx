@@ -12,6 +12,9 @@ import { TraceListScreen } from '../components/trace-list-screen';
 
 const filters = ['kind', 'fromDay', 'toDay', 'actor', 'subject'] as const;
 const textFilters = ['actor', 'subject'] as const;
+const dayFilters = ['fromDay', 'toDay'] as const;
+/** The days are sent as the instants `from` and `to`: a refusal of those is about the days. */
+const dayFieldOf = { from: 'fromDay', to: 'toDay' } as const;
 
 function isKind(value: string | undefined): value is TAuditEventType {
   return auditEventTypes.some((kind) => kind === value);
@@ -34,7 +37,7 @@ export function AuditRoute() {
   const format = useDateTimeFormat();
   const session = useQuery(sessionQueryOptions());
   const timeZone = session.data?.userProfile.timeZone;
-  const list = useListParams(filters);
+  const list = useListParams(filters, { days: dayFilters });
   const { state, update } = list;
   const kind = isKind(state.kind) ? state.kind : undefined;
   const audit = useAuditList({
@@ -56,7 +59,8 @@ export function AuditRoute() {
       list={list}
       textFilters={textFilters.map((name) => ({ name, label: t(`trace.audit.${name}`) }))}
       result={audit}
-      controls={
+      fieldOf={dayFieldOf}
+      controls={(errors) => (
         <Group align="flex-end">
           <Select
             label={t('trace.audit.kind')}
@@ -69,22 +73,25 @@ export function AuditRoute() {
               .map((value) => ({ value, label: kindLabel(value) }))
               .sort((a, b) => a.label.localeCompare(b.label))}
             value={kind ?? null}
+            error={errors.kind}
             onChange={(value) => update({ kind: value ?? undefined })}
           />
           <TextInput
             type="date"
             label={t('trace.audit.fromDay')}
             value={state.fromDay ?? ''}
+            error={errors.fromDay}
             onChange={(event) => update({ fromDay: event.currentTarget.value || undefined })}
           />
           <TextInput
             type="date"
             label={t('trace.audit.toDay')}
             value={state.toDay ?? ''}
+            error={errors.toDay}
             onChange={(event) => update({ toDay: event.currentTarget.value || undefined })}
           />
         </Group>
-      }
+      )}
     >
       <DataTable
         testId="audit-table"

@@ -5,7 +5,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
-import { apiErrorMessage } from '../../../components/api-error-message';
+import { namedErrorMessage } from '../../../components/api-error-message';
 import { DataTable } from '../../../components/data-table';
 import { ErrorAlert } from '../../../components/error-alert';
 import { SearchSelect, type SearchSource } from '../../../components/search-select';
@@ -42,7 +42,7 @@ function MachineDataUpload() {
             context,
           );
         } catch (caught) {
-          setError(`${chosen.name}: ${apiErrorMessage(t, caught)}`);
+          setError(namedErrorMessage(t, chosen.name, caught));
           throw caught;
         }
       },
