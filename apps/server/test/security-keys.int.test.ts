@@ -65,6 +65,15 @@ describeEachDatabase(
         expect((await ctx().call('GET', '/ui/authenticators/list', { token: other.token })).json()).toMatchObject({ data: [] });
       });
 
+      it('refuses a blank or over-long key name with authenticatorNameInvalid, storing nothing', async () => {
+        const { token } = await ctx().createUser();
+        const key = new SoftwareAuthenticator(rpId, origin);
+        for (const name of ['   ', 'k'.repeat(65)]) {
+          expectToken(await register(ctx(), token, key, name), 420, 'authenticatorNameInvalid', 'name');
+        }
+        expect((await ctx().call('GET', '/ui/authenticators/list', { token })).json()).toMatchObject({ data: [] });
+      });
+
       it("refuses an unknown challenge, a replayed response, a wrong origin and another session's challenge", async () => {
         const { token, profile, password } = await ctx().createUser();
         const key = new SoftwareAuthenticator(rpId, origin);

@@ -6,7 +6,7 @@
  * `permissions`.
  */
 import { z } from 'zod';
-import { ZId } from './identifiers.js';
+import { identifierTokens, ZId } from './identifiers.js';
 
 export const securityErrorTokens = {
   authenticatorNotPresent: 'The security key does not exist',
@@ -181,7 +181,8 @@ const ZCredentialJson = z.looseObject({
 });
 
 export const ZAuthenticatorAddRequest = z.object({
-  name: z.string().trim().min(1).max(64),
+  /** Blank or over 64 characters: 420 `authenticatorNameInvalid` on `name` (not a bare 400). */
+  name: z.string().trim().min(1).max(64).register(identifierTokens, { token: 'authenticatorNameInvalid' }),
   credential: ZCredentialJson,
 });
 export type TAuthenticatorAddRequest = z.infer<typeof ZAuthenticatorAddRequest>;
