@@ -410,3 +410,31 @@ for (const changer of ['the first administrator', 'another administrator'] as co
     { ADMIN_PASSWORD: '' },
   );
 }
+
+describeEachDatabase(
+  'the generated password file, at a start on a database that has users',
+  (ctx) => {
+    const file = () => path.join(ctx().config.dataDir, 'initial-admin-password');
+    const restart = () => ctx().app.services.users.ensureInitialAdmin();
+
+    it('is kept while it logs the first administrator in, and goes once it no longer does', async () => {
+      const generated = (await fs.readFile(file(), 'utf8')).trim();
+      await restart();
+      expect((await fs.readFile(file(), 'utf8')).trim()).toBe(generated);
+
+      // the first administrator deleted by another: the file outlives them until the next start
+      const adminToken = await ctx().login('admin', generated);
+      const second = buildUserInput({ role: 'ADMIN' });
+      expect((await ctx().call('POST', '/ui/user/add', { token: adminToken, body: second })).statusCode).toBe(200);
+      const secondToken = await ctx().login(second.username, second.password);
+      const deleted = await ctx().call('POST', '/ui/user/delete', { token: secondToken, body: { username: 'admin' } });
+      expect(deleted.statusCode, deleted.body).toBe(200);
+      await fs.stat(file());
+      await restart();
+      await expect(fs.stat(file())).rejects.toMatchObject({ code: 'ENOENT' });
+      // and a start without the file is quiet
+      await restart();
+    });
+  },
+  { ADMIN_PASSWORD: '' },
+);

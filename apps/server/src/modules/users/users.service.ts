@@ -159,7 +159,10 @@ export class UsersService {
    */
   async ensureInitialAdmin(): Promise<void> {
     const { initial, log } = this;
-    if ((await this.users().count()) > 0) return;
+    if ((await this.users().count()) > 0) {
+      await this.dropStaleInitialPassword();
+      return;
+    }
     const password = initial.password ?? generatePassword();
     const now = isoNow();
     try {
@@ -217,6 +220,30 @@ export class UsersService {
       await fs.rm(file, { force: true });
     } catch (error) {
       this.log.warn(`Could not remove ${file} after the first administrator's password changed: ${String(error)}`);
+    }
+  }
+
+  /**
+   * At a start on a database that has users: a DATA_DIR/initial-admin-password left from before
+   * (its administrator deleted, renamed away from ADMIN_USERNAME, or their password changed before
+   * {@link forgetInitialPassword} existed, or on another instance's DATA_DIR) goes once it no
+   * longer logs ADMIN_USERNAME in. A file that still does is kept: it is the way in it was made for.
+   */
+  private async dropStaleInitialPassword(): Promise<void> {
+    const file = initialAdminPasswordFile(this.initial.dataDir);
+    let kept: string;
+    try {
+      kept = (await fs.readFile(file, 'utf8')).trim();
+    } catch {
+      return; // none (or unreadable: nothing to judge)
+    }
+    const admin = await this.users().findByUsername(this.initial.username);
+    if (admin?.password_hash && (await verifyPassword(admin.password_hash, kept))) return;
+    try {
+      await fs.rm(file, { force: true });
+      this.log.info(`Removed ${file}: it no longer holds the password of "${this.initial.username}".`);
+    } catch (error) {
+      this.log.warn(`Could not remove ${file}, which no longer holds a valid password: ${String(error)}`);
     }
   }
 
