@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
-import { expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { describeEachDatabase } from './helpers/test-app.js';
 
 const consoleDir = fs.mkdtempSync(path.join(os.tmpdir(), 'manifold-console-'));
@@ -15,6 +15,7 @@ fs.writeFileSync(path.join(consoleDir, 'assets/main-5678.js'), bundle);
 fs.writeFileSync(path.join(consoleDir, 'assets/main-5678.js.br'), brotliCompressSync(bundle));
 fs.writeFileSync(path.join(consoleDir, 'assets/main-5678.js.gz'), gzipSync(bundle));
 fs.writeFileSync(path.join(consoleDir, 'index.html.br'), brotliCompressSync('<!doctype html><title>console</title>'));
+afterAll(() => fs.rmSync(consoleDir, { recursive: true, force: true }));
 
 describeEachDatabase(
   'serving the console',

@@ -4,12 +4,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { LocalStorage } from './local-storage.js';
 import { StorageLimitError, StorageNotFoundError } from './storage.js';
 
+/** The folders the tests made, removed when they end (pass or fail). */
+const made: string[] = [];
+afterAll(() => Promise.all(made.map((dir) => fs.rm(dir, { recursive: true, force: true }))));
+
 async function storageDir(): Promise<string> {
-  return fs.mkdtemp(path.join(os.tmpdir(), 'manifold-storage-'));
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'manifold-storage-'));
+  made.push(dir);
+  return dir;
 }
 
 describe('LocalStorage', () => {
