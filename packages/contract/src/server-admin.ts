@@ -19,6 +19,11 @@ export type TServerConfig = z.infer<typeof ZServerConfig>;
 /** Longest site name (it goes into certificate subjects, whose organisation name allows 64). */
 export const SITE_NAME_MAX_LENGTH = 64;
 
+/** Whether `text` holds a control character (Unicode Cc: C0 controls, DEL, C1 controls) anywhere. */
+export function hasControlCharacter(text: string): boolean {
+  return /\p{Cc}/u.test(text);
+}
+
 /**
  * A site name as it is kept: one line (no control character, Unicode Cc, anywhere: a line break
  * would reach page titles, certificate subjects and peers' registrations) of 1 to
@@ -26,7 +31,7 @@ export const SITE_NAME_MAX_LENGTH = 64;
  */
 export function isSiteName(text: string): boolean {
   const trimmed = text.trim();
-  return trimmed.length > 0 && trimmed.length <= SITE_NAME_MAX_LENGTH && !/\p{Cc}/u.test(text);
+  return trimmed.length > 0 && trimmed.length <= SITE_NAME_MAX_LENGTH && !hasControlCharacter(text);
 }
 
 /**

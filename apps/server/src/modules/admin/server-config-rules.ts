@@ -1,20 +1,14 @@
-import { isSiteName, type TServerConfig } from '@manifold/contract';
+import { hasControlCharacter, isSiteName, type TServerConfig } from '@manifold/contract';
 import { ErrorCollector } from '../../lib/app-error.js';
 
 /**
- * A control character (Unicode category Cc: C0 controls, DEL, C1 controls). The address refuses it
- * anywhere: the URL parser would drop or percent-encode it silently and keep another address. (The
- * site name refuses it too: `isSiteName`. The C0 controls XML cannot carry are refused earlier,
- * for every request: `plugins/input-hygiene.ts`.)
- */
-const CONTROL_CHARACTER = /\p{Cc}/u;
-
-/**
- * A canonical server address: absolute http(s), no credentials, query or fragment, no control
- * characters; no trailing slash.
+ * A canonical server address: absolute http(s), no credentials, query or fragment; no trailing
+ * slash. A control character anywhere refuses it (the URL parser would drop or percent-encode it
+ * silently and keep another address; the C0 controls XML cannot carry are refused earlier, for
+ * every request: `plugins/input-hygiene.ts`).
  */
 export function canonicalServerUrl(text: string): string | undefined {
-  if (CONTROL_CHARACTER.test(text)) return undefined;
+  if (hasControlCharacter(text)) return undefined;
   let url: URL;
   try {
     url = new URL(text.trim());

@@ -3,7 +3,7 @@ import type { Database } from '../../db/database.js';
 import { AppError, ErrorCollector } from '../../lib/app-error.js';
 import type { Caller } from '../../lib/caller.js';
 import { isoNow } from '../../lib/time.js';
-import type { AuthorizationRecord } from './authorizations.repository.js';
+import { type AuthorizationRecord, isExpired } from './authorizations.repository.js';
 import { orderAndAuthorization } from './authorizations.service.js';
 import { delegatedAuthorization } from './delegation.js';
 import { LicensingChanges } from './licensing-changes.js';
@@ -21,11 +21,6 @@ export interface SentAuthorization {
  * (delivered and retried with back-off by the outbox's delivery worker; it becomes an order there)
  * and the authorization is `sent` with delivery `pending`.
  */
-/** Whether its expiration has passed (ISO-8601 UTC strings compare as times). */
-function isExpired(row: AuthorizationRecord, now: string): boolean {
-  return row.expires_at !== null && row.expires_at <= now;
-}
-
 export class AuthorizationDeliveryService {
   constructor(private readonly database: Database) {}
 

@@ -29,6 +29,11 @@ export type AuthorizationRecord = Omit<AuthorizationRow, JsonColumns> & {
   quality_parameters: TQualityParameter[];
 };
 
+/** Whether its expiration has passed at `now` (ISO-8601 UTC strings compare as times). */
+export function isExpired(row: Pick<AuthorizationRow, 'expires_at'>, now: string): boolean {
+  return row.expires_at !== null && row.expires_at <= now;
+}
+
 /** An authorization to insert: its JSON columns as values, serialized here. */
 export type NewAuthorization = Omit<AuthorizationValues, JsonColumns> & Pick<AuthorizationRecord, JsonColumns>;
 

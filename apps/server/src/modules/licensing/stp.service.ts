@@ -23,7 +23,7 @@ import { canonicalJson } from '../../lib/canonical-json.js';
 import { isoNow } from '../../lib/time.js';
 import type { Storage } from '../../storage/storage.js';
 import { DevicesRepository } from '../devices/devices.repository.js';
-import type { AuthorizationRecord } from './authorizations.repository.js';
+import { type AuthorizationRecord, isExpired } from './authorizations.repository.js';
 import { type Actor, LicensingChanges } from './licensing-changes.js';
 import type { OrderRecord } from './orders.repository.js';
 import { RecipientsRepository } from './recipients.repository.js';
@@ -146,7 +146,7 @@ export class StpService {
     if (
       !authorization ||
       (authorization.state !== 'sent' && authorization.state !== 'received') ||
-      (authorization.expires_at !== null && authorization.expires_at <= now)
+      isExpired(authorization, now)
     ) {
       throw new AppError('authorizationNotAvailable', { field: 'body.authorizationId' });
     }

@@ -215,12 +215,22 @@ export class UsersService {
    */
   private async forgetInitialPassword(target: UserRow): Promise<void> {
     if (target.username_key !== usernameKey(this.initial.username)) return;
+    await this.removeInitialPasswordFile("after the first administrator's password changed");
+  }
+
+  /**
+   * Removes DATA_DIR/initial-admin-password when it is there (`why` it goes, for the log); a
+   * failure is logged, not thrown.
+   */
+  private async removeInitialPasswordFile(why: string): Promise<void> {
     const file = initialAdminPasswordFile(this.initial.dataDir);
     try {
-      await fs.rm(file, { force: true });
+      await fs.rm(file);
     } catch (error) {
-      this.log.warn(`Could not remove ${file} after the first administrator's password changed: ${String(error)}`);
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.log.warn(`Could not remove ${file} ${why}: ${String(error)}`);
+      return;
     }
+    this.log.info(`Removed ${file} ${why}.`);
   }
 
   /**
@@ -239,12 +249,7 @@ export class UsersService {
     }
     const admin = await this.users().findByUsername(this.initial.username);
     if (admin?.password_hash && (await verifyPassword(admin.password_hash, kept))) return;
-    try {
-      await fs.rm(file, { force: true });
-      this.log.info(`Removed ${file}: it no longer holds the password of "${this.initial.username}".`);
-    } catch (error) {
-      this.log.warn(`Could not remove ${file}, which no longer holds a valid password: ${String(error)}`);
-    }
+    await this.removeInitialPasswordFile(`as it no longer holds the password of "${this.initial.username}"`);
   }
 
   private async checkCurrentPassword(target: UserRow, currentPassword: string | undefined): Promise<void> {
