@@ -1,5 +1,6 @@
 import { BasicConstraintsExtension, KeyUsageFlags, KeyUsagesExtension, X509Certificate } from '@peculiar/x509';
-import { type KeyObject, X509Certificate as NodeX509Certificate } from 'node:crypto';
+import { createPublicKey, type KeyObject, X509Certificate as NodeX509Certificate } from 'node:crypto';
+import { memoized } from '../lib/memo.js';
 import { CryptoError } from './crypto-errors.js';
 import { importPublicKey, keyTypeOf, spkiDer, type KeyType } from './key-pairs.js';
 
@@ -33,8 +34,14 @@ const KEY_USAGE_NAMES = Object.keys(KeyUsageFlags).filter((name) => Number.isNaN
 const ACCEPTED_SIGNATURE_HASHES = new Set(['SHA-256', 'SHA-384', 'SHA-512']);
 const MAX_CHAIN_LENGTH = 8;
 
-/** Parses one PEM certificate; throws `malformed`. */
-export function parseCertificate(pem: string): ParsedCertificate {
+/**
+ * Parses one PEM certificate; throws `malformed`. The last 256 distinct certificates are kept
+ * parsed: the same few (this server's own, a recipient's, a peer's) are read on every signed
+ * document, and parsing one costs more than signing. Callers treat the result as read-only.
+ */
+export const parseCertificate = memoized(parseCertificateOnce, 256);
+
+function parseCertificateOnce(pem: string): ParsedCertificate {
   try {
     const node = new NodeX509Certificate(pem);
     return { pem: node.toString(), x509: new X509Certificate(node.raw), node };
@@ -83,10 +90,26 @@ export function describeCertificate(certificate: ParsedCertificate | string): Ce
   };
 }
 
-/** Whether the certificate certifies this public key (SPKI, certificate or private key PEM). */
-export function certificateMatchesPublicKey(certificate: ParsedCertificate | string, publicKeyPem: string): boolean {
-  const { node } = typeof certificate === 'string' ? parseCertificate(certificate) : certificate;
-  return spkiDer(node.publicKey).equals(spkiDer(importPublicKey(publicKeyPem)));
+/**
+ * Whether the certificate certifies this public key (SPKI, certificate or private key PEM, or an
+ * imported key, whose public half is taken).
+ */
+export function certificateMatchesPublicKey(certificate: ParsedCertificate | string, key: string | KeyObject): boolean {
+  const parsed = typeof certificate === 'string' ? parseCertificate(certificate) : certificate;
+  return keptSpki(parsed, () => parsed.node.publicKey).equals(
+    typeof key === 'string' ? spkiDer(importPublicKey(key)) : keptSpki(key, () => createPublicKey(key)),
+  );
+}
+
+/** The DER public key of a parsed certificate or an imported key, exported once per object. */
+const spkiKept = new WeakMap<object, Buffer>();
+function keptSpki(owner: object, publicKey: () => KeyObject): Buffer {
+  let der = spkiKept.get(owner);
+  if (!der) {
+    der = spkiDer(publicKey());
+    spkiKept.set(owner, der);
+  }
+  return der;
 }
 
 export type Validity = 'valid' | 'expired' | 'notYetValid';

@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createPublicKey, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { CompactEncrypt, compactDecrypt } from 'jose';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +17,7 @@ import {
 } from './design-keys.js';
 import { createDevelopmentRootCa, signCsrWithDevelopmentCa } from './development-ca.js';
 import { certificateThumbprint } from './jws.js';
-import { generateKeyPair, type KeyPairPem, type KeyType } from './key-pairs.js';
+import { generateKeyPair, importPrivateKey, type KeyPairPem, type KeyType } from './key-pairs.js';
 
 async function runThrough(input: Buffer, transform: NodeJS.ReadWriteStream, chunkSize = 65_536): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -185,6 +186,46 @@ describe('content key wrapping', () => {
       await expect(unwrapContentKey(wrapped, other.privateKeyPem)).rejects.toMatchObject({ reason: 'decryptionFailed' });
     });
   }
+
+  for (const keyType of ['RSA', 'EC'] as const) {
+    it(`wraps ${keyType} keys as jose opens them, and opens what jose wraps`, async () => {
+      const { certificatePem, privateKeyPem } = machine(keyType);
+      const contentKey = generateContentKey();
+      const privateKey = importPrivateKey(privateKeyPem);
+      const alg = keyType === 'EC' ? 'ECDH-ES+A256KW' : 'RSA-OAEP-256';
+      const ours = await wrapContentKey(contentKey, certificatePem);
+      const opened = await compactDecrypt(ours, privateKey, {
+        keyManagementAlgorithms: [alg],
+        contentEncryptionAlgorithms: ['A256GCM'],
+      });
+      expect(Buffer.from(opened.plaintext).equals(contentKey)).toBe(true);
+      expect(opened.protectedHeader).toMatchObject({ alg, enc: 'A256GCM', 'x5t#S256': certificateThumbprint(certificatePem) });
+      const theirs = await new CompactEncrypt(contentKey)
+        .setProtectedHeader({ alg, enc: 'A256GCM', 'x5t#S256': certificateThumbprint(certificatePem) })
+        .encrypt(createPublicKey(certificatePem));
+      expect((await unwrapContentKey(theirs, privateKey)).equals(contentKey)).toBe(true);
+      expect((await unwrapContentKey(theirs, privateKeyPem)).equals(contentKey)).toBe(true);
+    });
+  }
+
+  it('refuses a wrap whose protected header was changed, or that asks for compression or another curve', async () => {
+    const { certificatePem, privateKeyPem } = machine('EC');
+    const wrapped = await wrapContentKey(generateContentKey(), certificatePem);
+    const [header, ...rest] = wrapped.split('.');
+    const members = JSON.parse(Buffer.from(header!, 'base64url').toString('utf8')) as Record<string, unknown>;
+    const withHeader = (changed: Record<string, unknown>) =>
+      [Buffer.from(JSON.stringify(changed)).toString('base64url'), ...rest].join('.');
+    const p384 = generateKeyPairSync('ec', { namedCurve: 'P-384' }).publicKey.export({ format: 'jwk' });
+    for (const changed of [
+      { ...members, kid: 'added' },
+      { ...members, zip: 'DEF' },
+      { ...members, epk: { kty: 'EC', crv: p384.crv, x: p384.x, y: p384.y } },
+      { ...members, epk: { ...(members.epk as object), x: 'AAAA' } },
+    ]) {
+      await expect(unwrapContentKey(withHeader(changed), privateKeyPem)).rejects.toMatchObject({ reason: 'decryptionFailed' });
+    }
+    expect((await unwrapContentKey(withHeader(members), privateKeyPem)).length).toBe(32);
+  });
 
   it('uses a fresh ephemeral key and IV per wrap', async () => {
     const contentKey = generateContentKey();

@@ -1,6 +1,7 @@
-import { createCipheriv, createDecipheriv, randomBytes, type CipherGCM, type DecipherGCM } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes, type CipherGCM, type DecipherGCM, type KeyObject } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
-import { CompactEncrypt, compactDecrypt, decodeProtectedHeader } from 'jose';
+import { decodeProtectedHeader } from 'jose';
+import { decryptCompact, encryptCompact } from './compact-jwe.js';
 import { describeCertificate, parseCertificate } from './certificates.js';
 import { CryptoError } from './crypto-errors.js';
 import { certificateThumbprint } from './jws.js';
@@ -182,24 +183,20 @@ export async function encryptForCertificate(plaintext: Uint8Array, recipientCert
   if (usages.length > 0 && !usages.includes(REQUIRED_USAGE[keyType])) {
     throw new CryptoError('unsupportedKey', `The certificate does not allow ${REQUIRED_USAGE[keyType]}`);
   }
-  return new CompactEncrypt(plaintext)
-    .setProtectedHeader({
-      alg: WRAP_ALGORITHM[keyType],
-      enc: WRAP_ENCRYPTION,
-      'x5t#S256': certificateThumbprint(recipientCertificatePem),
-    })
-    .encrypt(publicKey);
+  return encryptCompact(plaintext, publicKey, WRAP_ALGORITHM[keyType], {
+    'x5t#S256': certificateThumbprint(recipientCertificatePem),
+  });
 }
 
-/** Unwraps with the machine's private key; `decryptionFailed` for any other key or tampering. */
-export async function unwrapContentKey(wrappedKey: string, privateKeyPem: string): Promise<Buffer> {
+/** Unwraps with the machine's private key (PEM or imported); `decryptionFailed` for any other key or tampering. */
+export async function unwrapContentKey(wrappedKey: string, privateKeyPem: string | KeyObject): Promise<Buffer> {
   const plaintext = await decryptWithKey(wrappedKey, privateKeyPem);
   if (plaintext.length !== CONTENT_KEY_BYTES) throw new CryptoError('malformed', 'The wrapped key is not a content key');
   return plaintext;
 }
 
 /** Opens a compact JWE of {@link encryptForCertificate} with the private key; `decryptionFailed` for any other key or tampering. */
-export async function decryptWithKey(jwe: string, privateKeyPem: string): Promise<Buffer> {
+export async function decryptWithKey(jwe: string, privateKeyPem: string | KeyObject): Promise<Buffer> {
   const privateKey = importPrivateKey(privateKeyPem);
   const expected = WRAP_ALGORITHM[keyTypeOf(privateKey)];
   const header = describeWrappedKey(jwe);
@@ -207,11 +204,7 @@ export async function decryptWithKey(jwe: string, privateKeyPem: string): Promis
     throw new CryptoError('unsupportedAlgorithm', `Key wrapped with ${header.alg}; this key unwraps ${expected}`);
   }
   try {
-    const { plaintext } = await compactDecrypt(jwe, privateKey, {
-      keyManagementAlgorithms: [expected],
-      contentEncryptionAlgorithms: [WRAP_ENCRYPTION],
-    });
-    return Buffer.from(plaintext);
+    return decryptCompact(jwe, privateKey, expected);
   } catch (cause) {
     throw new CryptoError('decryptionFailed', 'The content key does not unwrap with this key', { cause });
   }

@@ -28,7 +28,7 @@ export async function signDetachedJws(
   privateKeyPem: string | KeyObject,
   options: DetachedJwsOptions = {},
 ): Promise<string> {
-  const privateKey = typeof privateKeyPem === 'string' ? importPrivateKey(privateKeyPem) : privateKeyPem;
+  const privateKey = importPrivateKey(privateKeyPem);
   const header: CompactJWSHeaderParameters = { alg: ALGORITHM[keyTypeOf(privateKey)] };
   if (options.certificatePem !== undefined) header['x5t#S256'] = certificateThumbprint(options.certificatePem);
   const jws = await new CompactSign(toBytes(payload)).setProtectedHeader(header).sign(privateKey);
@@ -39,7 +39,7 @@ export async function signDetachedJws(
 /** Serialises `value` as JSON and signs those bytes; send `body` as is next to `jws`. */
 export async function signJsonDetached(
   value: unknown,
-  privateKeyPem: string,
+  privateKeyPem: string | KeyObject,
   options: DetachedJwsOptions = {},
 ): Promise<{ body: string; jws: string }> {
   const body = JSON.stringify(value);

@@ -53,7 +53,13 @@ export async function generateServiceKeyPairs(keyType: KeyType): Promise<Service
   return { signing, encryption };
 }
 
-export function importPrivateKey(pem: string): KeyObject {
+/** A private key from PKCS#8 PEM; a key already imported is taken as it is (and checked alike). */
+export function importPrivateKey(pem: string | KeyObject): KeyObject {
+  if (typeof pem !== 'string') {
+    if (pem.type !== 'private') throw new CryptoError('malformed', 'Not a private key');
+    keyTypeOf(pem);
+    return pem;
+  }
   let key: KeyObject;
   try {
     key = createPrivateKey({ key: pem, format: 'pem' });

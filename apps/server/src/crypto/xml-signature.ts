@@ -5,6 +5,7 @@ import { certificateMatchesPublicKey, parseCertificate } from './certificates.js
 import { CryptoError } from './crypto-errors.js';
 import { importPrivateKey, keyTypeOf, type KeyType } from './key-pairs.js';
 import { hasXmlForbidden } from '../lib/xml-text.js';
+import '../lib/xmldom-regex-cache.js';
 
 /**
  * Enveloped XML-DSig in one strict profile, the only one this server produces or accepts:
@@ -51,6 +52,8 @@ const DOCUMENT_TYPE_NODE = 10;
 export interface XmlSigner {
   /** PKCS#8 PEM of the signing key. */
   privateKeyPem: string;
+  /** The same key already imported (the server's own keys are imported once per process). */
+  privateKey?: KeyObject;
   /** The signer's certificate, carried in KeyInfo/X509Data for the receiver's convenience. */
   certificatePem: string;
 }
@@ -76,10 +79,10 @@ export function signXml(xml: string, signer: XmlSigner): string {
   }
   assertNoHiddenContent(document);
 
-  const privateKey = importPrivateKey(signer.privateKeyPem);
+  const privateKey = importPrivateKey(signer.privateKey ?? signer.privateKeyPem);
   const keyType = keyTypeOf(privateKey);
   const certificate = parseCertificate(signer.certificatePem);
-  if (!certificateMatchesPublicKey(certificate, signer.privateKeyPem)) {
+  if (!certificateMatchesPublicKey(certificate, privateKey)) {
     throw new CryptoError('keyMismatch', 'The certificate does not belong to the signing key');
   }
 
@@ -116,7 +119,8 @@ export function signXml(xml: string, signer: XmlSigner): string {
   );
 
   const signed = new XMLSerializer().serializeToString(document);
-  verifyXmlSignature(signed, signer.certificatePem);
+  // what is handed out must verify as a receiver would check it
+  checkXmlSignature(signed, signer.certificatePem);
   return signed;
 }
 
@@ -126,6 +130,13 @@ export function signXml(xml: string, signer: XmlSigner): string {
  * `malformed`, `signatureStructure`, `unsupportedAlgorithm`, `badSignature` or `digestMismatch`.
  */
 export function verifyXmlSignature(xml: string, trustedCertificatePem: string): VerifiedXml {
+  const { canonicalXml, signatureMethod } = checkXmlSignature(xml, trustedCertificatePem);
+  const signedDocument = parseXmlSafely(canonicalXml);
+  return { document: signedDocument, element: documentElementOf(signedDocument), canonicalXml, signatureMethod };
+}
+
+/** {@link verifyXmlSignature} up to the canonical bytes that were digested (without parsing them again). */
+function checkXmlSignature(xml: string, trustedCertificatePem: string): Pick<VerifiedXml, 'canonicalXml' | 'signatureMethod'> {
   const trustedKey = parseCertificate(trustedCertificatePem).node.publicKey;
   const keyType = keyTypeOf(trustedKey);
   const document = parseXmlSafely(xml);
@@ -169,8 +180,7 @@ export function verifyXmlSignature(xml: string, trustedCertificatePem: string): 
     throw new CryptoError('digestMismatch', 'The signed content was changed after signing');
   }
 
-  const signedDocument = parseXmlSafely(canonicalXml);
-  return { document: signedDocument, element: documentElementOf(signedDocument), canonicalXml, signatureMethod: method };
+  return { canonicalXml, signatureMethod: method };
 }
 
 /**

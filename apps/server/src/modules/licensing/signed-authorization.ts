@@ -3,6 +3,7 @@ import type { TDeviceParameter, TQualityParameter } from '@manifold/contract';
 import { parseCertificateBundle } from '../../crypto/certificates.js';
 import { wrapContentKey } from '../../crypto/design-keys.js';
 import { certificateThumbprint } from '../../crypto/jws.js';
+import { signXml } from '../../crypto/xml-signature.js';
 import type { DB } from '../../db/schema.js';
 import { AppError } from '../../lib/app-error.js';
 import type { ServerCredentials } from '../provision/server-credentials.service.js';
@@ -37,9 +38,12 @@ export class SignedAuthorizations {
     }
     const recipient = parseCertificateBundle(recipientPem)[0]!.pem;
     const files = await recipients.revisionFiles(order.revision_id);
-    // this server's encryption key is read once for every private file of the revision
+    // the keys are read once (one query): the signing identity for the issuer's serial and the
+    // signature, the encryption key for every private file of the revision
+    const { signing: signer, encryption } = await this.credentials.signingIdentityAndEncryptionKey();
     const contentKeys = await this.credentials.unwrapContentKeys(
       files.flatMap((file) => (file.wrapped_key ? [file.wrapped_key] : [])),
+      encryption,
     );
     let next = 0;
     const wrapped = await Promise.all(
@@ -61,12 +65,12 @@ export class SignedAuthorizations {
       order,
       device,
       manageId: authorization.manage_id,
-      issuer: { manageUrl: await this.serverUrl(), keySerialNumber: await this.credentials.signingSerial() },
+      issuer: { manageUrl: await this.serverUrl(), keySerialNumber: signer.serialNumber },
       recipientThumbprint: certificateThumbprint(recipient),
       files: wrapped,
       deviceParameters,
       qualityParameters,
     });
-    return this.credentials.signXml(xml);
+    return signXml(xml, signer);
   }
 }

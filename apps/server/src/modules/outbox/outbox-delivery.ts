@@ -3,7 +3,6 @@ import type { Kysely } from 'kysely';
 import { type TOutboxKind, type TPeerMessageApl, ZPeerMessageResponse } from '@manifold/contract';
 import type { OutboxConfig } from '../../config.js';
 import type { Database } from '../../db/database.js';
-import { importPrivateKey } from '../../crypto/key-pairs.js';
 import type { DB } from '../../db/schema.js';
 import type { ManageInstanceRow } from '../../db/schema-licensing.js';
 import { takeOverDeadLeases } from '../../jobs/dead-leases.js';
@@ -220,8 +219,8 @@ export class OutboxDelivery implements BackgroundWorker {
         [...new Set(rows.map((row) => row.target_id))],
         ['upStreamManage', 'downStreamManage', 'trace'],
       );
-      const { privateKeyPem, certificatePem } = await this.credentials.signingIdentity();
-      identity = { privateKeyPem: importPrivateKey(privateKeyPem), certificatePem };
+      const { privateKey, certificatePem } = await this.credentials.signingIdentity();
+      identity = { privateKeyPem: privateKey, certificatePem };
     } catch (error) {
       for (const row of rows) attempts.push(this.failed(row, error));
       await Promise.all(attempts);

@@ -251,9 +251,9 @@ export class FssService {
 
   /** The answer: claims `{timestamp, inReplyTo, result}` signed by this instance and encrypted for the Protect. */
   private async seal(recipient: string, inReplyTo: string, result: Record<string, unknown>): Promise<TFssPayload> {
-    const { privateKeyPem, certificatePem } = await this.credentials.signingIdentity();
+    const { privateKey, certificatePem } = await this.credentials.signingIdentity();
     const content = canonicalJson({ timestamp: isoNow(), inReplyTo, result });
-    const [header, , signature] = (await signDetachedJws(content, privateKeyPem, { certificatePem })).split('.');
+    const [header, , signature] = (await signDetachedJws(content, privateKey, { certificatePem })).split('.');
     const jws = `${header}.${Buffer.from(content, 'utf8').toString('base64url')}.${signature}`;
     try {
       return { payload: await encryptForCertificate(Buffer.from(jws, 'utf8'), recipient) };

@@ -28,6 +28,17 @@ export class CredentialsRepository {
     return this.db.selectFrom('server_key_pairs').selectAll().where('purpose', '=', purpose).executeTakeFirst();
   }
 
+  /** The key pairs of these purposes with their installed certificates' PEM (null when none), in one query. */
+  keyPairsWithCertificates(purposes: KeyPurpose[]): Promise<(ServerKeyPairRow & { certificate_pem: string | null })[]> {
+    return this.db
+      .selectFrom('server_key_pairs as k')
+      .leftJoin('server_certificates as c', 'c.purpose', 'k.purpose')
+      .selectAll('k')
+      .select('c.certificate_pem')
+      .where('k.purpose', 'in', purposes)
+      .execute();
+  }
+
   /** Inserts both pairs; a concurrent provisioning makes this fail with a unique violation. */
   async insertKeyPairs(rows: Insertable<ServerKeyPairsTable>[]): Promise<void> {
     await this.db.insertInto('server_key_pairs').values(rows).execute();

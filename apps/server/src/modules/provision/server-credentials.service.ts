@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import {
   describeCertificate,
   parseCertificateBundle,
@@ -7,9 +8,10 @@ import {
 import { isCryptoError } from '../../crypto/crypto-errors.js';
 import { decryptWithKey, unwrapContentKey } from '../../crypto/design-keys.js';
 import { signJsonDetached } from '../../crypto/jws.js';
-import type { KeyType } from '../../crypto/key-pairs.js';
+import { importPrivateKey, type KeyType } from '../../crypto/key-pairs.js';
 import { signXml } from '../../crypto/xml-signature.js';
 import type { Database } from '../../db/database.js';
+import type { ServerKeyPairRow } from '../../db/schema.js';
 import { AppError } from '../../lib/app-error.js';
 import { memoized } from '../../lib/memo.js';
 import { CredentialsRepository, type KeyPurpose } from './credentials.repository.js';
@@ -18,6 +20,8 @@ import type { KeySealer } from './key-sealer.js';
 export interface ServerKey {
   keyType: KeyType;
   privateKeyPem: string;
+  /** The same key imported, once per process like its opening. */
+  privateKey: KeyObject;
   publicKeyPem: string;
 }
 
@@ -26,6 +30,8 @@ export interface ServerIdentity extends ServerKey {
   certificatePem: string;
   /** The leaf followed by its intermediates (PEM), as handed to peers. */
   chainPem: string;
+  /** The leaf's serial number (upper-case hex). */
+  serialNumber: string;
 }
 
 export interface ChainCheckOptions {
@@ -34,8 +40,9 @@ export interface ChainCheckOptions {
   expectedPublicKeyPem?: string;
 }
 
-/** The serial number of a chain's leaf, parsed once per chain. */
-const leafSerial = memoized((chainPem: string) => describeCertificate(parseCertificateBundle(chainPem)[0]!.pem).serialNumber);
+/** The leaf of a chain and its serial number, parsed once per chain. */
+const leafPem = memoized((chainPem: string) => parseCertificateBundle(chainPem)[0]!.pem);
+const leafSerial = memoized((chainPem: string) => describeCertificate(leafPem(chainPem)).serialNumber);
 
 /**
  * The server's own credentials for the features that sign, verify and decrypt: its signing and
@@ -47,20 +54,21 @@ const leafSerial = memoized((chainPem: string) => describeCertificate(parseCerti
  */
 export class ServerCredentials {
   /** The last private key opened per purpose, with the sealed text it was opened from. */
-  readonly #opened = new Map<KeyPurpose, { sealed: string; privateKeyPem: string }>();
+  readonly #opened = new Map<KeyPurpose, { sealed: string; privateKeyPem: string; privateKey: KeyObject }>();
 
   constructor(
     private readonly database: Database,
     private readonly sealer: KeySealer,
   ) {}
 
-  /** The private key sealed in `sealed`, opened once for as long as the row holds that text. */
-  #open(purpose: KeyPurpose, sealed: string): string {
+  /** The private key sealed in `sealed`, opened and imported once for as long as the row holds that text. */
+  #open(purpose: KeyPurpose, sealed: string): { privateKeyPem: string; privateKey: KeyObject } {
     const opened = this.#opened.get(purpose);
-    if (opened?.sealed === sealed) return opened.privateKeyPem;
+    if (opened?.sealed === sealed) return opened;
     const privateKeyPem = this.sealer.open(sealed);
-    this.#opened.set(purpose, { sealed, privateKeyPem });
-    return privateKeyPem;
+    const entry = { sealed, privateKeyPem, privateKey: importPrivateKey(privateKeyPem) };
+    this.#opened.set(purpose, entry);
+    return entry;
   }
 
   private repository(): CredentialsRepository {
@@ -69,30 +77,45 @@ export class ServerCredentials {
 
   /** The opened key pair of a purpose; `provisionNotInitialized` before `admin/provision`. */
   async key(purpose: KeyPurpose): Promise<ServerKey> {
-    const row = await this.repository().keyPair(purpose);
+    return this.#keyOf(purpose, await this.repository().keyPair(purpose));
+  }
+
+  /** Key pair plus installed certificate (one query); `provisionNotInitialized` when either is missing. */
+  async identity(purpose: KeyPurpose): Promise<ServerIdentity> {
+    const [row] = await this.repository().keyPairsWithCertificates([purpose]);
+    return this.#identityOf(purpose, row);
+  }
+
+  /**
+   * The signing identity and the encryption key pair in one query: a signed authorization signs
+   * with the one and unwraps its files' content keys with the other.
+   */
+  async signingIdentityAndEncryptionKey(): Promise<{ signing: ServerIdentity; encryption: ServerKey }> {
+    const rows = await this.repository().keyPairsWithCertificates(['signing', 'encryption']);
+    const row = (purpose: KeyPurpose) => rows.find((candidate) => candidate.purpose === purpose);
+    return { signing: this.#identityOf('signing', row('signing')), encryption: this.#keyOf('encryption', row('encryption')) };
+  }
+
+  #identityOf(purpose: KeyPurpose, row: (ServerKeyPairRow & { certificate_pem: string | null }) | undefined): ServerIdentity {
+    const key = this.#keyOf(purpose, row);
+    const chainPem = row!.certificate_pem;
+    if (!chainPem) {
+      throw new AppError('provisionNotInitialized', {
+        description: `The server has no ${purpose} certificate yet: upload one with POST /ui/admin/upload/provision`,
+      });
+    }
+    return { ...key, certificatePem: leafPem(chainPem), chainPem, serialNumber: leafSerial(chainPem) };
+  }
+
+  /** The key pair of a row read now, opened; `provisionNotInitialized` when there is none. */
+  #keyOf(purpose: KeyPurpose, row: ServerKeyPairRow | undefined): ServerKey {
     if (!row) {
       throw new AppError('provisionNotInitialized', {
         description: `The server has no ${purpose} key pair yet: create the keys with POST /ui/admin/provision`,
       });
     }
-    return {
-      keyType: row.key_type as KeyType,
-      privateKeyPem: this.#open(purpose, row.sealed_private_key),
-      publicKeyPem: row.public_key_pem,
-    };
-  }
-
-  /** Key pair plus installed certificate; `provisionNotInitialized` when either is missing. */
-  async identity(purpose: KeyPurpose): Promise<ServerIdentity> {
-    const key = await this.key(purpose);
-    const certificate = await this.repository().certificate(purpose);
-    if (!certificate) {
-      throw new AppError('provisionNotInitialized', {
-        description: `The server has no ${purpose} certificate yet: upload one with POST /ui/admin/upload/provision`,
-      });
-    }
-    const [leaf] = parseCertificateBundle(certificate.certificate_pem);
-    return { ...key, certificatePem: leaf!.pem, chainPem: certificate.certificate_pem };
+    const { privateKeyPem, privateKey } = this.#open(purpose, row.sealed_private_key);
+    return { keyType: row.key_type as KeyType, privateKeyPem, privateKey, publicKeyPem: row.public_key_pem };
   }
 
   /**
@@ -124,14 +147,13 @@ export class ServerCredentials {
 
   /** Enveloped XML-DSig by the signing identity, its certificate in KeyInfo. */
   async signXml(xml: string): Promise<string> {
-    const { privateKeyPem, certificatePem } = await this.signingIdentity();
-    return signXml(xml, { privateKeyPem, certificatePem });
+    return signXml(xml, await this.signingIdentity());
   }
 
   /** JSON serialised once and signed as a detached JWS (with the certificate's x5t#S256). */
   async signJson(value: unknown): Promise<{ body: string; jws: string }> {
-    const { privateKeyPem, certificatePem } = await this.signingIdentity();
-    return signJsonDetached(value, privateKeyPem, { certificatePem });
+    const { privateKey, certificatePem } = await this.signingIdentity();
+    return signJsonDetached(value, privateKey, { certificatePem });
   }
 
   /** A design content key wrapped for this server's encryption certificate. */
@@ -139,17 +161,17 @@ export class ServerCredentials {
     return (await this.unwrapContentKeys([wrappedKey]))[0]!;
   }
 
-  /** Design content keys wrapped for this server's encryption certificate, the key read once. */
-  async unwrapContentKeys(wrappedKeys: string[]): Promise<Buffer[]> {
+  /** Design content keys wrapped for this server's encryption certificate, the key read once (or the one given). */
+  async unwrapContentKeys(wrappedKeys: string[], encryption?: ServerKey): Promise<Buffer[]> {
     if (wrappedKeys.length === 0) return [];
-    const { privateKeyPem } = await this.key('encryption');
-    return Promise.all(wrappedKeys.map((wrappedKey) => unwrapContentKey(wrappedKey, privateKeyPem)));
+    const { privateKey } = encryption ?? (await this.key('encryption'));
+    return Promise.all(wrappedKeys.map((wrappedKey) => unwrapContentKey(wrappedKey, privateKey)));
   }
 
   /** A compact JWE encrypted for this server's encryption certificate (FSS payloads). */
   async decrypt(jwe: string): Promise<Buffer> {
-    const { privateKeyPem } = await this.key('encryption');
-    return decryptWithKey(jwe, privateKeyPem);
+    const { privateKey } = await this.key('encryption');
+    return decryptWithKey(jwe, privateKey);
   }
 
   /** The network's root certificates (PEM). */

@@ -57,7 +57,8 @@ export function parseApl<T extends z.ZodType>(schema: T, apl: unknown, at = 'apl
 
 /** `{aplType, apl, signature}`: a detached JWS over the canonical JSON of `apl` by our signing key. */
 export async function signApl(credentials: ServerCredentials, aplType: string, apl: object): Promise<SignedApl> {
-  return signAplWith(await credentials.signingIdentity(), aplType, apl);
+  const { privateKey, certificatePem } = await credentials.signingIdentity();
+  return signAplWith({ privateKeyPem: privateKey, certificatePem }, aplType, apl);
 }
 
 /** {@link signApl} with a signing identity already opened (several messages signed in a row). */
