@@ -8,14 +8,18 @@
 //     --profile DIR: the server runs with --cpu-prof into DIR (open the .cpuprofile in Chrome DevTools).
 //   npm run bench:instances [-- --databases postgres --duration 10 --connections 10 --rounds 2
 //                              --proxy haproxy|node --generator wrk|autocannon --pool N]
-//     the authorize load on one order and spread over 10, and a console mix (half authorize, half
-//     the screens' reads), through a round-robin proxy (HAProxy) to one and to two server processes
+//     the authorize load on one order and spread over 10, a console mix (half authorize, half
+//     the screens' reads), those reads alone, and signed documents (authorization/download), through a round-robin proxy (HAProxy) to one and to two server processes
 //     on one database, driven by wrk (alternating rounds); per answer the CPU of the servers, the
 //     proxy, the load generator and the database (its kernel share, and its own transactions, rows
 //     and blocks per answer); the books checked afterwards. --pool N: each server's
 //     DATABASE_POOL_SIZE. HAProxy and wrk come from Debian's packages (installed when missing,
 //     bench/native-load.ts); --proxy node and --generator autocannon use the Node proxy
 //     (round-robin-proxy.ts) and autocannon instead.
+//   npm run bench:download [-- --databases sqlite,postgres --duration 10 --connections 10 --rounds 2 --profile DIR]
+//     GET /ui/authorization/download (the signed XML of one of 20 authorizations, the private
+//     file's key wrapped for the machine) next to its bare limit (bare-download-server.ts: the same
+//     reads prepared once, the same crypto and document, no framework), alternating rounds.
 //   npm run bench:order-detail [-- --databases sqlite,postgres --orders 1000000 --duration 5]
 //     one order with --orders authorizations (one through the API, the rest copies inserted in
 //     batches), then GET /ui/order/fetch p99 for the first, a middle and the last page of them.
@@ -117,12 +121,89 @@ async function licensingWorld(call: BenchCall) {
   return { orderId: await addOrder('BENCH-1'), deviceId, addOrder };
 }
 
-async function benchAuthorize(kind: string) {
+/** A benchmark server on a scratch database of `kind`, profiled into --profile DIR when given. */
+async function profiledBenchServer(kind: string) {
   const t = await benchTarget(kind, 'manifold-licensing-bench-');
-  const { server, call, auth } = await startBenchCaller(
-    t,
-    values.profile ? ['--cpu-prof', `--cpu-prof-dir=${values.profile}`] : [],
-  );
+  const started = await startBenchCaller(t, values.profile ? ['--cpu-prof', `--cpu-prof-dir=${values.profile}`] : []);
+  return { t, ...started };
+}
+
+/**
+ * `authorization/download` on a started server, next to its bare limit (bare-download-server.ts):
+ * the signed XML of one of 20 authorizations of an order (enveloped XML-DSig, the private file's
+ * content key wrapped for the machine), alternating rounds, each side's best kept.
+ */
+async function benchDownload(kind: string) {
+  const { t, server, call, auth } = await profiledBenchServer(kind);
+  const processes = [server];
+  try {
+    const { orderId, deviceId } = await licensingWorld(call);
+    const paths: string[] = [];
+    for (let i = 0; i < 20; i += 1) {
+      const { authorizationId } = (await call('POST', '/ui/authorization/authorize', { orderId, deviceId, quantity: 1 })) as {
+        authorizationId: string;
+      };
+      paths.push(`/ui/authorization/download?orderId=${orderId}&authorizationId=${authorizationId}`);
+    }
+    const bare = await startServer(
+      { DATABASE_URL: t.databaseUrl, DATA_DIR: t.dataDir },
+      { file: path.resolve(import.meta.dirname, 'bare-download-server.ts'), inheritEnv: true },
+    );
+    processes.push(bare);
+    const sides = [
+      { title: `${kind}: bare limit (same queries and crypto, no framework)`, process: bare },
+      { title: `${kind}: GET /ui/authorization/download (signed XML)`, process: server },
+    ];
+    // both sides hand out a document of the same size (within the signature's few bytes)
+    const sizes = await Promise.all(
+      sides.map(async ({ process: side }) => {
+        const answer = await fetch(`${side.url}${paths[0]}`, { headers: auth });
+        if (!answer.ok) throw new Error(`${side.url}: ${answer.status} ${await answer.text()}`);
+        return (await answer.text()).length;
+      }),
+    );
+    if (Math.abs(sizes[0]! - sizes[1]!) > 16) throw new Error(`the documents differ: ${sizes.join(' vs ')} characters`);
+    const run = async (side: (typeof sides)[number], seconds: number) => {
+      let next = 0;
+      const cpuBefore = cpuSeconds(side.process.child.pid!);
+      const result = await autocannon({
+        url: side.process.url,
+        connections,
+        duration: seconds,
+        headers: auth,
+        requests: [{ setupRequest: (r: autocannon.Request) => ({ ...r, path: paths[next++ % paths.length] }) }],
+      });
+      if (result.non2xx > 0 || result.errors > 0)
+        throw new Error(`${side.title}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+      return {
+        title: side.title,
+        'requests/s': Math.round(result.requests.average),
+        'p99 ms': result.latency.p99,
+        'mean ms': Number(result.latency.average.toFixed(2)),
+        'CPU ms/request': Number((((cpuSeconds(side.process.child.pid!) - cpuBefore) * 1000) / result['2xx']).toFixed(2)),
+        'document chars': sizes[sides.indexOf(side)],
+      };
+    };
+    for (const side of sides) await run(side, 2);
+    const best: Awaited<ReturnType<typeof run>>[] = [];
+    for (let round = 0; round < rounds; round += 1) {
+      for (const [i, side] of sides.entries()) {
+        const figure = await run(side, duration);
+        if (!best[i] || figure['requests/s'] > best[i]['requests/s']) best[i] = figure;
+      }
+    }
+    return [
+      best[0]!,
+      { ...best[1]!, ratio: Number((best[1]!['requests/s'] / best[0]!['requests/s']).toFixed(2)), load: loadAverage() },
+    ];
+  } finally {
+    await Promise.all(processes.map((process) => process.stop()));
+    await t.drop();
+  }
+}
+
+async function benchAuthorize(kind: string) {
+  const { t, server, call, auth } = await profiledBenchServer(kind);
   const processes = [server];
   try {
     const { orderId, deviceId } = await licensingWorld(call);
@@ -359,6 +440,13 @@ async function benchInstances(kind: string) {
         ][i % 5] as LoadRequest,
     );
     const consoleMix: LoadRequest[] = spreadOrders.flatMap((id, i) => [authorize(id), screenReads[i]!]);
+    /**
+     * Machines and engineers fetching signed authorizations (`authorization/download`: enveloped
+     * XML-DSig, content keys wrapped for the machine): the server's own work outweighs the
+     * database's (two reads and an audit row), so this load shows what a second process adds where
+     * the server, not the shared database, is the limit. Filled after the loads above made them.
+     */
+    const signedDocuments: LoadRequest[] = [];
     /** `requests` in turn from every connection for `seconds`. */
     const drive = async (title: string, url: string, requests: LoadRequest[], seconds = duration) => {
       const common = { connections, duration: seconds, headers: { ...auth, 'content-type': 'application/json' } };
@@ -399,7 +487,19 @@ async function benchInstances(kind: string) {
       ['console mix', consoleMix],
       // the screens' reads alone, on the orders the loads above filled
       ['console reads', screenReads],
+      ['signed documents', signedDocuments],
     ] as const) {
+      if (scenario === 'signed documents')
+        for (const id of spreadOrders) {
+          const page = (await call('GET', `/ui/authorization/list?orderId=${id}&numberOfItems=10`)) as {
+            data: { authorizationId: string }[];
+          };
+          for (const { authorizationId } of page.data)
+            signedDocuments.push({
+              method: 'GET',
+              path: `/ui/authorization/download?orderId=${id}&authorizationId=${authorizationId}`,
+            });
+        }
       // the books of the authorize-only loads are checked against their answers (below)
       if (scenario === 'console mix') allocatedByAuthorizeLoads = await allocatedInAll();
       const sides = [
@@ -508,6 +608,7 @@ for (const kind of kinds) {
   else if (values.mode === 'orders') table.push(...(await benchOrders(kind)));
   else if (values.mode === 'detail') table.push(...(await benchOrderDetail(kind)));
   else if (values.mode === 'instances') table.push(...(await benchInstances(kind)));
-  else throw new Error(`--mode ${values.mode}: use authorize, orders, detail or instances`);
+  else if (values.mode === 'download') table.push(...(await benchDownload(kind)));
+  else throw new Error(`--mode ${values.mode}: use authorize, download, orders, detail or instances`);
 }
 console.table(table);
