@@ -32,3 +32,17 @@ describe('a refusal by its token', () => {
     expect(apiErrorMessage(testI18n(locale).t, noneLeft)).toBe(said);
   });
 });
+
+describe('several refusals at once', () => {
+  const two = new BadRequestError('two', 418, [
+    { errorToken: 'orderHasNoMoreQuantity', errorDescription: 'The order has 0 left; 5 were asked for' },
+    { errorToken: 'malformedRequest', errorDescription: 'The request is malformed' },
+  ]);
+
+  it.each([
+    ['en', 'The order has 0 left; 5 were asked for. The request is malformed.'],
+    ['zh', '该订单已无剩余数量。请求格式不正确。'],
+  ] as const)('are sentences one after another as the language joins them (%s)', (locale: TestLocale, said) => {
+    expect(apiErrorMessage(testI18n(locale).t, two)).toBe(said);
+  });
+});

@@ -1,5 +1,6 @@
 import type { TFunction } from 'i18next';
 import { isApiError, type ApiProblem } from '../lib/api-errors';
+import { joinSentences } from '../lib/text-join';
 
 /** A server problem in the reader's language: by token when translated, else as the server said it. */
 export function problemMessage(t: TFunction, problem: ApiProblem): string {
@@ -11,7 +12,10 @@ export function apiErrorMessage(t: TFunction, error: unknown): string {
   if (!isApiError(error)) return t('apiErrors.server');
   if (error.kind === 'badRequest') {
     if (error.problems.length === 0) return t('apiErrors.server');
-    return error.problems.map((problem) => problemMessage(t, problem)).join(' ');
+    return joinSentences(
+      t,
+      error.problems.map((problem) => problemMessage(t, problem)),
+    );
   }
   // a refusal that says why (access controls, escalation) is shown as said, not as a bare 403
   const reasoned = error.problems.find((problem) => problem.errorToken !== 'actionNotAllowed');

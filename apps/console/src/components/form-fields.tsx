@@ -1,5 +1,7 @@
 import { Textarea, TextInput, type TextareaProps, type TextInputProps } from '@mantine/core';
 import type { FormErrors } from './api-error-message';
+import { useTranslation } from 'react-i18next';
+import { joinSentences } from '../lib/text-join';
 import { ErrorAlert } from './error-alert';
 
 /** What a form lends its fields: the values (from `useFields`), their setter and the server's errors. */
@@ -40,7 +42,11 @@ export function FormTextarea<T>({ form, field, ...props }: Bound<T, TextareaProp
   );
 }
 
-/** The problems of a form's answer that belong to none of its fields. */
-export function FormGeneralErrors({ errors }: { errors: FormErrors }) {
-  return errors.general.length > 0 ? <ErrorAlert>{errors.general.join(' ')}</ErrorAlert> : null;
+/**
+ * The problems of a form's answer (or of a list's filters) that belong to none of its fields, one
+ * after another as the reader's language joins sentences.
+ */
+export function FormGeneralErrors({ errors, testId }: { errors: Pick<FormErrors, 'general'>; testId?: string }) {
+  const { t } = useTranslation();
+  return errors.general.length > 0 ? <ErrorAlert data-testid={testId}>{joinSentences(t, errors.general)}</ErrorAlert> : null;
 }

@@ -15,6 +15,7 @@ import { alerts } from '../../../lib/alerts';
 import { pageCount } from '../../../lib/paging';
 import { useAccessPolicies, useDeleteAccessPolicy } from '../api/access-controls';
 import { PolicyForm } from '../components/policy-form';
+import { formatList } from '../../../lib/text-join';
 
 const pageSize = 10;
 
@@ -75,7 +76,7 @@ export function AccessPoliciesRoute() {
                 }))}
               />
             </Table.Td>
-            <Table.Td>{policy.incomingIpAddresses.join(', ')}</Table.Td>
+            <Table.Td>{formatList(t, policy.incomingIpAddresses)}</Table.Td>
             <Table.Td>
               <EditDeleteActions
                 editLabel={t('accessControl.policies.editPolicy', { name: policy.policyName })}

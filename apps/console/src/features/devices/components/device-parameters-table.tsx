@@ -2,6 +2,7 @@ import { Badge, Group, Table, Text } from '@mantine/core';
 import type { TDeviceParameter, TDeviceParameterValue } from '@manifold/contract';
 import { useTranslation } from 'react-i18next';
 import { DataTable } from '../../../components/data-table';
+import { formatList } from '../../../lib/text-join';
 
 function valueText(value: TDeviceParameterValue): string {
   return typeof value === 'string' ? value : String(value);
@@ -75,8 +76,8 @@ export function DeviceParametersTable({ parameters }: { parameters: readonly TDe
             <Table.Td>{parameter.units ?? ''}</Table.Td>
             <Table.Td>{rangeText(parameter)}</Table.Td>
             <Table.Td>{t(`devices.parameters.adjusts.${parameter.adjust}`)}</Table.Td>
-            <Table.Td>{values.join(', ')}</Table.Td>
-            <Table.Td>{(parameter.choiceList ?? []).join(', ')}</Table.Td>
+            <Table.Td>{formatList(t, values.map(String))}</Table.Td>
+            <Table.Td>{formatList(t, (parameter.choiceList ?? []).map(String))}</Table.Td>
             <Table.Td>
               <Group gap={4}>
                 {flags.map((flag) => (

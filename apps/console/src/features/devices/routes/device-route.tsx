@@ -21,6 +21,7 @@ import { DeviceStateBadge } from '../components/device-state-badge';
 import { DetailRows } from '../../../components/detail-rows';
 import { Section } from '../../../components/section';
 import { ErrorAlert } from '../../../components/error-alert';
+import { formatList } from '../../../lib/text-join';
 
 const imageTypes = ['image/png', 'image/jpeg', 'image/webp'];
 
@@ -117,7 +118,7 @@ export function DeviceRoute() {
         {format(certificate.notAfter)}
       </time>,
     ],
-    [t('setup.certificates.keyUsage'), certificate.keyUsage.join(', ')],
+    [t('setup.certificates.keyUsage'), formatList(t, certificate.keyUsage)],
     [
       t('setup.certificates.fingerprint'),
       <Code key="fingerprint" style={{ whiteSpace: 'normal' }}>
@@ -165,7 +166,7 @@ export function DeviceRoute() {
                   {format(detail.dateCreated)}
                 </time>,
               ],
-              [t('devices.authorizedUsers'), detail.authorizedUserList.join(', ')],
+              [t('devices.authorizedUsers'), formatList(t, detail.authorizedUserList)],
             ]}
           />
         </Section>

@@ -8,7 +8,7 @@ import { useFields } from '../../../hooks/use-fields';
 import { userOption, userPickerQueryOptions } from '../../../lib/pickers';
 import { useAddGroup } from '../api/add-group';
 import { useEditGroup } from '../api/edit-group';
-import { ErrorAlert } from '../../../components/error-alert';
+import { FormGeneralErrors } from '../../../components/form-fields';
 
 const fieldNames = ['name', 'description', 'members'] as const;
 const fieldOfToken: Record<string, string> = {
@@ -49,7 +49,7 @@ export function GroupForm({ group, onDone, onCancel }: GroupFormProps) {
   return (
     <form onSubmit={submit} noValidate aria-label={group ? t('groups.editTitle') : t('groups.addTitle')}>
       <Stack>
-        {errors.general.length > 0 ? <ErrorAlert>{errors.general.join(' ')}</ErrorAlert> : null}
+        <FormGeneralErrors errors={errors} />
         <TextInput
           label={t('groups.name')}
           name="name"

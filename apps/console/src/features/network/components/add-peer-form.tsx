@@ -3,11 +3,11 @@ import type { TManageType } from '@manifold/contract';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formErrorsFrom, type FormErrors } from '../../../components/api-error-message';
-import { ErrorAlert } from '../../../components/error-alert';
 import { FormButtons } from '../../../components/form-buttons';
 import { FormModal } from '../../../components/form-modal';
 import { alerts } from '../../../lib/alerts';
 import { useAddManageInstance, useAddTraceInstance } from '../api/registrations';
+import { FormGeneralErrors } from '../../../components/form-fields';
 
 const noErrors: FormErrors = { fields: {}, general: [] };
 /** Tokens about the address the admin typed, placed on its input. */
@@ -63,7 +63,7 @@ export function AddPeerForm({ kind, initialType = 'downStreamManage', onCancel, 
   return (
     <form onSubmit={submit} noValidate>
       <Stack>
-        {errors.general.length > 0 ? <ErrorAlert>{errors.general.join(' ')}</ErrorAlert> : null}
+        <FormGeneralErrors errors={errors} />
         {kind === 'manage' ? (
           <Select
             label={t('network.add.type')}

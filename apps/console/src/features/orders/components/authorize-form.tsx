@@ -21,7 +21,7 @@ import { TrackingSection } from './authorize/tracking-section';
 import { UsersSection } from './authorize/users-section';
 import { browserTimeZone } from './expiry';
 import { deviceParameterFields, qualityParameterFields } from './parameter-fields';
-import { ErrorAlert } from '../../../components/error-alert';
+import { FormGeneralErrors } from '../../../components/form-fields';
 
 export interface AuthorizeFormProps {
   order: TOrderDetail;
@@ -88,9 +88,7 @@ export function AuthorizeForm({ order, submit, onDone, onCancel, pending }: Auth
   return (
     <form onSubmit={onSubmit} noValidate aria-label={t('orders.authorize.title')} data-testid="authorize-form">
       <Stack>
-        {state.errors.general.length > 0 ? (
-          <ErrorAlert data-testid="authorize-form-error">{state.errors.general.join(' ')}</ErrorAlert>
-        ) : null}
+        <FormGeneralErrors errors={state.errors} testId="authorize-form-error" />
         <TargetSection state={state} dispatch={dispatch} />
         <LicenceSection order={order} state={state} dispatch={dispatch} timeZone={timeZone} />
         <ParametersSection group="device" fields={deviceFields} state={state} dispatch={dispatch} />

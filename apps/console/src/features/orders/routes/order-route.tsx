@@ -20,6 +20,7 @@ import { OrderStateBadges } from '../components/order-state-badges';
 import { DetailRows } from '../../../components/detail-rows';
 import { Section } from '../../../components/section';
 import { ErrorAlert } from '../../../components/error-alert';
+import { formatList } from '../../../lib/text-join';
 
 function ParameterTable({
   parameters,
@@ -40,8 +41,7 @@ function ParameterTable({
   const values = (parameter: TDeviceParameter | TQualityParameter) =>
     (parameter.valueList && parameter.valueList.length > 0 ? parameter.valueList : [parameter.resetValue])
       .filter((value) => value !== undefined)
-      .map(String)
-      .join(', ');
+      .map(String);
   return (
     <DataTable
       bordered
@@ -70,8 +70,8 @@ function ParameterTable({
                 ? `${parameter.low ?? '…'} – ${parameter.high ?? '…'}`
                 : '—'}
             </Table.Td>
-            <Table.Td>{parameter.choiceList?.join(', ') ?? '—'}</Table.Td>
-            <Table.Td>{values(parameter) || '—'}</Table.Td>
+            <Table.Td>{parameter.choiceList ? formatList(t, parameter.choiceList.map(String)) : '—'}</Table.Td>
+            <Table.Td>{formatList(t, values(parameter)) || '—'}</Table.Td>
           </Table.Tr>
         );
       })}
@@ -228,7 +228,7 @@ export function OrderRoute() {
                         })
                       : null,
                   ],
-                  [t('orders.fields.authorizedUsers'), data.authorizedUserList.join(', ') || t('orders.anyUser')],
+                  [t('orders.fields.authorizedUsers'), formatList(t, data.authorizedUserList) || t('orders.anyUser')],
                 ]}
               />
             </Section>
@@ -249,9 +249,12 @@ export function OrderRoute() {
                   [
                     t('orders.fields.deviceIdentity'),
                     data.deviceIdentity
-                      ? Object.entries(data.deviceIdentity)
-                          .map(([key, value]) => `${key}: ${value}`)
-                          .join(', ')
+                      ? formatList(
+                          t,
+                          Object.entries(data.deviceIdentity).map(([key, value]) =>
+                            t('common.labelled', { label: key, text: String(value) }),
+                          ),
+                        )
                       : t('orders.anyMachine'),
                   ],
                   [t('orders.fields.parameterVersion'), data.parameterVersion],

@@ -8,7 +8,8 @@ import { useFields } from '../../../hooks/use-fields';
 import { isApiError } from '../../../lib/api-errors';
 import { useAuthorizedImage } from '../../../lib/authorized-image';
 import { useSavePackage } from '../api/save-package';
-import { ErrorAlert, TitledErrorAlert } from '../../../components/error-alert';
+import { TitledErrorAlert } from '../../../components/error-alert';
+import { FormGeneralErrors } from '../../../components/form-fields';
 
 const noErrors: FormErrors = { fields: {}, general: [] };
 const fieldNames = ['designName', 'description', 'companyName', 'multiPlaten', 'displayImage'] as const;
@@ -112,7 +113,7 @@ export function PackageDetailsForm({ pkg, readOnly = false, onSaved, onReload, o
             </Stack>
           </TitledErrorAlert>
         ) : null}
-        {errors.general.length > 0 ? <ErrorAlert>{errors.general.join(' ')}</ErrorAlert> : null}
+        <FormGeneralErrors errors={errors} />
         <TextInput
           label={t('packages.fields.designName')}
           withAsterisk

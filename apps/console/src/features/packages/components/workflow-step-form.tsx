@@ -6,7 +6,7 @@ import { useFields } from '../../../hooks/use-fields';
 import { useFormSubmit } from '../../../hooks/use-form-submit';
 import { useAddWorkflowStep } from '../api/add-workflow-step';
 import { useEditWorkflowStep } from '../api/edit-workflow-step';
-import { ErrorAlert } from '../../../components/error-alert';
+import { FormGeneralErrors } from '../../../components/form-fields';
 
 const fieldNames = ['type', 'name', 'instructions', 'deviceTemplateId'] as const;
 const fieldOfToken: Record<string, string> = {
@@ -59,7 +59,7 @@ export function WorkflowStepForm({ dsiId, step, templates, onDone, onCancel }: W
   return (
     <form onSubmit={submit} noValidate aria-label={step ? t('packages.steps.editTitle') : t('packages.steps.addTitle')}>
       <Stack>
-        {errors.general.length > 0 ? <ErrorAlert>{errors.general.join(' ')}</ErrorAlert> : null}
+        <FormGeneralErrors errors={errors} />
         <Select
           label={t('packages.steps.type')}
           withAsterisk

@@ -5,7 +5,7 @@ import { formErrorsFrom, type FormErrors } from '../../../components/api-error-m
 import { useFields } from '../../../hooks/use-fields';
 import { alerts } from '../../../lib/alerts';
 import { useChangePassword } from '../api/change-password';
-import { ErrorAlert } from '../../../components/error-alert';
+import { FormGeneralErrors } from '../../../components/form-fields';
 
 const fieldNames = ['currentPassword', 'password'] as const;
 const fieldOfToken: Record<string, string> = {
@@ -49,7 +49,7 @@ export function ChangePasswordForm({ username }: { username: string }) {
   return (
     <form onSubmit={submit} noValidate aria-labelledby="profile-password-heading">
       <Stack maw={420}>
-        {errors.general.length > 0 ? <ErrorAlert>{errors.general.join(' ')}</ErrorAlert> : null}
+        <FormGeneralErrors errors={errors} />
         {passwordInputs.map(({ name, label, autoComplete }) => (
           <PasswordInput
             key={name}

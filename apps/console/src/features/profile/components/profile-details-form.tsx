@@ -7,7 +7,7 @@ import { ProfileFields, profileFieldNames, profileFieldOfToken, type ProfileValu
 import { useFields } from '../../../hooks/use-fields';
 import { alerts } from '../../../lib/alerts';
 import { useUpdateProfile } from '../api/update-profile';
-import { ErrorAlert } from '../../../components/error-alert';
+import { FormGeneralErrors } from '../../../components/form-fields';
 
 function valuesOf(profile: TUserProfile): ProfileValues {
   return {
@@ -43,7 +43,7 @@ export function ProfileDetailsForm({ profile }: { profile: TUserProfile }) {
   return (
     <form onSubmit={submit} noValidate aria-labelledby="profile-details-heading">
       <Stack>
-        {errors.general.length > 0 ? <ErrorAlert>{errors.general.join(' ')}</ErrorAlert> : null}
+        <FormGeneralErrors errors={errors} />
         <SimpleGrid cols={{ base: 1, sm: 2 }}>
           <TextInput label={t('fields.username')} value={profile.username} readOnly disabled />
           <ProfileFields

@@ -3,6 +3,7 @@ import { SimpleGrid } from '@mantine/core';
 import type { TGroupCount, TQualityStatistics } from '@manifold/contract';
 import { useTranslation } from 'react-i18next';
 import { ChartSection, percent } from '../../../components/chart-section';
+import { formatList } from '../../../lib/text-join';
 
 export { percent };
 
@@ -16,9 +17,12 @@ function GroupChart({ id, title, groups }: { id: string; title: string; groups: 
   const summary = t('quality.groupSummary', {
     title,
     list:
-      groups
-        .map((group) => t('common.labelled', { label: group.label, text: `${group.failed}/${group.passed + group.failed}` }))
-        .join(', ') || t('quality.noData'),
+      formatList(
+        t,
+        groups.map((group) =>
+          t('common.labelled', { label: group.label, text: `${group.failed}/${group.passed + group.failed}` }),
+        ),
+      ) || t('quality.noData'),
   });
   return (
     <ChartSection
@@ -57,7 +61,11 @@ export function QualityCharts({ statistics }: { statistics: TQualityStatistics }
         id="quality-over-time"
         title={t('quality.overTime')}
         summary={t('quality.overTimeSummary', {
-          list: overTime.map((day) => `${day.day}: ${day.rate} %`).join(', ') || t('quality.noData'),
+          list:
+            formatList(
+              t,
+              overTime.map((day) => t('common.labelled', { label: day.day, text: `${day.rate} %` })),
+            ) || t('quality.noData'),
         })}
         chart={
           <LineChart
@@ -78,9 +86,10 @@ export function QualityCharts({ statistics }: { statistics: TQualityStatistics }
         summary={t('quality.groupSummary', {
           title: t('quality.byReason'),
           list:
-            statistics.failuresByReason
-              .map((row) => t('common.labelled', { label: row.reason, text: String(row.failed) }))
-              .join(', ') || t('quality.noData'),
+            formatList(
+              t,
+              statistics.failuresByReason.map((row) => t('common.labelled', { label: row.reason, text: String(row.failed) })),
+            ) || t('quality.noData'),
         })}
         chart={
           <BarChart

@@ -4,9 +4,9 @@ import { svpAssociations, svpDataTypes, type TSvpParameterInput, type TSvpTempla
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { placeProblems, type FormErrors } from '../../../components/api-error-message';
-import { ErrorAlert } from '../../../components/error-alert';
 import { IconAction } from '../../../components/icon-action';
 import { useAddSvpTemplate, useEditSvpTemplate } from '../api/trace-parameters';
+import { FormGeneralErrors } from '../../../components/form-fields';
 
 type Row = TSvpParameterInput & { key: string };
 
@@ -195,7 +195,7 @@ export function SvpTemplateForm({
             {t('svp.addParameter')}
           </Button>
         </Group>
-        {errors.general.length > 0 ? <ErrorAlert>{errors.general.join(' ')}</ErrorAlert> : null}
+        <FormGeneralErrors errors={errors} />
         <Group justify="flex-end">
           <Button variant="default" onClick={onCancel}>
             {t('common.cancel')}

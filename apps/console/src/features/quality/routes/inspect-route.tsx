@@ -10,6 +10,7 @@ import { Section } from '../../../components/section';
 import { alerts } from '../../../lib/alerts';
 import { type InspectionTargetInput, useInspectionTarget, useInspectPart } from '../api/inspect-part';
 import { QualityParameterInput } from '../components/quality-parameter-input';
+import { FormGeneralErrors } from '../../../components/form-fields';
 
 const noErrors: FormErrors = { fields: {}, general: [] };
 
@@ -183,7 +184,7 @@ export function InspectRoute() {
                 />
               </Stack>
             </Section>
-            {errors.general.length > 0 ? <ErrorAlert>{errors.general.join(' ')}</ErrorAlert> : null}
+            <FormGeneralErrors errors={errors} />
             <Group>
               <Button type="submit" loading={inspect.isPending}>
                 {t('quality.record')}

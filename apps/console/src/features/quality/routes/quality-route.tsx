@@ -4,7 +4,6 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { DataTable } from '../../../components/data-table';
-import { ErrorAlert } from '../../../components/error-alert';
 import { filterErrors, wrongDays } from '../../../components/filter-errors';
 import { ListHeader } from '../../../components/list-header';
 import { ListPagination } from '../../../components/list-pagination';
@@ -13,6 +12,7 @@ import { useDateTimeFormat } from '../../../lib/format';
 import { pageCount } from '../../../lib/paging';
 import { type SearchPartsInput, useSearchParts } from '../api/search-parts';
 import { percent, QualityCharts } from '../components/quality-charts';
+import { FormGeneralErrors } from '../../../components/form-fields';
 
 const pageSize = 10;
 const filterNames = ['serialNumber', 'supplier', 'technician', 'dsiId', 'deviceId', 'from', 'to'] as const;
@@ -131,7 +131,7 @@ export function QualityRoute() {
           }}
         />
       </TextFilterForm>
-      {problems.general.length > 0 ? <ErrorAlert>{problems.general.join(' ')}</ErrorAlert> : null}
+      <FormGeneralErrors errors={problems} />
       {statistics ? (
         <>
           <SimpleGrid cols={{ base: 2, md: 4 }} aria-label={t('quality.figures')}>

@@ -4,10 +4,10 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formErrorsFrom } from '../../../components/api-error-message';
 import { ClassificationSelect } from '../../../components/classification';
-import { ErrorAlert } from '../../../components/error-alert';
 import { SearchMultiSelect, type SearchSource } from '../../../components/search-select';
 import { groupOption, groupPickerQueryOptions } from '../../../lib/pickers';
 import { useCreateFolder, useEditNode } from '../api/change-secure-repo';
+import { FormGeneralErrors } from '../../../components/form-fields';
 
 const groupSource: SearchSource<TGroup> = { queryOptions: groupPickerQueryOptions, toOption: groupOption };
 
@@ -82,7 +82,7 @@ export function NodeForm({
       }}
     >
       <Stack>
-        {problems.general.length > 0 ? <ErrorAlert>{problems.general.join(' ')}</ErrorAlert> : null}
+        <FormGeneralErrors errors={problems} />
         {mode.kind === 'create' ? (
           <TextInput
             label={t('secureFiles.folderName')}

@@ -8,7 +8,7 @@ import { formErrorsFrom, type FormErrors } from '../../../components/api-error-m
 import { alerts } from '../../../lib/alerts';
 import { uploadTray } from '../../../lib/upload-tray';
 import { uploadProvisionCertificate, type UploadCertificateType } from '../api/upload-provision-certificate';
-import { ErrorAlert } from '../../../components/error-alert';
+import { FormGeneralErrors } from '../../../components/form-fields';
 
 const noErrors: FormErrors = { fields: {}, general: [] };
 const fieldNames = ['file', 'certificateType'] as const;
@@ -61,7 +61,7 @@ export function CertificateUpload({ provisioned }: { provisioned: boolean }) {
   return (
     <Stack>
       <Text size="sm">{t('setup.upload.intro')}</Text>
-      {errors.general.length > 0 ? <ErrorAlert>{errors.general.join(' ')}</ErrorAlert> : null}
+      <FormGeneralErrors errors={errors} />
       <Select
         label={t('setup.upload.certificateType')}
         maw={360}

@@ -6,7 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { formErrorsFrom, type FormErrors } from '../../../components/api-error-message';
 import { saveText } from '../../../lib/download';
 import { useGetCsrs, type GetCsrsInput } from '../api/get-csrs';
-import { ErrorAlert } from '../../../components/error-alert';
+import { FormGeneralErrors } from '../../../components/form-fields';
 
 const noErrors: FormErrors = { fields: {}, general: [] };
 const fieldNames = ['csr', 'service'] as const;
@@ -62,7 +62,7 @@ export function CsrStep({ provisioned }: { provisioned: boolean }) {
             {t('setup.csr.needsKeys')}
           </Text>
         ) : null}
-        {errors.general.length > 0 ? <ErrorAlert>{errors.general.join(' ')}</ErrorAlert> : null}
+        <FormGeneralErrors errors={errors} />
         <Group align="flex-start" grow maw={560}>
           <Select
             label={t('setup.csr.kind')}

@@ -6,8 +6,8 @@ import { useTranslation } from 'react-i18next';
 import { formErrorsFrom, type FormErrors } from '../../../components/api-error-message';
 import { alerts } from '../../../lib/alerts';
 import { useProvisionKeys } from '../api/provision-keys';
-import { ErrorAlert } from '../../../components/error-alert';
 import { FormModal } from '../../../components/form-modal';
+import { FormGeneralErrors } from '../../../components/form-fields';
 
 const noErrors: FormErrors = { fields: {}, general: [] };
 const fieldNames = ['keyType', 'rekey'] as const;
@@ -73,7 +73,7 @@ export function KeysStep({ keyType }: { keyType: TKeyType | null }) {
     return (
       <form onSubmit={create} noValidate aria-label={t('setup.keys.createTitle')}>
         <Stack>
-          {errors.general.length > 0 ? <ErrorAlert>{errors.general.join(' ')}</ErrorAlert> : null}
+          <FormGeneralErrors errors={errors} />
           <KeyTypeChoice value={choice} onChange={setChoice} error={errors.fields.keyType} />
           <Group>
             <Button type="submit" loading={provision.isPending} leftSection={<IconKey size={16} aria-hidden />}>
@@ -112,7 +112,7 @@ export function KeysStep({ keyType }: { keyType: TKeyType | null }) {
             <Alert color="orange" variant="light">
               <Text size="sm">{t('setup.keys.rekeyWarning')}</Text>
             </Alert>
-            {rekeyErrors.general.length > 0 ? <ErrorAlert>{rekeyErrors.general.join(' ')}</ErrorAlert> : null}
+            <FormGeneralErrors errors={rekeyErrors} />
             <KeyTypeChoice value={rekeyChoice} onChange={setRekeyChoice} error={rekeyErrors.fields.keyType} />
             <Group justify="flex-end">
               <Button variant="default" onClick={() => setRekeyOpen(false)}>

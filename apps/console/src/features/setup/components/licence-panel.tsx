@@ -12,6 +12,8 @@ import { consoleConfigQueryKey } from '../../../lib/console-config';
 import { useDateTimeFormat } from '../../../lib/format';
 import { uploadTray } from '../../../lib/upload-tray';
 import { licensingStatusQueryKey, uploadLicence, useLicensingStatus } from '../api/licensing';
+import { FormGeneralErrors } from '../../../components/form-fields';
+import { formatList } from '../../../lib/text-join';
 
 const noErrors: FormErrors = { fields: {}, general: [] };
 const stateColors: Record<TLicensingStatus['state'], string> = {
@@ -88,14 +90,19 @@ export function LicencePanel() {
           [t('settings.licence.validUntil'), licence ? formatDate(licence.validUntil) : null],
           [
             t('settings.licence.addons'),
-            licence ? licence.addons.map((name) => t(`settings.addons.names.${name}`)).join(', ') : null,
+            licence
+              ? formatList(
+                  t,
+                  licence.addons.map((name) => t(`settings.addons.names.${name}`)),
+                )
+              : null,
           ],
           [t('settings.licence.machines'), usageText(usage.machines)],
           [t('settings.licence.peerInstances'), usageText(usage.peerInstances)],
           [t('settings.licence.publisher'), status.data.publisher ?? t('settings.licence.noPublisher')],
         ]}
       />
-      {errors.general.length > 0 ? <ErrorAlert>{errors.general.join(' ')}</ErrorAlert> : null}
+      <FormGeneralErrors errors={errors} />
       <Group align="center">
         <FileButton onChange={upload} resetRef={resetFile}>
           {(props) => (

@@ -3,8 +3,8 @@ import type { UseMutationResult } from '@tanstack/react-query';
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { placeProblems, type FormErrors } from '../../../components/api-error-message';
-import { ErrorAlert } from '../../../components/error-alert';
 import { alerts } from '../../../lib/alerts';
+import { FormGeneralErrors } from '../../../components/form-fields';
 
 const noErrors: FormErrors = { fields: {}, general: [] };
 
@@ -52,7 +52,7 @@ export function SettingsForm({
   children: ReactNode;
 }) {
   const { t } = useTranslation();
-  if (loaded.error) return <ErrorAlert>{placeProblems(t, loaded.error, () => undefined).general.join(' ')}</ErrorAlert>;
+  if (loaded.error) return <FormGeneralErrors errors={placeProblems(t, loaded.error, () => undefined)} />;
   if (!loaded.data) return <Skeleton h={skeletonHeight} />;
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -61,7 +61,7 @@ export function SettingsForm({
   return (
     <form onSubmit={submit} noValidate aria-label={label} data-testid={testId}>
       <Stack>
-        {errors.general.length > 0 ? <ErrorAlert>{errors.general.join(' ')}</ErrorAlert> : null}
+        <FormGeneralErrors errors={errors} />
         {children}
         <Group justify="flex-end">
           <Button type="submit" loading={saving}>

@@ -1,13 +1,13 @@
 import { Stack } from '@mantine/core';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import { ErrorAlert } from '../../../components/error-alert';
 import { filterErrors } from '../../../components/filter-errors';
 import { ListHeader } from '../../../components/list-header';
 import { PagingFooter } from '../../../components/list-pagination';
 import { TextFilterForm } from '../../../components/text-filter-form';
 import { pageCount } from '../../../lib/paging';
 import type { ListState } from './list-params';
+import { FormGeneralErrors } from '../../../components/form-fields';
 
 export interface TraceListScreenProps<TFilter extends string> {
   title: string;
@@ -70,7 +70,7 @@ export function TraceListScreen<TFilter extends string>({
         applyLabel={t('trace.filters.apply')}
         clearLabel={t('trace.filters.clear')}
       />
-      {problems.general.length > 0 ? <ErrorAlert>{problems.general.join(' ')}</ErrorAlert> : null}
+      <FormGeneralErrors errors={problems} />
       {children}
       <PagingFooter
         totalPages={pageCount(result.data)}

@@ -29,6 +29,7 @@ import {
   useTraceValues,
   type ValueTarget,
 } from '../api/trace-values';
+import { FormGeneralErrors } from '../../../components/form-fields';
 
 const noErrors: FormErrors = { fields: {}, general: [] };
 const pageSize = 10;
@@ -339,7 +340,7 @@ export function TraceValuesPanel({ target, deviceId }: { target: ValueTarget; de
                 />
               ) : null}
             </Group>
-            {errors.general.length > 0 ? <ErrorAlert>{errors.general.join(' ')}</ErrorAlert> : null}
+            <FormGeneralErrors errors={errors} />
             <Group>
               {chosen?.parameter.dataType === 'FILE' ? (
                 <FileButton onChange={sendFile}>

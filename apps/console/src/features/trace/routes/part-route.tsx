@@ -25,6 +25,7 @@ import { getMachineHistory, getPartEpcis, usePartHistory } from '../api/trace-li
 import { BuildStateBadge, EventStatusBadge, QmsStateBadge, ShortId } from '../components/trace-badges';
 import { TraceValuesPanel } from '../components/trace-values-panel';
 import { useJsonExport } from '../components/use-json-export';
+import { formatList } from '../../../lib/text-join';
 
 /** The kinds that inspect a part (spec §4): the inspection step shows them. */
 const inspectionKinds: readonly TTraceEventKind[] = [
@@ -225,7 +226,10 @@ function HistoryTimeline({ history }: { history: TPartHistoryWithValues }) {
             <Text size="sm">
               {inspections.length === 0
                 ? t('trace.part.noInspection')
-                : inspections.map((event) => t(`auditKinds.${event.event.kind}`)).join(', ')}
+                : formatList(
+                    t,
+                    inspections.map((event) => t(`auditKinds.${event.event.kind}`)),
+                  )}
             </Text>
           </Group>
         </Step>

@@ -8,7 +8,7 @@ import { useFields } from '../../../hooks/use-fields';
 import { useAddUser } from '../api/add-user';
 import { useEditUser } from '../api/edit-user';
 import { useRoles } from '../api/get-roles';
-import { ErrorAlert } from '../../../components/error-alert';
+import { FormGeneralErrors } from '../../../components/form-fields';
 
 const fieldNames = ['username', 'password', 'currentPassword', 'role', 'useSso', ...profileFieldNames] as const;
 
@@ -104,7 +104,7 @@ export function UserForm({ user, currentUsername, onDone, onCancel }: UserFormPr
   return (
     <form onSubmit={submit} noValidate aria-label={editing ? t('users.editTitle') : t('users.addTitle')}>
       <Stack>
-        {errors.general.length > 0 ? <ErrorAlert data-testid="user-form-error">{errors.general.join(' ')}</ErrorAlert> : null}
+        <FormGeneralErrors errors={errors} testId="user-form-error" />
         <SimpleGrid cols={{ base: 1, sm: 2 }}>
           <TextInput
             label={t('fields.username')}
