@@ -124,6 +124,13 @@ describe('content encryption', () => {
   });
 });
 
+/** The base64url coordinate with its last bit flipped: the point leaves the curve. */
+function offCurve(coordinate: string): string {
+  const bytes = Buffer.from(coordinate, 'base64url');
+  bytes[bytes.length - 1] = bytes[bytes.length - 1]! ^ 1;
+  return bytes.toString('base64url');
+}
+
 describe('content key wrapping', () => {
   const machines: Partial<Record<KeyType, KeyPairPem & { certificatePem: string }>> = {};
   let otherEc: KeyPairPem;
@@ -221,6 +228,8 @@ describe('content key wrapping', () => {
       { ...members, zip: 'DEF' },
       { ...members, epk: { kty: 'EC', crv: p384.crv, x: p384.x, y: p384.y } },
       { ...members, epk: { ...(members.epk as object), x: 'AAAA' } },
+      // a point of the right length off the curve (an invalid-curve attack's probe)
+      { ...members, epk: { ...(members.epk as object), y: offCurve((members.epk as { y: string }).y) } },
     ]) {
       await expect(unwrapContentKey(withHeader(changed), privateKeyPem)).rejects.toMatchObject({ reason: 'decryptionFailed' });
     }
