@@ -212,6 +212,14 @@ describe('content key wrapping', () => {
         .encrypt(createPublicKey(certificatePem));
       expect((await unwrapContentKey(theirs, privateKey)).equals(contentKey)).toBe(true);
       expect((await unwrapContentKey(theirs, privateKeyPem)).equals(contentKey)).toBe(true);
+      if (keyType === 'EC') {
+        // a sender that names the parties: they enter the key derivation
+        const named = await new CompactEncrypt(contentKey)
+          .setProtectedHeader({ alg, enc: 'A256GCM' })
+          .setKeyManagementParameters({ apu: Buffer.from('Protect'), apv: Buffer.from('Manage') })
+          .encrypt(createPublicKey(certificatePem));
+        expect((await unwrapContentKey(named, privateKey)).equals(contentKey)).toBe(true);
+      }
     });
   }
 
