@@ -189,8 +189,8 @@ export async function encryptForCertificate(plaintext: Uint8Array, recipientCert
 }
 
 /** Unwraps with the machine's private key (PEM or imported); `decryptionFailed` for any other key or tampering. */
-export async function unwrapContentKey(wrappedKey: string, privateKeyPem: string | KeyObject): Promise<Buffer> {
-  const plaintext = await decryptWithKey(wrappedKey, privateKeyPem);
+export async function unwrapContentKey(wrappedKey: string, privateKey: string | KeyObject): Promise<Buffer> {
+  const plaintext = await decryptWithKey(wrappedKey, privateKey);
   if (plaintext.length !== CONTENT_KEY_BYTES) throw new CryptoError('malformed', 'The wrapped key is not a content key');
   return plaintext;
 }

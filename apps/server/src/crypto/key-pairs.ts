@@ -54,20 +54,20 @@ export async function generateServiceKeyPairs(keyType: KeyType): Promise<Service
 }
 
 /** A private key from PKCS#8 PEM; a key already imported is taken as it is (and checked alike). */
-export function importPrivateKey(pem: string | KeyObject): KeyObject {
-  if (typeof pem !== 'string') {
-    if (pem.type !== 'private') throw new CryptoError('malformed', 'Not a private key');
-    keyTypeOf(pem);
-    return pem;
+export function importPrivateKey(key: string | KeyObject): KeyObject {
+  if (typeof key !== 'string') {
+    if (key.type !== 'private') throw new CryptoError('malformed', 'Not a private key');
+    keyTypeOf(key);
+    return key;
   }
-  let key: KeyObject;
+  let imported: KeyObject;
   try {
-    key = createPrivateKey({ key: pem, format: 'pem' });
+    imported = createPrivateKey({ key, format: 'pem' });
   } catch (cause) {
     throw new CryptoError('malformed', 'Not a PEM private key', { cause });
   }
-  keyTypeOf(key);
-  return key;
+  keyTypeOf(imported);
+  return imported;
 }
 
 /** Accepts an SPKI public key, a certificate or a private key in PEM (the public half is taken). */

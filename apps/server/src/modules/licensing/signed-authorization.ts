@@ -3,7 +3,6 @@ import type { TDeviceParameter, TQualityParameter } from '@manifold/contract';
 import { parseCertificateBundle } from '../../crypto/certificates.js';
 import { wrapContentKey } from '../../crypto/design-keys.js';
 import { certificateThumbprint } from '../../crypto/jws.js';
-import { signXml } from '../../crypto/xml-signature.js';
 import type { DB } from '../../db/schema.js';
 import { AppError } from '../../lib/app-error.js';
 import type { ServerCredentials } from '../provision/server-credentials.service.js';
@@ -71,6 +70,6 @@ export class SignedAuthorizations {
       deviceParameters,
       qualityParameters,
     });
-    return signXml(xml, signer);
+    return this.credentials.signXml(xml, signer);
   }
 }

@@ -145,9 +145,9 @@ export class ServerCredentials {
     return this.identity('encryption');
   }
 
-  /** Enveloped XML-DSig by the signing identity, its certificate in KeyInfo. */
-  async signXml(xml: string): Promise<string> {
-    return signXml(xml, await this.signingIdentity());
+  /** Enveloped XML-DSig by the signing identity (or the one the caller already read), its certificate in KeyInfo. */
+  async signXml(xml: string, signer?: ServerIdentity): Promise<string> {
+    return signXml(xml, signer ?? (await this.signingIdentity()));
   }
 
   /** JSON serialised once and signed as a detached JWS (with the certificate's x5t#S256). */
