@@ -117,9 +117,26 @@ function chunksOf(fileName: string, into: Set<string>): Set<string> {
   return into;
 }
 
+/** The chunks the entry's steps load (with the entry itself): every one is in place before the app runs. */
+function startChunks(): Set<string> {
+  const started = new Set<string>();
+  for (const chunk of Object.values(bundleOfBuild)) {
+    if (chunk.type !== 'chunk' || !chunk.isEntry) continue;
+    started.add(chunk.fileName);
+    for (const imported of chunk.dynamicImports) chunksOf(imported, started);
+  }
+  return started;
+}
+
 function entryPreloads(_fileName: string, deps: string[], { hostId, hostType }: { hostId: string; hostType: 'html' | 'js' }) {
   const host = bundleOfBuild[hostId];
-  if (hostType !== 'js' || host?.type !== 'chunk' || !host.isEntry) return deps;
+  if (hostType !== 'js' || host?.type !== 'chunk') return deps;
+  if (!host.isEntry) {
+    // a later import (a screen's) need not list the start's chunks: they are loaded by then (and
+    // a preload left out never breaks a load: the browser fetches a module's imports itself)
+    const started = startChunks();
+    return deps.filter((dep) => !started.has(dep));
+  }
   const all = new Set(deps);
   for (const imported of host.dynamicImports) chunksOf(imported, all);
   all.delete(hostId);
@@ -131,6 +148,14 @@ const apiTarget = process.env.MANIFOLD_API_URL ?? 'http://127.0.0.1:8080';
 export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
   plugins: [react(), pureContractSchemas(), keepBundle(), precompress()],
+  resolve: {
+    alias: [
+      {
+        find: /^use-sync-external-store\/shim$/,
+        replacement: fileURLToPath(new URL('src/lib/use-sync-external-store-shim.ts', import.meta.url)),
+      },
+    ],
+  },
   css: {
     postcss: {
       plugins: [
@@ -157,7 +182,14 @@ export default defineConfig({
     emptyOutDir: true,
     sourcemap: false,
     chunkSizeWarningLimit: 700,
-    modulePreload: { resolveDependencies: entryPreloads },
+    // the console's browsers all support `<link rel="modulepreload">`: no polyfill in the entry
+    modulePreload: { polyfill: false, resolveDependencies: entryPreloads },
+    rollupOptions: {
+      output: {
+        // React with React DOM, the start's first step: one chunk, not React apart for the steps that share it
+        manualChunks: (id) => (/[\\/]node_modules[\\/](react|react-dom|scheduler)[\\/]/.test(id) ? 'client' : undefined),
+      },
+    },
   },
   server: {
     port: 5173,

@@ -7,9 +7,15 @@ import { nextTask } from './lib/next-task';
 // frame) waits neither for fetching nor for evaluating the app's code. (Preloading the app from
 // index.html measured worse: Lighthouse counts a fetch started before the first paint against it.)
 // The app is evaluated in steps, each in a task of its own, so that no single task holds the main
-// thread for long: its largest libraries first, then the rest. The build fetches all the steps'
-// chunks at the first step (vite.config.ts `entryPreloads`).
-const steps = [() => import('react-dom/client'), () => import('./main')];
+// thread for long: React, then zod with the contract's schemas, then the other libraries, then the
+// rest (`src/start/`). The build fetches all the steps' chunks at the first step
+// (vite.config.ts `entryPreloads`).
+const steps = [
+  () => import('react-dom/client'),
+  () => import('./start/contract'),
+  () => import('./start/libraries'),
+  () => import('./main'),
+];
 
 let started = false;
 async function start(): Promise<void> {

@@ -20,12 +20,13 @@ async function start(): Promise<void> {
   const ready = Promise.all([loadConsoleConfig(), initI18n()]);
   initTheme();
   await nextTask();
-  // The router starts loading the first screen at once, in parallel with configuration and messages.
-  const router = createAppRouter(queryClient);
-  setLoginNavigator((to) => void router.navigate(to));
   // A visitor without a session ends at the login form wherever they arrived: fetch its code now,
   // beside configuration and messages, not after a deep link's guard has redirected.
   if (!getSessionToken()) loadLoginRoute().catch(() => undefined);
+  await nextTask();
+  // The router starts loading the first screen at once, in parallel with configuration and messages.
+  const router = createAppRouter(queryClient);
+  setLoginNavigator((to) => void router.navigate(to));
   await ready;
   await nextTask();
   const container = document.getElementById('root');

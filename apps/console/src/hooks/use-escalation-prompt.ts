@@ -3,7 +3,8 @@ import { useTranslation } from 'react-i18next';
 import { apiErrorMessage } from '../components/api-error-message';
 import { alerts } from '../lib/alerts';
 import { isApiError } from '../lib/api-errors';
-import { closeEscalation, escalateSession, escalationStore } from '../lib/escalation';
+import { escalateSession } from '../lib/escalate-session';
+import { closeEscalation, escalationStore } from '../lib/escalation';
 import { useStore } from '../lib/store';
 
 /**

@@ -1,13 +1,11 @@
-import { ZEscalateLoginResponse, ZWebAuthnOptions } from '@manifold/contract';
-import { apiRequest } from './api-client';
 import { isApiError } from './api-errors';
 import { createStore } from './store';
-import { getAssertion } from './webauthn';
 
 /**
  * The escalated session (spec §4): sensitive actions answer `escalationRequired` until the user
  * confirms with a security key. Any refused query or mutation with that token opens the prompt
  * (the query client's caches call `requestEscalation`); the prompt is mounted once in the layout.
+ * Confirming is `escalateSession` (`escalate-session.ts`), loaded with the prompt, not at start.
  */
 export const escalationStore = createStore<{ opened: boolean }>({ opened: false });
 
@@ -21,11 +19,4 @@ export function requestEscalation(): void {
 
 export function closeEscalation(): void {
   escalationStore.set({ opened: false });
-}
-
-/** Asks the server for a challenge, has a security key sign it, and escalates the session. */
-export async function escalateSession(): Promise<{ escalatedUntil: string }> {
-  const options = await apiRequest('POST /ui/authenticators/assertion-options/generate', ZWebAuthnOptions);
-  const credential = await getAssertion(options);
-  return apiRequest('POST /ui/authenticators/escalate-login', ZEscalateLoginResponse, { body: { credential } });
 }

@@ -66,6 +66,20 @@ describe('locale change', () => {
     expect(document.documentElement.dir).toBe('ltr');
   });
 
+  it('starts with the first locale’s messages fetched once, in place before the start resolves', async () => {
+    setTestConsoleConfig();
+    const requested = stubMessages();
+    const instance = i18next.createInstance();
+    expect(await initI18n(instance)).toBe('en');
+    expect(requested).toEqual(['/locales/en.json']);
+    expect(instance.isInitialized).toBe(true);
+    expect(instance.t('greeting')).toBe('hello-en');
+    expect(instance.getResourceBundle('en', 'translation')).toEqual({ greeting: 'hello-en' });
+    // a second start on the same instance fetches nothing again
+    await initI18n(instance);
+    expect(requested).toEqual(['/locales/en.json']);
+  });
+
   it('deletes the cookie and falls back to the system locale when empty', async () => {
     stubMessages();
     const instance = i18next.createInstance();

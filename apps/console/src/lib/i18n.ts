@@ -69,11 +69,14 @@ export function applyDocumentLocale(locale: string): void {
 export async function initI18n(instance: I18n = i18n): Promise<ShellLocale> {
   const locale = resolveLocale(readCookie(localeCookieName) ?? systemLocale());
   if (!instance.isInitialized) {
+    // the first locale's messages start i18n: kept as fetched, where adding them afterwards
+    // (`addResourceBundle`) copies and merges the whole file on the start's main thread
+    const messages = await fetchMessages(locale);
     await instance.use(initReactI18next).init({
       lng: locale,
       fallbackLng: defaultLocale,
       supportedLngs: [...translationLocales],
-      resources: {},
+      resources: { [locale]: { translation: messages } },
       partialBundledLanguages: true,
       interpolation: { escapeValue: false },
       returnNull: false,
