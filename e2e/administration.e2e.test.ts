@@ -128,8 +128,10 @@ describe('console: administration settings (ADMIN)', () => {
     await page.getByRole('link', { name: 'API reference' }).click();
     const reference = page.getByTestId('api-reference');
     await reference.getByText('/ui/admin/state', { exact: true }).first().waitFor({ timeout: 30_000 });
-    // Swagger UI renders only the operations near the viewport: step the window down the page once
-    // (the reference grows with every route), and at each step note which of the paths are rendered
+    // Swagger UI renders only the operations near the viewport: step a tall window down the page
+    // once (the reference grows with every route), and at each step note which of the paths are rendered
+    const viewport = page.viewportSize();
+    await page.setViewportSize({ width: viewport?.width ?? 1280, height: 2400 });
     const remaining = new Set([
       '/ui/admin/server',
       '/ui/user/login',
@@ -138,7 +140,7 @@ describe('console: administration settings (ADMIN)', () => {
       '/apl/registration/add',
     ]);
     const rendered = (paths: Iterable<string>) => reference.locator([...paths].map((path) => `[data-path="${path}"]`).join(', '));
-    for (let y = 0; remaining.size > 0; y += 600) {
+    for (let y = 0; remaining.size > 0; y += 2200) {
       const height = await page.evaluate((to) => {
         window.scrollTo(0, to);
         return document.documentElement.scrollHeight;
@@ -152,6 +154,7 @@ describe('console: administration settings (ADMIN)', () => {
       if (y > height) break;
     }
     expect([...remaining]).toEqual([]);
+    if (viewport) await page.setViewportSize(viewport);
     await page.evaluate(() => window.scrollTo(0, 0));
     await checkScreen(page, 'settings-api-reference');
     await context.close();
