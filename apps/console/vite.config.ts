@@ -118,13 +118,17 @@ function chunksOf(fileName: string, into: Set<string>): Set<string> {
 }
 
 /** The chunks the entry's steps load (with the entry itself): every one is in place before the app runs. */
+const startChunksOfBuild = new WeakMap<Rollup.OutputBundle, Set<string>>();
 function startChunks(): Set<string> {
+  const known = startChunksOfBuild.get(bundleOfBuild);
+  if (known) return known;
   const started = new Set<string>();
   for (const chunk of Object.values(bundleOfBuild)) {
     if (chunk.type !== 'chunk' || !chunk.isEntry) continue;
     started.add(chunk.fileName);
     for (const imported of chunk.dynamicImports) chunksOf(imported, started);
   }
+  startChunksOfBuild.set(bundleOfBuild, started);
   return started;
 }
 
