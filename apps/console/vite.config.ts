@@ -149,6 +149,30 @@ function entryPreloads(_fileName: string, deps: string[], { hostId, hostType }: 
 
 const apiTarget = process.env.MANIFOLD_API_URL ?? 'http://127.0.0.1:8080';
 
+/** React with React DOM, the start's first step: one chunk, not React apart for the steps that share it. */
+const reactModules = /[\\/]node_modules[\\/](react|react-dom|scheduler)[\\/]/;
+
+/**
+ * The library modules the login form needs beyond the start's (Mantine's inputs, button, paper and
+ * title with what they share, TanStack Query's mutation hook): one chunk instead of a dozen of a
+ * few hundred bytes each, so the login form's code is a handful of requests and preload links.
+ * Every signed-in screen uses these too. A component new to the login form joins the list.
+ */
+const loginFormLibraries = new RegExp(
+  [
+    String.raw`@mantine[\\/]core[\\/]esm[\\/]components[\\/](ActionIcon|Button|Input|InputBase|Paper|PasswordInput|TextInput|Title|Transition)[\\/]`,
+    String.raw`@mantine[\\/]core[\\/]esm[\\/]core[\\/](utils[\\/]create-optional-context|styles-api[\\/]use-resolved-styles-api)[\\/]`,
+    String.raw`@mantine[\\/]hooks[\\/]esm[\\/]use-uncontrolled[\\/]`,
+    String.raw`@tanstack[\\/](react-query[\\/]build[\\/]modern[\\/]useMutation|query-core[\\/]build[\\/]modern[\\/]mutationObserver)\.js$`,
+  ].join('|'),
+);
+
+function manualChunks(id: string): string | undefined {
+  if (reactModules.test(id)) return 'client';
+  if (loginFormLibraries.test(id)) return 'form-controls';
+  return undefined;
+}
+
 export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
   plugins: [react(), pureContractSchemas(), keepBundle(), precompress()],
@@ -190,8 +214,7 @@ export default defineConfig({
     modulePreload: { polyfill: false, resolveDependencies: entryPreloads },
     rollupOptions: {
       output: {
-        // React with React DOM, the start's first step: one chunk, not React apart for the steps that share it
-        manualChunks: (id) => (/[\\/]node_modules[\\/](react|react-dom|scheduler)[\\/]/.test(id) ? 'client' : undefined),
+        manualChunks,
       },
     },
   },

@@ -31,6 +31,8 @@ function fallbackConfig(): TConsoleConfig {
 }
 
 let current: TConsoleConfig | undefined;
+/** When `current` was read from the server (0: not read, or the fallback). */
+let currentAt = 0;
 let pending: Promise<TConsoleConfig> | undefined;
 
 /** Loads the configuration once; later calls share the same answer. */
@@ -44,6 +46,7 @@ async function fetchConsoleConfig(): Promise<TConsoleConfig> {
     const response = await fetch('/console-config.json', { headers: { Accept: 'application/json' } });
     if (!response.ok) throw new Error(`console-config.json answered ${response.status}`);
     current = ZConsoleConfig.parse(await response.json());
+    currentAt = Date.now();
   } catch (error) {
     console.warn('Console configuration unavailable; using the page origin', error);
     current = fallbackConfig();
@@ -64,8 +67,9 @@ export function consoleConfigQueryOptions() {
       setConsoleConfig(config);
       return config;
     },
+    // as fresh as its first read: a screen mounted right after the start does not read it again
     initialData: () => current,
-    initialDataUpdatedAt: 0,
+    initialDataUpdatedAt: () => currentAt,
   });
 }
 
@@ -91,7 +95,11 @@ export function isScreenOpen(config: TConsoleConfig, route: RouteKey): boolean {
   return isRouteOpen(route.slice(route.indexOf(' ') + 1), config.closedFunctions as TGateName[]);
 }
 
+/** Takes a configuration read from the server; the screens re-render only when it changed. */
 export function setConsoleConfig(config: TConsoleConfig): void {
+  currentAt = Date.now();
+  // the parsed answer's fields come in the schema's order
+  if (current && JSON.stringify(current) === JSON.stringify(config)) return;
   current = config;
   pending = Promise.resolve(config);
   for (const listener of listeners) listener();

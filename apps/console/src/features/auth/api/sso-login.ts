@@ -17,10 +17,16 @@ export function useSsoLoginOptions(): TSsoLoginOption[] {
   const [options, setOptions] = useState<TSsoLoginOption[]>([]);
   useEffect(() => {
     const controller = new AbortController();
-    apiRequest('GET /ui/user/sso/providers', ZSsoLoginOptions, { signal: controller.signal, redirectOnUnauthorized: false })
-      .then((answer) => setOptions(answer.data))
-      .catch(() => setOptions([]));
-    return () => controller.abort();
+    // asked in a task of its own rather than in the commit that shows the form (a long task on a phone)
+    const timer = setTimeout(() => {
+      apiRequest('GET /ui/user/sso/providers', ZSsoLoginOptions, { signal: controller.signal, redirectOnUnauthorized: false })
+        .then((answer) => setOptions(answer.data))
+        .catch(() => setOptions([]));
+    }, 0);
+    return () => {
+      clearTimeout(timer);
+      controller.abort();
+    };
   }, []);
   return options;
 }
