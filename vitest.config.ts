@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { mantineUsesReactId } from './apps/console/vite.config';
 
 /**
  * One Vitest run, four projects:
@@ -23,8 +24,12 @@ export default defineConfig({
       },
       {
         esbuild: { jsx: 'automatic' },
+        // Mantine's inputs as the build has them (apps/console/src/lib/mantine-use-id.ts)
+        plugins: [mantineUsesReactId()],
         test: {
           name: 'console',
+          // through Vite, so that the plugin above reaches Mantine's modules
+          server: { deps: { inline: [/[\\/]@mantine[\\/]/] } },
           environment: 'jsdom',
           include: ['apps/console/src/**/*.test.{ts,tsx}'],
           setupFiles: ['apps/console/src/test/setup.ts'],

@@ -149,6 +149,21 @@ function entryPreloads(_fileName: string, deps: string[], { hostId, hostType }: 
 
 const apiTarget = process.env.MANIFOLD_API_URL ?? 'http://127.0.0.1:8080';
 
+/** Mantine's `useId` module, resolved to `src/lib/mantine-use-id.ts` (see there why). */
+export function mantineUsesReactId(): Plugin {
+  const mantineUseId = /[\\/]@mantine[\\/]hooks[\\/]esm[\\/]use-id[\\/]use-id\.mjs$/;
+  const replacement = fileURLToPath(new URL('src/lib/mantine-use-id.ts', import.meta.url));
+  return {
+    name: 'manifold-mantine-uses-react-id',
+    enforce: 'pre',
+    async resolveId(source, importer, options) {
+      if (!importer || !/[\\/]@mantine[\\/]hooks[\\/]/.test(importer) || !source.includes('use-id')) return null;
+      const resolved = await this.resolve(source, importer, { ...options, skipSelf: true });
+      return resolved && mantineUseId.test(resolved.id) ? replacement : null;
+    },
+  };
+}
+
 /** React with React DOM, the start's first step: one chunk, not React apart for the steps that share it. */
 const reactModules = /[\\/]node_modules[\\/](react|react-dom|scheduler)[\\/]/;
 
@@ -175,7 +190,7 @@ function manualChunks(id: string): string | undefined {
 
 export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
-  plugins: [react(), pureContractSchemas(), keepBundle(), precompress()],
+  plugins: [react(), mantineUsesReactId(), pureContractSchemas(), keepBundle(), precompress()],
   resolve: {
     alias: [
       {

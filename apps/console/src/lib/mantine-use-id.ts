@@ -1,0 +1,14 @@
+import { useId as useReactId } from 'react';
+
+/**
+ * Mantine's `useId` (@mantine/hooks) without its swap: Mantine's own starts with React's id and
+ * replaces it with a random one in a layout effect after mount, so every Mantine input rendered
+ * twice, the second time synchronously inside the commit that first showed it (over half of the
+ * login form's first commit). React's `useId` is already unique in the page and stable across
+ * renders, which is what the swap stood in for. `vite.config.ts` (`mantineUsesReactId`) resolves
+ * Mantine's module here, for the build and the console's tests.
+ */
+export function useId(staticId?: string): string {
+  const reactId = useReactId();
+  return typeof staticId === 'string' ? staticId : `mantine-${reactId.replace(/:/g, '')}`;
+}
