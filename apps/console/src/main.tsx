@@ -22,12 +22,14 @@ async function start(): Promise<void> {
   await nextTask();
   // A visitor without a session ends at the login form wherever they arrived: fetch its code now,
   // beside configuration and messages, not after a deep link's guard has redirected.
-  if (!getSessionToken()) loadLoginRoute().catch(() => undefined);
+  const loginCode = getSessionToken() ? undefined : loadLoginRoute().catch(() => undefined);
+  // The router is made once they are here: its start is the longest step left, and made while
+  // their answers arrive and their code is compiled it shared the processor with that work.
+  await ready;
+  await loginCode;
   await nextTask();
-  // The router starts loading the first screen at once, in parallel with configuration and messages.
   const router = createAppRouter(queryClient);
   setLoginNavigator((to) => void router.navigate(to));
-  await ready;
   await nextTask();
   const container = document.getElementById('root');
   if (!container) throw new Error('The page has no #root element');
