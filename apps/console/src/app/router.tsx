@@ -4,6 +4,7 @@ import { createBrowserRouter, redirect, type LoaderFunctionArgs } from 'react-ro
 import { networkPages, settingsPages, type SettingsPage } from './settings-pages';
 import { RouteErrorView } from '../components/error-view';
 import { PageLoader } from '../components/page-loader';
+import { nextTask } from '../lib/next-task';
 import { requireAccess, requireSession } from '../lib/session';
 import { RootShell } from './shell/root-shell';
 
@@ -19,6 +20,9 @@ function gated(check: (args: LoaderFunctionArgs) => Promise<unknown>, load: () =
   const Lazy = lazy(async () => ({ default: await load() }));
   return {
     loader: async (args: LoaderFunctionArgs) => {
+      // the guard (and a redirect it makes) runs in a task of its own, not in the task that made
+      // the router or handled the click that navigated
+      await nextTask();
       await check(args);
       // the render awaits the same import; a failed fetch surfaces there, in the error view
       load().catch(() => undefined);
