@@ -9,6 +9,7 @@ import * as chromeLauncher from 'chrome-launcher';
 import lighthouse from 'lighthouse';
 import { chromium } from 'playwright-core';
 import { chromiumArgs } from './support/chromium';
+import { loginFormUsableAt, median } from './support/figures';
 import { type RunningServer, startServer } from './support/server';
 
 const rounds = Number(process.argv[2]);
@@ -18,12 +19,6 @@ if (!Number.isInteger(rounds) || rounds < 1 || dirs.length < 2) {
   process.exit(2);
 }
 const paths = ['/login', '/orders'];
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
 
 const servers: RunningServer[] = [];
 try {
@@ -69,13 +64,7 @@ try {
           const context = await browser.newContext({ baseURL: server.baseUrl });
           const page = await context.newPage();
           await page.goto(path);
-          // usable: the fields and the button are rendered, enabled and accept input (as e2e/measure-login.ts)
-          await page.waitForFunction(() => {
-            const username = document.querySelector<HTMLInputElement>('input[name="username"]');
-            const submit = document.querySelector<HTMLButtonElement>('button[type="submit"]');
-            return Boolean(username && submit && !username.disabled && !submit.disabled);
-          });
-          entry(dirs[index]!, path).usable.push(Math.round(await page.evaluate(() => performance.now())));
+          entry(dirs[index]!, path).usable.push(Math.round(await loginFormUsableAt(page)));
           await context.close();
         }
       }

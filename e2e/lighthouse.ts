@@ -7,6 +7,7 @@ import * as chromeLauncher from 'chrome-launcher';
 import lighthouse from 'lighthouse';
 import type * as LH from 'lighthouse/types/lh.js';
 import { chromiumArgs } from './support/chromium';
+import { median } from './support/figures';
 import { buildConsoleIfStale, startServer } from './support/server';
 
 const runs = Number(process.argv[2] ?? 3);
@@ -46,12 +47,6 @@ function cpuBlockingTime(events: readonly TraceEvent[], slowdown: number): numbe
     blocking += Math.max(0, (cpu / 1000) * slowdown - 50);
   }
   return blocking;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 buildConsoleIfStale();

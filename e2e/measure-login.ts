@@ -4,16 +4,11 @@
 import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
 import { chromiumArgs } from './support/chromium';
+import { loginFormUsableAt, median } from './support/figures';
 import { buildConsoleIfStale, startServer } from './support/server';
 
 const runs = Number(process.argv[2] ?? 5);
 const arrival = process.argv[3] ?? '/login';
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-}
 
 buildConsoleIfStale();
 const server = await startServer();
@@ -36,14 +31,7 @@ try {
       );
     });
     await page.goto(arrival);
-    // usable: the fields and the button are rendered, enabled and accept input
-    await page.waitForFunction(() => {
-      const username = document.querySelector<HTMLInputElement>('input[name="username"]');
-      const password = document.querySelector<HTMLInputElement>('input[name="password"]');
-      const submit = document.querySelector<HTMLButtonElement>('button[type="submit"]');
-      return Boolean(username && password && submit && !username.disabled && !submit.disabled);
-    });
-    timings.push(await page.evaluate(() => performance.now()));
+    timings.push(await loginFormUsableAt(page));
     scripts = await Promise.all(bodies);
     await context.close();
   }
