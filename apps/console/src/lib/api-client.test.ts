@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { apiRequest, apiUpload, buildUrl, uploadForm } from './api-client';
 import { ApiError, BadRequestError, InvalidSessionError } from './api-errors';
 import { setTestConsoleConfig } from '../test/console-config';
+import { FakeXhr } from '../test/fake-xhr';
 import { setLoginNavigator } from './login-redirect';
 import { getSessionToken, setSessionToken } from './session-token';
 
@@ -212,42 +213,6 @@ describe('apiRequest', () => {
     expect(error.kind).toBe('aborted');
   });
 });
-
-class FakeXhr {
-  static last: FakeXhr | undefined;
-  method = '';
-  url = '';
-  headers: Record<string, string> = {};
-  body: FormData | undefined;
-  status = 0;
-  responseText = '';
-  upload: { onprogress: ((event: ProgressEvent) => void) | null } = { onprogress: null };
-  onload: (() => void) | null = null;
-  onerror: (() => void) | null = null;
-  onabort: (() => void) | null = null;
-
-  constructor() {
-    FakeXhr.last = this;
-  }
-  open(method: string, url: string) {
-    this.method = method;
-    this.url = url;
-  }
-  setRequestHeader(name: string, value: string) {
-    this.headers[name] = value;
-  }
-  send(body: FormData) {
-    this.body = body;
-  }
-  abort() {
-    this.onabort?.();
-  }
-  answer(status: number, body: unknown) {
-    this.status = status;
-    this.responseText = JSON.stringify(body);
-    this.onload?.();
-  }
-}
 
 describe('apiUpload', () => {
   beforeEach(() => vi.stubGlobal('XMLHttpRequest', FakeXhr));

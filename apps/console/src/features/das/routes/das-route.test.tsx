@@ -1,20 +1,13 @@
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { BadRequestError } from '../../../lib/api-errors';
+import { refuseUploadsAsMalformed } from '../../../test/fake-xhr';
 import { renderListScreen, stubListCall } from '../../../test/list-screen';
-import type * as DasEntries from '../api/get-das-entries';
 import { DasRoute } from './das-route';
 
-vi.mock('../api/get-das-entries', async (importOriginal) => ({
-  ...(await importOriginal<typeof DasEntries>()),
-  // every upload is refused as malformed
-  uploadDesignPackage: () =>
-    Promise.reject(
-      new BadRequestError('malformed', 400, [{ errorToken: 'malformedRequest', errorDescription: 'The request is malformed' }]),
-    ),
-}));
-
-beforeEach(() => stubListCall('/ui/das/list', []));
+beforeEach(() => {
+  stubListCall('/ui/das/list', []);
+  refuseUploadsAsMalformed();
+});
 afterEach(() => vi.unstubAllGlobals());
 
 describe('the refusal of a design package upload', () => {

@@ -2,18 +2,11 @@ import { ModalsProvider } from '@mantine/modals';
 import type { TPackageFile } from '@manifold/contract';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { fireEvent, screen, waitFor } from '@testing-library/react';
-import { describe, expect, it, vi } from 'vitest';
-import { BadRequestError } from '../../../lib/api-errors';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { setSessionToken } from '../../../lib/session-token';
+import { refuseUploadsAsMalformed } from '../../../test/fake-xhr';
 import { renderWithProviders, type TestLocale } from '../../../test/render';
 import { PackageFiles } from './package-files';
-
-vi.mock('../api/upload-package-file', () => ({
-  // every upload is refused as malformed
-  uploadPackageFile: () =>
-    Promise.reject(
-      new BadRequestError('malformed', 400, [{ errorToken: 'malformedRequest', errorDescription: 'The request is malformed' }]),
-    ),
-}));
 
 function file(fileName: string, isPublic: boolean): TPackageFile {
   return {
@@ -59,6 +52,12 @@ describe('the download of a package file', () => {
 });
 
 describe('the refusal of a package file upload', () => {
+  beforeEach(() => {
+    setSessionToken('token-1');
+    refuseUploadsAsMalformed();
+  });
+  afterEach(() => vi.unstubAllGlobals());
+
   it.each([
     ['en', 'bracket.stl: The request is malformed'],
     ['zh', 'bracket.stl：请求格式不正确'],

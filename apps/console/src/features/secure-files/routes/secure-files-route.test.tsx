@@ -4,21 +4,11 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { MemoryRouter, Route, Routes } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { BadRequestError } from '../../../lib/api-errors';
 import { setSessionToken } from '../../../lib/session-token';
+import { refuseUploadsAsMalformed } from '../../../test/fake-xhr';
 import { renderWithProviders, type TestLocale } from '../../../test/render';
 import { seedAdminSession } from '../../../test/session';
-import type * as ChangeSecureRepo from '../api/change-secure-repo';
 import { SecureFilesRoute } from './secure-files-route';
-
-vi.mock('../api/change-secure-repo', async (importOriginal) => ({
-  ...(await importOriginal<typeof ChangeSecureRepo>()),
-  // every upload is refused as malformed
-  uploadSecureFile: () =>
-    Promise.reject(
-      new BadRequestError('malformed', 400, [{ errorToken: 'malformedRequest', errorDescription: 'The request is malformed' }]),
-    ),
-}));
 
 const folder: TSecureRepoNode = {
   nodeId: 'folder-1',
@@ -49,6 +39,7 @@ const listed: TSecureRepoListResponse = {
 
 beforeEach(() => {
   setSessionToken('token-1');
+  refuseUploadsAsMalformed();
   vi.stubGlobal(
     'fetch',
     vi.fn(async (url: string) => {
