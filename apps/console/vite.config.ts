@@ -6,6 +6,7 @@ import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
 import react from '@vitejs/plugin-react';
 import postcssPresetMantine from 'postcss-preset-mantine';
 import postcssSimpleVars from 'postcss-simple-vars';
+import type { Plugin as EsbuildPlugin } from 'esbuild';
 import { defineConfig, type Plugin, type Rollup } from 'vite';
 
 /**
@@ -149,20 +150,41 @@ function entryPreloads(_fileName: string, deps: string[], { hostId, hostType }: 
 
 const apiTarget = process.env.MANIFOLD_API_URL ?? 'http://127.0.0.1:8080';
 
-/** Mantine's `useId` module, resolved to `src/lib/mantine-use-id.ts` (see there why). */
+const mantineUseId = /[\\/]@mantine[\\/]hooks[\\/]esm[\\/]use-id[\\/]use-id\.mjs$/;
+const mantineUseIdReplacement = fileURLToPath(new URL('src/lib/mantine-use-id.ts', import.meta.url));
+
+/** Mantine's `useId` module, resolved to `src/lib/mantine-use-id.ts` (see there why): the build and the tests. */
 export function mantineUsesReactId(): Plugin {
-  const mantineUseId = /[\\/]@mantine[\\/]hooks[\\/]esm[\\/]use-id[\\/]use-id\.mjs$/;
-  const replacement = fileURLToPath(new URL('src/lib/mantine-use-id.ts', import.meta.url));
   return {
     name: 'manifold-mantine-uses-react-id',
     enforce: 'pre',
     async resolveId(source, importer, options) {
       if (!importer || !/[\\/]@mantine[\\/]hooks[\\/]/.test(importer) || !source.includes('use-id')) return null;
       const resolved = await this.resolve(source, importer, { ...options, skipSelf: true });
-      return resolved && mantineUseId.test(resolved.id) ? replacement : null;
+      return resolved && mantineUseId.test(resolved.id) ? mantineUseIdReplacement : null;
     },
   };
 }
+
+/**
+ * The same for `npm run dev`: Vite's dev server bundles Mantine ahead of time with esbuild
+ * (`optimizeDeps`), where the plugin above does not apply.
+ */
+export const mantineUsesReactIdInDev: EsbuildPlugin = {
+  name: 'manifold-mantine-uses-react-id',
+  setup(build) {
+    build.onResolve({ filter: /use-id/ }, async (args) => {
+      if (args.pluginData === mantineUseIdReplacement || !/[\\/]@mantine[\\/]hooks[\\/]/.test(args.importer)) return undefined;
+      const resolved = await build.resolve(args.path, {
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+        kind: args.kind,
+        pluginData: mantineUseIdReplacement,
+      });
+      return mantineUseId.test(resolved.path) ? { path: mantineUseIdReplacement } : undefined;
+    });
+  },
+};
 
 /** React with React DOM, the start's first step: one chunk, not React apart for the steps that share it. */
 const reactModules = /[\\/]node_modules[\\/](react|react-dom|scheduler)[\\/]/;
@@ -233,6 +255,7 @@ export default defineConfig({
       },
     },
   },
+  optimizeDeps: { esbuildOptions: { plugins: [mantineUsesReactIdInDev] } },
   server: {
     port: 5173,
     proxy: {

@@ -1,8 +1,11 @@
 import { cleanup } from '@testing-library/react';
 import { afterEach } from 'vitest';
 
+// a file may run in Node's environment (`// @vitest-environment node`): the rest is for jsdom's
+const inBrowser = typeof window !== 'undefined';
+
 // jsdom lacks the layout APIs Mantine reads.
-if (!window.matchMedia) {
+if (inBrowser && !window.matchMedia) {
   Object.defineProperty(window, 'matchMedia', {
     writable: true,
     value: (query: string): MediaQueryList => ({
@@ -23,14 +26,15 @@ class ResizeObserverStub implements ResizeObserver {
   unobserve(): void {}
   disconnect(): void {}
 }
-if (!('ResizeObserver' in window)) {
+if (inBrowser && !('ResizeObserver' in window)) {
   Object.defineProperty(window, 'ResizeObserver', { writable: true, value: ResizeObserverStub });
 }
-if (!Element.prototype.scrollIntoView) {
+if (inBrowser && !Element.prototype.scrollIntoView) {
   Element.prototype.scrollIntoView = () => undefined;
 }
 
 afterEach(() => {
+  if (!inBrowser) return;
   cleanup();
   document.cookie.split(';').forEach((part) => {
     const name = part.split('=')[0]?.trim();
