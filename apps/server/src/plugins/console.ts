@@ -55,7 +55,10 @@ export async function registerConsole(app: FastifyInstance, hooks: ConsoleHooks 
     app.log.warn(`no built console at ${consoleDir}: run "npm run build" to serve it`);
   }
 
-  app.setNotFoundHandler(async (request, reply) => {
+  // not async: an async handler returns the reply, and Fastify's await of an unfinished reply adds
+  // a `close` listener to the response, on top of @fastify/static's own for the file it streams
+  // (under load a streamed page passed Node's limit of 10 and printed MaxListenersExceededWarning)
+  app.setNotFoundHandler((request, reply) => {
     hooks.onNotFound?.(request, reply);
     const url = request.url.split('?', 1)[0] ?? '/';
     // a deep link is a page; a missing file (it has an extension) is a 404
@@ -65,8 +68,9 @@ export async function registerConsole(app: FastifyInstance, hooks: ConsoleHooks 
       request.method === 'GET' &&
       (url === '/' || (!isApiPath(url) && !path.extname(url) && (request.headers.accept ?? '').includes('text/html')));
     if (hasConsole && wantsPage) {
-      return reply.header('Cache-Control', 'no-cache').type('text/html').sendFile('index.html', consoleDir);
+      reply.header('Cache-Control', 'no-cache').type('text/html').sendFile('index.html', consoleDir);
+      return;
     }
-    return reply.status(404).send({ errorToken: 'entityDoesNotExist', errorDescription: errorDescriptions.entityDoesNotExist });
+    reply.status(404).send({ errorToken: 'entityDoesNotExist', errorDescription: errorDescriptions.entityDoesNotExist });
   });
 }
