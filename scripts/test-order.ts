@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-export const durationsFile = path.join(import.meta.dirname, 'test-durations.json');
+const durationsFile = path.join(import.meta.dirname, 'test-durations.json');
 
 function readDurations(): Record<string, number> {
   try {
@@ -20,9 +20,13 @@ function readDurations(): Record<string, number> {
 export class LongestFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const durations = readDurations();
-    const key = (spec: TestSpecification) =>
-      `${spec.project.name}:${path.relative(this.ctx.config.root, spec.moduleId).split(path.sep).join('/')}`;
-    const seconds = (spec: TestSpecification) => durations[key(spec)] ?? Number.POSITIVE_INFINITY;
+    const keys = new Map(
+      files.map((spec) => [
+        spec,
+        `${spec.project.name}:${path.relative(this.ctx.config.root, spec.moduleId).split(path.sep).join('/')}`,
+      ]),
+    );
+    const seconds = (spec: TestSpecification) => durations[keys.get(spec)!] ?? Number.POSITIVE_INFINITY;
     return [...files].sort((a, b) => {
       const group = a.project.config.sequence.groupOrder - b.project.config.sequence.groupOrder;
       if (group !== 0) return group;
@@ -30,7 +34,7 @@ export class LongestFirstSequencer extends BaseSequencer {
       const sa = seconds(a);
       const sb = seconds(b);
       if (sa !== sb) return sa > sb ? -1 : 1;
-      return key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
+      return keys.get(a)!.localeCompare(keys.get(b)!);
     });
   }
 }
