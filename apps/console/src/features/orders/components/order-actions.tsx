@@ -1,5 +1,5 @@
 import { Button, Checkbox, Group, Stack } from '@mantine/core';
-import type { TOrderDetail } from '@manifold/contract';
+import type { TAuthorization, TOrderDetail } from '@manifold/contract';
 import { IconArchive, IconArchiveOff, IconBan, IconKey, IconSend } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -24,6 +24,14 @@ function waitingToSend(authorizations: TOrderDetail['authorizations'], now = Dat
       authorization.state === 'authorized' && (authorization.expiration === null || Date.parse(authorization.expiration) > now),
   ).length;
   return { waiting, counted: authorizations.totalNumOfPages <= 1 };
+}
+
+/**
+ * How many of the order's authorizations a send-all left offered to their machines (`sent`): the
+ * answer lists every live one, including those a machine had already received.
+ */
+function offered(sent: readonly { state: TAuthorization['state'] }[]) {
+  return sent.filter((authorization) => authorization.state === 'sent').length;
 }
 
 /** Authorize, send all, archive or restore, revoke (with or without its authorizations): each confirmed. */
@@ -68,7 +76,7 @@ export function OrderActions({ order }: { order: TOrderDetail }) {
       onConfirm: () =>
         send.mutate(
           { orderId: order.orderId },
-          { onSuccess: (result) => alerts.success(t('orders.actions.sentAll', { count: result.data.length })), onError },
+          { onSuccess: (result) => alerts.success(t('orders.actions.sentAll', { count: offered(result.data) })), onError },
         ),
     });
 
