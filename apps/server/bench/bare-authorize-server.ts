@@ -6,6 +6,8 @@
 // batching of requests). Environment: PORT, DATABASE_URL (postgres://… or sqlite:FILE).
 import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
+import pg from 'pg';
+import { queryNamed } from '../src/db/pg-named-statements.js';
 import { openBareSession } from './bare-session.js';
 
 interface OrderRow {
@@ -51,16 +53,30 @@ let runner: Runner;
 if (session.database.kind === 'postgres') {
   const { pool } = session.database;
   const text = statements((n) => `$${n}`);
-  const on = (client: Pick<typeof pool, 'query'>): Omit<Runner, 'transaction'> => ({
+  // the server's way of running a named statement (pg would copy a query object)
+  const named = (client: pg.PoolClient, name: Name, values: unknown[]) =>
+    queryNamed((query) => client.query(query), pg.Query, `bare-${name}`, text[name], values);
+  // outside a transaction: a client of the pool for the one statement
+  const pooled = async <T>(work: (client: pg.PoolClient) => Promise<T>) => {
+    const client = await pool.connect();
+    try {
+      return await work(client);
+    } finally {
+      client.release();
+    }
+  };
+  const on = (client: pg.PoolClient): Omit<Runner, 'transaction'> => ({
     async get<T>(name: Name, values: unknown[]) {
-      return (await client.query({ name: `bare-${name}`, text: text[name], values })).rows[0] as T | undefined;
+      return (await named(client, name, values)).rows[0] as T | undefined;
     },
     async run(name: Name, values: unknown[]) {
-      await client.query({ name: `bare-${name}`, text: text[name], values });
+      await named(client, name, values);
     },
   });
   runner = {
-    ...on(pool),
+    get: <T>(name: Name, values: unknown[]) =>
+      pooled(async (client) => (await named(client, name, values)).rows[0] as T | undefined),
+    run: (name: Name, values: unknown[]) => pooled(async (client) => void (await named(client, name, values))),
     async transaction(work) {
       const client = await pool.connect();
       try {

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
+import { queryNamed } from '../src/db/pg-named-statements.js';
 import { SessionTokens } from '../src/modules/session/session-tokens.js';
 
 const sessionQuery = (p: (n: number) => string) => `
@@ -49,8 +50,16 @@ export async function openBareSession(): Promise<BareSession> {
     const { rows } = await pool.query<{ value: string }>(`select value from settings where key = 'session.signingKey'`);
     signingKey = rows[0]!.value;
     const text = sessionQuery((n) => `$${n}`);
-    findLive = async (sessionId, userId, now) =>
-      (await pool.query<SessionRow>({ name: 'bare-session', text, values: [sessionId, userId, now] })).rows[0];
+    // the server's way of running a named statement (pg would copy a query object)
+    findLive = async (sessionId, userId, now) => {
+      const client = await pool.connect();
+      try {
+        const submit = (query: pg.Query) => client.query(query);
+        return (await queryNamed<SessionRow>(submit, pg.Query, 'bare-session', text, [sessionId, userId, now])).rows[0];
+      } finally {
+        client.release();
+      }
+    };
     database = { kind: 'postgres', pool };
   } else {
     const db = new SQLite(

@@ -9,7 +9,7 @@ describe.runIf(inject('databases').includes('postgres'))('named statements on Po
   let pool: pg.Pool;
 
   beforeAll(() => {
-    pool = nameStatements(new pg.Pool({ connectionString: serverUrl('postgres'), max: 1 }));
+    pool = nameStatements(new pg.Pool({ connectionString: serverUrl('postgres'), max: 1 }), pg.Query);
   });
 
   afterAll(async () => {
@@ -28,6 +28,30 @@ describe.runIf(inject('databases').includes('postgres'))('named statements on Po
       );
       expect(rows.map((row) => row.statement)).toEqual(['select $1::int + 1 as n']);
     } finally {
+      client.release();
+    }
+  });
+
+  it("answers a named statement's rows and its errors as pg does, and sends one whose table changed under it unnamed", async () => {
+    const client = await pool.connect();
+    try {
+      await client.query('create temporary table named_probe (a int)');
+      await client.query('insert into named_probe values (1), (2)');
+      const probe = 'select * from named_probe where a >= $1 order by a';
+      const first = await client.query(probe, [1]);
+      expect(first.rows).toEqual([{ a: 1 }, { a: 2 }]);
+      expect(first.rowCount).toBe(2);
+      expect(first.fields.map((field) => field.name)).toEqual(['a']);
+      await expect(client.query('select $1::int / 0 as n', [1])).rejects.toMatchObject({ code: '22012' });
+      // the prepared plan's result type no longer matches: PostgreSQL refuses it (0A000), the query is sent again unnamed
+      await client.query('alter table named_probe add column b int default 7');
+      expect((await client.query(probe, [2])).rows).toEqual([{ a: 2, b: 7 }]);
+      expect((await client.query(probe, [1])).rows).toEqual([
+        { a: 1, b: 7 },
+        { a: 2, b: 7 },
+      ]);
+    } finally {
+      await client.query('drop table if exists named_probe');
       client.release();
     }
   });

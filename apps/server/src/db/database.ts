@@ -100,7 +100,7 @@ function kyselyDialect(
     // pool and replaced on next use; without a listener its error would end the process.
     pool.on('error', () => undefined);
     return {
-      dialect: new PostgresDialect({ pool: nameStatements(pool) }),
+      dialect: new PostgresDialect({ pool: nameStatements(pool, pgDriver().Query) }),
       // what Kysely's driver does for a query (a pooled client, the query, release), without its executor
       directRead: async (sql, parameters) => {
         const client = await pool.connect();
