@@ -13,7 +13,7 @@ import { describeEachDatabase } from './helpers/test-app.js';
 // exactly what OFFSET paging of the same ordering gives, and a write by ANOTHER connection (as
 // another server process would) must show on the next call.
 describeEachDatabase('order list paged from anchors', (ctx) => {
-  const count = ANCHOR_EVERY * 3 + 37;
+  const count = ANCHOR_EVERY * 4 + 37;
   const pageSize = 100;
   let other: Database;
   const dsiIds = [randomUUID(), randomUUID()];
@@ -78,7 +78,11 @@ describeEachDatabase('order list paged from anchors', (ctx) => {
     const token = await ctx().adminToken();
     const query = 'sortBy=companyName&sortOrder=asc';
     const before = await allPages(token, query);
-    const added = seededOrderRow(count + 1, dsiIds, Date.parse('2026-06-01T00:00:00Z'), { companies: 3, users: 4 });
+    // a listed order (not archived)
+    const added = {
+      ...seededOrderRow(count + 1, dsiIds, Date.parse('2026-06-01T00:00:00Z'), { companies: 3, users: 4 }),
+      archived: 0,
+    };
     await other.db.insertInto('orders').values(added).execute();
     const afterInsert = await allPages(token, query);
     expect(afterInsert.ids).toEqual(await expected('company_name', 'asc'));
@@ -232,12 +236,15 @@ describeEachDatabase('order list paged from anchors', (ctx) => {
       .insertInto('authorizations')
       .values(Array.from({ length: 60 }, (_, i) => seededAuthorizationRow(order, i, base)))
       .execute();
+    const deepPage = Math.floor((ANCHOR_EVERY * 2) / 10) + 1;
+    const companyPage = Math.floor(ANCHOR_EVERY / 10) + 2;
     const hinted = vi.spyOn(ForceIndex.prototype, 'transformQuery');
     try {
       for (const [path, index] of [
-        ['/ui/order/list?sortBy=orderId&sortOrder=asc&numberOfItems=10&pageNum=120', 'orders_archived_id_idx'],
+        // pages past the first anchors (an order list's page of 10 after two, one company's after one)
+        [`/ui/order/list?sortBy=orderId&sortOrder=asc&numberOfItems=10&pageNum=${deepPage}`, 'orders_archived_id_idx'],
         [
-          '/ui/order/list?sortBy=dateCreated&sortOrder=desc&filterByCompanyName=Company%20001&numberOfItems=10&pageNum=40',
+          `/ui/order/list?sortBy=dateCreated&sortOrder=desc&filterByCompanyName=Company%20001&numberOfItems=10&pageNum=${companyPage}`,
           'orders_archived_company_created_idx',
         ],
         [

@@ -17,7 +17,7 @@ import { countRows, pageOffset, toPage } from './paging.js';
 import type { DB } from './schema.js';
 
 /** Rows between two page anchors: a page costs at most this many skipped index entries. */
-export const ANCHOR_EVERY = 512;
+export const ANCHOR_EVERY = 128;
 /** Lists (filter, sort, viewer) whose anchors are kept, least recently used dropped first. */
 const KEPT_LISTS = 256;
 

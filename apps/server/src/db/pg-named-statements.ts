@@ -28,8 +28,8 @@ function statementName(text: string): string {
 /**
  * Runs `text` with `values` as the prepared statement `name`, submitted by `submit` (a client's
  * `query`). pg copies every query object it is given, property descriptor by property descriptor
- * (about 3.5 µs a query, as much as the rest of building it), but not a query made from its
- * text: so the query is made from its text and named afterwards.
+ * (about 3.5 µs a query; making the query from its text takes 0.25 µs), but not a query made from
+ * its text: so the query is made from its text and named afterwards.
  */
 export function queryNamed<R extends pg.QueryResultRow = pg.QueryResultRow>(
   submit: (query: pg.Query) => unknown,
