@@ -66,7 +66,7 @@ export interface ListIdentity {
 }
 
 /** Matches between anchors of a searched list: a page then reads about as many rows as the first. */
-export const SEARCH_ANCHOR_EVERY = 16;
+export const SEARCH_ANCHOR_EVERY = 4;
 /** Anchors kept per list at most: a longer list keeps them further apart. */
 const MAX_POINTS = 8_192;
 
