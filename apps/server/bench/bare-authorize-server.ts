@@ -65,18 +65,16 @@ if (session.database.kind === 'postgres') {
       client.release();
     }
   };
+  const get = async <T>(client: pg.PoolClient, name: Name, values: unknown[]) =>
+    (await named(client, name, values)).rows[0] as T | undefined;
+  const run = async (client: pg.PoolClient, name: Name, values: unknown[]) => void (await named(client, name, values));
   const on = (client: pg.PoolClient): Omit<Runner, 'transaction'> => ({
-    async get<T>(name: Name, values: unknown[]) {
-      return (await named(client, name, values)).rows[0] as T | undefined;
-    },
-    async run(name: Name, values: unknown[]) {
-      await named(client, name, values);
-    },
+    get: (name, values) => get(client, name, values),
+    run: (name, values) => run(client, name, values),
   });
   runner = {
-    get: <T>(name: Name, values: unknown[]) =>
-      pooled(async (client) => (await named(client, name, values)).rows[0] as T | undefined),
-    run: (name: Name, values: unknown[]) => pooled(async (client) => void (await named(client, name, values))),
+    get: (name, values) => pooled((client) => get(client, name, values)),
+    run: (name, values) => pooled((client) => run(client, name, values)),
     async transaction(work) {
       const client = await pool.connect();
       try {

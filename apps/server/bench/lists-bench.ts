@@ -292,7 +292,7 @@ async function seed(t: Target): Promise<void> {
     if (listed.has('audit')) await timed('audit_events', rows, auditRow);
     if (listed.has('build') || listed.has('part')) await timed('builds', listed.has('build') ? rows : spread, buildRow);
     if (listed.has('part')) await timed('parts', rows, partRow);
-    await settle(database, t.kind);
+    await settle(database);
   } finally {
     await database.close();
   }
@@ -303,14 +303,16 @@ async function seed(t: Target): Promise<void> {
  * updated the list counts' rows with every insert (on MariaDB and SQLite for every row: 9,000,000
  * updates for all the lists), so PostgreSQL's autovacuum would otherwise clean that table in the
  * middle of the measurements, and MariaDB's purge threads would still be removing the old versions
- * of those rows and the seeded ones' undo records (its history list) while the pages are timed. The table is vacuumed and analysed here; on MariaDB the history
- * list is waited for until nearly empty (at most 15 minutes). Prints what it took.
+ * of those rows and the seeded ones' undo records (its history list) while the pages are timed.
+ * The table is vacuumed and analysed here; on MariaDB the history list is waited for until nearly
+ * empty (at most 15 minutes). Prints what it took.
  */
-async function settle(database: Database, kind: string): Promise<void> {
+async function settle(database: Database): Promise<void> {
   const started = performance.now();
   await analyzeTables(database, ['list_counts']);
+  const { kind } = database.dialect;
   let history: number | undefined;
-  if (database.dialect.kind === 'mysql') {
+  if (kind === 'mysql') {
     const historyLength = async () => {
       const { rows } = await sql<{ Value: string }>`show global status like 'Innodb_history_list_length'`.execute(database.db);
       return Number(rows[0]?.Value ?? 0);
