@@ -1,13 +1,27 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TDevice, TDeviceDetail } from '@manifold/contract';
 import type { DevelopmentCa } from '../src/crypto/development-ca.js';
 import { signDetachedJws } from '../src/crypto/jws.js';
 import { canonicalJson } from '../src/lib/canonical-json.js';
+import { licenceSettingKeys } from '../src/modules/settings/server-settings.js';
+import { SettingsRepository } from '../src/modules/settings/settings.repository.js';
 import { onePixelPng, provisionServer, testMachine, uploadForm } from './helpers/packages-fixtures.js';
 import { describeEachDatabase, expectToken, expectTokens, type TestApp } from './helpers/test-app.js';
 import { testRoot } from './helpers/test-pki.js';
 
 const uuid = '00000000-0000-4000-8000-000000000000';
+
+/** The stored objects under DATA_DIR/storage (not the temporary files of uploads in flight). */
+async function storedObjects(ctx: TestApp): Promise<string[]> {
+  const root = path.join(ctx.config.dataDir, 'storage');
+  const entries = await fs.readdir(root, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((entry) => entry.isFile() && path.basename(entry.parentPath) !== 'tmp')
+    .map((entry) => entry.name)
+    .sort();
+}
 
 async function register(ctx: TestApp, body: unknown) {
   return ctx.call('POST', '/apl/registration/add', { body });
@@ -162,6 +176,33 @@ describeEachDatabase('machines', (ctx) => {
         .where('identity_id', '=', machine.apl.deviceIdentity.id)
         .execute();
       expect(rows).toHaveLength(0);
+    });
+
+    it('stores nothing of a machine the operating licence has no room for, its picture included', async () => {
+      const { db } = ctx().app.services.database;
+      const settings = new SettingsRepository(db);
+      const machines = Number(
+        (
+          await db
+            .selectFrom('devices')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('registration_state', '!=', 'Rejected')
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+      const terms = { limits: { machines }, addons: ['designArchive', 'quality', 'secureRepository'] };
+      await settings.set(licenceSettingKeys.terms, JSON.stringify(terms));
+      try {
+        const before = await storedObjects(ctx());
+        const machine = await testMachine(root, { image: `data:image/png;base64,${onePixelPng.toString('base64')}` });
+        expectToken(await register(ctx(), await machine.request()), 420, 'licenceMachineLimitReached');
+        expect(await storedObjects(ctx())).toEqual(before);
+        expect(
+          await db.selectFrom('devices').select('id').where('identity_id', '=', machine.apl.deviceIdentity.id).execute(),
+        ).toEqual([]);
+      } finally {
+        await db.deleteFrom('settings').where('key', '=', licenceSettingKeys.terms).execute();
+      }
     });
   });
 

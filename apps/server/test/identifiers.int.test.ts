@@ -135,6 +135,12 @@ const cases: Case[] = [
     field: 'dsiId',
   },
   {
+    method: 'GET',
+    url: `/ui/package/device-template/fetch?deviceTemplateId=${bad}`,
+    token: 'deviceTemplateNotPresent',
+    field: 'deviceTemplateId',
+  },
+  {
     method: 'POST',
     url: '/ui/package/device-template/delete',
     body: { deviceTemplateId: bad },

@@ -9,6 +9,9 @@ import { JobsService } from '../src/jobs/jobs.service.js';
 import { REGISTRATION_CANCEL, registrationCancelJob } from '../src/modules/registrations/registration-cancel.job.js';
 import type { DevelopmentCa } from '../src/crypto/development-ca.js';
 import { canonicalJson } from '../src/lib/canonical-json.js';
+import { LicenceUsageRepository } from '../src/modules/licence/licence.repository.js';
+import { licenceSettingKeys } from '../src/modules/settings/server-settings.js';
+import { SettingsRepository } from '../src/modules/settings/settings.repository.js';
 import { multipartForm } from './helpers/multipart.js';
 import { testMachine } from './helpers/packages-fixtures.js';
 import { joinWithApp, LOOPBACK_PEERS, suitePeer } from './helpers/peer-network.js';
@@ -104,6 +107,21 @@ describeEachDatabase(
 
       it('answers registrationExchangeInvalidTarget for this instance itself', async () => {
         expectToken(await call('POST', '/ui/manage/add', { manageUrl: localUrl }), 420, 'registrationExchangeInvalidTarget');
+      });
+
+      it('asks nothing of the peer when the operating licence has no room for another instance', async () => {
+        const { db } = ctx().app.services.database;
+        const used = await new LicenceUsageRepository(db).peerInstances();
+        const terms = { limits: { peerInstances: used }, addons: ['designArchive', 'quality', 'secureRepository'] };
+        await new SettingsRepository(db).set(licenceSettingKeys.terms, JSON.stringify(terms));
+        try {
+          const before = await peerList('upStreamManage');
+          expectToken(await call('POST', '/ui/manage/add', { manageUrl: peer.url }), 420, 'licencePeerInstanceLimitReached');
+          expect(await peerList('upStreamManage')).toEqual(before);
+          expect((await call('GET', '/ui/manage/list?registrationType=all')).json()).toMatchObject({ totalNumOfItems: used });
+        } finally {
+          await db.deleteFrom('settings').where('key', '=', licenceSettingKeys.terms).execute();
+        }
       });
 
       it('registers with the peer (downStreamManage by default); the peer approves; both sides hold it', async () => {

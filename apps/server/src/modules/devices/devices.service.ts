@@ -109,6 +109,8 @@ export class DevicesService {
       });
     }
     await this.checkSignature(input, signing);
+    // before the picture is stored: a refusal must leave nothing behind
+    await this.licence.assertRoom('machines');
 
     let image: ImageRow | undefined;
     if (apl.deviceIdentity.image !== undefined) {
@@ -144,7 +146,6 @@ export class DevicesService {
       created_at: now,
       updated_at: now,
     };
-    await this.licence.assertRoom('machines');
     try {
       await this.database.transaction(async (trx) => {
         if (await this.devices(trx).findSameMachine(row.identity_id, row.signing_fingerprint)) {

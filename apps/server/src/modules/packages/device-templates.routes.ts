@@ -5,6 +5,7 @@ import {
   ZDeviceTemplate,
   ZDeviceTemplateDeleteRequest,
   ZDeviceTemplateDetail,
+  ZDeviceTemplateId,
   ZDeviceTemplateListQuery,
   ZEmpty,
   ZPage,
@@ -48,7 +49,7 @@ export const deviceTemplatesRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary: 'A device template with its parameters',
-        querystring: z.object({ deviceTemplateId: z.uuid() }),
+        querystring: z.object({ deviceTemplateId: ZDeviceTemplateId }),
         response: responses(ZDeviceTemplateDetail),
       },
     },

@@ -137,6 +137,8 @@ export class PeerRegistrationsService {
     if (await this.instances().findPeer(fingerprint, relation)) {
       throw new AppError('registrationExchangeAlreadyRegistered', { field });
     }
+    // before the peer is asked: a refusal here must not leave a registration there
+    await this.licence.assertRoom('peerInstances');
 
     const now = isoNow();
     const apl = {
