@@ -153,6 +153,32 @@ describeEachDatabase(
           .execute();
         expect(audit.map((row) => row.event_type)).toEqual(['trustedIssuerAdded', 'trustedIssuerDeleted']);
       });
+
+      it('acts only as the local user the token names (any case), never one whose name merely looks alike', async () => {
+        const admin = await ctx().adminToken();
+        const issuer = `${keys.issuer}/lookalike`;
+        const audience = ctx().config.publicUrl;
+        const suffix = Math.random()
+          .toString(36)
+          .replace(/[^a-z]/g, '')
+          .slice(0, 4);
+        const { profile: operator } = await ctx().createUser({ username: `mona.${suffix}`, role: 'ADMIN' });
+        expect(
+          (await ctx().call('POST', '/ui/authentication/add', { token: admin, body: { issuer, jwkSetUri: keys.url } }))
+            .statusCode,
+        ).toBe(200);
+        const same = await keys.sign({ sub: operator.username.toUpperCase(), roles: ['ADMIN'] }, { issuer, audience });
+        const session = await ctx().call('GET', '/ui/user/login', { token: same });
+        expect(session.statusCode, session.body).toBe(200);
+        expect(session.json().userProfile.username).toBe(operator.username);
+        // other names at the issuer, other people: `rn` for `m`, a Cyrillic `о` for the Latin one
+        for (const name of [`rnona.${suffix}`, `m\u043Ena.${suffix}`]) {
+          for (const claim of ['sub', 'preferred_username']) {
+            const jwt = await keys.sign({ sub: 'someone', [claim]: name, roles: ['ADMIN'] }, { issuer, audience });
+            expectToken(await ctx().call('GET', '/ui/user/login', { token: jwt }), 401, 'invalidSessionToken');
+          }
+        }
+      });
     });
 
     describe('client/* and the token endpoint', () => {

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { SoftwareAuthenticator } from './helpers/software-authenticator.js';
 import { describeEachDatabase, expectToken, type TestApp } from './helpers/test-app.js';
+import { clientCredentialsToken } from './helpers/oauth-client.js';
 
 const origin = 'https://manifold.example';
 const rpId = 'manifold.example';
@@ -308,6 +309,46 @@ describeEachDatabase(
         expect((await ctx().call('GET', '/ui/authenticators/list', { token })).json()).toMatchObject({
           data: [{ name: 'Spare' }],
         });
+      });
+    });
+
+    describe('API tokens', () => {
+      it('neither register a security key on the account they act for nor escalate with one (403 actionNotAllowed)', async () => {
+        // an administrator without a key and an OAuth client of theirs with the USER authority
+        const { token: owner } = await ctx().createUser({ role: 'ADMIN' });
+        const clientId = `keys-${Math.random().toString(36).slice(2, 8)}`;
+        const client = await ctx().call('POST', '/ui/client/add', {
+          token: owner,
+          body: {
+            clientId,
+            authorizedGrantTypes: 'client_credentials',
+            webServerRedirectUri: 'https://mes.example/callback',
+            authorities: 'USER',
+            accessTokenValidity: 600,
+          },
+        });
+        expect(client.statusCode, client.body).toBe(200);
+        const apiToken = await clientCredentialsToken(ctx(), clientId, client.json<{ clientSecret: string }>().clientSecret);
+        expect((await ctx().call('GET', '/ui/user/login', { token: apiToken })).statusCode).toBe(200);
+
+        const key = new SoftwareAuthenticator(rpId, origin);
+        for (const kind of ['attestation', 'assertion'] as const) {
+          expectToken(
+            await ctx().call('POST', `/ui/authenticators/${kind}-options/generate`, { token: apiToken }),
+            403,
+            'actionNotAllowed',
+          );
+        }
+        expectToken(
+          await ctx().call('POST', '/ui/authenticators/add', {
+            token: apiToken,
+            body: { name: 'Planted', credential: key.register(randomBytes(32).toString('base64url')) },
+          }),
+          403,
+          'actionNotAllowed',
+        );
+        // nothing was planted on the owner's account: their sensitive actions are not held back by a key they never had
+        expect((await ctx().call('GET', '/ui/authenticators/list', { token: owner })).json()).toMatchObject({ data: [] });
       });
     });
   },

@@ -319,6 +319,22 @@ describeEachDatabase(
       expect((await ctx().call('GET', '/ui/admin/das', { token: user })).json()).toEqual({ enabled: true });
       expectToken(await ctx().call('POST', '/ui/admin/das', { token: admin, body: {} }), 400, 'malformedRequest');
     });
+
+    it('replaces a file of one name however many uploads of it race, keeping exactly one', async () => {
+      const saved = await ctx().call('POST', '/ui/admin/storage/type/list', {
+        token: admin,
+        body: { data: [{ name: 'races', path: 'races' }] },
+      });
+      expect(saved.statusCode, saved.body).toBe(200);
+      const contents = ['race one', 'race two', 'race three', 'race four'];
+      const answers = await Promise.all(contents.map((content) => upload(ctx(), 'races', 'race.bin', content, user)));
+      for (const answer of answers) expect(answer.statusCode, answer.body).toBe(200);
+      const list = (await ctx().call('GET', '/ui/storage/races/list', { token: user })).json<TPage<TStorageFile>>();
+      expect(list.data.map((file) => file.filename)).toEqual(['race.bin']);
+      const fetched = await ctx().call('GET', '/ui/storage/races/fetch/race.bin', { token: user });
+      expect(fetched.statusCode).toBe(200);
+      expect(contents).toContain(fetched.body);
+    });
   },
   { UPLOAD_MAX_BYTES: String(MAX), STORAGE_ENDPOINT_ALLOWED_HOSTS: '127.0.0.0/8' },
 );

@@ -36,6 +36,21 @@ describeEachDatabase('users', (ctx) => {
       expect(wildcard.json().data.map((u: { username: string }) => u.username)).toEqual([profile.username]);
     });
 
+    it('finds a user by a part of the username as typed, whatever its case', async () => {
+      // the name, the e-mail address and the company hold nothing of the username: only the username can match
+      const username = `Mimi.Marmot${Math.random().toString(36).slice(2, 6)}`;
+      await ctx().createUser({ username, firstName: 'Ada', lastName: 'Byron', email: 'ada@example.com' });
+      const token = await ctx().adminToken();
+      for (const term of ['mimi.mar', 'MIMI.MARMOT', 'Marmot']) {
+        const found = await ctx().call('GET', `/ui/user/list?search=${encodeURIComponent(term)}`, { token });
+        expect(found.statusCode).toBe(200);
+        expect(
+          found.json().data.map((u: { username: string }) => u.username),
+          term,
+        ).toEqual([username]);
+      }
+    });
+
     it('answers 400 for a page number that is not a number', async () => {
       const response = await ctx().call('GET', '/ui/user/list?pageNum=abc', { token: await ctx().adminToken() });
       expect(response.statusCode).toBe(400);

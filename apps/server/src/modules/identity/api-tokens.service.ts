@@ -20,6 +20,7 @@ import { isoNow } from '../../lib/time.js';
 import { parsePeerUrl } from '../../peers/http-client.js';
 import { AuditRepository } from '../audit/audit.repository.js';
 import { UsersRepository } from '../users/users.repository.js';
+import { normalizeUsername } from '../users/usernames.js';
 import { IdentityRepository } from './identity.repository.js';
 import { OauthClientsRepository, TrustedIssuersRepository, toOauthClient } from './api-tokens.repository.js';
 import {
@@ -326,7 +327,9 @@ export class ApiTokensService {
     }
     const name = typeof payload.preferred_username === 'string' ? payload.preferred_username : payload.sub!;
     const user = await new UsersRepository(this.database.db, this.database.dialect).findByUsername(name);
-    if (!user) return undefined;
+    // the account is found by its identity key (a confusable skeleton: `rnona` and `mоna` with a
+    // Cyrillic `о` share the key of `mona`); another name at the issuer is another person
+    if (!user || user.username.toLowerCase() !== normalizeUsername(name).toLowerCase()) return undefined;
     return this.callerFor(user, roleFromAuthorities(authoritiesFromClaims(payload), user.role as TRole), {
       tokenId: `issuer:${trusted.issuer}:${payload.jti ?? payload.sub}`,
       via: 'issuer',

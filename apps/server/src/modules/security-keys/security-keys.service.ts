@@ -99,6 +99,7 @@ export class SecurityKeysService {
 
   /** Options for registering a key; a caller who already has one confirms with it first. */
   async attestationOptions(caller: Caller): Promise<Record<string, unknown> & { challenge: string }> {
+    refuseApiToken(caller);
     await this.requireEscalationToAddKey(caller);
     const existing = await this.keys().ofUser(caller.userId);
     const options = await webauthn().generateRegistrationOptions({
@@ -117,6 +118,7 @@ export class SecurityKeysService {
   }
 
   async add(input: TAuthenticatorAddRequest, caller: Caller): Promise<TAuthenticator> {
+    refuseApiToken(caller);
     await this.requireEscalationToAddKey(caller);
     const challenge = await this.consume(input.credential.response.clientDataJSON, caller, 'attestation');
     let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
@@ -175,6 +177,7 @@ export class SecurityKeysService {
 
   /** Options for confirming with one of the caller's keys. */
   async assertionOptions(caller: Caller): Promise<Record<string, unknown> & { challenge: string }> {
+    refuseApiToken(caller);
     const keys = await this.keys().ofUser(caller.userId);
     if (keys.length === 0) {
       throw new AppError('authenticatorNotPresent', { description: 'You have no security key; add one on your profile first' });
@@ -191,6 +194,7 @@ export class SecurityKeysService {
 
   /** Verifies an assertion and marks the session escalated until `ESCALATION_SECONDS` from now. */
   async escalate(input: TEscalateLoginRequest, caller: Caller): Promise<{ escalated: true; escalatedUntil: string }> {
+    refuseApiToken(caller);
     try {
       const challenge = await this.consume(input.credential.response.clientDataJSON, caller, 'assertion');
       const found = await this.keys().findOwnByCredential(caller.userId, input.credential.id);
@@ -262,6 +266,17 @@ export class SecurityKeysService {
       throw new AppError('authenticatorChallengeInvalid');
     }
     return challenge;
+  }
+}
+
+/**
+ * Security keys are registered and used by a person in a browser session: an API token (an OAuth
+ * client's or a trusted issuer's, `caller.via`) has no session to escalate and must not add a key
+ * to the account it acts for (a key planted there would hold that account's sensitive actions).
+ */
+function refuseApiToken(caller: Caller): void {
+  if (caller.via) {
+    throw new AppError('actionNotAllowed', { description: 'An API token cannot register or use security keys' });
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { TPage, TPageQuery, TStorageFile, TStorageType } from '@manifold/contract';
+import type { Dialect } from '../../db/dialect.js';
 import type { DB } from '../../db/schema.js';
 import type { StorageFilesTable, StorageTypesTable } from '../../db/schema-storage.js';
 import { paginate } from '../../db/paging.js';
@@ -51,6 +52,14 @@ export class StorageRepository {
       .where('type_name', '=', typeName)
       .where('filename', '=', filename)
       .executeTakeFirst();
+  }
+
+  /**
+   * Locks the type's row until the transaction ends: uploads into one type replace their files
+   * one after the other, so two of the same name cannot both find none and both insert.
+   */
+  async lockType(name: string, dialect: Dialect): Promise<void> {
+    await dialect.forUpdate(this.db.selectFrom('storage_types').select('name').where('name', '=', name)).execute();
   }
 
   /** Adds the file, replacing one of the same name; answers the replaced row's storage key. */

@@ -80,7 +80,9 @@ export class TypedStorageService {
     let replaced: string | undefined;
     try {
       replaced = await this.database.transaction(async (trx) => {
-        const previous = await this.repository(trx).replaceFile(row);
+        const files = this.repository(trx);
+        await files.lockType(type.name, this.database.dialect);
+        const previous = await files.replaceFile(row);
         await new AuditRepository(trx, this.database.dialect).recordBy(
           caller,
           'storageFileUploaded',

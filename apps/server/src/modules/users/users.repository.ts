@@ -86,7 +86,8 @@ export class UsersRepository {
         tables: ['users'],
         readByKey: true,
         ...(term
-          ? { search: { columns: ['users.username_key', 'users.first_name', 'users.last_name', 'users.email'], term } }
+          ? // the username as typed, not its identity key: the key is a confusable skeleton (`mike` is `rnike`)
+            { search: { columns: ['users.username', 'users.first_name', 'users.last_name', 'users.email'], term } }
           : { counted: [WHOLE_TABLE] }),
       },
       this.db.selectFrom('users'),
