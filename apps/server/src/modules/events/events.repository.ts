@@ -218,7 +218,7 @@ export class EventsRepository {
     );
   }
 
-  /** The eventIds of these jobs (authorization and jobId), oldest first, by job. */
+  /** The eventIds of these jobs (authorization and jobId) by job: the machine's in its chain's order, then this server's. */
   async eventsOfJobs(jobs: { authorizationId: string; jobId: string }[]): Promise<Map<string, string[]>> {
     const byJob = new Map<string, string[]>();
     if (jobs.length === 0) return byJob;
@@ -227,6 +227,8 @@ export class EventsRepository {
       .select(['event_id', 'authorization_id', 'job_id'])
       .where('authorization_id', 'in', [...new Set(jobs.map((job) => job.authorizationId))])
       .where('job_id', 'in', [...new Set(jobs.map((job) => job.jobId))])
+      // one chain's sequence says nothing of another's: the machine's events, then this server's (its inspections)
+      .orderBy(sql`case when source = 'server' then 1 else 0 end`)
       .orderBy('sequence')
       .execute();
     for (const row of rows) {
