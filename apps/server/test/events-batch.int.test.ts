@@ -153,6 +153,28 @@ describeEachDatabase('trace events in batches', (ctx) => {
     expect(await eventsOf(chain.world.deviceId)).toEqual([]);
   });
 
+  it('refuses a batch nested too deeply with 400 malformedRequest (no server error) and stores nothing', async () => {
+    const chain = await ownMachine();
+    const envelope = await chain.signedBatch([chain.event('machineIdle')]);
+    const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+    // a JSON text written by hand: no signer walks a value nested this deeply
+    for (const body of [
+      `{"batch":[{"eventId":"${randomUUID()}","note":${nested(50_000)}}]}`,
+      `{"events":[{"proof":{"format":"xml","xml":"<TraceEvent/>"},"note":${nested(50_000)}}]}`,
+      `{"batch":[{"eventId":"${randomUUID()}","note":${nested(40)}}]}`,
+    ]) {
+      const payload = JSON.stringify({ ...envelope, body: '(body)' }).replace('"(body)"', body);
+      const response = await ctx().app.inject({
+        method: 'POST',
+        url: '/stp/event',
+        payload,
+        headers: { 'content-type': 'application/json' },
+      });
+      expectToken(response, 400, 'malformedRequest', 'body');
+    }
+    expect(await eventsOf(chain.world.deviceId)).toEqual([]);
+  });
+
   it.each(['list', 'batch-signed'] as const)(
     'records a gap and a fork inside a batch (%s form) as findings, goes on from the new head, and exports them',
     async (form) => {

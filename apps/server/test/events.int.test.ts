@@ -174,6 +174,35 @@ describeEachDatabase('trace events in', (ctx) => {
       expectToken(await chain.sendXml(ctx(), xml.replace('<EventId>', '<!--x--><EventId>')), 400, 'traceEventMalformed');
     });
 
+    it('refuses a document nested too deeply (in a field or in its signature) with 400 traceEventMalformed', async () => {
+      const chain = await ownMachine();
+      const nested = (depth: number) => '<x>'.repeat(depth) + '</x>'.repeat(depth);
+      const head = `<TraceEvent xmlns="urn:manifold:trace-event:1"><DeviceId>${chain.world.deviceId}</DeviceId>`;
+      const signature = (content: string) =>
+        `<ds:Signature xmlns:ds="http://www.w3.org/2000/09/xmldsig#">${content}</ds:Signature>`;
+      for (const xml of [
+        `${head}<Data name="note">${nested(30_000)}</Data></TraceEvent>`,
+        `${head}${signature(nested(30_000))}</TraceEvent>`,
+        `${head}${signature(nested(40))}</TraceEvent>`,
+      ]) {
+        expectToken(await chain.sendXml(ctx(), xml), 400, 'traceEventMalformed', 'body');
+      }
+      // an uploaded file's XML proofs are read the same way
+      const file = { events: [{ proof: { format: 'xml', xml: `${head}${signature(nested(30_000))}</TraceEvent>` } }] };
+      expectToken(await upload(ctx(), file), 400, 'traceEventMalformed', 'file.events[0]');
+    });
+
+    it('stores an XML event whose data names are also names of object members, as the STP form does', async () => {
+      const chain = await ownMachine();
+      const data = { constructor: 'a', toString: 'b', hasOwnProperty: 'c', valueOf: 'd' };
+      const event = chain.next('machineIdle', { data });
+      const response = await chain.sendXml(ctx(), chain.xml(event));
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.json()).toEqual({ eventId: event.eventId, eventHash: eventHash(event), chainFinding: null });
+      const [row] = await storedEvents(event.eventId);
+      expect(JSON.parse(row!.data)).toEqual(data);
+    });
+
     it('refuses XML signed by another key, changed after signing, or unsigned', async () => {
       const chain = await ownMachine();
       const other = await ownMachine();
@@ -317,6 +346,34 @@ describeEachDatabase('trace events in', (ctx) => {
       // the machine's export uploads again as repeats only
       const again = await upload(ctx(), await exportOf(chain.world.deviceId));
       expect(again.json<TTraceEventUploadResult>()).toEqual({ received: 2, stored: 0, repeated: 2, findings: 0 });
+    });
+
+    it('refuses a file whose signed events hold characters XML cannot carry (NUL among them), storing nothing', async () => {
+      const chain = await ownMachine();
+      const nul = chain.event('machineIdle', { data: { note: 'a\u0000b' } });
+      const control = chain.event('machineIdle', { data: { note: 'a\u0001b' } });
+      const withNul = await upload(ctx(), { events: [{ proof: { format: 'stp', envelope: await chain.envelope(nul) } }] });
+      expectToken(withNul, 400, 'malformedRequest');
+      const withControl = await upload(ctx(), {
+        events: [{ proof: { format: 'stp', envelope: await chain.envelope(control) } }],
+      });
+      expectToken(withControl, 420, 'invalidCharacters', 'file.events[0].proof.envelope.body.data.note');
+      expect(await storedEvents(nul.eventId)).toHaveLength(0);
+      expect(await storedEvents(control.eventId)).toHaveLength(0);
+    });
+
+    it('refuses a file nested too deeply with 400 traceEventMalformed, not a server error', async () => {
+      const chain = await ownMachine();
+      const envelope = await chain.envelope(chain.event('machineIdle'));
+      const nested = '['.repeat(100_000) + ']'.repeat(100_000);
+      // a JSON text written by hand: no signer walks a value nested this deeply
+      const content = JSON.stringify({
+        events: [{ proof: { format: 'stp', envelope: { ...envelope, body: '(body)' } } }],
+      }).replace('"(body)"', `{"note":${nested}}`);
+      const response = await uploadForm(ctx(), '/ui/event/upload', await ctx().adminToken(), {
+        file: { filename: 'events.json', content: Buffer.from(content), contentType: 'application/json' },
+      });
+      expectToken(response, 400, 'traceEventMalformed', 'file');
     });
 
     it('stores nothing of a file with one bad signature, and refuses what is not a file of events', async () => {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { addOrder, policyFor, suiteLicensingWorld } from './helpers/licensing-fixtures.js';
-import { buildUserInput, describeEachDatabase } from './helpers/test-app.js';
+import { buildUserInput, describeEachDatabase, expectToken } from './helpers/test-app.js';
 import { type ServerProcess, spawnServer, startServer } from './helpers/server-process.js';
 
 const adminPassword = 'Admin-password-1';
@@ -409,6 +409,41 @@ describeEachDatabase('text that signed documents cannot carry', (ctx) => {
       expect(response.json()).toMatchObject({ errorToken: 'invalidCharacters', field: 'tracking[0].fieldValue' });
     const order = (await ctx().call('GET', `/ui/order/fetch?orderId=${orderId}`, { token })).json();
     expect(order.remainingQuantity ?? order.order?.remainingQuantity).toBe(5);
+  });
+
+  it('refuses a body nested deeper than 32 levels on any route, signed in or not, with 400 malformedRequest', async () => {
+    const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+    const token = await ctx().adminToken();
+    // written by hand: a value nested far past the stack of any recursive walk (a signature's canonical JSON)
+    for (const [url, signedIn] of [
+      ['/apl/registration/add', false],
+      ['/stp/authorization/list', false],
+      ['/apl/order/add', false],
+      ['/ui/order/add', true],
+    ] as const) {
+      for (const depth of [33, 100_000]) {
+        const response = await ctx().app.inject({
+          method: 'POST',
+          url,
+          payload: `{"apl":{"note":${nested(depth)}}}`,
+          headers: { 'content-type': 'application/json', ...(signedIn ? { authorization: `Bearer ${token}` } : {}) },
+        });
+        expect(response.statusCode, `${url} ${depth}: ${response.body}`).toBe(400);
+        expect(response.json(), url).toEqual({
+          errorToken: 'malformedRequest',
+          errorDescription: 'body nests more than 32 levels deep',
+          field: 'body',
+        });
+      }
+    }
+    // as deep as allowed: the route's own checks answer
+    const allowed = await ctx().app.inject({
+      method: 'POST',
+      url: '/ui/order/add',
+      payload: `{"apl":{"note":${nested(31)}}}`,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    });
+    expectToken(allowed, 420, 'authorizedPolicyListNotFormattedCorrectly', 'authorizationAuthorizedPolicyList');
   });
 
   it('refuses such characters in an order arriving as JSON, naming the field', async () => {

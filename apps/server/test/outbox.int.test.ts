@@ -1063,6 +1063,23 @@ describeEachDatabase(
         expect(replayed.json().errorToken).toBe('duplicateAplReceived');
       });
 
+      it('refuses a message nested too deeply with 400 malformedRequest, not a server error', async () => {
+        const message = await signed({});
+        // a JSON text written by hand: no signer walks a value nested this deeply
+        const text = JSON.stringify({ ...message, apl: { ...(message.apl as object), body: '(body)' } }).replace(
+          '"(body)"',
+          `{"reason":${'['.repeat(100_000)}${']'.repeat(100_000)}}`,
+        );
+        const response = await fetch(`${downstream.url}/apl/peer/message`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: text,
+        });
+        const body = await response.text();
+        expect(response.status, body).toBe(400);
+        expect(JSON.parse(body)).toMatchObject({ errorToken: 'malformedRequest', field: 'body' });
+      });
+
       it('refuses forged signatures, stale timestamps, unknown registrations and kinds the peer may not send', async () => {
         const message = await signed({});
         const forger = await peerIdentity(downstream.root, { purpose: 'signing' });

@@ -403,6 +403,21 @@ describeEachDatabase(
         expectToken((await protect.uploadToken()).answer, 420, 'registrationNotApproved');
       });
 
+      it('refuses a payload whose claims nest too deeply with fssPayloadDecryptError, not a server error', async () => {
+        const protect = await TestProtect.create(transport, downstream.root);
+        const request = await protect.registerRequest((await tokens()).token1);
+        expect(request.statusCode, request.body).toBe(200);
+        const recipient = parseCertificateBundle(request.json().encryptionCertificate as string)[0]!.pem;
+        // claims written by hand: no signer walks a value nested this deeply
+        const claims = `{"nonce":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+        const base64url = (text: string) => Buffer.from(text).toString('base64url');
+        const jws = `${base64url('{"alg":"ES256"}')}.${base64url(claims)}.${base64url('signature')}`;
+        const payload = await encryptForCertificate(Buffer.from(jws), recipient);
+        for (const path of ['/fss/protect/register', '/fss/order', '/fss/getUploadToken', '/fss/delete']) {
+          expectToken(await transport(path, { payload }), 420, 'fssPayloadDecryptError', 'payload');
+        }
+      });
+
       it('an approved Protect publishes a design, orders it and deletes another; replays and forgeries are refused', async () => {
         const protect = await TestProtect.create(transport, downstream.root);
         const pair = await tokens();

@@ -19,3 +19,18 @@ export function canonicalize<T>(value: T): T {
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(canonicalize(value));
 }
+
+/**
+ * Whether a JSON value nests arrays and objects more than `limit` levels deep, walked without
+ * recursion: {@link canonicalize} (and every other recursive walk) is only given values that pass.
+ */
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const pending: [unknown, number][] = [[value, 1]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [item, depth] = next;
+    if (item === null || typeof item !== 'object') continue;
+    if (depth > limit) return true;
+    for (const member of Object.values(item)) pending.push([member, depth + 1]);
+  }
+  return false;
+}

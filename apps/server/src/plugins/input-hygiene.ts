@@ -2,23 +2,38 @@ import type { FastifyInstance } from 'fastify';
 import { AppError } from '../lib/app-error.js';
 import { hasXmlForbidden } from '../lib/xml-text.js';
 
+/**
+ * How deeply a value may nest: a body's object at a deeper level makes the request malformed, so
+ * no walk of it (signatures' canonical JSON, schemas, these checks) can run out of stack. The
+ * deepest document a client sends (a batch of signed events, an order's policy list) nests about ten.
+ */
 const MAX_DEPTH = 32;
 
-export type Forbidden = { path: string; nul: boolean };
+export type Forbidden = { path: string; nul: boolean; deep?: boolean };
 
-/** Whether any string (or key) down to {@link MAX_DEPTH} holds a character XML cannot carry (NUL among them). */
-function holdsForbidden(value: unknown, depth: number): boolean {
-  if (typeof value === 'string') return hasXmlForbidden(value);
-  if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return false;
+const CLEAN = 0;
+const FORBIDDEN = 1;
+const DEEP = 2;
+
+/** Whether any string (or key) holds a character XML cannot carry (NUL among them), or an object nests deeper than {@link MAX_DEPTH}. */
+function scan(value: unknown, depth: number): typeof CLEAN | typeof FORBIDDEN | typeof DEEP {
+  if (typeof value === 'string') return hasXmlForbidden(value) ? FORBIDDEN : CLEAN;
+  if (value === null || typeof value !== 'object') return CLEAN;
+  if (depth > MAX_DEPTH) return DEEP;
   if (Array.isArray(value)) {
-    for (const item of value) if (holdsForbidden(item, depth + 1)) return true;
-    return false;
+    for (const item of value) {
+      const found = scan(item, depth + 1);
+      if (found !== CLEAN) return found;
+    }
+    return CLEAN;
   }
   for (const key in value) {
     if (!Object.hasOwn(value, key)) continue;
-    if (hasXmlForbidden(key) || holdsForbidden((value as Record<string, unknown>)[key], depth + 1)) return true;
+    if (hasXmlForbidden(key)) return FORBIDDEN;
+    const found = scan((value as Record<string, unknown>)[key], depth + 1);
+    if (found !== CLEAN) return found;
   }
-  return false;
+  return CLEAN;
 }
 
 /**
@@ -26,7 +41,9 @@ function holdsForbidden(value: unknown, depth: number): boolean {
  * clean value (nearly every one) is walked once without writing any path.
  */
 export function findForbidden(value: unknown, path: string, depth = 0): Forbidden | null {
-  return holdsForbidden(value, depth) ? locateForbidden(value, path, depth) : null;
+  const found = scan(value, depth);
+  if (found === DEEP) return { path, nul: false, deep: true };
+  return found === FORBIDDEN ? locateForbidden(value, path, depth) : null;
 }
 
 function locateForbidden(value: unknown, path: string, depth: number): Forbidden | null {
@@ -46,10 +63,17 @@ function locateForbidden(value: unknown, path: string, depth: number): Forbidden
 }
 
 /**
- * NUL is malformed input (400; databases refuse or cut it); other characters XML cannot carry
- * answer 420 `invalidCharacters` naming the field, before anything changes.
+ * NUL is malformed input (400; databases refuse or cut it), as is nesting deeper than
+ * {@link MAX_DEPTH}; other characters XML cannot carry answer 420 `invalidCharacters` naming the
+ * field, before anything changes.
  */
 export function forbiddenCharacterError(found: Forbidden): AppError {
+  if (found.deep) {
+    return new AppError('malformedRequest', {
+      field: found.path,
+      description: `${found.path} nests more than ${MAX_DEPTH} levels deep`,
+    });
+  }
   return found.nul
     ? new AppError('malformedRequest', { description: `${found.path} contains a NUL character` })
     : new AppError('invalidCharacters', { field: found.path });
@@ -62,8 +86,8 @@ export function assertCarryableText(value: unknown, path = ''): void {
 }
 
 /**
- * No string anywhere accepts NUL or characters XML cannot carry: bodies, query strings and path
- * parameters are checked before validation; multipart fields where the form is read
+ * No string anywhere accepts NUL or characters XML cannot carry, and no value nests deeper than
+ * {@link MAX_DEPTH}: bodies, query strings and path parameters are checked before validation; multipart fields where the form is read
  * (`formParts`); uploaded documents by the code that parses them (`assertCarryableText`).
  */
 export function registerInputHygiene(app: FastifyInstance): void {

@@ -35,7 +35,9 @@ import type { TraceChainRow, TraceEventRow } from '../../db/schema-trace.js';
 import { WriteSet } from '../../db/write-set.js';
 import { AppError } from '../../lib/app-error.js';
 import type { Caller } from '../../lib/caller.js';
+import { nestsDeeperThan } from '../../lib/canonical-json.js';
 import { identifierErrors } from '../../lib/identifier-errors.js';
+import { assertCarryableText } from '../../plugins/input-hygiene.js';
 import { isoNow } from '../../lib/time.js';
 import { type AuditRecord, AuditRepository, recordManyWith } from '../audit/audit.repository.js';
 import { DevicesRepository } from '../devices/devices.repository.js';
@@ -61,6 +63,7 @@ import {
   proofChecker,
   type SignedEventEnvelope,
   STP_EVENT_PATH,
+  TRACE_EVENT_MAX_NESTING,
   TraceEventFormatError,
 } from './trace-event-format.js';
 
@@ -378,6 +381,14 @@ export class EventsService {
     } catch {
       throw new AppError('traceEventMalformed', { field: 'file', description: 'The file is not JSON' });
     }
+    if (nestsDeeperThan(json, TRACE_EVENT_MAX_NESTING)) {
+      throw new AppError('traceEventMalformed', {
+        field: 'file',
+        description: `The file nests more than ${TRACE_EVENT_MAX_NESTING} levels deep`,
+      });
+    }
+    // what a machine could not send live (NUL, characters XML cannot carry) is not taken from a file either
+    assertCarryableText(json, 'file');
     const parsed = ZTraceEventFile.safeParse(json);
     if (!parsed.success) {
       const field = formatPath(parsed.error.issues[0]!.path, 'file');

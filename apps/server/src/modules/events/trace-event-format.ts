@@ -36,6 +36,27 @@ const ELEMENT_NODE = 1;
 /** A document that is not a trace event (wrong element names, repeated fields). */
 export class TraceEventFormatError extends Error {}
 
+/**
+ * How deeply a signed event's JSON or XML may nest. An event nests a few levels (a batch's
+ * envelope about ten); the signature checks walk what they sign recursively, so a document
+ * nested thousands of levels deep is refused before it reaches them.
+ */
+export const TRACE_EVENT_MAX_NESTING = 32;
+
+/** Refuses a document whose elements nest more than {@link TRACE_EVENT_MAX_NESTING} levels deep (walked without recursion). */
+function assertShallowXml(root: Element): void {
+  const pending: [Element, number][] = [[root, 1]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [element, depth] = next;
+    if (depth > TRACE_EVENT_MAX_NESTING) {
+      throw new TraceEventFormatError(`The document nests more than ${TRACE_EVENT_MAX_NESTING} elements deep`);
+    }
+    for (let child = element.firstChild; child; child = child.nextSibling) {
+      if (child.nodeType === ELEMENT_NODE) pending.push([child as Element, depth + 1]);
+    }
+  }
+}
+
 /** Every field present (absent optional ones as null), so the canonical JSON is one string. */
 export function canonicalEvent(body: TTraceEventBody, deviceId: string): TCanonicalTraceEvent {
   return {
@@ -103,7 +124,8 @@ export function fieldsOfEventXml(root: Element, unverified = false): { deviceId:
     throw new TraceEventFormatError(`The document element must be TraceEvent in ${TRACE_EVENT_NS}`);
   }
   const body: Record<string, unknown> = {};
-  const data: Record<string, string> = {};
+  // a Map: a name such as `constructor` is a data name like any other
+  const data = new Map<string, string>();
   let deviceId: string | undefined;
   for (let child = root.firstChild; child; child = child.nextSibling) {
     if (child.nodeType !== ELEMENT_NODE) {
@@ -116,8 +138,8 @@ export function fieldsOfEventXml(root: Element, unverified = false): { deviceId:
     if (element.namespaceURI !== TRACE_EVENT_NS) throw new TraceEventFormatError(`Unexpected element ${element.nodeName}`);
     if (element.localName === 'Data') {
       const name = element.getAttribute('name') ?? '';
-      if (name in data) throw new TraceEventFormatError(`Data ${name} appears twice`);
-      data[name] = text;
+      if (data.has(name)) throw new TraceEventFormatError(`Data ${name} appears twice`);
+      data.set(name, text);
       continue;
     }
     const field = XML_FIELDS.find(([name]) => name === element.localName)?.[1];
@@ -129,13 +151,15 @@ export function fieldsOfEventXml(root: Element, unverified = false): { deviceId:
     else body[field] = field === 'quantity' && /^\d{1,9}$/.test(text) ? Number(text) : text;
   }
   if (deviceId === undefined) throw new TraceEventFormatError('DeviceId is missing');
-  body.data = data;
+  body.data = Object.fromEntries(data);
   return { deviceId, body };
 }
 
-/** The machine an XML event names, read before its signature can be checked (no DTD, no entities). */
+/** The machine an XML event names, read before its signature can be checked (no DTD, no entities, no deep nesting). */
 export function deviceOfEventXml(xml: string): string {
-  return fieldsOfEventXml(parseXmlSafely(xml).documentElement!, true).deviceId;
+  const root = parseXmlSafely(xml).documentElement!;
+  assertShallowXml(root);
+  return fieldsOfEventXml(root, true).deviceId;
 }
 
 /** What checking a proof answers: the signed device and body. */
