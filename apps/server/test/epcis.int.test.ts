@@ -23,13 +23,20 @@ describeEachDatabase('EPCIS 2.0 exports: part/epcis and event/epcis', (ctx) => {
   let made: TPart;
   let failed: TPart;
 
-  // every kind a machine reports, once or more: two jobs made, one failed, one cancelled
+  // every kind a machine reports, once or more: two jobs made, one failed, one cancelled, a licence revoked
   beforeAll(async () => {
     world = await licensingWorld(ctx());
     const chain = new MachineChain(world);
     const orderId = await addOrder(ctx(), policyFor(world, { serialization: { type: 'Dec', prefix: 'E-', start: 1, end: 99 } }));
     const authorizationId = await grantAuthorization(ctx(), orderId, world.deviceId, 5);
     const licence = { authorizationId };
+    // a second licence, revoked: the machine reports the revocation it received
+    const revokedId = await grantAuthorization(ctx(), orderId, world.deviceId, 1);
+    const revoked = await ctx().call('POST', '/ui/authorization/revoke', {
+      token: await ctx().adminToken(),
+      body: { orderId, authorizationId: revokedId },
+    });
+    expect(revoked.statusCode, revoked.body).toBe(200);
     const job = (jobId: string) => ({ authorizationId, jobId });
     const events = [
       chain.next('licenceReceivedByMachine', licence),
@@ -53,6 +60,7 @@ describeEachDatabase('EPCIS 2.0 exports: part/epcis and event/epcis', (ctx) => {
       chain.next('jobFailed', job('j2')),
       chain.next('jobStarted', { ...job('j3'), quantity: 1 }),
       chain.next('jobCancelled', job('j3')),
+      chain.next('revocationReceived', { authorizationId: revokedId }),
       chain.next('machineIdle'),
       chain.next('machineOffline'),
     ];

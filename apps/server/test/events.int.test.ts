@@ -107,6 +107,29 @@ describeEachDatabase('trace events in', (ctx) => {
       expect(idle.statusCode, idle.body).toBe(200);
     });
 
+    it('records the revocation a machine received (spec §4 revocation received) only of a revoked authorization', async () => {
+      const chain = await ownMachine();
+      const { orderId, authorizationId } = await sentAuthorization(chain.world.deviceId);
+      const early = chain.event('revocationReceived', { authorizationId });
+      expectToken(await chain.sendStp(ctx(), early), 400, 'malformedRequest', 'body.authorizationId');
+      expect(await storedEvents(early.eventId)).toHaveLength(0);
+
+      const revoked = await ctx().call('POST', '/ui/authorization/revoke', {
+        token: await ctx().adminToken(),
+        body: { orderId, authorizationId },
+      });
+      expect(revoked.statusCode, revoked.body).toBe(200);
+      const event = chain.next('revocationReceived', { authorizationId });
+      const stored = await chain.sendStp(ctx(), event);
+      expect(stored.statusCode, stored.body).toBe(200);
+      expect(await storedEvents(event.eventId)).toMatchObject([{ kind: 'revocationReceived', order_id: orderId }]);
+      const audited = await auditOf('revocationReceived', orderId);
+      expect(audited).toHaveLength(1);
+      expect(audited[0]!.actor).toBe(`device:${chain.world.deviceId}`);
+      // a licence's event: it names its authorization
+      expectToken(await chain.sendStp(ctx(), chain.event('revocationReceived')), 420, 'authorizationNotAvailable');
+    });
+
     it('refuses a malformed eventId and an eventId already used for another event', async () => {
       const chain = await ownMachine();
       const body = { ...MachineChain.body(chain.event('machineIdle')), eventId: 'event-1' };

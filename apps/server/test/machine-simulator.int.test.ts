@@ -220,6 +220,15 @@ describeEachDatabase('the machine simulator against a real server', (ctx) => {
       await running;
     }
     expect(seen.filter((kind) => kind === 'jobStarted')).toHaveLength(1);
+    // the revocation it received is on its record once, between its job and its idleness (then stopped)
+    expect(seen.slice(seen.indexOf('jobEnded'))).toEqual(['jobEnded', 'revocationReceived', 'machineIdle', 'machineOffline']);
+    const received = await ctx()
+      .app.services.database.db.selectFrom('trace_events')
+      .select(['kind', 'authorization_id'])
+      .where('device_id', '=', deviceId)
+      .where('kind', '=', 'revocationReceived')
+      .execute();
+    expect(received).toEqual([{ kind: 'revocationReceived', authorization_id: authorizationId }]);
     expect(machine.made).toEqual({ [authorizationId]: 1 });
     const detail = (await admin('GET', `/ui/order/fetch?orderId=${orderId}`)) as unknown as TOrderDetail;
     expect(detail.authorizations.data.find((entry) => entry.id === authorizationId)?.state).toBe('revoked');

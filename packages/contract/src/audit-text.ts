@@ -36,6 +36,7 @@ export const auditEventText: Record<TAuditEventType, string> = {
   qualityCheckPassed: 'Quality check passed',
   qualityCheckFailed: 'Quality check failed',
   quantityConsumed: 'Quantity consumed',
+  revocationReceived: 'Revocation received',
   scanningPassed: 'Scanning passed',
   scanningFailed: 'Scanning failed',
   // Manifold's: design packages and machines

@@ -18,6 +18,7 @@ const machineOnlyKinds = [
   'prebuild',
   'prebuildCancelled',
   'quantityConsumed',
+  'revocationReceived',
   'qualityCheckPassed',
   'qualityCheckFailed',
   'scanningPassed',

@@ -375,7 +375,11 @@ export class SimulatedMachine {
         } else held = await this.take(entry);
         this.held.set(entry.authorizationId, held);
       }
-      if (entry.state === 'revoked' && !held.revoked) this.log(`licence ${entry.authorizationId} revoked: no further jobs`);
+      if (entry.state === 'revoked' && !held.revoked) {
+        this.log(`licence ${entry.authorizationId} revoked: no further jobs`);
+        // a licence it held: the revocation it received goes on its record (spec §4 revocation received)
+        if (held.terms) await this.report('revocationReceived', { authorizationId: entry.authorizationId });
+      }
       held.revoked ||= entry.state === 'revoked';
       held.quantity = entry.quantity;
       held.expiration = entry.expiration;

@@ -585,7 +585,8 @@ export class EventsService {
 
   /**
    * The authorization rule: a licence's event names one of this machine's authorizations that was
-   * sent to it (each authorization read once per request: `authorizations`).
+   * sent to it (each authorization read once per request: `authorizations`); `revocationReceived`
+   * names one that was revoked.
    */
   private async checked(
     device: DeviceRow,
@@ -609,6 +610,12 @@ export class EventsService {
       throw new AppError('authorizationNotAvailable', {
         field: `${at}.authorizationId`,
         description: `A ${body.kind} event names the authorization it belongs to`,
+      });
+    }
+    if (body.kind === 'revocationReceived' && authorization?.state !== 'revoked') {
+      throw new AppError('malformedRequest', {
+        field: `${at}.authorizationId`,
+        description: 'A revocationReceived event names an authorization that was revoked',
       });
     }
     if (isJobEventKind(body.kind) && body.jobId === null) {
