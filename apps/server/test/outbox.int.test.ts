@@ -20,7 +20,7 @@ import { OutboxDelivery } from '../src/modules/outbox/outbox-delivery.js';
 import { outboxPurgeJob, PEER_NONCES_KEPT_MS } from '../src/modules/outbox/outbox-purge.job.js';
 import { OutboxRepository } from '../src/modules/outbox/outbox.repository.js';
 import { signApl } from '../src/modules/registrations/apl-checks.js';
-import { batchIdOf, canonicalEvent, eventHash } from '../src/modules/events/trace-event-format.js';
+import { batchIdOf, canonicalEvent, eventHash, SERVER_CHAIN_ID } from '../src/modules/events/trace-event-format.js';
 import { verifyHistory } from '../src/modules/events/verify-history.js';
 import type { ManageInstanceRow } from '../src/db/schema-licensing.js';
 import {
@@ -685,6 +685,41 @@ describeEachDatabase(
         expectToken(await call('POST', '/ui/queue/send', { eventId }), 420, 'traceEventIdNotValid');
       });
 
+      it('this server’s own events (an inspection’s quality check) reach the Trace, chained there apart', async () => {
+        const { database, events } = ctx().app.services;
+        await events.prepareServerChain();
+        const authorization = {
+          id: randomUUID(),
+          device_id: chain.world.deviceId,
+          state: 'sent',
+          order_id: randomUUID(),
+          dsi_id: 'dsi-1',
+        };
+        const receipt = await database.transaction((trx) =>
+          events.recordServerEvent(
+            trx,
+            {
+              kind: 'qualityCheckPassed',
+              authorization,
+              jobId: 'job-1',
+              data: { technician: 'Grace' },
+              proof: { inspectionId: randomUUID() },
+            },
+            { username: 'admin', sourceIp: '127.0.0.1' },
+          ),
+        );
+        expect((await queued()).map((item) => item.eventId)).toContain(receipt.eventId);
+        await deliverOutbox(ctx());
+        expect((await queued()).map((item) => item.eventId)).not.toContain(receipt.eventId);
+        const stored = (await traceEvents()).find((item) => item.eventId === receipt.eventId)!;
+        expect(stored).toMatchObject({ source: 'peer', event: { kind: 'qualityCheckPassed' } });
+        expect(stored.event.deviceId).not.toBe(SERVER_CHAIN_ID);
+        // the Trace's copy is the event as hashed here, on this server's own chain
+        const xml = await downstream.call('GET', `/ui/queue/download?traceEventId=${receipt.eventId}`);
+        expect(xml.statusCode).toBe(200);
+        expect(xml.body).toContain(`<DeviceId>${SERVER_CHAIN_ID}</DeviceId>`);
+      });
+
       it('queue/send tries a waiting event now; queue/delete takes it out of the queue', async () => {
         const db = ctx().app.services.database.db;
         const realUrl = downstream.url;
@@ -944,6 +979,73 @@ describeEachDatabase(
         await expect(
           receive({ ...forwarded, body: other, eventHash: eventHash(canonicalEvent(other, deviceId)) }),
         ).rejects.toMatchObject({ token: 'traceEventIdNotValid' });
+      });
+
+      it('chains each reporting instance’s own events (its server chain, an id every instance shares) apart', async () => {
+        const { database, events, settings } = ctx().app.services;
+        await settings.set('traceEnabled', 'true');
+        const peers = ['Site A', 'Site B'].map((name) => ({ id: randomUUID(), manage_site_name: name }) as ManageInstanceRow);
+        // each instance's first inspection, then Site A's second: three events on "the" server chain
+        const inspection = (previousHash: string | null) => {
+          const body = {
+            eventId: randomUUID(),
+            kind: 'qualityCheckPassed' as const,
+            occurredAt: new Date().toISOString(),
+            authorizationId: randomUUID(),
+            jobId: 'job-1',
+            quantity: null,
+            previousHash,
+            data: { technician: 'Grace' },
+          };
+          return {
+            deviceId: SERVER_CHAIN_ID,
+            body,
+            eventHash: eventHash(canonicalEvent(body, SERVER_CHAIN_ID)),
+            orderId: randomUUID(),
+            dsiId: null,
+            proof: { format: 'server', inspectionId: randomUUID() },
+            receivedAt: new Date().toISOString(),
+          };
+        };
+        const receive = (peer: ManageInstanceRow, input: unknown) =>
+          database.transaction((trx) => events.receiveForwarded(trx, peer, input, '127.0.0.1', new Date().toISOString()));
+        const a1 = inspection(null);
+        const b1 = inspection(null);
+        const a2 = inspection(a1.eventHash);
+        await receive(peers[0]!, a1);
+        await receive(peers[1]!, b1);
+        await receive(peers[0]!, a2);
+        const rows = await database.db
+          .selectFrom('trace_events')
+          .select(['event_id', 'device_id', 'sequence', 'chain_finding', 'event_hash'])
+          .where('event_id', 'in', [a1.body.eventId, b1.body.eventId, a2.body.eventId])
+          .execute();
+        const byId = new Map(rows.map((row) => [row.event_id, row]));
+        expect([a1, b1, a2].map((event) => byId.get(event.body.eventId)!.chain_finding)).toEqual([null, null, null]);
+        expect([a1, b1, a2].map((event) => byId.get(event.body.eventId)!.event_hash)).toEqual([
+          a1.eventHash,
+          b1.eventHash,
+          a2.eventHash,
+        ]);
+        const [chainA, chainB] = [byId.get(a1.body.eventId)!.device_id, byId.get(b1.body.eventId)!.device_id];
+        expect(new Set([chainA, chainB, SERVER_CHAIN_ID]).size).toBe(3);
+        expect(byId.get(a2.body.eventId)).toMatchObject({ device_id: chainA, sequence: 2 });
+        expect(byId.get(b1.body.eventId)).toMatchObject({ sequence: 1 });
+        // an instance's own proof comes only on its own chain, and its own chain only with that proof
+        const mislabelled = inspection(null);
+        const machineId = randomUUID();
+        const onMachine = {
+          ...mislabelled,
+          deviceId: machineId,
+          eventHash: eventHash(canonicalEvent(mislabelled.body, machineId)),
+        };
+        const unproven = { ...inspection(null), proof: { format: 'xml', xml: '<TraceEvent/>' } };
+        for (const input of [onMachine, unproven]) {
+          await expect(receive(peers[0]!, input)).rejects.toMatchObject({
+            token: 'registrationExchangeInvalidApl',
+            field: 'apl.body.proof',
+          });
+        }
       });
 
       it('takes reported machines and batch envelopes: checked, stored once; refused with the right token', async () => {

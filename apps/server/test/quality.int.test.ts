@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TInspection, TPart, TQualitySearchResponse, TQualityParameter, TSvpTemplate, TSvpValue } from '@manifold/contract';
-import { SERVER_CHAIN_ID } from '../src/modules/events/events.service.js';
+import { SERVER_CHAIN_ID } from '../src/modules/events/trace-event-format.js';
 import {
   addOrder,
   licensingWorld,

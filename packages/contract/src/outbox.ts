@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ZPageQuery } from './common.js';
 import { ZDeviceParameter } from './device-template.js';
 import { ZId } from './identifiers.js';
-import { ZEventHash, ZTraceEventBatchProof, ZTraceEventBody, ZStoredTraceEventProof } from './trace.js';
+import { ZEventHash, ZForwardedEventProof, ZTraceEventBatchProof, ZTraceEventBody } from './trace.js';
 import { serializationTypes, ZBreakagePolicy, ZDeviceIdentityConstraint, ZQualityParameter } from './policy.js';
 
 /**
@@ -178,7 +178,7 @@ export const ZForwardedEvent = z.object({
   eventHash: ZEventHash,
   orderId: z.string().max(64).nullable(),
   dsiId: z.string().max(64).nullable(),
-  proof: ZStoredTraceEventProof,
+  proof: ZForwardedEventProof,
   receivedAt: z.string().max(40),
 });
 export type TForwardedEvent = z.infer<typeof ZForwardedEvent>;

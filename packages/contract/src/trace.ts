@@ -139,6 +139,17 @@ export type TTraceEventBatchReference = z.infer<typeof ZTraceEventBatchReference
 export const ZStoredTraceEventProof = z.discriminatedUnion('format', [...ZTraceEventProof.options, ZTraceEventBatchReference]);
 export type TStoredTraceEventProof = z.infer<typeof ZStoredTraceEventProof>;
 
+/**
+ * The proof of an event a Manage instance originates on its own chain (an inspection's quality
+ * check, docs/quality.md): the record it keeps. Only such an instance's forwarded events carry it;
+ * no machine can send it.
+ */
+export const ZServerEventProof = z.object({ format: z.literal('server'), inspectionId: z.uuid() });
+
+/** A forwarded event's proof (`event` messages): a machine's, as stored, or the reporting instance's own. */
+export const ZForwardedEventProof = z.discriminatedUnion('format', [...ZStoredTraceEventProof.options, ZServerEventProof]);
+export type TForwardedEventProof = z.infer<typeof ZForwardedEventProof>;
+
 /** At most this many events in one machine batch (`POST /stp/event` with `body.events` or `body.batch`). */
 export const TRACE_EVENT_BATCH_MAX = 1000;
 

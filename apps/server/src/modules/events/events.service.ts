@@ -61,6 +61,8 @@ import {
   eventHash,
   type ProofCheck,
   proofChecker,
+  reportedServerChainId,
+  SERVER_CHAIN_ID,
   type SignedEventEnvelope,
   STP_EVENT_PATH,
   TRACE_EVENT_MAX_NESTING,
@@ -96,9 +98,6 @@ function findingOf(previousHash: string | null, headHash: string | null, knownHa
 function receiptOf(row: Pick<TraceEventRow, 'event_id' | 'event_hash' | 'chain_finding'>): TTraceEventReceipt {
   return { eventId: row.event_id, eventHash: row.event_hash, chainFinding: row.chain_finding };
 }
-
-/** This server's own chain of the events it originates (no machine has this id). */
-export const SERVER_CHAIN_ID = '00000000-0000-0000-0000-000000000000';
 
 /**
  * Events are stored in transactions of at most this many: a live batch (at most
@@ -838,12 +837,20 @@ export class EventsService {
   /**
    * An event a registered Manage instance forwarded (its outbox): stored like one reported here —
    * once by eventId, chained per machine (a gap or fork recorded as a finding), audited — with
-   * source `peer` and the machine's own proof as that instance received it. Without `traceEnabled`:
-   * `traceFuncitionalityNotEnabled`.
+   * source `peer` and the machine's own proof as that instance received it. The instance's own
+   * events (proof `server`, its inspections) are chained per instance ({@link reportedServerChainId}).
+   * Without `traceEnabled`: `traceFuncitionalityNotEnabled`.
    */
   async receiveForwarded(trx: Kysely<DB>, peer: ManageInstanceRow, input: unknown, sourceIp: string, now: string): Promise<void> {
     await takingPeerEvents(trx);
     const event = parseApl(ZForwardedEvent, input, 'apl.body');
+    const own = event.proof.format === 'server';
+    if (own !== (event.deviceId === SERVER_CHAIN_ID)) {
+      throw new AppError('registrationExchangeInvalidApl', {
+        field: 'apl.body.proof',
+        description: "Only the reporting instance's own chain carries its own proof",
+      });
+    }
     const hash = eventHash(canonicalEvent(event.body, event.deviceId));
     if (hash !== event.eventHash) {
       throw new AppError('registrationExchangeInvalidApl', {
@@ -857,11 +864,12 @@ export class EventsService {
       if (existing.event_hash !== hash) throw eventIdTaken('apl.body.body.eventId');
       return;
     }
-    await repository.ensureChain(event.deviceId, now);
-    const chain = (await repository.lockChain(event.deviceId))!;
+    const chainId = own ? reportedServerChainId(peer.id) : event.deviceId;
+    await repository.ensureChain(chainId, now);
+    const chain = (await repository.lockChain(chainId))!;
     await appendToChainNow(trx, this.database.dialect, chain, [
       {
-        deviceId: event.deviceId,
+        deviceId: chainId,
         body: event.body,
         hash,
         orderId: event.orderId,

@@ -13,7 +13,7 @@ import { buildEntry, partEntry, traceEventEntry } from './entries.js';
 import { epcisDocument } from './epcis.js';
 import { partHistoryEpcis } from './epcis-export.js';
 import { EventsRepository } from './events.repository.js';
-import { SERVER_CHAIN_ID } from './events.service.js';
+import { SERVER_CHAIN_ID } from './trace-event-format.js';
 
 /** Builds and parts as listed (spec §7 `build/list`, `part/list`), paged in the database; a part's history. */
 export class PartsService {

@@ -33,6 +33,20 @@ const XML_FIELDS = [
 ] as const;
 const ELEMENT_NODE = 1;
 
+/** This server's own chain of the events it originates (no machine has this id). */
+export const SERVER_CHAIN_ID = '00000000-0000-0000-0000-000000000000';
+
+/**
+ * Where a Trace instance chains the events a reporting instance originates: every instance's own
+ * chain is {@link SERVER_CHAIN_ID}, so each is kept under a UUID (version 8) derived from that
+ * instance's registration id, apart from the others' and from this server's own.
+ */
+export function reportedServerChainId(manageId: string): string {
+  const hex = createHash('sha256').update(`manifold:server-chain:${manageId}`).digest('hex');
+  const variant = ((Number.parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
 /** A document that is not a trace event (wrong element names, repeated fields). */
 export class TraceEventFormatError extends Error {}
 

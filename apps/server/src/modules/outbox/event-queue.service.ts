@@ -9,7 +9,7 @@ import type {
   TPageQuery,
   TQueuedEvent,
   TTraceEventBody,
-  TStoredTraceEventProof,
+  TForwardedEventProof,
 } from '@manifold/contract';
 import type { Database } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
@@ -20,7 +20,7 @@ import { isoNow } from '../../lib/time.js';
 import { AuditRepository } from '../audit/audit.repository.js';
 import { DevicesRepository } from '../devices/devices.repository.js';
 import { EventsRepository } from '../events/events.repository.js';
-import { canonicalEvent, traceEventXml } from '../events/trace-event-format.js';
+import { canonicalEvent, SERVER_CHAIN_ID, traceEventXml } from '../events/trace-event-format.js';
 import { SettingsRepository } from '../settings/settings.repository.js';
 import { OutboxRepository, type NewMessage } from './outbox.repository.js';
 import { PeerRegistrationsRepository } from '../registrations/peer-registrations.repository.js';
@@ -110,7 +110,7 @@ export class EventQueueService {
     const messages: NewMessage[] = await this.devicesToReport(trx, targets, [...new Set(rows.map((row) => row.device_id))], now);
     const batches = new Set<string>();
     const bodies = rows.map((row): TForwardedEvent => {
-      const proof = JSON.parse(row.proof) as TStoredTraceEventProof;
+      const proof = JSON.parse(row.proof) as TForwardedEventProof;
       if (proof.format === 'stp-batch') batches.add(proof.batch);
       return {
         deviceId: row.device_id,
@@ -278,7 +278,9 @@ export class EventQueueService {
   async download(eventId: string): Promise<string> {
     const row = await new EventsRepository(this.database.db, this.database.dialect).find(eventId);
     if (!row) throw new AppError('traceEventIdNotValid', { field: 'traceEventId', description: 'No such event' });
-    const proof = JSON.parse(row.proof) as TStoredTraceEventProof;
-    return proof.format === 'xml' ? proof.xml : traceEventXml(canonicalEvent(bodyOf(row), row.device_id));
+    const proof = JSON.parse(row.proof) as TForwardedEventProof;
+    if (proof.format === 'xml') return proof.xml;
+    // an instance's own event (here or reported by one) was hashed on its own chain's id
+    return traceEventXml(canonicalEvent(bodyOf(row), proof.format === 'server' ? SERVER_CHAIN_ID : row.device_id));
   }
 }
