@@ -32,7 +32,7 @@ import {
   type LicensingWorld,
 } from './helpers/licensing-fixtures.js';
 import { deliverOutbox } from './helpers/outbox-delivery.js';
-import { createPackage } from './helpers/packages-fixtures.js';
+import { createPackage, testMachine } from './helpers/packages-fixtures.js';
 import { joinWithApp, LOOPBACK_PEERS, registerDownstream, suitePeer } from './helpers/peer-network.js';
 import { freePort } from './helpers/server-process.js';
 import { describeEachDatabase, expectToken } from './helpers/test-app.js';
@@ -243,6 +243,59 @@ describeEachDatabase(
       });
     });
 
+    describe('a licence handed on further down', () => {
+      it('an upstream revocation revokes the order it became, also when the downstream it was handed on to is no longer registered', async () => {
+        // the downstream instance hands licences on to a downstream of its own: this app, registered there as such
+        const added = await downstream.call('POST', '/ui/manage/add', {
+          body: { registrationType: 'downStreamManage', manageUrl: localUrl },
+        });
+        expect(added.statusCode, added.body).toBe(200);
+        const further = added.json() as TManageInstance;
+        const asked = (await call('GET', '/ui/manage/list?registrationType=upStreamManage&numberOfItems=500')).json<
+          TPage<TManageInstance>
+        >();
+        const here = asked.data.find((entry) => entry.registrationNonce === further.registrationNonce)!;
+        expect((await call('POST', '/ui/manage/approve', { id: here.manageId, approve: true })).statusCode).toBe(200);
+
+        const { orderId, authorizationId } = await sendAuthorization();
+        await deliverOutbox(ctx());
+        const there = (await downstreamOrders()).find((entry) => entry.orderIdentity.authorizationId === authorizationId)!;
+        const onward = await downstream.call('POST', '/ui/authorization/authorize', {
+          body: { orderId: there.orderIdentity.orderId, manageId: further.manageId, quantity: 1 },
+        });
+        expect(onward.statusCode, onward.body).toBe(200);
+        const onwardId = (onward.json() as { authorizationId: string }).authorizationId;
+        const sent = await downstream.call('POST', '/ui/authorization/send', {
+          body: { orderId: there.orderIdentity.orderId, authorizationId: onwardId },
+        });
+        expect(sent.statusCode, sent.body).toBe(200);
+        // its job runner delivers it here
+        await expect
+          .poll(
+            async () =>
+              (await call('GET', '/ui/order/list?numberOfItems=100'))
+                .json<TPage<TOrder>>()
+                .data.some((entry) => entry.orderIdentity.authorizationId === onwardId),
+            { timeout: 20_000, interval: 200 },
+          )
+          .toBe(true);
+        // then it deletes that registration: the authorization names it, so it stays there as Cancelled
+        expect((await downstream.call('POST', '/ui/manage/delete', { body: { id: further.manageId } })).statusCode).toBe(200);
+
+        // revoked here: the downstream still revokes the order (and its authorizations); nothing can reach the cancelled one
+        expect((await call('POST', '/ui/authorization/revoke', { orderId, authorizationId })).statusCode).toBe(200);
+        await deliverOutbox(ctx());
+        const revocation = (await outboxRows()).find((row) => row.subject_id === authorizationId && row.kind === 'revocation')!;
+        expect([revocation.state, revocation.last_error]).toEqual(['delivered', null]);
+        expect(
+          (await downstreamOrders()).find((entry) => entry.orderIdentity.orderId === there.orderIdentity.orderId),
+        ).toMatchObject({ revoked: true });
+        const fetched = await downstream.call('GET', `/ui/order/fetch?orderId=${there.orderIdentity.orderId}`);
+        const detail = fetched.json() as { authorizations: { data: { id: string; state: string }[] } };
+        expect(detail.authorizations.data.find((entry) => entry.id === onwardId)?.state).toBe('revoked');
+      });
+    });
+
     describe('giving up', () => {
       it('marks a message failed after its last attempt; revoking its authorization then sends a revocation', async () => {
         const { orderId, authorizationId } = await sendAuthorization();
@@ -255,6 +308,24 @@ describeEachDatabase(
         expect(revocation.state).toBe('delivered');
         // it never arrived: the revocation changes nothing there
         expect((await downstreamOrders()).some((entry) => entry.orderIdentity.authorizationId === authorizationId)).toBe(false);
+      });
+
+      it('a given-up authorization revoked since is not taken up again: its revocation went first, the licence is not revived downstream', async () => {
+        const { orderId, authorizationId } = await sendAuthorization();
+        await whileUnreachable(ours.manageId, ours.manageURL, () => deliverOutbox(ctx(), 60_000, 1));
+        expect((await call('POST', '/ui/authorization/revoke', { orderId, authorizationId })).statusCode).toBe(200);
+        await deliverOutbox(ctx());
+        const failed = (await outboxRows()).find((row) => row.subject_id === authorizationId && row.kind === 'authorization')!;
+        expect(failed.state).toBe('failed');
+        expectToken(
+          await call('POST', '/ui/admin/outbox/retry', { messageId: failed.message_id }),
+          420,
+          'outboxMessageNotRetryable',
+          'messageId',
+        );
+        await deliverOutbox(ctx());
+        expect((await outboxRows()).find((row) => row.id === failed.id)!.state).toBe('failed');
+        expect((await downstreamOrders()).filter((entry) => entry.orderIdentity.authorizationId === authorizationId)).toEqual([]);
       });
     });
 
@@ -797,6 +868,23 @@ describeEachDatabase(
           const events = new MachineChain({ machine, deviceId });
           expect((await events.sendXml(ctx(), events.xml(events.next('machineIdle')))).statusCode).toBe(200);
           expect(await messagesTo('device', deviceId)).toHaveLength(1);
+        });
+
+        it('a machine whose name, model and manufacturer are as long as registration allows is reported all the same', async () => {
+          const long = (what: string) => `${what} `.padEnd(256, 'x');
+          const machine = await testMachine(downstream.root, { model: long('Model'), manufacturer: long('Maker') });
+          // the name is the certificates' subject too, which is shorter; the registration takes 256 characters
+          machine.apl.deviceIdentity.name = long('Name');
+          const registered = await ctx().call('POST', '/apl/registration/add', { body: await machine.request() });
+          expect(registered.statusCode, registered.body).toBe(200);
+          const { deviceId } = registered.json<{ deviceId: string }>();
+          expect((await call('POST', '/ui/device/approve', { id: deviceId, approve: true })).statusCode).toBe(200);
+          await deliverOutbox(ctx());
+          const [message] = await messagesTo('device', deviceId);
+          expect([message!.state, message!.last_error]).toEqual(['delivered', null]);
+          const exported = await traceHistory(deviceId);
+          expect(exported.statusCode, exported.body).toBe(200);
+          expect(exported.json()).toMatchObject({ deviceId, signingCertificate: machine.apl.signingCertificate });
         });
 
         it('a machine approved before the Trace was added is reported with its first event; a batch envelope goes once; the history checks offline there', async () => {

@@ -189,10 +189,11 @@ export type TForwardedEvent = z.infer<typeof ZForwardedEvent>;
  */
 export const ZReportedDevice = z.object({
   deviceId: z.string().min(1).max(64),
-  name: z.string().max(255),
+  // as long as a machine's registration allows (ZDeviceIdentity)
+  name: z.string().max(256),
   serialNumber: z.string().max(255),
-  model: z.string().max(255),
-  manufacturer: z.string().max(255),
+  model: z.string().max(256),
+  manufacturer: z.string().max(256),
   /** PEM: the machine's signing certificate (its chain may follow). */
   signingCertificate: z
     .string()

@@ -105,7 +105,7 @@ export class DelegatedLicences {
       },
       revocation: {
         accepts: fromUpstream,
-        apply: (trx, peer, body, { sourceIp }) => this.receiveRevocation(trx, peer, body, sourceIp),
+        apply: (trx, peer, body, { sourceIp, now }) => this.receiveRevocation(trx, peer, body, sourceIp, now),
       },
     };
   }
@@ -192,15 +192,20 @@ export class DelegatedLicences {
     });
   }
 
-  /** Revokes the order the authorization became, with every authorization of it; nothing when there is none (never arrived) or it is revoked. */
-  async receiveRevocation(trx: Kysely<DB>, peer: ManageInstanceRow, body: unknown, sourceIp: string): Promise<void> {
+  /**
+   * Revokes the order the authorization became, with every authorization of it; nothing when there
+   * is none (never arrived) or it is revoked. The upstream's word is not refused for this
+   * instance's own downstream registrations: one suspended is sent the revocation when approved
+   * again, a cancelled one none.
+   */
+  async receiveRevocation(trx: Kysely<DB>, peer: ManageInstanceRow, body: unknown, sourceIp: string, now: string): Promise<void> {
     const revocation = parseApl(ZDelegatedRevocation, body, 'apl.body');
     const changes = new LicensingChanges(trx, this.dialect);
     const orderId = await changes.orders.idWithDedupeKey(upstreamKey(peer, revocation.authorizationId));
     if (!orderId) return;
     const order = await changes.orders.lock(orderId);
     if (!order || order.revoked === 1) return;
-    await changes.revokeOrder(order, true, this.actor(peer, sourceIp), `revoked upstream: ${revocation.reason}`);
+    await changes.revokeOrder(order, true, this.actor(peer, sourceIp), `revoked upstream: ${revocation.reason}`, now, true);
   }
 }
 

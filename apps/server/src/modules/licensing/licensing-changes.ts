@@ -71,9 +71,15 @@ export class LicensingChanges {
    * `revocation` message is queued for the downstream instance, which revokes the order it became
    * there — which needs the registration approved (`unableToRevokeDownstream` otherwise), and
    * `authorizationAssignedToDownstreamDevice` when the downstream instance handed it to one of
-   * its machines as it was.
+   * its machines as it was. Revoking on an upstream instance's word (`fromUpstream`) does not wait
+   * for the downstream registration: see {@link queueRevocation}.
    */
-  async revokeAuthorization(authorization: AuthorizationRecord, actor: Actor, now = isoNow()): Promise<void> {
+  async revokeAuthorization(
+    authorization: AuthorizationRecord,
+    actor: Actor,
+    now = isoNow(),
+    fromUpstream = false,
+  ): Promise<void> {
     if (authorization.state === 'revoked') throw new AppError('authorizationAlreadyRevoked', { field: 'authorizationId' });
     let downstream: string | undefined;
     if (authorization.target_kind === 'manage') {
@@ -81,7 +87,7 @@ export class LicensingChanges {
       if (delivery?.state === 'delivered' || delivery?.state === 'failed') {
         if (authorization.downstream_device_id !== null)
           throw new AppError('authorizationAssignedToDownstreamDevice', { field: 'authorizationId' });
-        downstream = await this.queueRevocation(authorization, now);
+        downstream = await this.queueRevocation(authorization, now, fromUpstream);
       } else if (delivery) await this.outbox.cancelPending(delivery.id, now);
     }
     if (!(await this.authorizations.markRevoked(authorization.id, now)))
@@ -97,10 +103,21 @@ export class LicensingChanges {
     });
   }
 
-  /** Queues the revocation of a delivered authorization for its downstream instance; answers the message id. */
-  async queueRevocation(authorization: Pick<AuthorizationRecord, 'id' | 'manage_id'>, now: string): Promise<string> {
+  /**
+   * Queues the revocation of a delivered authorization for its downstream instance; answers the
+   * message id. The registration must be approved (`unableToRevokeDownstream`), except when the
+   * revocation comes from this instance's upstream (`fromUpstream`), which cannot be refused for
+   * it: then a suspended (not approved) registration gets the message when it is approved again
+   * (the outbox retries it meanwhile), and a cancelled or deleted one gets none.
+   */
+  async queueRevocation(
+    authorization: Pick<AuthorizationRecord, 'id' | 'manage_id'>,
+    now: string,
+    fromUpstream = false,
+  ): Promise<string | undefined> {
     const peer = await new RecipientsRepository(this.db).findManage(authorization.manage_id!);
-    if (!peer || peer.registration_state !== 'Approved') {
+    if (fromUpstream && (!peer || peer.registration_state === 'Cancelled')) return undefined;
+    if (!peer || (peer.registration_state !== 'Approved' && !fromUpstream)) {
       throw new AppError('unableToRevokeDownstream', {
         field: 'authorizationId',
         description: `The downstream Manage instance is ${peer ? peer.registration_state : 'no longer registered'}`,
@@ -118,13 +135,23 @@ export class LicensingChanges {
     );
   }
 
-  /** Revokes an order (locked by the caller), and with `includeAuthorized` every live authorization of it. */
-  async revokeOrder(order: OrderRecord, includeAuthorized: boolean, actor: Actor, reason: string, now = isoNow()): Promise<void> {
+  /**
+   * Revokes an order (locked by the caller), and with `includeAuthorized` every live authorization
+   * of it (`fromUpstream`: on the word of the upstream instance the order came from, see {@link queueRevocation}).
+   */
+  async revokeOrder(
+    order: OrderRecord,
+    includeAuthorized: boolean,
+    actor: Actor,
+    reason: string,
+    now = isoNow(),
+    fromUpstream = false,
+  ): Promise<void> {
     if (order.revoked === 1) throw new AppError('orderAlreadyRevoked', { field: 'orderId' });
     let revokedAuthorizations = 0;
     if (includeAuthorized) {
       const live = await this.authorizations.liveOfOrder(order.id);
-      for (const authorization of live) await this.revokeAuthorization(authorization, actor, now);
+      for (const authorization of live) await this.revokeAuthorization(authorization, actor, now, fromUpstream);
       revokedAuthorizations = live.length;
     }
     await this.orders.markRevoked(order.id, now);

@@ -16,6 +16,7 @@ import type { ManageInstanceRow } from '../../db/schema-licensing.js';
 import { AppError } from '../../lib/app-error.js';
 import type { Caller } from '../../lib/caller.js';
 import { AuditRepository } from '../audit/audit.repository.js';
+import { AuthorizationsRepository } from '../licensing/authorizations.repository.js';
 import { isoNow } from '../../lib/time.js';
 import type { FilePath } from '../../peers/registration.client.js';
 import type { ServerCredentials } from '../provision/server-credentials.service.js';
@@ -85,7 +86,7 @@ export class PeerMessagesService {
    * `POST /ui/admin/outbox/retry`: a given-up message taken up again, or a pending one waiting
    * for its back-off, made due now (the delivery worker is woken at commit); audited.
    * `entityDoesNotExist` for an unknown id, `outboxMessageNotRetryable` for a delivered or
-   * withdrawn one. Answers the message as it is now.
+   * withdrawn one, or an authorization revoked since. Answers the message as it is now.
    */
   async retryNow(messageId: string, caller: Caller): Promise<TOutboxMessage> {
     return this.database.transaction(async (trx) => {
@@ -96,6 +97,16 @@ export class PeerMessagesService {
         throw new AppError('outboxMessageNotRetryable', {
           field: 'messageId',
           description: `The message is ${before.state}`,
+        });
+      }
+      // a revoked licence's revocation has gone (or is going) to the peer: its authorization must not follow it
+      if (
+        before.kind === 'authorization' &&
+        (await new AuthorizationsRepository(trx).find(before.subject_id))?.state === 'revoked'
+      ) {
+        throw new AppError('outboxMessageNotRetryable', {
+          field: 'messageId',
+          description: 'The authorization was revoked since',
         });
       }
       await new AuditRepository(trx, this.database.dialect).recordBy(caller, 'outboxMessageRetried', messageId, {
