@@ -225,6 +225,61 @@ describeEachDatabase(
         expect(login.json().userProfile.username).toBe(profile.username);
       });
 
+      /** `count` logins, each through the provider's callback one after the other, then back to the server at once. */
+      const racingLogins = async (count: number) => {
+        const answers: { cookie: string; body: Record<string, string> }[] = [];
+        for (let i = 0; i < count; i += 1) {
+          const { location, cookie } = await start(providerId);
+          const callback = await idp.browse(location);
+          answers.push({
+            cookie,
+            body: { code: callback.searchParams.get('code')!, state: callback.searchParams.get('state')!, redirectUri },
+          });
+        }
+        return Promise.all(answers.map(({ cookie, body }) => finish(cookie, body)));
+      };
+
+      it('links the account once when first logins of the same subject race, and every one of them succeeds', async () => {
+        const { profile } = await ctx().createUser({ useSso: true } as never);
+        const subject = `sub-${unique()}`;
+        idp.signInAs(subject, { email: profile.email, preferredUsername: profile.username });
+        const logins = await racingLogins(6);
+        for (const login of logins) {
+          expect(login.statusCode, login.body).toBe(200);
+          expect(login.json().userProfile.username).toBe(profile.username);
+        }
+        const links = await ctx()
+          .app.services.database.db.selectFrom('external_identities')
+          .innerJoin('users', 'users.id', 'external_identities.user_id')
+          .select(['external_identities.issuer', 'external_identities.subject', 'users.username'])
+          .where('external_identities.subject', '=', subject)
+          .execute();
+        expect(links).toEqual([{ issuer: idp.issuer, subject, username: profile.username }]);
+      });
+
+      it('creates the account once when first logins of a new subject race, and every one of them succeeds', async () => {
+        const subject = `sub-${unique()}`;
+        const username = `race-${unique()}`;
+        idp.signInAs(subject, { email: `${username}@example.com`, preferredUsername: username });
+        const logins = await racingLogins(6);
+        for (const login of logins) {
+          expect(login.statusCode, login.body).toBe(200);
+          expect(login.json().userProfile.username).toBe(username);
+        }
+        const users = await ctx()
+          .app.services.database.db.selectFrom('users')
+          .select('id')
+          .where('username', '=', username)
+          .execute();
+        expect(users).toHaveLength(1);
+        const links = await ctx()
+          .app.services.database.db.selectFrom('external_identities')
+          .select(['subject', 'user_id'])
+          .where('subject', '=', subject)
+          .execute();
+        expect(links).toEqual([{ subject, user_id: users[0]!.id }]);
+      });
+
       it('refuses a new subject when the provider may not create accounts', async () => {
         idp.signInAs(`sub-${unique()}`, { email: `x${unique()}@example.com` });
         expectToken(await roundTrip(strictProviderId), 420, 'ssoUserNotAllowed');

@@ -216,6 +216,25 @@ describeEachDatabase('single sign-on with SAML 2.0', (ctx) => {
     ]);
   });
 
+  it('links an account set up for single sign-on once when its first logins race, and every one of them succeeds', async () => {
+    const { profile } = await ctx().createUser({ useSso: true } as never);
+    const user = { nameId: profile.username, email: profile.email };
+    const rounds = [];
+    for (let i = 0; i < 6; i += 1) rounds.push(await browse(user));
+    const logins = await Promise.all(rounds.map(({ cookie, samlResponse }) => finish(cookie, samlResponse)));
+    for (const login of logins) {
+      expect(login.statusCode, login.body).toBe(200);
+      expect(login.json<{ userProfile: { username: string } }>().userProfile.username).toBe(profile.username);
+    }
+    const links = await ctx()
+      .app.services.database.db.selectFrom('external_identities')
+      .innerJoin('users', 'users.id', 'external_identities.user_id')
+      .select(['external_identities.subject', 'users.username'])
+      .where('external_identities.subject', '=', profile.username)
+      .execute();
+    expect(links).toEqual([{ subject: profile.username, username: profile.username }]);
+  });
+
   it('refuses an e-mail domain the provider does not allow', async () => {
     const { cookie, samlResponse } = await browse({ nameId: `out-${unique()}`, email: 'someone@elsewhere.example' });
     expectToken(await finish(cookie, samlResponse), 420, 'ssoUserNotAllowed');

@@ -218,6 +218,41 @@ describeEachDatabase(
       ]);
     });
 
+    it('adds the same new storage types from racing requests as from sequential ones (no unique violation)', async () => {
+      // each request adds both names, in opposite orders: as if two administrators saved at once
+      const racing = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          ctx().call('POST', '/ui/admin/storage/type/list', {
+            token: admin,
+            body: {
+              data:
+                i % 2 === 0
+                  ? [
+                      { name: 'race-a', path: 'race/a' },
+                      { name: 'race-b', path: 'race/b' },
+                    ]
+                  : [
+                      { name: 'race-b', path: 'race/b' },
+                      { name: 'race-a', path: 'race/a' },
+                    ],
+            },
+          }),
+        ),
+      );
+      for (const response of racing) expect(response.statusCode, response.body).toBe(200);
+      const types = (await ctx().call('GET', '/ui/admin/storage/type/list', { token: admin })).json<{ data: TStorageType[] }>();
+      expect(types.data.filter((type) => type.name.startsWith('race-'))).toEqual([
+        { name: 'race-a', path: 'race/a', configured: true },
+        { name: 'race-b', path: 'race/b', configured: true },
+      ]);
+      // and again, one after the other: the same answer
+      const again = await ctx().call('POST', '/ui/admin/storage/type/list', {
+        token: admin,
+        body: { data: [{ name: 'race-a', path: 'race/a' }] },
+      });
+      expect(again.statusCode, again.body).toBe(200);
+    });
+
     it('moves the stored files to S3 in the background; reads keep working meanwhile', async () => {
       const selected = await ctx().call('POST', '/ui/admin/storage/provider', {
         token: admin,

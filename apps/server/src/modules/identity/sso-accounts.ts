@@ -2,7 +2,7 @@ import { AppError } from '../../lib/app-error.js';
 import type { Database } from '../../db/database.js';
 import type { UserRow } from '../../db/schema.js';
 import type { IdentityProviderRow } from '../../db/schema-identity.js';
-import { isUniqueViolation } from '../../db/dialect.js';
+import { isDeadlock, isUniqueViolation } from '../../db/dialect.js';
 import { isoNow } from '../../lib/time.js';
 import { AuditRepository } from '../audit/audit.repository.js';
 import { UsersRepository, usernameKey } from '../users/users.repository.js';
@@ -32,6 +32,11 @@ export interface ExternalIdentity {
  *    default role, `useSso` set and no password; refused (`ssoUserNotAllowed`) otherwise.
  *
  * The provider's e-mail domain list applies to every case.
+ *
+ * First logins that race (the same subject, or the same new name) end as they would one after
+ * the other: the one whose link or account is written first wins, and the others, whose insert
+ * broke a unique key once the winner committed, look again and find the winner's link or account
+ * (never a 500, and the account is linked once).
  */
 export async function resolveSsoAccount(
   database: Database,
@@ -39,6 +44,22 @@ export async function resolveSsoAccount(
   identity: ExternalIdentity,
   sourceIp: string,
 ): Promise<UserRow> {
+  for (let attempt = 1; ; attempt += 1) {
+    const account = await resolveOnce(database, provider, identity, sourceIp, attempt === 3);
+    if (account !== lostRace) return account;
+  }
+}
+
+/** A first login wrote nothing because a concurrent one wrote the same link or name first. */
+const lostRace = Symbol('lostRace');
+
+async function resolveOnce(
+  database: Database,
+  provider: IdentityProviderRow,
+  identity: ExternalIdentity,
+  sourceIp: string,
+  lastAttempt: boolean,
+): Promise<UserRow | typeof lostRace> {
   const refuse = async (token: 'ssoUserNotAllowed' | 'ssoAccountNotLinked', reason: string): Promise<never> => {
     await new AuditRepository(database.db, database.dialect).record({
       type: 'ssoLoginRefused',
@@ -67,9 +88,17 @@ export async function resolveSsoAccount(
     const optedIn =
       Number(existing.use_sso) === 1 && !!identity.email && existing.email.toLowerCase() === identity.email.toLowerCase();
     if (!optedIn) return refuse('ssoAccountNotLinked', 'a local account of that name is not set up for single sign-on');
-    await database.transaction(async (trx) => {
-      await new IdentityRepository(trx).link(identity.issuer, identity.subject, existing.id, isoNow());
-    });
+    try {
+      await database.transaction(async (trx) => {
+        await new IdentityRepository(trx).link(identity.issuer, identity.subject, existing.id, isoNow());
+      });
+    } catch (error) {
+      // a concurrent first login linked this subject first: the next look finds its link (a
+      // deadlock rolled this transaction back whole: looking again is as safe)
+      if (!isUniqueViolation(error) && !isDeadlock(error)) throw error;
+      if (lastAttempt) return refuse('ssoAccountNotLinked', 'the account was linked concurrently');
+      return lostRace;
+    }
     return existing;
   }
   if (Number(provider.allow_create) !== 1) return refuse('ssoUserNotAllowed', 'no account and the provider may not create one');
@@ -104,8 +133,10 @@ export async function resolveSsoAccount(
       return (await identityRepository.findUser(id))!;
     });
   } catch (error) {
-    // a concurrent first login of the same subject or name: the next attempt finds the link
-    if (isUniqueViolation(error)) return refuse('ssoAccountNotLinked', 'the account was created concurrently');
-    throw error;
+    // a concurrent first login of the same subject or name committed first: the next look finds
+    // its link or its account, as a later login would
+    if (!isUniqueViolation(error) && !isDeadlock(error)) throw error;
+    if (lastAttempt) return refuse('ssoAccountNotLinked', 'the account was created concurrently');
+    return lostRace;
   }
 }

@@ -10,6 +10,7 @@ import {
 } from '@manifold/contract';
 import { z } from 'zod';
 import type { Database } from '../../db/database.js';
+import { retryOnDeadlock } from '../../db/dialect.js';
 import type { JobsService } from '../../jobs/jobs.service.js';
 import { AppError, ErrorCollector } from '../../lib/app-error.js';
 import type { Caller } from '../../lib/caller.js';
@@ -199,13 +200,19 @@ export class StorageSettingsService {
       types.push({ name, path, configured: entry.configured ?? true });
     }
     errors.throwIfAny();
-    await this.database.transaction(async (trx) => {
-      const repository = new StorageRepository(trx);
-      for (const type of types) await repository.saveType(type);
-      await new AuditRepository(trx, this.database.dialect).recordBy(caller, 'storageTypesChanged', 'storage', {
-        types: types.map((type) => type.name),
-      });
-    });
+    // in the order of their names, so that two requests saving the same types lock their rows in
+    // one order and wait for each other rather than deadlock; a deadlock all the same rolled the
+    // whole transaction back and is tried again
+    const ordered = [...types].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    await retryOnDeadlock(() =>
+      this.database.transaction(async (trx) => {
+        const repository = new StorageRepository(trx);
+        for (const type of ordered) await repository.saveType(type, this.database.dialect);
+        await new AuditRepository(trx, this.database.dialect).recordBy(caller, 'storageTypesChanged', 'storage', {
+          types: types.map((type) => type.name),
+        });
+      }),
+    );
     return this.types();
   }
 

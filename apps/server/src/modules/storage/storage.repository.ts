@@ -22,18 +22,20 @@ export class StorageRepository {
     return row ? toType(row) : undefined;
   }
 
-  async saveType(type: TStorageType): Promise<void> {
+  /**
+   * Adds the type or changes the one of its name, in one statement: requests that race to add the
+   * same new name both succeed, as they would one after the other (never a unique violation).
+   */
+  async saveType(type: TStorageType, dialect: Dialect): Promise<void> {
     const now = isoNow();
-    const changed = await this.db
-      .updateTable('storage_types')
-      .set({ path: type.path, configured: type.configured ? 1 : 0, updated_at: now })
-      .where('name', '=', type.name)
-      .executeTakeFirst();
-    if (Number(changed.numUpdatedRows) > 0) return;
-    await this.db
-      .insertInto('storage_types')
-      .values({ name: type.name, path: type.path, configured: type.configured ? 1 : 0, created_at: now, updated_at: now })
-      .execute();
+    const values = { name: type.name, path: type.path, configured: type.configured ? 1 : 0, created_at: now, updated_at: now };
+    const insert = this.db.insertInto('storage_types').values(values);
+    const changes = { path: values.path, configured: values.configured, updated_at: now };
+    await (
+      dialect.kind === 'mysql'
+        ? insert.onDuplicateKeyUpdate(changes)
+        : insert.onConflict((conflict) => conflict.column('name').doUpdateSet(changes))
+    ).execute();
   }
 
   files(typeName: string, page: TPageQuery): Promise<TPage<TStorageFile>> {
