@@ -18,7 +18,7 @@ export type NodeFormMode =
 /**
  * Creates a folder (name, description, groups — a subfolder's start as its parent's — and, for an
  * ADMIN, a CUI / FCI label) or edits a node's description and, for an ADMIN, a folder's groups and
- * label.
+ * label. The label is sent only when the ADMIN changed it (the folder's own label then).
  */
 export function NodeForm({
   mode,
@@ -39,10 +39,13 @@ export function NodeForm({
   const [groups, setGroups] = useState<string[]>(startGroups.map(String));
   const showsGroups = mode.kind === 'create' || (mode.node.nodeType === 'folder' && mode.canShare);
   const showsLabel = mode.kind === 'create' ? mode.canLabel : mode.node.nodeType === 'folder' && mode.canShare;
-  // a folder inside a labelled one starts with that label (it applies anyway)
-  const [label, setLabel] = useState<TClassification | null>(
-    mode.kind === 'create' ? (mode.parent?.classification ?? null) : mode.node.classification,
-  );
+  // the label that applies before any change (a folder inside a labelled one starts with that
+  // label: it applies anyway). A folder's `classification` is the label that applies, often one it
+  // inherits, so the form sends the label only when changed: an unchanged inherited label is
+  // never set on the folder itself, where it would stay once the label above was removed
+  const startLabel = mode.kind === 'create' ? (mode.parent?.classification ?? null) : mode.node.classification;
+  const [label, setLabel] = useState<TClassification | null>(startLabel);
+  const labelChange = showsLabel && label !== startLabel ? { classification: label } : {};
   const error = create.error ?? edit.error;
   const problems = error
     ? formErrorsFrom(t, error, ['folderName', 'description', 'groups', 'classification'])
@@ -57,7 +60,7 @@ export function NodeForm({
           folderName: name,
           description,
           groups: groupIds,
-          ...(showsLabel ? { classification: label } : {}),
+          ...labelChange,
         },
         { onSuccess: onDone },
       );
@@ -67,7 +70,7 @@ export function NodeForm({
           nodeId: mode.node.nodeId,
           description,
           ...(showsGroups ? { groups: groupIds } : {}),
-          ...(showsLabel ? { classification: label } : {}),
+          ...labelChange,
         },
         { onSuccess: onDone },
       );
