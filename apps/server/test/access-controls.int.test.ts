@@ -499,3 +499,132 @@ describeEachDatabase('access controls', (ctx) => {
     });
   });
 });
+
+describeEachDatabase('the last holder of a constraint', (ctx) => {
+  const roleMembers = async (token: string, constraintName: string): Promise<string[]> => {
+    const roles = await ctx().call('GET', '/ui/access-role/list?pageNum=1&numberOfItems=100', { token });
+    return roles
+      .json<{ data: { constraintName: string; roleMembers: string[] }[] }>()
+      .data.filter((role) => role.constraintName === constraintName)
+      .flatMap((role) => role.roleMembers);
+  };
+
+  it('cannot be deleted or demoted: nobody would hold the constraint (accessControlWouldLockOut)', async () => {
+    const admin = await ctx().adminToken();
+    const sec = await ctx().createUser({ role: 'ADMIN' });
+    const added = await ctx().call('POST', '/ui/access-role/add', {
+      token: admin,
+      body: { roleCode: 'security-admin', constraintName: 'security-config', roleMembers: ['admin', sec.profile.username] },
+    });
+    expect(added.statusCode, added.body).toBe(200);
+    const roleId = added.json<{ accessRoleId: string }>().accessRoleId;
+    const securityAdmins = async (roleMembers: string[]) => {
+      const edited = await ctx().call('POST', '/ui/access-role/edit', {
+        token: sec.token,
+        body: { accessRoleId: roleId, roleCode: 'security-admin', constraintName: 'security-config', roleMembers },
+      });
+      expect(edited.statusCode, edited.body).toBe(200);
+    };
+    // sec keeps security-config to themselves
+    await securityAdmins([sec.profile.username]);
+
+    expectToken(
+      await ctx().call('POST', '/ui/user/delete', { token: admin, body: { username: sec.profile.username } }),
+      420,
+      'accessControlWouldLockOut',
+    );
+    expectToken(
+      await ctx().call('POST', '/ui/user/edit', { token: admin, body: { username: sec.profile.username, role: 'USER' } }),
+      420,
+      'accessControlWouldLockOut',
+    );
+    expect(await roleMembers(sec.token, 'security-config')).toEqual([sec.profile.username]);
+    expect((await ctx().call('GET', '/ui/user/login', { token: sec.token })).json()).toMatchObject({
+      userProfile: { role: 'ADMIN' },
+    });
+
+    // a constraint USERs hold: its only member cannot be deleted either
+    const reader = await ctx().createUser();
+    const cui = await ctx().call('POST', '/ui/access-role/add', {
+      token: sec.token,
+      body: { roleCode: 'user', constraintName: 'cui-download', roleMembers: [reader.profile.username] },
+    });
+    expect(cui.statusCode, cui.body).toBe(200);
+    expectToken(
+      await ctx().call('POST', '/ui/user/delete', { token: admin, body: { username: reader.profile.username } }),
+      420,
+      'accessControlWouldLockOut',
+    );
+    // a USER member is no holder of a constraint that gates administrators' calls only
+    const plain = await ctx().createUser();
+    await securityAdmins([sec.profile.username, plain.profile.username]);
+    expectToken(
+      await ctx().call('POST', '/ui/user/delete', { token: admin, body: { username: sec.profile.username } }),
+      420,
+      'accessControlWouldLockOut',
+    );
+
+    // with another holder the same calls go through
+    await securityAdmins([sec.profile.username, 'admin']);
+    const demoted = await ctx().call('POST', '/ui/user/edit', {
+      token: admin,
+      body: { username: sec.profile.username, role: 'USER' },
+    });
+    expect(demoted.statusCode, demoted.body).toBe(200);
+    const deleted = await ctx().call('POST', '/ui/user/delete', { token: admin, body: { username: sec.profile.username } });
+    expect(deleted.statusCode, deleted.body).toBe(200);
+    expect(await roleMembers(admin, 'security-config')).toEqual(['admin']);
+    // a member of a constraint others also hold: deleted
+    const second = await ctx().createUser();
+    await ctx().call('POST', '/ui/access-role/add', {
+      token: admin,
+      body: { roleCode: 'user-webauth', constraintName: 'cui-download', roleMembers: [second.profile.username] },
+    });
+    expect(
+      (await ctx().call('POST', '/ui/user/delete', { token: admin, body: { username: reader.profile.username } })).statusCode,
+    ).toBe(200);
+  });
+
+  it('survives requests racing to remove the last two holders: one of them is refused', async () => {
+    const admin = await ctx().adminToken();
+    const db = ctx().app.services.database.db;
+    for (let round = 0; round < 6; round += 1) {
+      // administrators holding audit-access (one deleted, one demoted), or users holding fci-upload (both deleted)
+      const adminOnly = round % 2 === 0;
+      const x = await ctx().createUser({ role: adminOnly ? 'ADMIN' : 'USER' });
+      const y = await ctx().createUser({ role: adminOnly ? 'ADMIN' : 'USER' });
+      const constraintName = adminOnly ? 'audit-access' : 'fci-upload';
+      const role = await ctx().call('POST', '/ui/access-role/add', {
+        token: admin,
+        body: {
+          roleCode: adminOnly ? 'audit-admin' : 'user',
+          constraintName,
+          roleMembers: [x.profile.username, y.profile.username],
+        },
+      });
+      expect(role.statusCode, role.body).toBe(200);
+      const [first, second] = await Promise.all([
+        ctx().call('POST', '/ui/user/delete', { token: admin, body: { username: x.profile.username } }),
+        adminOnly
+          ? ctx().call('POST', '/ui/user/edit', { token: admin, body: { username: y.profile.username, role: 'USER' } })
+          : ctx().call('POST', '/ui/user/delete', { token: admin, body: { username: y.profile.username } }),
+      ]);
+      expect([first.statusCode, second.statusCode].sort(), `${first.body} ${second.body}`).toEqual([200, 420]);
+      const loser = first.statusCode === 420 ? first : second;
+      expect(loser.json().errorToken).toBe('accessControlWouldLockOut');
+      const holders = await db
+        .selectFrom('access_role_members')
+        .innerJoin('users', 'users.id', 'access_role_members.user_id')
+        .select(['users.username', 'users.role'])
+        .where('access_role_members.role_id', '=', role.json<{ accessRoleId: string }>().accessRoleId)
+        .execute();
+      expect(holders.filter((holder) => !adminOnly || holder.role === 'ADMIN')).toHaveLength(1);
+      // clean up for the next round: the role goes, then its members may
+      const gone = await ctx().call('POST', '/ui/access-role/delete', {
+        token: admin,
+        body: { accessRoleId: role.json<{ accessRoleId: string }>().accessRoleId },
+      });
+      expect(gone.statusCode, gone.body).toBe(200);
+    }
+  });
+});

@@ -202,7 +202,7 @@ describeEachDatabase('order list paged from anchors', (ctx) => {
         .selectFrom('users')
         .select('username')
         .where((eb) => eb.or([eb('first_name', '=', 'Zebra'), eb('last_name', '=', 'ZEBRA-team')]))
-        .orderBy('username_key')
+        .orderBy('username')
         .orderBy('id')
         .execute()
     ).map((row) => row.username);

@@ -364,6 +364,51 @@ describeEachDatabase('the last administrator', (ctx) => {
   });
 });
 
+describeEachDatabase('the user list order', (ctx) => {
+  // `mike`'s identity key is its confusable skeleton `rnike`: sorted by the key, it came after `rachel`
+  const names = ['robert', 'Zoe', 'mike', 'rachel', 'alice', 'nadia'];
+  const inOrder = ['admin', 'alice', 'mike', 'nadia', 'rachel', 'robert', 'Zoe'];
+
+  it('is by username, ignoring case, on every page and in a search', async () => {
+    const token = await ctx().adminToken();
+    for (const username of names) await ctx().createUser({ username });
+    const all = await ctx().call('GET', '/ui/user/list?pageNum=1&numberOfItems=50', { token });
+    expect(all.json<{ data: { username: string }[] }>().data.map((user) => user.username)).toEqual(inOrder);
+    // page by page, from the kept anchors
+    const paged: string[] = [];
+    for (let pageNum = 1; pageNum <= 4; pageNum += 1) {
+      const page = await ctx().call('GET', `/ui/user/list?pageNum=${pageNum}&numberOfItems=2`, { token });
+      expect(page.json()).toMatchObject({ totalNumOfItems: 7, totalNumOfPages: 4 });
+      paged.push(...page.json<{ data: { username: string }[] }>().data.map((user) => user.username));
+    }
+    expect(paged).toEqual(inOrder);
+    // `i` is in no searched column but the names (and the first administrator's last name)
+    const searched = await ctx().call('GET', '/ui/user/list?search=I&pageNum=1&numberOfItems=50', { token });
+    expect(searched.json<{ data: { username: string }[] }>().data.map((user) => user.username)).toEqual([
+      'admin',
+      'alice',
+      'mike',
+      'nadia',
+    ]);
+  });
+
+  it("is the members' order of a group and of an access role", async () => {
+    const token = await ctx().adminToken();
+    const group = await ctx().call('POST', '/ui/groups/add', {
+      token,
+      body: { name: 'Everyone', description: '', members: names },
+    });
+    expect(group.statusCode, group.body).toBe(200);
+    expect(group.json<{ members: string[] }>().members).toEqual(inOrder.slice(1));
+    const role = await ctx().call('POST', '/ui/access-role/add', {
+      token,
+      body: { roleCode: 'user', constraintName: 'cui-download', roleMembers: names },
+    });
+    expect(role.statusCode, role.body).toBe(200);
+    expect(role.json<{ roleMembers: string[] }>().roleMembers).toEqual(inOrder.slice(1));
+  });
+});
+
 /**
  * Without ADMIN_PASSWORD the first start writes the first administrator's generated password to
  * DATA_DIR/initial-admin-password; once that password is changed the file must not outlive it.

@@ -26,6 +26,7 @@ import * as peerDevices from './031-peer-devices.js';
 import * as orderAuthorizationsIndex from './032-order-authorizations-index.js';
 import * as listCounts from './033-list-counts.js';
 import * as authorizationFilterIndexes from './034-authorization-filter-indexes.js';
+import * as usernameOrder from './035-username-order.js';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -60,6 +61,7 @@ const migrations: Record<string, DialectMigration> = {
   '032-order-authorizations-index': orderAuthorizationsIndex,
   '033-list-counts': listCounts,
   '034-authorization-filter-indexes': authorizationFilterIndexes,
+  '035-username-order': usernameOrder,
 };
 
 export function migrationProvider(kind: DatabaseKind): MigrationProvider {

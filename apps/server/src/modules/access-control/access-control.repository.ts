@@ -1,9 +1,19 @@
 import type { Kysely } from 'kysely';
-import type { TAccessConstraint, TAccessControl, TAccessRole, TAccessRoleCode, TPage, TPageQuery } from '@manifold/contract';
+import {
+  roleCodeGrants,
+  type TAccessConstraint,
+  type TAccessControl,
+  type TAccessRole,
+  type TAccessRoleCode,
+  type TPage,
+  type TPageQuery,
+} from '@manifold/contract';
+import type { Dialect } from '../../db/dialect.js';
 import { paginate } from '../../db/paging.js';
 import type { DB } from '../../db/schema.js';
 import type { AccessControlRow, AccessRoleRow } from '../../db/schema-security.js';
-import type { PolicyRule, RoleRule } from './access-rules.js';
+import { usernameOrder } from '../users/users.repository.js';
+import { adminOnlyConstraints, type PolicyRule, type RoleRule } from './access-rules.js';
 
 export function policyNameKey(name: string): string {
   return name.trim().toLowerCase();
@@ -148,6 +158,75 @@ export class AccessControlRepository {
     return [...roles.values()];
   }
 
+  /**
+   * Inside the transaction of a change that takes `leaving.id` out of the holders of constraints
+   * (the user deleted, or no longer ADMIN): answers the constraints that user holds through an
+   * access role and nobody else would then hold, for the change to be refused.
+   *
+   * A holder of a constraint is a member of a role granting it, and for the constraints that gate
+   * administrators' calls only ({@link adminOnlyConstraints}) an ADMIN one. `leaving.admins` are
+   * the ADMIN ids as `UsersRepository.lockAdmins` answered them in this transaction, given when an
+   * administrator leaves (`undefined`: a USER leaves, who holds none of those). `leaving.adminOnly`:
+   * only those constraints are left (a demotion: the user keeps their other ones).
+   *
+   * Race-safe as the "at least one ADMIN" rule: the memberships of every role granting one of
+   * those constraints are locked until the transaction ends, so that changes racing to remove
+   * the last holders of one constraint (deletions, demotions, role edits) run one after the other
+   * and the later one sees the earlier one's result. Every such change locks them in the same
+   * order (the primary key's), so they wait for each other rather than deadlock.
+   */
+  async constraintsOnlyHeldBy(
+    leaving: { id: number; admins: readonly number[] | undefined; adminOnly: boolean },
+    dialect: Dialect,
+  ): Promise<TAccessConstraint[]> {
+    const holds = (constraint: TAccessConstraint, userId: number) =>
+      !adminOnlyConstraints.has(constraint) || (leaving.admins?.includes(userId) ?? false);
+    const mine = await this.db
+      .selectFrom('access_role_members')
+      .innerJoin('access_roles', 'access_roles.id', 'access_role_members.role_id')
+      .select(['access_roles.role_code', 'access_roles.constraint_name'])
+      .where('access_role_members.user_id', '=', leaving.id)
+      .execute();
+    const held = new Set(
+      mine
+        .filter((row) => roleCodeGrants(row.role_code as TAccessRoleCode, row.constraint_name as TAccessConstraint))
+        .map((row) => row.constraint_name as TAccessConstraint)
+        .filter((constraint) => !leaving.adminOnly || adminOnlyConstraints.has(constraint))
+        .filter((constraint) => holds(constraint, leaving.id)),
+    );
+    if (held.size === 0) return [];
+    const roles = (
+      await this.db
+        .selectFrom('access_roles')
+        .select(['id', 'role_code', 'constraint_name'])
+        .where('constraint_name', 'in', [...held])
+        .execute()
+    ).filter((role) => roleCodeGrants(role.role_code as TAccessRoleCode, role.constraint_name as TAccessConstraint));
+    if (roles.length === 0) return [];
+    const members = await dialect
+      .forUpdate(
+        this.db
+          .selectFrom('access_role_members')
+          .select(['role_id', 'user_id'])
+          .where(
+            'role_id',
+            'in',
+            roles.map((role) => role.id),
+          )
+          .orderBy('role_id')
+          .orderBy('user_id'),
+      )
+      .execute();
+    const constraintOf = new Map(roles.map((role) => [role.id, role.constraint_name as TAccessConstraint]));
+    const stillHeld = new Set<TAccessConstraint>();
+    for (const member of members) {
+      const constraint = constraintOf.get(member.role_id)!;
+      const userId = Number(member.user_id);
+      if (userId !== leaving.id && holds(constraint, userId)) stillHeld.add(constraint);
+    }
+    return [...held].filter((constraint) => !stillHeld.has(constraint)).sort();
+  }
+
   private async memberNames(roleIds: string[]): Promise<Map<string, string[]>> {
     const members = new Map<string, string[]>();
     if (roleIds.length === 0) return members;
@@ -156,7 +235,8 @@ export class AccessControlRepository {
       .innerJoin('users', 'users.id', 'access_role_members.user_id')
       .select(['access_role_members.role_id', 'users.username'])
       .where('access_role_members.role_id', 'in', roleIds)
-      .orderBy('users.username_key')
+      .orderBy(usernameOrder(this.db))
+      .orderBy('users.id')
       .execute();
     for (const row of rows) members.set(row.role_id, [...(members.get(row.role_id) ?? []), row.username]);
     return members;

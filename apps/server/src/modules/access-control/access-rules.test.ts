@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decideAccess, type PolicyRule, type RoleRule } from './access-rules.js';
+import { accessConstraints, permissions, type PermissionRow } from '@manifold/contract';
+import { adminOnlyConstraints, decideAccess, type PolicyRule, type RoleRule } from './access-rules.js';
 import { addressInRanges, parseIpRange } from './ip-ranges.js';
 
 const wired: PolicyRule = {
@@ -64,5 +65,24 @@ describe('decideAccess', () => {
   it('ignores a role whose code does not grant the constraint it names', () => {
     const odd: RoleRule = { roleCode: 'audit-admin', constraintName: 'cui-download', memberIds: [9] };
     expect(decideAccess('cui-download', [], [odd], { userId: 1, sourceIp: '10.1.0.9', escalated: false }).allowed).toBe(true);
+  });
+});
+
+describe('adminOnlyConstraints', () => {
+  it('are the constraints every row naming them gates for ADMIN only; the file labels gate any role', () => {
+    const rows = Object.values(permissions as Record<string, PermissionRow>).filter((row) => typeof row === 'object');
+    for (const constraint of accessConstraints) {
+      const naming = rows.filter((row) => row.constraint === constraint);
+      if (adminOnlyConstraints.has(constraint)) {
+        expect(naming.length, constraint).toBeGreaterThan(0);
+        expect(
+          naming.every((row) => row.access === 'admin'),
+          constraint,
+        ).toBe(true);
+      } else {
+        // cui-*/fci-*: checked by requireForLabel on uploads and downloads any role makes
+        expect(constraint, constraint).toMatch(/^(cui|fci)-/);
+      }
+    }
   });
 });

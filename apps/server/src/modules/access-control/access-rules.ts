@@ -1,6 +1,16 @@
 import { roleCodeGrants, roleCodeNeedsEscalation, type TAccessConstraint, type TAccessRoleCode } from '@manifold/contract';
 import { addressInRanges } from './ip-ranges.js';
 
+/**
+ * The constraints that gate administrators' calls only (packages/contract's permissions: every
+ * row naming them is `admin`): a member of a role granting one holds it only while ADMIN.
+ */
+export const adminOnlyConstraints: ReadonlySet<TAccessConstraint> = new Set<TAccessConstraint>([
+  'audit-access',
+  'security-config',
+  'user-management',
+]);
+
 export interface PolicyRule {
   policyName: string;
   constraints: readonly TAccessConstraint[];

@@ -3,6 +3,7 @@ import type { TGroup, TPage, TPageQuery } from '@manifold/contract';
 import { containsIgnoringCase, type Dialect } from '../../db/dialect.js';
 import { paginate } from '../../db/paging.js';
 import type { DB, GroupRow } from '../../db/schema.js';
+import { usernameOrder } from '../users/users.repository.js';
 
 export function groupNameKey(name: string): string {
   return name.trim().toLowerCase();
@@ -74,7 +75,8 @@ export class GroupsRepository {
       .innerJoin('users', 'users.id', 'user_group_members.user_id')
       .select(['user_group_members.group_id', 'users.username'])
       .where('user_group_members.group_id', 'in', groupIds)
-      .orderBy('users.username_key')
+      .orderBy(usernameOrder(this.db))
+      .orderBy('users.id')
       .execute();
     for (const row of rows) {
       const list = members.get(row.group_id) ?? [];

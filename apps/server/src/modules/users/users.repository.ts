@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type Expression, type Kysely, MysqlAdapter, sql } from 'kysely';
 import type { TPage, TPageQuery, TRole, TUserProfile } from '@manifold/contract';
 import type { Dialect } from '../../db/dialect.js';
 import { paginateAnchored, WHOLE_TABLE } from '../../db/anchored-paging.js';
@@ -39,6 +39,17 @@ export function toUserProfile(row: UserProfileRow): TUserProfile {
     useSso: Number(row.use_sso) === 1,
     dateCreated: row.created_at,
   };
+}
+
+/**
+ * The order users are listed in — the user list, a group's and an access role's members: by
+ * username ignoring case (then by id), never by identity key (a confusable skeleton: `mike` is
+ * `rnike`). `lower(username)` has an index on SQLite and PostgreSQL; MariaDB compares names
+ * case-insensitively itself (the database's `_ci` collation), over an index on `username`
+ * (migration 035).
+ */
+export function usernameOrder(db: Kysely<DB>): Expression<string> {
+  return db.getExecutor().adapter instanceof MysqlAdapter ? sql.ref('users.username') : sql<string>`lower(users.username)`;
 }
 
 export class UsersRepository {
@@ -91,7 +102,7 @@ export class UsersRepository {
           : { counted: [WHOLE_TABLE] }),
       },
       this.db.selectFrom('users'),
-      { value: sql.ref('users.username_key'), id: sql.ref('users.id'), direction: 'asc' },
+      { value: usernameOrder(this.db), id: sql.ref('users.id'), direction: 'asc', computed: true },
       page,
       (base) => base.select(profileColumns),
       (rows) => rows.map(toUserProfile),

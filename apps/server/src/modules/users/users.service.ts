@@ -9,6 +9,7 @@ import { AppError, ErrorCollector } from '../../lib/app-error.js';
 import type { Caller } from '../../lib/caller.js';
 import { generatePassword, hashPassword, verifyPassword } from '../../lib/passwords.js';
 import { isoNow } from '../../lib/time.js';
+import { AccessControlRepository } from '../access-control/access-control.repository.js';
 import { AuditRepository } from '../audit/audit.repository.js';
 import { SessionsRepository } from '../session/sessions.repository.js';
 import { checkNewPassword, checkProfileFields } from './user-rules.js';
@@ -116,7 +117,10 @@ export class UsersService {
 
     const profile = await this.database.transaction(async (trx) => {
       const users = this.users(trx);
-      if (roleChange && target.role === 'ADMIN') await this.keepOneAdmin(users, target.id);
+      if (roleChange && target.role === 'ADMIN') {
+        const admins = await this.keepOneAdmin(users, target.id);
+        await this.keepConstraintHolders(trx, target, admins, true);
+      }
       await users.update(target.id, changes);
       const sessions = new SessionsRepository(trx);
       const now = isoNow();
@@ -142,7 +146,8 @@ export class UsersService {
       const users = this.users(trx);
       const target = await users.findByUsername(username);
       if (!target) throw new AppError('userNotPresent', { field: 'username' });
-      if (target.role === 'ADMIN') await this.keepOneAdmin(users, target.id);
+      const admins = target.role === 'ADMIN' ? await this.keepOneAdmin(users, target.id) : undefined;
+      await this.keepConstraintHolders(trx, target, admins, false);
       await users.delete(target.id);
       await this.audit(trx, caller, 'userDeleted', target.username);
     });
@@ -260,10 +265,38 @@ export class UsersService {
     }
   }
 
-  /** Inside the transaction: refuses to remove `leavingId` from the ADMINs if it is the last one. */
-  private async keepOneAdmin(users: UsersRepository, leavingId: number): Promise<void> {
+  /**
+   * Inside the transaction: refuses to remove `leavingId` from the ADMINs if it is the last one;
+   * answers the ADMIN ids (locked until the transaction ends).
+   */
+  private async keepOneAdmin(users: UsersRepository, leavingId: number): Promise<number[]> {
     const admins = await users.lockAdmins();
     if (admins.filter((id) => id !== leavingId).length === 0) throw new AppError('userOnlyAdminInSystem');
+    return admins;
+  }
+
+  /**
+   * Inside the transaction, after {@link keepOneAdmin} when an ADMIN leaves (`admins`): refuses
+   * (`accessControlWouldLockOut`, as the access controls' own lock-out guard) to delete or demote
+   * (`demotion`) the last holder of a constraint an access role grants, which nobody could then
+   * exercise — for `security-config`, nobody could change the access controls any more.
+   */
+  private async keepConstraintHolders(
+    trx: Transaction<DB>,
+    target: UserRow,
+    admins: readonly number[] | undefined,
+    demotion: boolean,
+  ): Promise<void> {
+    const orphaned = await new AccessControlRepository(trx).constraintsOnlyHeldBy(
+      { id: target.id, admins, adminOnly: demotion },
+      this.database.dialect,
+    );
+    if (orphaned.length === 0) return;
+    throw new AppError('accessControlWouldLockOut', {
+      description:
+        `${target.username} is the last holder of ${orphaned.join(', ')} (the only ` +
+        `${demotion ? 'ADMIN ' : ''}member of its access roles): add another member first`,
+    });
   }
 
   private audit(
