@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { SoftwareAuthenticator } from './helpers/software-authenticator.js';
-import { describeEachDatabase, expectToken, type TestApp } from './helpers/test-app.js';
+import { buildUserInput, describeEachDatabase, expectToken, type TestApp } from './helpers/test-app.js';
 import { clientCredentialsToken } from './helpers/oauth-client.js';
 
 const origin = 'https://manifold.example';
@@ -267,6 +267,46 @@ describeEachDatabase(
         expect((await escalate(ctx(), token, key)).statusCode).toBe(200);
         const deleted = await ctx().call('POST', '/ui/user/delete', { token, body: { username: victim.profile.username } });
         expect(deleted.statusCode, deleted.body).toBe(200);
+      });
+
+      it('needs escalation from an administrator with a key to set another user’s password or role, or add an ADMIN', async () => {
+        const { token, profile } = await ctx().createUser({ role: 'ADMIN' });
+        const key = new SoftwareAuthenticator(rpId, origin);
+        expect((await register(ctx(), token, key)).statusCode).toBe(200);
+        const other = await ctx().createUser();
+        const before = await ctx()
+          .app.services.database.db.selectFrom('users')
+          .select(['role', 'password_hash'])
+          .where('username', '=', other.profile.username)
+          .executeTakeFirstOrThrow();
+        const edit = (body: Record<string, unknown>) => ctx().call('POST', '/ui/user/edit', { token, body });
+        const added = buildUserInput({ role: 'ADMIN' });
+        for (const response of [
+          await edit({ username: other.profile.username, password: 'Another-long-passw0rd!' }),
+          await edit({ username: other.profile.username, role: 'ADMIN' }),
+          await ctx().call('POST', '/ui/user/add', { token, body: added }),
+        ]) {
+          expectToken(response, 403, 'escalationRequired');
+        }
+        expect(
+          await ctx()
+            .app.services.database.db.selectFrom('users')
+            .select(['role', 'password_hash'])
+            .where('username', '=', other.profile.username)
+            .executeTakeFirstOrThrow(),
+        ).toEqual(before);
+        expect((await ctx().call('GET', `/ui/user/list?search=${added.username}`, { token })).json()).toMatchObject({
+          totalNumOfItems: 0,
+        });
+        // what is not someone's account needs none: another's name, the same role again, one's own profile
+        expect((await edit({ username: other.profile.username, firstName: 'Renamed', role: 'USER' })).statusCode).toBe(200);
+        expect((await edit({ username: profile.username, firstName: 'Me' })).statusCode).toBe(200);
+        expect((await ctx().call('POST', '/ui/user/add', { token, body: buildUserInput() })).statusCode).toBe(200);
+        expect((await escalate(ctx(), token, key)).statusCode).toBe(200);
+        const promoted = await edit({ username: other.profile.username, role: 'ADMIN' });
+        expect(promoted.statusCode, promoted.body).toBe(200);
+        expect(promoted.json()).toMatchObject({ role: 'ADMIN' });
+        expect((await ctx().call('POST', '/ui/user/add', { token, body: added })).statusCode).toBe(200);
       });
 
       it('lets an administrator without a key act without escalation (setting off)', async () => {

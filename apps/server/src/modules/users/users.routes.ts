@@ -9,12 +9,14 @@ import {
   ZUserListQuery,
   ZUserProfile,
 } from '@manifold/contract';
+import type { Caller } from '../../lib/caller.js';
 import { callerOf } from '../../plugins/auth.js';
 import { usernameKey } from './usernames.js';
 import { responses } from '../../lib/route-schemas.js';
 
 export const usersRoutes: FastifyPluginAsyncZod = async (app) => {
   const { users } = app.services;
+  const sensitive = (caller: Caller) => app.services.securityKeys.requireEscalation(caller);
 
   app.get(
     '/ui/user/list',
@@ -39,7 +41,7 @@ export const usersRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/ui/user/add',
     { schema: { tags: ['users'], summary: 'Add a user', body: ZUserAddRequest, response: responses(ZUserProfile) } },
-    (request) => users.add(request.body, callerOf(request)),
+    (request) => users.add(request.body, callerOf(request), sensitive),
   );
 
   app.post(
@@ -52,7 +54,7 @@ export const usersRoutes: FastifyPluginAsyncZod = async (app) => {
       if (caller.role === 'ADMIN' && usernameKey(request.body.username ?? '') !== usernameKey(caller.username)) {
         await app.services.accessControl.require(caller, 'user-management');
       }
-      return users.edit(request.body, caller);
+      return users.edit(request.body, caller, sensitive);
     },
   );
 

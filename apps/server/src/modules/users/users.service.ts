@@ -32,6 +32,12 @@ export function initialAdminPasswordFile(dataDir: string): string {
   return path.join(dataDir, 'initial-admin-password');
 }
 
+/**
+ * The escalated-session check of a sensitive change (docs/security-keys-and-access.md), for the
+ * changes a route's own row cannot tell apart: another user's password or role, a new ADMIN.
+ */
+export type SensitiveGuard = (caller: Caller) => Promise<void>;
+
 export class UsersService {
   constructor(
     private readonly database: Database,
@@ -47,7 +53,9 @@ export class UsersService {
     return this.users().list(page, search);
   }
 
-  async add(input: TUserAddRequest, caller: Caller): Promise<TUserProfile> {
+  async add(input: TUserAddRequest, caller: Caller, guard?: SensitiveGuard): Promise<TUserProfile> {
+    // a new administrator is as much power handed out as a promotion
+    if (input.role === 'ADMIN') await guard?.(caller);
     const problems = new ErrorCollector();
     const username = normalizeUsername(input.username ?? '');
     const usernameToken = usernameProblem(username);
@@ -87,7 +95,7 @@ export class UsersService {
     }
   }
 
-  async edit(input: TUserEditRequest, caller: Caller): Promise<TUserProfile> {
+  async edit(input: TUserEditRequest, caller: Caller, guard?: SensitiveGuard): Promise<TUserProfile> {
     const username = input.username?.trim() ?? '';
     if (!username) throw new AppError('usernameEmpty', { field: 'username' });
     const target = await this.users().findByUsername(username);
@@ -96,6 +104,8 @@ export class UsersService {
     if (caller.role !== 'ADMIN' && !editingSelf) throw new AppError('userNotAuthorizedToEdit');
     const roleChange = input.role !== undefined && input.role !== target.role;
     if (roleChange && caller.role !== 'ADMIN') throw new AppError('userNotAuthorizedToPromoteRole', { field: 'role' });
+    // someone else's password or role is their account: as sensitive as deleting it
+    if (!editingSelf && (roleChange || input.password)) await guard?.(caller);
 
     const problems = new ErrorCollector();
     checkProfileFields(input, 'ifGiven', problems);
