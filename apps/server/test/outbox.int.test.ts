@@ -887,6 +887,46 @@ describeEachDatabase(
           expect(exported.json()).toMatchObject({ deviceId, signingCertificate: machine.apl.signingCertificate });
         });
 
+        it('queue/send of a given-up event takes up its machine and its batch envelope given up with it', async () => {
+          const db = ctx().app.services.database.db;
+          const given = new MachineChain(await registerApprovedMachine(ctx(), downstream.root));
+          const [chain, next] = [given.next('machineIdle'), given.next('machineIdle')];
+          const sent = await given.sendSignedBatch(ctx(), [chain, next]);
+          expect(sent.statusCode, sent.body).toBe(200);
+          const stored = await db
+            .selectFrom('trace_events')
+            .select('proof')
+            .where('event_id', '=', chain.eventId)
+            .executeTakeFirstOrThrow();
+          const batchId = (JSON.parse(stored.proof) as { batch: string }).batch;
+          const subjects = [given.world.deviceId, batchId, chain.eventId];
+          // the Trace unreachable past the event timeout: every message given up (failed)
+          await db
+            .updateTable('outbox')
+            .set({ state: 'failed', last_error: 'registrationExchangeCommunicationFailed' })
+            .where('target_id', '=', traceId)
+            .where('subject_id', 'in', subjects)
+            .execute();
+          expect((await call('POST', '/ui/queue/send', { eventId: chain.eventId })).statusCode).toBe(200);
+          await deliverOutbox(ctx());
+          for (const [kind, subject] of [
+            ['device', given.world.deviceId],
+            ['eventBatch', batchId],
+            ['event', chain.eventId],
+          ] as const) {
+            expect(
+              (await messagesTo(kind, subject)).map((message) => message.state),
+              kind,
+            ).toEqual(['delivered']);
+          }
+          const exported = await traceHistory(given.world.deviceId);
+          expect(exported.statusCode, exported.body).toBe(200);
+          const history = exported.json() as TTraceHistory;
+          // the batch's other event was only waiting: it went as well
+          expect(history.events.map((event) => event.eventId)).toEqual([chain.eventId, next.eventId]);
+          expect((await verifyHistory(history)).problems).toEqual([]);
+        });
+
         it('a machine approved before the Trace was added is reported with its first event; a batch envelope goes once; the history checks offline there', async () => {
           expect(await messagesTo('device', batchChain.world.deviceId)).toEqual([]);
           const first = batchChain.next('machineIdle');

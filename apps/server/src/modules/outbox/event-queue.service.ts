@@ -246,14 +246,25 @@ export class EventQueueService {
     };
   }
 
-  /** `queue/send`: every delivery of the event not yet acknowledged is tried now (a given-up one again, for the configured time). */
+  /**
+   * `queue/send`: every delivery of the event not yet acknowledged is tried now (a given-up one
+   * again, for the configured time), and so are its machine's report and its batch's envelope.
+   */
   async send(eventId: string, caller: Caller): Promise<void> {
     const { timeout } = await this.configuration();
     await this.database.transaction(async (trx) => {
       const now = new Date();
       const outbox = new OutboxRepository(trx, this.database.dialect);
-      const rows = await outbox.hurry(eventId, 'event', isoNow(now), isoNow(new Date(now.getTime() + timeout * 1000)));
+      const [at, until] = [isoNow(now), isoNow(new Date(now.getTime() + timeout * 1000))];
+      const rows = await outbox.hurry(eventId, 'event', at, until);
       if (rows.length === 0) throw notQueued();
+      // what the Trace needs with the event, given up with it: its machine, its batch's envelope
+      const event = await new EventsRepository(trx, this.database.dialect).find(eventId);
+      if (event) {
+        await outbox.hurry(event.device_id, 'device', at, until);
+        const proof = JSON.parse(event.proof) as TForwardedEventProof;
+        if (proof.format === 'stp-batch') await outbox.hurry(proof.batch, 'eventBatch', at, until);
+      }
       await new AuditRepository(trx, this.database.dialect).recordBy(caller, 'queuedEventSent', eventId, {
         messages: rows.length,
       });
