@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminToken, api, checkScreen, freshPage, launchBrowser, logInAsAdmin } from './support/browser';
+import { adminToken, api, checkScreen, freshPage, launchBrowser, logInAsAdmin, switchTheme } from './support/browser';
 
 /** Server round trips under a loaded test machine: poll for up to ten seconds. */
 const settle = { timeout: 10_000 };
@@ -91,6 +91,19 @@ describe('console: administration settings (ADMIN)', () => {
     await page.getByRole('link', { name: 'Licence' }).click();
     await page.getByTestId('licence-state').waitFor(settle);
     await checkScreen(page, 'settings-licence');
+    await context.close();
+  });
+
+  it('the licence state and the API reference read in the dark theme too', async () => {
+    const { context, page } = await freshPage(browser);
+    await logInAsAdmin(page);
+    await switchTheme(page, 'dark');
+    await page.goto('/settings/licence');
+    await page.getByTestId('licence-state').waitFor(settle);
+    await checkScreen(page, 'settings-licence-dark');
+    await page.getByRole('link', { name: 'API reference' }).click();
+    await page.getByTestId('api-reference').getByText('/ui/admin/state', { exact: true }).first().waitFor({ timeout: 30_000 });
+    await checkScreen(page, 'settings-api-reference-dark');
     await context.close();
   });
 

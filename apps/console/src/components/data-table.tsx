@@ -33,7 +33,11 @@ export function DataTable({ testId, caption, minWidth, columns, children, empty,
   const inSection = compact === true || bordered === true;
   const shown = columns.filter((column) => column !== null && column !== false && column !== undefined);
   return (
-    <Table.ScrollContainer minWidth={minWidth}>
+    <Table.ScrollContainer
+      minWidth={minWidth}
+      // a table wider than the screen scrolls sideways: the keyboard reaches it too (WCAG 2.1.1)
+      scrollAreaProps={{ viewportProps: { tabIndex: 0, role: 'region', 'aria-label': caption } }}
+    >
       <Table
         striped={bordered !== true}
         withTableBorder={bordered}

@@ -14,6 +14,7 @@ import { uploadTray } from '../../../lib/upload-tray';
 import { licensingStatusQueryKey, uploadLicence, useLicensingStatus } from '../api/licensing';
 import { FormGeneralErrors } from '../../../components/form-fields';
 import { formatList } from '../../../lib/text-join';
+import { stateText } from '../../../app/theme';
 
 const noErrors: FormErrors = { fields: {}, general: [] };
 const stateColors: Record<TLicensingStatus['state'], string> = {
@@ -67,7 +68,7 @@ export function LicencePanel() {
     <Stack>
       <Group gap="sm">
         <Text fw={500}>{t('settings.licence.state')}</Text>
-        <Badge color={stateColors[state]} variant="light" c={`${stateColors[state]}.9`} data-testid="licence-state">
+        <Badge color={stateColors[state]} variant="light" c={stateText(stateColors[state])} data-testid="licence-state">
           {t(`settings.licence.states.${state}`)}
         </Badge>
       </Group>
