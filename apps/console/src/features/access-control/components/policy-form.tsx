@@ -1,5 +1,6 @@
 import { Autocomplete, MultiSelect, Stack, TagsInput } from '@mantine/core';
 import { accessConstraints, type TAccessConstraint, type TAccessControl } from '@manifold/contract';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { FormButtons } from '../../../components/form-buttons';
 import { FormGeneralErrors } from '../../../components/form-fields';
@@ -32,10 +33,20 @@ export function PolicyForm({ policy, onDone, onCancel }: PolicyFormProps) {
   });
   const add = useAddAccessPolicy();
   const edit = useEditAccessPolicy();
+  // what the server requires and refuses only as a malformed request: said on its input instead
+  const [missing, setMissing] = useState<Record<string, string>>({});
   const { errors, submit } = useFormSubmit(fieldNames, fieldOfToken, onDone, (handlers) => {
+    const lacking: Record<string, string> = {
+      ...(values.policyName.trim() === '' ? { policyName: t('accessControl.policies.nameRequired') } : {}),
+      ...(values.constraints.length === 0 ? { constraints: t('accessControl.policies.constraintsRequired') } : {}),
+      ...(values.incomingIpAddresses.length === 0 ? { incomingIpAddresses: t('accessControl.policies.rangesRequired') } : {}),
+    };
+    setMissing(lacking);
+    if (Object.keys(lacking).length > 0) return;
     if (policy) edit.mutate({ accessControlId: policy.accessControlId, ...values }, handlers);
     else add.mutate(values, handlers);
   });
+  const fieldErrors = { ...errors.fields, ...missing };
 
   return (
     <form
@@ -50,7 +61,7 @@ export function PolicyForm({ policy, onDone, onCancel }: PolicyFormProps) {
           withAsterisk
           data={examplePolicies}
           value={values.policyName}
-          error={errors.fields.policyName}
+          error={fieldErrors.policyName}
           onChange={(value) => setField('policyName', value)}
         />
         <MultiSelect
@@ -59,7 +70,7 @@ export function PolicyForm({ policy, onDone, onCancel }: PolicyFormProps) {
           searchable
           data={accessConstraints.map((value) => ({ value, label: t(`accessControl.constraint.${value}`) }))}
           value={values.constraints}
-          error={errors.fields.constraints}
+          error={fieldErrors.constraints}
           onChange={(value) => setField('constraints', value as TAccessConstraint[])}
         />
         <TagsInput
@@ -67,7 +78,7 @@ export function PolicyForm({ policy, onDone, onCancel }: PolicyFormProps) {
           description={t('accessControl.policies.rangesHint')}
           withAsterisk
           value={values.incomingIpAddresses}
-          error={errors.fields.incomingIpAddresses}
+          error={fieldErrors.incomingIpAddresses}
           onChange={(value) => setField('incomingIpAddresses', value)}
         />
         <FormButtons

@@ -8,6 +8,7 @@ import {
   type TAccessRoleCode,
   type TUserProfile,
 } from '@manifold/contract';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { FormButtons } from '../../../components/form-buttons';
 import { FormGeneralErrors } from '../../../components/form-fields';
@@ -39,7 +40,12 @@ export function RoleForm({ role, onDone, onCancel }: RoleFormProps) {
   const add = useAddAccessRole();
   const edit = useEditAccessRole();
   const granted = accessConstraints.filter((constraint) => roleCodeGrants(values.roleCode, constraint));
+  // a role without members is refused only as a malformed request: said on its input instead
+  const [membersMissing, setMembersMissing] = useState<string | undefined>(undefined);
   const { errors, submit } = useFormSubmit(fieldNames, fieldOfToken, onDone, (handlers) => {
+    const lacking = values.roleMembers.length === 0 ? t('accessControl.roles.membersRequired') : undefined;
+    setMembersMissing(lacking);
+    if (lacking !== undefined) return;
     if (role) edit.mutate({ accessRoleId: role.accessRoleId, ...values }, handlers);
     else add.mutate(values, handlers);
   });
@@ -79,8 +85,9 @@ export function RoleForm({ role, onDone, onCancel }: RoleFormProps) {
         <SearchMultiSelect
           source={users}
           label={t('accessControl.roles.members')}
+          withAsterisk
           value={values.roleMembers}
-          error={errors.fields.roleMembers}
+          error={membersMissing ?? errors.fields.roleMembers}
           onChange={(members) => setField('roleMembers', members)}
         />
         <FormButtons

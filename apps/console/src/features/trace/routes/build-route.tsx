@@ -49,13 +49,16 @@ export function BuildRoute() {
             <Text size="sm">{t('trace.part.jobQuantity', { quantity: build.quantity })}</Text>
           </Group>
         </Stack>
-        <Button
-          component={Link}
-          to={`/quality/inspect?buildId=${build.buildId}`}
-          leftSection={<IconClipboardCheck size={16} aria-hidden />}
-        >
-          {t('trace.build.inspect')}
-        </Button>
+        {/* only an ended job's parts can be inspected (the server refuses a running, failed or cancelled one's) */}
+        {build.state === 'ended' ? (
+          <Button
+            component={Link}
+            to={`/quality/inspect?buildId=${build.buildId}`}
+            leftSection={<IconClipboardCheck size={16} aria-hidden />}
+          >
+            {t('trace.build.inspect')}
+          </Button>
+        ) : null}
       </Group>
       <Section id="build-facts" title={t('trace.build.facts')}>
         <DetailRows
