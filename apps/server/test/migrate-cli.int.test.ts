@@ -50,7 +50,7 @@ describe('npm run migrate', () => {
     const { code, stdout } = await migrate(env, '--down-to', '032-order-authorizations-index');
     expect(code).toBe(0);
     expect(stdout).toBe(
-      'would undo, newest first (add --yes to do it):\n  034-authorization-filter-indexes\n  033-list-counts\n',
+      'would undo, newest first (add --yes to do it):\n  035-username-order\n  034-authorization-filter-indexes\n  033-list-counts\n',
     );
     expect(await ranMigrations(database)).toEqual(before);
   });
@@ -58,18 +58,20 @@ describe('npm run migrate', () => {
   it('with --yes undoes them, newest first, and the server migrates up again', async () => {
     const { code, stdout } = await migrate(env, '--down-to', '032-order-authorizations-index', '--yes');
     expect(code).toBe(0);
-    expect(stdout).toBe('034-authorization-filter-indexes  undone\n033-list-counts  undone\n');
+    expect(stdout).toBe('035-username-order  undone\n034-authorization-filter-indexes  undone\n033-list-counts  undone\n');
     expect((await ranMigrations(database)).at(-1)).toBe('032-order-authorizations-index');
     expect(await database.db.introspection.getTables().then((tables) => tables.some((t) => t.name === 'list_counts'))).toBe(
       false,
     );
     const listed = await migrate(env, '--list');
-    expect(listed.stdout).toMatch(/033-list-counts {2}pending\n034-authorization-filter-indexes {2}pending\n$/);
+    expect(listed.stdout).toMatch(
+      /033-list-counts {2}pending\n034-authorization-filter-indexes {2}pending\n035-username-order {2}pending\n$/,
+    );
 
     await database.migrate();
-    expect((await ranMigrations(database)).at(-1)).toBe('034-authorization-filter-indexes');
-    expect((await migrate(env, '--down-to', '034-authorization-filter-indexes', '--yes')).stdout).toBe(
-      'nothing to undo: 034-authorization-filter-indexes is the last migration that ran\n',
+    expect((await ranMigrations(database)).at(-1)).toBe('035-username-order');
+    expect((await migrate(env, '--down-to', '035-username-order', '--yes')).stdout).toBe(
+      'nothing to undo: 035-username-order is the last migration that ran\n',
     );
   });
 
@@ -95,7 +97,7 @@ describe('npm run migrate', () => {
       stderr: `no database at ${path.join(missing, 'manifold.db')}: set DATA_DIR or DATABASE_URL as the server has them\n`,
     });
     expect(badUrl).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(/^DATABASE_URL: /) });
-    expect(await ranMigrations(database)).toContain('034-authorization-filter-indexes');
+    expect(await ranMigrations(database)).toContain('035-username-order');
   });
 });
 
@@ -119,7 +121,7 @@ describe.runIf(inject('databases').includes('postgres'))('npm run migrate on Pos
         'stopped at 031-peer-devices: value too long for type character varying(36)\n' +
           'nothing was undone: the whole call ran in one transaction\n',
       );
-      expect((await ranMigrations(database)).at(-1)).toBe('034-authorization-filter-indexes');
+      expect((await ranMigrations(database)).at(-1)).toBe('035-username-order');
       const kept = await sql<{ subject_id: string }>`select subject_id from outbox`.execute(database.db);
       expect(kept.rows).toEqual([{ subject_id: subject }]);
     } finally {
