@@ -55,7 +55,8 @@ export const loadLoginRoute = async () => (await import('../features/auth/routes
 /** The pages of a tabbed area: the first on its bare path, each behind its own call's guard. */
 function areaPages(queryClient: QueryClient, basePath: string, pages: readonly SettingsPage[]) {
   return [
-    { index: true, loader: () => redirect(`${basePath}/${pages[0]!.path}`) },
+    // the loader redirects: nothing to render (an explicit null, so no leaf route lacks an element)
+    { index: true, loader: () => redirect(`${basePath}/${pages[0]!.path}`), element: null },
     ...pages.map((page) => ({
       path: page.path,
       ...gated(({ request }) => requireAccess(queryClient, request, page.requires), page.load),

@@ -59,6 +59,9 @@ describe('UploadTrayPanel failures', () => {
     const reason = zh.errorTokens.certificateExchangeChainVerifyFail;
     expect(screen.getByText(zh.uploads.failed.replace('{{reason}}', reason))).toBeTruthy();
     expect(screen.queryByText(/No trust anchor/)).toBeNull();
+    // the heading says the one upload failed, not only that it is done
+    const summary = zh.uploads.summaryWithFailed.replace('{{done}}', '1').replace('{{total}}', '1').replace('{{failed}}', '1');
+    expect(screen.getByRole('heading', { name: summary })).toBeTruthy();
 
     await act(async () => {
       tray.addFiles([new File(['x'], 'root.pem')], {

@@ -61,6 +61,7 @@ export function UploadTrayPanel({ tray = defaultTray }: { tray?: UploadTray }) {
 
 function OpenTray({ tray, state, t }: { tray: UploadTray; state: UploadTrayState; t: TFunction }) {
   const done = state.files.filter((file) => file.status !== 'processing').length;
+  const failed = state.files.filter((file) => file.status === 'failed').length;
   return (
     <Paper
       component="section"
@@ -73,7 +74,9 @@ function OpenTray({ tray, state, t }: { tray: UploadTray; state: UploadTrayState
     >
       <Group justify="space-between" mb={state.collapsed ? 0 : 'xs'}>
         <Text fw={600} size="sm" component="h2">
-          {t('uploads.summary', { done, total: state.files.length })}
+          {failed > 0
+            ? t('uploads.summaryWithFailed', { done, total: state.files.length, failed })
+            : t('uploads.summary', { done, total: state.files.length })}
         </Text>
         <Group gap={4}>
           <ActionIcon
