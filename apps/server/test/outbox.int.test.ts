@@ -347,6 +347,34 @@ describeEachDatabase(
       const ordersFor = async (authorizationId: string) =>
         (await downstreamOrders()).filter((entry) => entry.orderIdentity.authorizationId === authorizationId);
 
+      it('an authorization acknowledged after it was withdrawn is sent its revocation, also when its registration is suspended', async () => {
+        const { database } = ctx().app.services;
+        const late = revokeAfterLateDelivery(database.dialect);
+        const { authorizationId } = await sendAuthorization();
+        const row = await messageOf(authorizationId);
+        const registration = (state: string) =>
+          database.db
+            .updateTable('manage_instances')
+            .set({ registration_state: state })
+            .where('id', '=', ours.manageId)
+            .execute();
+        const revocations = async () =>
+          (await outboxRows()).filter((entry) => entry.kind === 'revocation' && entry.subject_id === authorizationId);
+        try {
+          // suspended meanwhile: queued all the same, sent when approved again
+          await registration('Suspended');
+          await database.transaction((trx) => late(row, trx, new Date().toISOString()));
+          expect((await revocations()).map((entry) => [entry.state, entry.target_id])).toEqual([['pending', ours.manageId]]);
+          // cancelled: nothing can go to it any more, and nothing fails
+          await registration('Cancelled');
+          await database.transaction((trx) => late(row, trx, new Date().toISOString()));
+          expect(await revocations()).toHaveLength(1);
+        } finally {
+          await registration('Approved');
+          await database.db.deleteFrom('outbox').where('subject_id', '=', authorizationId).execute();
+        }
+      });
+
       it('is woken when a message is committed: delivered with no poll due', async () => {
         const started = worker('outbox-test-wake');
         started.start(); // looks once now, then not for ten minutes unless woken

@@ -211,10 +211,11 @@ export class DelegatedLicences {
 
 /**
  * An authorization withdrawn while its message was on its way, which the downstream instance
- * acknowledged after all: it holds the order now, so it is sent the revocation.
+ * acknowledged after all: it holds the order now, so it is sent the revocation — also when its
+ * registration was suspended meanwhile (sent once approved again; cancelled: nothing can go).
  */
 export function revokeAfterLateDelivery(dialect: Dialect): AfterLateDelivery {
   return async (row, trx, now) => {
-    await new LicensingChanges(trx, dialect).queueRevocation({ id: row.subject_id, manage_id: row.target_id }, now);
+    await new LicensingChanges(trx, dialect).queueRevocation({ id: row.subject_id, manage_id: row.target_id }, now, true);
   };
 }

@@ -106,18 +106,19 @@ export class LicensingChanges {
   /**
    * Queues the revocation of a delivered authorization for its downstream instance; answers the
    * message id. The registration must be approved (`unableToRevokeDownstream`), except when the
-   * revocation comes from this instance's upstream (`fromUpstream`), which cannot be refused for
-   * it: then a suspended (not approved) registration gets the message when it is approved again
-   * (the outbox retries it meanwhile), and a cancelled or deleted one gets none.
+   * revocation cannot be refused (`cannotRefuse`): one from this instance's upstream, or the
+   * follow-up of an authorization the downstream acknowledged after it was withdrawn. Then a
+   * suspended (not approved) registration gets the message when it is approved again (the outbox
+   * retries it meanwhile), and a cancelled or deleted one gets none.
    */
   async queueRevocation(
     authorization: Pick<AuthorizationRecord, 'id' | 'manage_id'>,
     now: string,
-    fromUpstream = false,
+    cannotRefuse = false,
   ): Promise<string | undefined> {
     const peer = await new RecipientsRepository(this.db).findManage(authorization.manage_id!);
-    if (fromUpstream && (!peer || peer.registration_state === 'Cancelled')) return undefined;
-    if (!peer || (peer.registration_state !== 'Approved' && !fromUpstream)) {
+    if (cannotRefuse && (!peer || peer.registration_state === 'Cancelled')) return undefined;
+    if (!peer || (peer.registration_state !== 'Approved' && !cannotRefuse)) {
       throw new AppError('unableToRevokeDownstream', {
         field: 'authorizationId',
         description: `The downstream Manage instance is ${peer ? peer.registration_state : 'no longer registered'}`,
