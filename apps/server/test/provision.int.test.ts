@@ -570,3 +570,52 @@ describeEachDatabase('keys and certificates', (ctx) => {
     expect(form.properties.file).toMatchObject({ type: 'string', format: 'binary' });
   });
 });
+
+describeEachDatabase(
+  'keys and certificates under concurrent requests',
+  (ctx) => {
+    const statuses = (responses: { statusCode: number; body: string }[]) =>
+      responses.map((response) => `${response.statusCode} ${response.statusCode === 200 ? '' : response.body}`.trim());
+
+    it('answers every concurrent re-key, leaving one consistent pair of keys', async () => {
+      const token = await ctx().adminToken();
+      expect((await ctx().call('POST', '/ui/admin/provision', { token, body: { keyType: 'EC' } })).statusCode).toBe(200);
+      const rekeys = await Promise.all(
+        [1, 2, 3].map(() => ctx().call('POST', '/ui/admin/provision', { token, body: { keyType: 'EC', rekey: true } })),
+      );
+      expect(statuses(rekeys)).toEqual(['200', '200', '200']);
+      const pairs = await ctx().app.services.database.db.selectFrom('server_key_pairs').selectAll().execute();
+      expect(pairs).toHaveLength(2);
+      expect(new Set(pairs.map((pair) => Number(pair.generation))).size).toBe(1);
+    });
+
+    it('adds a trust anchor uploaded by concurrent requests once, answering each', async () => {
+      const token = await ctx().adminToken();
+      const root = await testRoot('Concurrent Root');
+      const responses = await Promise.all(
+        [1, 2, 3].map(() => upload(ctx(), token, { certificateType: 'trustAnchor', file: pemFile(root.certificatePem) })),
+      );
+      expect(statuses(responses)).toEqual(['200', '200', '200']);
+      expect((await certificates(ctx(), token)).trustAnchors).toHaveLength(1);
+
+      const { signingCSR } = await csrs(ctx(), token, '?csr=signing');
+      const certificate = pemFile(await issue(root, signingCSR!));
+      const installs = await Promise.all(
+        [1, 2, 3].map(() => upload(ctx(), token, { certificateType: 'signing', file: certificate })),
+      );
+      expect(statuses(installs)).toEqual(['200', '200', '200']);
+      expect((await certificates(ctx(), token)).signing).toMatchObject({ subject: expect.stringContaining('signing') });
+    });
+
+    it('answers concurrent development CA requests with the same CA and certificates', async () => {
+      const token = await ctx().adminToken();
+      const responses = await Promise.all([1, 2].map(() => ctx().call('POST', '/ui/admin/provision/development-ca', { token })));
+      expect(statuses(responses)).toEqual(['200', '200']);
+      const view = await certificates(ctx(), token);
+      expect(view.trustAnchors.filter((anchor) => anchor.development)).toHaveLength(1);
+      expect(view.signing?.development).toBe(true);
+      expect(view.encryption?.development).toBe(true);
+    });
+  },
+  { DEVELOPMENT_CA: 'true' },
+);

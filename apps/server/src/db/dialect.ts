@@ -159,12 +159,25 @@ export function isDeadlock(error: unknown): boolean {
  * Runs `work` (a whole transaction, or one statement outside any) again when the database broke
  * a deadlock by rolling it back, up to `attempts` times in all.
  */
-export async function retryOnDeadlock<T>(work: () => Promise<T>, attempts = 3): Promise<T> {
+export function retryOnDeadlock<T>(work: () => Promise<T>, attempts = 3): Promise<T> {
+  return retryWhile(isDeadlock, work, attempts);
+}
+
+/**
+ * Runs a whole transaction again when a concurrent one wrote the same row first (a unique
+ * violation) or the database broke a deadlock, up to `attempts` times in all: the next attempt
+ * sees what the other committed.
+ */
+export function retryOnConflict<T>(work: () => Promise<T>, attempts = 3): Promise<T> {
+  return retryWhile((error) => isUniqueViolation(error) || isDeadlock(error), work, attempts);
+}
+
+async function retryWhile<T>(retryable: (error: unknown) => boolean, work: () => Promise<T>, attempts: number): Promise<T> {
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await work();
     } catch (error) {
-      if (!isDeadlock(error) || attempt >= attempts) throw error;
+      if (!retryable(error) || attempt >= attempts) throw error;
     }
   }
 }

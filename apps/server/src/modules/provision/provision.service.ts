@@ -20,7 +20,7 @@ import { createCsr } from '../../crypto/csr.js';
 import { createDevelopmentRootCa, signCsrWithDevelopmentCa, type DevelopmentCa } from '../../crypto/development-ca.js';
 import { generateServiceKeyPairs, type KeyType } from '../../crypto/key-pairs.js';
 import type { Database } from '../../db/database.js';
-import { isUniqueViolation } from '../../db/dialect.js';
+import { isUniqueViolation, retryOnConflict } from '../../db/dialect.js';
 import type { DB, ServerKeyPairRow } from '../../db/schema.js';
 import { AppError } from '../../lib/app-error.js';
 import type { Caller } from '../../lib/caller.js';
@@ -75,31 +75,36 @@ export class ProvisionService {
     const pairs = await generateServiceKeyPairs(keyType);
     const createdAt = isoNow();
     try {
-      return await this.database.transaction(async (trx) => {
-        const repository = this.repository(trx);
-        const existing = await repository.keyPairs();
-        if (!rekey) this.assertNotProvisioned(existing);
-        const generation = Math.max(0, ...Object.values(existing).map((row) => Number(row.generation))) + 1;
-        const droppedCertificates = rekey ? await this.dropCertificates(repository) : [];
-        if (rekey) await repository.deleteKeyPairs();
-        await repository.insertKeyPairs(
-          keyPurposes.map((purpose) => ({
-            purpose,
-            key_type: keyType,
-            public_key_pem: pairs[purpose].publicKeyPem,
-            sealed_private_key: this.sealer.seal(pairs[purpose].privateKeyPem),
-            generation,
-            created_at: createdAt,
-          })),
-        );
-        const rekeyed = Object.keys(existing).length > 0;
-        await this.audit(trx).recordBy(caller, rekeyed ? 'serverKeysRekeyed' : 'serverKeysProvisioned', 'server', {
-          keyType,
-          generation,
-          ...(rekeyed ? { droppedCertificates } : {}),
-        });
-        return { keyType, generation, createdAt };
-      });
+      // concurrent re-keys take turns; a concurrent first provisioning answers provisionAlreadyIntialized
+      return await retryOnConflict(
+        () =>
+          this.database.transaction(async (trx) => {
+            const repository = this.repository(trx);
+            const existing = await repository.keyPairs();
+            if (!rekey) this.assertNotProvisioned(existing);
+            const generation = Math.max(0, ...Object.values(existing).map((row) => Number(row.generation))) + 1;
+            const droppedCertificates = rekey ? await this.dropCertificates(repository) : [];
+            if (rekey) await repository.deleteKeyPairs();
+            await repository.insertKeyPairs(
+              keyPurposes.map((purpose) => ({
+                purpose,
+                key_type: keyType,
+                public_key_pem: pairs[purpose].publicKeyPem,
+                sealed_private_key: this.sealer.seal(pairs[purpose].privateKeyPem),
+                generation,
+                created_at: createdAt,
+              })),
+            );
+            const rekeyed = Object.keys(existing).length > 0;
+            await this.audit(trx).recordBy(caller, rekeyed ? 'serverKeysRekeyed' : 'serverKeysProvisioned', 'server', {
+              keyType,
+              generation,
+              ...(rekeyed ? { droppedCertificates } : {}),
+            });
+            return { keyType, generation, createdAt };
+          }),
+        rekey ? 3 : 1,
+      );
     } catch (error) {
       if (isUniqueViolation(error)) throw new AppError('provisionAlreadyIntialized');
       throw error;
@@ -203,35 +208,38 @@ export class ProvisionService {
     });
     const development =
       Number(anchors.find((anchor) => anchor.fingerprint_sha256 === checked.trustAnchorFingerprint)?.development) === 1;
-    await this.database.transaction(async (trx) => {
-      const current = await this.repository(trx).keyPair(purpose);
-      if (current?.public_key_pem !== keyPair.public_key_pem) {
-        throw new AppError('provisionCsrInvalid', {
-          field: 'file',
-          description: `The server's ${purpose} key was replaced while the certificate was checked; request a new CSR`,
+    // a concurrent upload for the same purpose may install first: then this one replaces it
+    await retryOnConflict(() =>
+      this.database.transaction(async (trx) => {
+        const current = await this.repository(trx).keyPair(purpose);
+        if (current?.public_key_pem !== keyPair.public_key_pem) {
+          throw new AppError('provisionCsrInvalid', {
+            field: 'file',
+            description: `The server's ${purpose} key was replaced while the certificate was checked; request a new CSR`,
+          });
+        }
+        await this.repository(trx).replaceCertificate({
+          purpose,
+          certificate_pem: checked.chainPem,
+          subject: checked.leaf.subject,
+          issuer: checked.leaf.issuer,
+          serial_number: checked.leaf.serialNumber,
+          not_before: checked.leaf.notBefore.toISOString(),
+          not_after: checked.leaf.notAfter.toISOString(),
+          fingerprint_sha256: checked.leaf.fingerprintSha256,
+          trust_anchor_fingerprint: checked.trustAnchorFingerprint,
+          development: development ? 1 : 0,
+          installed_at: isoNow(),
         });
-      }
-      await this.repository(trx).replaceCertificate({
-        purpose,
-        certificate_pem: checked.chainPem,
-        subject: checked.leaf.subject,
-        issuer: checked.leaf.issuer,
-        serial_number: checked.leaf.serialNumber,
-        not_before: checked.leaf.notBefore.toISOString(),
-        not_after: checked.leaf.notAfter.toISOString(),
-        fingerprint_sha256: checked.leaf.fingerprintSha256,
-        trust_anchor_fingerprint: checked.trustAnchorFingerprint,
-        development: development ? 1 : 0,
-        installed_at: isoNow(),
-      });
-      await this.audit(trx).recordBy(caller, 'serverCertificateInstalled', purpose, {
-        subject: checked.leaf.subject,
-        issuer: checked.leaf.issuer,
-        serialNumber: checked.leaf.serialNumber,
-        fingerprintSha256: checked.leaf.fingerprintSha256,
-        development,
-      });
-    });
+        await this.audit(trx).recordBy(caller, 'serverCertificateInstalled', purpose, {
+          subject: checked.leaf.subject,
+          issuer: checked.leaf.issuer,
+          serialNumber: checked.leaf.serialNumber,
+          fingerprintSha256: checked.leaf.fingerprintSha256,
+          development,
+        });
+      }),
+    );
     const anchorDevelopment = (fingerprint: string) =>
       Number(anchors.find((anchor) => anchor.fingerprint_sha256 === fingerprint)?.development) === 1;
     return {
@@ -243,33 +251,36 @@ export class ProvisionService {
 
   private async addTrustAnchors(bundlePem: string, caller: Caller, development: boolean): Promise<TProvisionUploadResponse> {
     const checked = checkTrustAnchors(bundlePem);
-    const stored = await this.database.transaction(async (trx) => {
-      const repository = this.repository(trx);
-      const flags: boolean[] = [];
-      for (const anchor of checked) {
-        const fingerprint = anchor.description.fingerprintSha256;
-        const existing = await repository.trustAnchor(fingerprint);
-        if (existing) {
-          flags.push(Number(existing.development) === 1);
-          continue;
+    // a concurrent upload of the same anchor may insert first: the next attempt finds it
+    const stored = await retryOnConflict(() =>
+      this.database.transaction(async (trx) => {
+        const repository = this.repository(trx);
+        const flags: boolean[] = [];
+        for (const anchor of checked) {
+          const fingerprint = anchor.description.fingerprintSha256;
+          const existing = await repository.trustAnchor(fingerprint);
+          if (existing) {
+            flags.push(Number(existing.development) === 1);
+            continue;
+          }
+          await repository.insertTrustAnchor({
+            fingerprint_sha256: fingerprint,
+            certificate_pem: anchor.pem,
+            subject: anchor.description.subject,
+            not_after: anchor.description.notAfter.toISOString(),
+            development: development ? 1 : 0,
+            created_at: isoNow(),
+          });
+          await this.audit(trx).recordBy(caller, 'trustAnchorAdded', anchor.description.subject, {
+            fingerprintSha256: fingerprint,
+            notAfter: anchor.description.notAfter.toISOString(),
+            development,
+          });
+          flags.push(development);
         }
-        await repository.insertTrustAnchor({
-          fingerprint_sha256: fingerprint,
-          certificate_pem: anchor.pem,
-          subject: anchor.description.subject,
-          not_after: anchor.description.notAfter.toISOString(),
-          development: development ? 1 : 0,
-          created_at: isoNow(),
-        });
-        await this.audit(trx).recordBy(caller, 'trustAnchorAdded', anchor.description.subject, {
-          fingerprintSha256: fingerprint,
-          notAfter: anchor.description.notAfter.toISOString(),
-          development,
-        });
-        flags.push(development);
-      }
-      return flags;
-    });
+        return flags;
+      }),
+    );
     const infos = checked.map((anchor, index) => toCertificateInfo(anchor.description, stored[index] === true));
     return { certificateType: 'trustAnchor', certificate: infos[0]!, chain: infos.slice(1) };
   }
