@@ -737,5 +737,85 @@ describeEachDatabase('quality: inspections, parts search, trace parameters', (ct
         new Set(['traceParameterTypeAdded', 'traceParameterTemplateChanged', 'traceParameterValueChanged']),
       );
     });
+
+    it('answers the name taken, not a crash, to two adds of one name at once', async () => {
+      const types = await Promise.all(
+        ['Surface', 'surface'].map((name) => ctx().call('POST', '/ui/svp-type/add', { token: admin, body: { name } })),
+      );
+      expect(types.map((r) => r.statusCode).sort()).toEqual([200, 420]);
+      expectToken(
+        types.find((r) => r.statusCode !== 200)!,
+        420,
+        'svpTypeNameTaken',
+        'name',
+      );
+      const typeId = types.find((r) => r.statusCode === 200)!.json<{ id: string }>().id;
+      const templates = await Promise.all(
+        ['Gloss', 'GLOSS'].map((name) =>
+          ctx().call('POST', '/ui/svp/add', {
+            token: admin,
+            body: { typeId, name, parameters: [{ name: 'Gloss units', dataType: 'MANUAL_ENTRY', association: 'PART' }] },
+          }),
+        ),
+      );
+      expect(templates.map((r) => r.statusCode).sort()).toEqual([200, 420]);
+      expectToken(
+        templates.find((r) => r.statusCode !== 200)!,
+        420,
+        'svpTemplateNameTaken',
+        'name',
+      );
+    });
+
+    it('refuses an edit naming one parameter twice, and keeps names unique under concurrent edits', async () => {
+      const type = await ctx().call('POST', '/ui/svp-type/add', { token: admin, body: { name: 'Edits' } });
+      const typeId = type.json<{ id: string }>().id;
+      const added = await ctx().call('POST', '/ui/svp/add', {
+        token: admin,
+        body: {
+          typeId,
+          name: 'Edited',
+          parameters: [
+            { name: 'One', dataType: 'MANUAL_ENTRY', association: 'PART' },
+            { name: 'Two', dataType: 'MANUAL_ENTRY', association: 'PART' },
+          ],
+        },
+      });
+      expect(added.statusCode, added.body).toBe(200);
+      const edited = added.json<TSvpTemplate>();
+      const [one, two] = edited.parameters;
+      const body = (parameters: object[]) => ({ id: edited.id, typeId, name: 'Edited', parameters });
+      expectToken(
+        await ctx().call('POST', '/ui/svp/edit', {
+          token: admin,
+          body: body([
+            { parameterId: one!.parameterId, name: 'One', dataType: 'MANUAL_ENTRY', association: 'PART' },
+            { parameterId: one!.parameterId, name: 'Uno', dataType: 'MANUAL_ENTRY', association: 'PART' },
+            { parameterId: two!.parameterId, name: 'Two', dataType: 'MANUAL_ENTRY', association: 'PART' },
+          ]),
+        }),
+        400,
+        'malformedRequest',
+        'parameters[1].parameterId',
+      );
+      const kept = [one!, two!].map(({ parameterId, name }) => ({
+        parameterId,
+        name,
+        dataType: 'MANUAL_ENTRY',
+        association: 'PART',
+      }));
+      const answers = await Promise.all(
+        [0, 1].map(() =>
+          ctx().call('POST', '/ui/svp/edit', {
+            token: admin,
+            body: body([...kept, { name: 'Three', dataType: 'MANUAL_ENTRY', association: 'PART' }]),
+          }),
+        ),
+      );
+      for (const answer of answers) expect(answer.statusCode, answer.body).toBe(200);
+      const listed = await ctx().call('GET', `/ui/svp/list?typeId=${typeId}`, { token: admin });
+      const names = listed.json<{ data: TSvpTemplate[] }>().data[0]!.parameters.map((p) => p.name);
+      expect(names).toEqual(['One', 'Two', 'Three']);
+    });
   });
 });

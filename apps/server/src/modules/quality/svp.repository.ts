@@ -1,5 +1,6 @@
 import type { Insertable, Kysely, Updateable } from 'kysely';
 import type { TPage, TPageQuery } from '@manifold/contract';
+import type { Dialect } from '../../db/dialect.js';
 import { paginate } from '../../db/paging.js';
 import type { DB } from '../../db/schema.js';
 import type {
@@ -66,6 +67,11 @@ export class SvpRepository {
       .select('svp_types.name as type_name')
       .where('svp_templates.id', '=', id)
       .executeTakeFirst();
+  }
+
+  /** Locks a template's row for the transaction (SQLite runs one writer at a time); undefined when it does not exist. */
+  lockTemplate(id: string, dialect: Dialect): Promise<{ id: string } | undefined> {
+    return dialect.forUpdate(this.db.selectFrom('svp_templates').select('id').where('id', '=', id)).executeTakeFirst();
   }
 
   listTemplates(page: TPageQuery, filter: { typeId?: string | undefined }) {

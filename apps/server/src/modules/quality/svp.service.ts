@@ -12,6 +12,7 @@ import type {
   TSvpValue,
 } from '@manifold/contract';
 import type { Database } from '../../db/database.js';
+import { isUniqueViolation } from '../../db/dialect.js';
 import type { SvpParameterRow } from '../../db/schema-quality.js';
 import { AppError, ErrorCollector } from '../../lib/app-error.js';
 import type { Caller } from '../../lib/caller.js';
@@ -94,12 +95,14 @@ export class SvpService {
     const nameKey = input.name.toLowerCase();
     if (await this.repository().typeByNameKey(nameKey)) throw new AppError('svpTypeNameTaken', { field: 'name' });
     const row = { id: randomUUID(), name: input.name, name_key: nameKey, description: input.description, created_at: isoNow() };
-    await this.database.transaction(async (trx) => {
-      await this.repository(trx).insertType(row);
-      await new AuditRepository(trx, this.database.dialect).recordBy(caller, 'traceParameterTypeAdded', row.id, {
-        name: row.name,
-      });
-    });
+    await this.database
+      .transaction(async (trx) => {
+        await this.repository(trx).insertType(row);
+        await new AuditRepository(trx, this.database.dialect).recordBy(caller, 'traceParameterTypeAdded', row.id, {
+          name: row.name,
+        });
+      })
+      .catch(nameTaken('svpTypeNameTaken'));
     return { id: row.id, name: row.name, description: row.description, dateCreated: row.created_at };
   }
 
@@ -147,29 +150,31 @@ export class SvpService {
     }
     const id = randomUUID();
     const now = isoNow();
-    await this.database.transaction(async (trx) => {
-      const repository = this.repository(trx);
-      await repository.insertTemplate({
-        id,
-        type_id: input.typeId,
-        name: input.name,
-        name_key: input.name.toLowerCase(),
-        description: input.description,
-        created_at: now,
-        updated_at: now,
-      });
-      await repository.insertParameters(
-        this.parameterRows(
+    await this.database
+      .transaction(async (trx) => {
+        const repository = this.repository(trx);
+        await repository.insertTemplate({
           id,
-          input,
-          input.parameters.map(() => randomUUID()),
-        ),
-      );
-      await new AuditRepository(trx, this.database.dialect).recordBy(caller, 'traceParameterTemplateChanged', id, {
-        action: 'added',
-        name: input.name,
-      });
-    });
+          type_id: input.typeId,
+          name: input.name,
+          name_key: input.name.toLowerCase(),
+          description: input.description,
+          created_at: now,
+          updated_at: now,
+        });
+        await repository.insertParameters(
+          this.parameterRows(
+            id,
+            input,
+            input.parameters.map(() => randomUUID()),
+          ),
+        );
+        await new AuditRepository(trx, this.database.dialect).recordBy(caller, 'traceParameterTemplateChanged', id, {
+          action: 'added',
+          name: input.name,
+        });
+      })
+      .catch(nameTaken('svpTemplateNameTaken'));
     return this.template(id);
   }
 
@@ -181,46 +186,65 @@ export class SvpService {
   async editTemplate(input: TSvpEditRequest, caller: Pick<Caller, 'username' | 'sourceIp'>): Promise<TSvpTemplate> {
     if (!(await this.repository().findTemplate(input.id))) throw new AppError('svpTemplateNotPresent', { field: 'id' });
     await this.checkTemplate(input, input.id);
-    const existing = await this.repository().parametersOf([input.id]);
-    const byId = new Map(existing.map((row) => [row.id, row]));
-    const inUse = await this.repository().parametersInUse(existing.map((row) => row.id));
-    const problems = new ErrorCollector();
-    input.parameters.forEach((parameter, index) => {
-      if (parameter.parameterId === undefined) return;
-      const current = byId.get(parameter.parameterId);
-      if (!current) return problems.add('svpParameterNotPresent', `parameters[${index}].parameterId`);
-      if (inUse.has(current.id) && (current.data_type !== parameter.dataType || current.association !== parameter.association)) {
-        problems.add('svpParameterInUse', `parameters[${index}].dataType`);
-      }
-    });
-    const kept = new Set(input.parameters.map((parameter) => parameter.parameterId).filter((id) => id !== undefined));
-    const removed = existing.filter((row) => !kept.has(row.id));
-    for (const row of removed) if (inUse.has(row.id)) problems.add('svpParameterInUse', 'parameters', `${row.name} has values`);
-    problems.throwIfAny();
-    await this.database.transaction(async (trx) => {
-      const repository = this.repository(trx);
-      await repository.updateTemplate(input.id, {
-        type_id: input.typeId,
-        name: input.name,
-        name_key: input.name.toLowerCase(),
-        description: input.description,
-        updated_at: isoNow(),
-      });
-      await repository.deleteParameters(removed.map((row) => row.id));
-      const rows = this.parameterRows(
-        input.id,
-        input,
-        input.parameters.map((parameter) => parameter.parameterId ?? randomUUID()),
-      );
-      for (const row of rows) {
-        if (byId.has(row.id)) await repository.updateParameter(row.id, row);
-        else await repository.insertParameters([row]);
-      }
-      await new AuditRepository(trx, this.database.dialect).recordBy(caller, 'traceParameterTemplateChanged', input.id, {
-        action: 'edited',
-        name: input.name,
-      });
-    });
+    // one edit of a template at a time: the parameters are read and checked under the template's
+    // row lock, so two concurrent edits cannot both add a parameter of one name
+    await this.database
+      .transaction(async (trx) => {
+        const repository = this.repository(trx);
+        if (!(await repository.lockTemplate(input.id, this.database.dialect))) {
+          throw new AppError('svpTemplateNotPresent', { field: 'id' });
+        }
+        const existing = await repository.parametersOf([input.id]);
+        const byId = new Map(existing.map((row) => [row.id, row]));
+        const inUse = await repository.parametersInUse(existing.map((row) => row.id));
+        const problems = new ErrorCollector();
+        const named = new Set<string>();
+        input.parameters.forEach((parameter, index) => {
+          if (parameter.parameterId === undefined) return;
+          if (named.has(parameter.parameterId)) {
+            return problems.add(
+              'malformedRequest',
+              `parameters[${index}].parameterId`,
+              'A parameter is named once in a template',
+            );
+          }
+          named.add(parameter.parameterId);
+          const current = byId.get(parameter.parameterId);
+          if (!current) return problems.add('svpParameterNotPresent', `parameters[${index}].parameterId`);
+          if (
+            inUse.has(current.id) &&
+            (current.data_type !== parameter.dataType || current.association !== parameter.association)
+          ) {
+            problems.add('svpParameterInUse', `parameters[${index}].dataType`);
+          }
+        });
+        const removed = existing.filter((row) => !named.has(row.id));
+        for (const row of removed)
+          if (inUse.has(row.id)) problems.add('svpParameterInUse', 'parameters', `${row.name} has values`);
+        problems.throwIfAny();
+        await repository.updateTemplate(input.id, {
+          type_id: input.typeId,
+          name: input.name,
+          name_key: input.name.toLowerCase(),
+          description: input.description,
+          updated_at: isoNow(),
+        });
+        await repository.deleteParameters(removed.map((row) => row.id));
+        const rows = this.parameterRows(
+          input.id,
+          input,
+          input.parameters.map((parameter) => parameter.parameterId ?? randomUUID()),
+        );
+        for (const row of rows) {
+          if (byId.has(row.id)) await repository.updateParameter(row.id, row);
+          else await repository.insertParameters([row]);
+        }
+        await new AuditRepository(trx, this.database.dialect).recordBy(caller, 'traceParameterTemplateChanged', input.id, {
+          action: 'edited',
+          name: input.name,
+        });
+      })
+      .catch(nameTaken('svpTemplateNameTaken'));
     return this.template(input.id);
   }
 
@@ -228,12 +252,16 @@ export class SvpService {
   async deleteTemplate(id: string, caller: Pick<Caller, 'username' | 'sourceIp'>): Promise<void> {
     const template = await this.repository().findTemplate(id);
     if (!template) throw new AppError('svpTemplateNotPresent', { field: 'id' });
-    const parameters = await this.repository().parametersOf([id]);
-    if ((await this.repository().parametersInUse(parameters.map((row) => row.id))).size > 0) {
-      throw new AppError('svpTemplateInUse', { field: 'id' });
-    }
     await this.database.transaction(async (trx) => {
-      await this.repository(trx).deleteTemplate(id);
+      const repository = this.repository(trx);
+      // under the template's row lock, as an edit: a parameter an edit adds meanwhile is seen
+      if (!(await repository.lockTemplate(id, this.database.dialect)))
+        throw new AppError('svpTemplateNotPresent', { field: 'id' });
+      const parameters = await repository.parametersOf([id]);
+      if ((await repository.parametersInUse(parameters.map((row) => row.id))).size > 0) {
+        throw new AppError('svpTemplateInUse', { field: 'id' });
+      }
+      await repository.deleteTemplate(id);
       await new AuditRepository(trx, this.database.dialect).recordBy(caller, 'traceParameterTemplateChanged', id, {
         action: 'deleted',
         name: template.name,
@@ -472,6 +500,14 @@ export class SvpService {
       throw error;
     }
   }
+}
+
+/** A name another request took between the check and the insert: the unique key answers it. */
+function nameTaken(token: 'svpTypeNameTaken' | 'svpTemplateNameTaken') {
+  return (error: unknown): never => {
+    if (isUniqueViolation(error)) throw new AppError(token, { field: 'name' });
+    throw error;
+  };
 }
 
 function fileColumns(file: StoredValueFile) {
