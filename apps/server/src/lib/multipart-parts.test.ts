@@ -84,3 +84,39 @@ describe('formParts', () => {
     expect(server.outcome.settled).toBe('failed');
   });
 });
+
+describe('formParts on a whole request whose form is cut off', () => {
+  it('fails with malformedRequest, rather than waiting forever, when the form ends inside a field after a file', async () => {
+    const app = Fastify({ logger: false });
+    await registerMultipart(app, 10 * 1024 * 1024);
+    let outcome = '';
+    app.post('/upload', async (request) => {
+      try {
+        for await (const part of formParts(request)) {
+          if (part.type === 'file') await pipeline(part.file, new Writable({ write: (_chunk, _encoding, done) => done() }));
+        }
+        outcome = 'read';
+      } catch (error) {
+        outcome = error instanceof Error ? error.message : String(error);
+      }
+      return {};
+    });
+    close = () => app.close();
+    const cut = Buffer.concat([
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+      ),
+      Buffer.alloc(1024, 7),
+      Buffer.from(`\r\n--${boundary}\r\nContent-Disposition: form-data; name="note"\r\n\r\nhel`),
+    ]);
+    const answer = app.inject({
+      method: 'POST',
+      url: '/upload',
+      payload: cut,
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+    });
+    const result = await Promise.race([answer.then(() => 'answered' as const), sleep(5000).then(() => 'hung' as const)]);
+    expect(result).toBe('answered');
+    expect(outcome).toMatch(/multipart form cannot be read/);
+  });
+});

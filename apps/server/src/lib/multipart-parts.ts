@@ -33,6 +33,11 @@ export async function* formParts(request: FastifyRequest, limits?: PartsOptions[
     if (result.done) return;
     const part = result.value;
     if (part.type === 'field') assertCarryableText(part.value, part.fieldname);
+    // the form broke off (cut short, or the client left) before this file was read: the parser
+    // destroyed its stream already, which would then never end nor fail for the reader
+    if (part.type === 'file' && part.file.destroyed && !part.file.readableEnded) {
+      throw multipartFailure(new Error('the form ends before it is complete'));
+    }
     yield part;
   }
 }
