@@ -7,6 +7,8 @@ import type { TPackage, TPackageDetail, TPackageFile } from '@manifold/contract'
 import { multipartForm } from './helpers/multipart.js';
 import { createPackage, onePixelPng, provisionServer, threeMfWithThumbnail, uploadForm } from './helpers/packages-fixtures.js';
 import { describeEachDatabase, expectToken, type TestApp } from './helpers/test-app.js';
+import { zipArchive } from './helpers/zip-archive.js';
+import { PackagesRepository } from '../src/modules/packages/packages.repository.js';
 
 const uuid = '00000000-0000-4000-8000-000000000000';
 const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
@@ -278,6 +280,50 @@ describeEachDatabase('package files', (ctx) => {
       ).json<TPackageDetail>();
       expect(again.displayImage).toBe(detail.displayImage);
     });
+    it.each([
+      ['an empty relationships part', [{ name: '_rels/.rels', data: Buffer.alloc(0) }]],
+      ['an empty thumbnail', [{ name: 'Metadata/thumbnail.png', data: Buffer.alloc(0) }]],
+    ])('stores a public 3MF with %s (no display image, never a 500)', async (_case, entries) => {
+      const target = await createPackage(ctx());
+      const response = await upload(ctx(), target.dsiId, zipArchive(entries), { filename: 'empty-parts.3mf' });
+      expect(response.statusCode, response.body).toBe(200);
+      const detail = (
+        await ctx().call('GET', `/ui/package/fetch?dsiId=${target.dsiId}`, { token: await ctx().adminToken() })
+      ).json<TPackageDetail>();
+      expect(detail.displayImage).toBeNull();
+      expect(detail.files.map((file) => file.fileName)).toEqual(['empty-parts.3mf']);
+    });
+
+    it('stores a file whose content type is as long as a form may send (never a 500)', async () => {
+      const before = await uploadTraces(ctx(), pkg.dsiId);
+      const response = await uploadForm(ctx(), '/ui/package/files/upload', await ctx().adminToken(), {
+        dsiId: pkg.dsiId,
+        isPublic: 'true',
+        file: { filename: 'long-type.bin', content: 'x', contentType: `${'a'.repeat(64)}/${'b'.repeat(64)}` },
+      });
+      expect(response.statusCode, response.body).toBe(200);
+      const file = response.json<TPackageFile>();
+      expect(file.contentType.length).toBeLessThanOrEqual(128);
+      expect((await fileRows(ctx(), pkg.dsiId)).length).toBe(before.rows + 1);
+      expect((await download(ctx(), file.fileId)).statusCode).toBe(200);
+    });
+
+    it('has no HEAD download (it would record an access that hands nothing out)', async () => {
+      const file = (await upload(ctx(), pkg.dsiId, 'x', { filename: 'head.stl' })).json<TPackageFile>();
+      const response = await ctx().app.inject({
+        method: 'HEAD',
+        url: `/ui/package/files/download?fileId=${file.fileId}`,
+        headers: { authorization: `Bearer ${await ctx().adminToken()}` },
+      });
+      expect(response.statusCode).toBe(404);
+      const accesses = await ctx()
+        .app.services.database.db.selectFrom('audit_events')
+        .select('details')
+        .where('event_type', '=', 'publicFileAccessed')
+        .where('subject', '=', pkg.dsiId)
+        .execute();
+      expect(accesses.filter((row) => JSON.stringify(row.details).includes(file.fileId))).toEqual([]);
+    });
   });
 
   describe('private files', () => {
@@ -381,6 +427,72 @@ describeEachDatabase('package files', (ctx) => {
       );
       expect((await fs.readFile(file)).equals(bytes)).toBe(true);
       expect((await storageFiles(ctx())).temporary).toEqual([]);
+    });
+
+    describe('while a build is running', () => {
+      /**
+       * Holds a build inside its transaction, after it read the package's files and before it
+       * writes the revision, while `change` runs; then lets both finish.
+       */
+      async function duringBuild(dsiId: string, change: () => Promise<{ statusCode: number; body: string }>) {
+        const token = await ctx().adminToken();
+        const original = PackagesRepository.prototype.insertRevision;
+        let reached!: () => void;
+        const reachedInsert = new Promise<void>((resolve) => (reached = resolve));
+        let release!: () => void;
+        const released = new Promise<void>((resolve) => (release = resolve));
+        PackagesRepository.prototype.insertRevision = async function (this: PackagesRepository, ...args) {
+          reached();
+          await released;
+          return original.apply(this, args);
+        };
+        try {
+          const build = ctx().call('POST', '/ui/package/build', { token, body: { dsiId } });
+          await reachedInsert;
+          const changed = change();
+          await new Promise((resolve) => setTimeout(resolve, 500));
+          release();
+          const [built, answer] = await Promise.all([build, changed]);
+          expect(built.statusCode, built.body).toBe(200);
+          expect(answer.statusCode, answer.body).toBe(200);
+        } finally {
+          release();
+          PackagesRepository.prototype.insertRevision = original;
+        }
+      }
+
+      /** Every stored object a revision of the package names is still in storage. */
+      async function expectRevisionObjectsKept(dsiId: string) {
+        const rows = await ctx()
+          .app.services.database.db.selectFrom('revision_files')
+          .innerJoin('package_revisions', 'package_revisions.id', 'revision_files.revision_id')
+          .select('revision_files.storage_key')
+          .where('package_revisions.package_id', '=', dsiId)
+          .execute();
+        expect(rows.length).toBeGreaterThan(0);
+        for (const row of rows) expect(await ctx().app.services.storage.exists(row.storage_key)).toBe(true);
+      }
+
+      it('keeps the stored object of a file deleted meanwhile: the revision names it', async () => {
+        const target = await createPackage(ctx());
+        const file = (await upload(ctx(), target.dsiId, 'frozen', { filename: 'frozen.stl' })).json<TPackageFile>();
+        await duringBuild(target.dsiId, async () =>
+          ctx().call('POST', '/ui/package/files/delete', { token: await ctx().adminToken(), body: { fileId: file.fileId } }),
+        );
+        await expectRevisionObjectsKept(target.dsiId);
+      });
+
+      it('keeps the stored object of a file made private meanwhile: the revision names it', async () => {
+        const target = await createPackage(ctx());
+        const file = (await upload(ctx(), target.dsiId, 'frozen', { filename: 'switched.stl' })).json<TPackageFile>();
+        await duringBuild(target.dsiId, async () =>
+          ctx().call('POST', '/ui/package/files/privacy', {
+            token: await ctx().adminToken(),
+            body: { fileId: file.fileId, isPublic: false },
+          }),
+        );
+        await expectRevisionObjectsKept(target.dsiId);
+      });
     });
   });
 

@@ -167,6 +167,23 @@ describeEachDatabase(
         },
       );
 
+      it('takes a name of 255 characters whose lower case is longer (İ), still unique ignoring case', async () => {
+        const folderName = `${'\u0130'.repeat(200)}${'A'.repeat(55)}`;
+        const created = await createFolder(admin, { parentNodeId: folderA.nodeId, folderName });
+        expect(created.statusCode, created.body).toBe(200);
+        expect(created.json()).toMatchObject({ folderName });
+        expectToken(
+          await createFolder(admin, { parentNodeId: folderA.nodeId, folderName: `${'\u0130'.repeat(200)}${'a'.repeat(55)}` }),
+          420,
+          'secureRepoNameTaken',
+          'folderName',
+        );
+        const file = await uploadFile(alice.token, folderA.nodeId, `${'\u0130'.repeat(250)}.txt`, 'x');
+        expect(file.statusCode, file.body).toBe(200);
+        const listed = await call('GET', `/ui/secure-repo/list?nodeId=${folderA.nodeId}&numberOfItems=100`, admin);
+        expect(listed.json<TSecureRepoListResponse>().nodes.map((node) => node.folderName)).toContain(folderName);
+      });
+
       it('refuses a name taken in the folder, ignoring case (secureRepoNameTaken); another folder may reuse it', async () => {
         expect((await createFolder(admin, { parentNodeId: folderA.nodeId, folderName: 'Specs' })).statusCode).toBe(200);
         expectToken(

@@ -13,7 +13,10 @@ export function sanitizeFileName(raw: string | undefined): string {
 /** A MIME type as data (`type/subtype`), or `application/octet-stream` when it is not one. */
 export function sanitizeContentType(raw: string | undefined): string {
   const value = (raw ?? '').trim().toLowerCase();
-  return /^[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,63}$/.test(value) ? value : 'application/octet-stream';
+  // at most 128 characters: what the content-type columns hold
+  return value.length <= 128 && /^[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,63}$/.test(value)
+    ? value
+    : 'application/octet-stream';
 }
 
 /** `Content-Disposition: attachment` with an ASCII fallback and the UTF-8 name (RFC 6266, 8187). */

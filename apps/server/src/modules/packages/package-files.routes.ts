@@ -66,6 +66,8 @@ export const packageFilesRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/ui/package/files/download',
     {
+      // a HEAD would open (and decrypt) the file and record an access without handing the file out
+      exposeHeadRoute: false,
       schema: {
         tags,
         summary: 'Download a file (private files: ADMIN, decrypted on the fly; each access is audited)',

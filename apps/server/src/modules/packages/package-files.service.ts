@@ -13,7 +13,7 @@ import {
 } from '../../crypto/design-keys.js';
 import type { Database } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
-import type { ImageRow, PackageFileRow, PackageFileValues } from '../../db/schema-packages.js';
+import type { ImageRow, PackageFileRow, PackageFileValues, PackageRow } from '../../db/schema-packages.js';
 import { AppError } from '../../lib/app-error.js';
 import type { Caller } from '../../lib/caller.js';
 import { sanitizeContentType, sanitizeFileName } from '../../lib/file-names.js';
@@ -93,7 +93,8 @@ export class PackageFilesService {
     const thumbnail = input.isPublic ? await this.orRemove([stored.key], () => this.thumbnailImage(row)) : undefined;
     await this.orRemove([stored.key, thumbnail?.storage_key], () =>
       this.database.transaction(async (trx) => {
-        if (!(await this.packages(trx).findPackage(input.dsiId))) throw new AppError('packageNotPresent', { field: 'dsiId' });
+        // locked: a package deleted meanwhile answers packageNotPresent, not a foreign-key failure
+        if (!(await this.lockPackage(trx, input.dsiId))) throw new AppError('packageNotPresent', { field: 'dsiId' });
         await this.packages(trx).insertFile(row);
         await this.audit(trx).recordBy(caller, 'designPackageFileAdded', input.dsiId, {
           fileId: row.id,
@@ -139,6 +140,8 @@ export class PackageFilesService {
     const thumbnail = input.isPublic ? await this.orRemove([stored.key], () => this.thumbnailImage(updated)) : undefined;
     await this.orRemove([stored.key, thumbnail?.storage_key], () =>
       this.database.transaction(async (trx) => {
+        // a build of the package reading the old object commits its revision first (then the object stays)
+        await this.lockPackage(trx, row.package_id);
         const swapped = await this.packages(trx).replaceFileObject(row.id, row.storage_key, {
           is_public: updated.is_public,
           storage_key: updated.storage_key,
@@ -164,6 +167,10 @@ export class PackageFilesService {
 
   async delete(input: { fileId: string }, caller: Caller): Promise<void> {
     const row = await this.database.transaction(async (trx) => {
+      const file = await this.packages(trx).findFile(input.fileId);
+      if (!file) throw new AppError('packageFileNotPresent', { field: 'fileId' });
+      // a build of the package that read the file commits its revision first: its object then stays
+      await this.lockPackage(trx, file.package_id);
       const found = await this.packages(trx).findFile(input.fileId);
       if (!found) throw new AppError('packageFileNotPresent', { field: 'fileId' });
       await this.packages(trx).deleteFile(found.id);
@@ -255,7 +262,9 @@ export class PackageFilesService {
     const thumbnail = await readZipThumbnail(
       {
         size: Number(row.stored_size),
-        read: async (start, length) => buffer(await this.storage.get(row.storage_key, { start, end: start + length - 1 })),
+        // an empty zip entry (an empty `_rels/.rels` or thumbnail) is a read of nothing, not a range
+        read: async (start, length) =>
+          length === 0 ? Buffer.alloc(0) : buffer(await this.storage.get(row.storage_key, { start, end: start + length - 1 })),
       },
       IMAGE_MAX_BYTES,
     );
@@ -270,6 +279,11 @@ export class PackageFilesService {
       await new ImagesRepository(trx).delete(image.name);
       await this.storage.delete(image.storage_key);
     }
+  }
+
+  /** The package row, locked until the transaction ends (serialises with builds and deletes of the package). */
+  private lockPackage(trx: Kysely<DB>, dsiId: string): Promise<PackageRow | undefined> {
+    return this.packages(trx).lockPackage(dsiId, this.database.dialect);
   }
 
   private audit(db: Kysely<DB> = this.database.db): AuditRepository {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { AppError } from '../../lib/app-error.js';
 
 export const NODE_NAME_MAX_LENGTH = 255;
@@ -29,7 +30,19 @@ export function checkedNodeName(raw: string | undefined, field: string): string 
   return name;
 }
 
-/** The key two names of one folder must not share: the name with case folded. */
+/** Characters the `name_key` column holds (varchar(400), counted in code points by PostgreSQL and MariaDB). */
+export const NODE_NAME_KEY_MAX_LENGTH = 400;
+
+/**
+ * The key two names of one folder must not share: the name with case folded. Folding can
+ * lengthen a name (`İ` becomes `i̇`, two characters), so a folded name longer than the column is
+ * kept as its first characters and the SHA-256 of the whole folded name: still one key per name
+ * ignoring case, and sorted by its beginning.
+ */
 export function nodeNameKey(name: string): string {
-  return name.normalize('NFC').toLowerCase();
+  const folded = name.normalize('NFC').toLowerCase();
+  const characters = Array.from(folded);
+  if (characters.length <= NODE_NAME_KEY_MAX_LENGTH) return folded;
+  const digest = createHash('sha256').update(folded).digest('hex');
+  return `${characters.slice(0, NODE_NAME_KEY_MAX_LENGTH - digest.length - 1).join('')}#${digest}`;
 }
