@@ -189,6 +189,28 @@ describeEachDatabase('keys and certificates', (ctx) => {
       expect(both.signingCSR && both.encryptionCSR).toBeTruthy();
     });
 
+    it('makes CSRs for the longest site name the settings take: the CN shortened to 64 characters, O whole', async () => {
+      const token = await ctx().adminToken();
+      const { settings } = ctx().app.services;
+      const before = await settings.get('serverSiteName');
+      expect(before).toBeDefined();
+      const site = `Acme Additive Manufacturing, Plant Number 01 and 02 ${'x'.repeat(64)}`.slice(0, 64);
+      expect(site).toHaveLength(64);
+      await settings.set('serverSiteName', site);
+      try {
+        const both = await csrs(ctx(), token, '?csr=both&service=manage');
+        const subject = openssl((p) => ['req', '-in', pathOf(p, 'csr.pem'), '-noout', '-subject', '-nameopt', 'sep_multiline'], {
+          'csr.pem': both.encryptionCSR!,
+        }).stdout;
+        const cn = /CN=(.*)/.exec(subject)![1]!;
+        // the site name cut to leave room for its suffix (18 characters), without a trailing space
+        expect(cn).toBe(`${site.slice(0, 64 - ' manage encryption'.length).trimEnd()} manage encryption`);
+        expect(/O=(.*)/.exec(subject)![1]).toBe(site);
+      } finally {
+        await settings.set('serverSiteName', before!);
+      }
+    });
+
     it('refuses a csr or service outside the spec lists as business errors', async () => {
       const token = await ctx().adminToken();
       const csr = await ctx().call('GET', '/ui/admin/provision?csr=all', { token });

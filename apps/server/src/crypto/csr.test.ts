@@ -95,9 +95,16 @@ describe('createCsr', () => {
 });
 
 describe('csrSubject / keyUsagesFor', () => {
-  it('refuses an empty or over-long site name', () => {
+  it('refuses an empty site name or one over 64 characters; shortens a long one in the CN only', () => {
     expect(() => csrSubject('  ', 'manage', 'signing')).toThrow(expect.objectContaining({ reason: 'invalidInput' }));
-    expect(() => csrSubject('x'.repeat(50), 'manage', 'encryption')).toThrow(expect.objectContaining({ reason: 'invalidInput' }));
+    expect(() => csrSubject('x'.repeat(65), 'manage', 'signing')).toThrow(expect.objectContaining({ reason: 'invalidInput' }));
+    // the longest site name the settings take: the CN keeps its 64 characters, O the whole name
+    const site = `${'x'.repeat(40)} ${'工'.repeat(23)}`;
+    expect(Array.from(site)).toHaveLength(64);
+    const [cn, o] = csrSubject(site, 'manage', 'encryption') as [{ CN: string[] }, { O: string[] }];
+    expect(cn.CN[0]).toBe(`${'x'.repeat(40)} ${'工'.repeat(5)} manage encryption`);
+    expect(Array.from(cn.CN[0]!)).toHaveLength(64);
+    expect(o.O[0]).toBe(site);
     expect(csrSubject('x'.repeat(45), 'protect', 'encryption')).toEqual([
       { CN: [`${'x'.repeat(45)} protect encryption`] },
       { O: ['x'.repeat(45)] },

@@ -29,16 +29,21 @@ const MAX_NAME_LENGTH = 64;
  * Subject of an instance certificate request:
  * `CN=<siteName> <service> <purpose>, O=<siteName>, OU=<service>`,
  * e.g. `CN=Acme manage signing, O=Acme, OU=manage`. The CN differs per purpose so the two
- * certificates of one instance are told apart at a glance; O and OU stay machine-readable.
+ * certificates of one instance are told apart at a glance; O and OU stay machine-readable. A
+ * site name too long for the CN's 64 characters with its suffix (any the settings take, up to
+ * 64) is shortened there, whole characters, and kept whole in O.
  */
 export function csrSubject(siteName: string, service: CsrService, purpose: KeyPurpose): JsonName {
   const site = siteName.trim();
-  const commonName = `${site} ${service} ${purpose}`;
   if (site.length === 0) throw new CryptoError('invalidInput', 'Site name is empty');
-  if (commonName.length > MAX_NAME_LENGTH) {
-    throw new CryptoError('invalidInput', `Site name too long for a certificate subject (CN over ${MAX_NAME_LENGTH})`);
+  const characters = Array.from(site);
+  if (characters.length > MAX_NAME_LENGTH) {
+    throw new CryptoError('invalidInput', `Site name too long for a certificate subject (over ${MAX_NAME_LENGTH})`);
   }
-  return [{ CN: [commonName] }, { O: [site] }, { OU: [service] }];
+  const suffix = ` ${service} ${purpose}`;
+  const room = MAX_NAME_LENGTH - suffix.length;
+  const shown = characters.length <= room ? site : characters.slice(0, room).join('').trimEnd();
+  return [{ CN: [`${shown}${suffix}`] }, { O: [site] }, { OU: [service] }];
 }
 
 /**
