@@ -1,5 +1,6 @@
 import { addonNames, type TAddon, type TAddonName, type TGateName, type TServerConfig } from '@manifold/contract';
 import type { SettingsRepository } from './settings.repository.js';
+import { switchOn } from './trace-enabled.js';
 
 /**
  * Settings keys of the server configuration (spec §3 Server config) and the addons. The
@@ -23,8 +24,6 @@ export function licensedAddons(termsJson: string | undefined): readonly string[]
   if (termsJson === undefined) return undefined;
   return (JSON.parse(termsJson) as { addons: string[] }).addons;
 }
-
-const switchOn = (value: string | undefined) => value !== 'false';
 
 /**
  * The one accessor of the site's name, address and switches. `SITE_NAME` and `PUBLIC_URL`
