@@ -7,7 +7,9 @@ export function sanitizeFileName(raw: string | undefined): string {
   // eslint-disable-next-line no-control-regex
   const cleaned = lastSegment.replace(/[\u0000-\u001f\u007f]/g, '').trim();
   const safe = cleaned === '.' || cleaned === '..' ? '' : cleaned;
-  return (safe || 'file').slice(0, 255);
+  const name = (safe || 'file').slice(0, 255);
+  // never half a character: a cut between a surrogate pair's halves (an emoji) drops the lone half
+  return /[\uD800-\uDBFF]$/.test(name) ? name.slice(0, -1) : name;
 }
 
 /** A MIME type as data (`type/subtype`), or `application/octet-stream` when it is not one. */
