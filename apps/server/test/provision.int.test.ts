@@ -102,7 +102,7 @@ describeEachDatabase('keys and certificates', (ctx) => {
   describe('POST /ui/admin/provision', () => {
     it('refuses a key type other than RSA or EC as a business error, and a wrong JSON type as malformed', async () => {
       const token = await ctx().adminToken();
-      for (const body of [{ keyType: 'DSA' }, { keyType: 'rsa' }, {}, { keyType: null }]) {
+      for (const body of [{ keyType: 'DSA' }, { keyType: 'rsa' }, {}, { keyType: null }, { keyType: 'X'.repeat(40) }]) {
         const response = await ctx().call('POST', '/ui/admin/provision', { token, body });
         expectToken(response, 420, 'keyTypeInvalid');
         expect(response.json()).toMatchObject({ field: 'keyType' });
@@ -217,6 +217,9 @@ describeEachDatabase('keys and certificates', (ctx) => {
       expectToken(csr, 420, 'csrParameterInvalid');
       expect(csr.json()).toMatchObject({ field: 'csr' });
       expectToken(await ctx().call('GET', '/ui/admin/provision?service=factory', { token }), 420, 'serviceInvalid');
+      const long = 'x'.repeat(40);
+      expectToken(await ctx().call('GET', `/ui/admin/provision?csr=${long}`, { token }), 420, 'csrParameterInvalid');
+      expectToken(await ctx().call('GET', `/ui/admin/provision?service=${long}`, { token }), 420, 'serviceInvalid');
       expectToken(await ctx().call('GET', '/ui/admin/provision?csr=a&csr=b', { token }), 400, 'malformedRequest');
     });
   });

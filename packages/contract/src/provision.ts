@@ -12,7 +12,8 @@ import { ZKeyType } from './enums.js';
 /** `POST admin/provision`: create the signing and encryption key pairs; `rekey` replaces existing ones. */
 export const ZProvisionRequest = z
   .object({
-    keyType: z.string().max(16).nullish(),
+    // bounded, yet long enough that any name that is not RSA or EC answers keyTypeInvalid
+    keyType: z.string().max(256).nullish(),
     rekey: z.boolean().optional(),
   })
   .meta({ id: 'ProvisionRequest' });
@@ -30,8 +31,9 @@ export type TProvisionResponse = z.infer<typeof ZProvisionResponse>;
 
 /** `GET admin/provision?csr&service`: `csr` signing, encryption or both (absent: both); `service` default manage. */
 export const ZCsrQuery = z.object({
-  csr: z.string().max(32).optional(),
-  service: z.string().max(32).optional(),
+  // bounded, yet long enough that a value outside the lists answers its token, not 400
+  csr: z.string().max(256).optional(),
+  service: z.string().max(256).optional(),
 });
 export type TCsrQuery = z.infer<typeof ZCsrQuery>;
 
