@@ -23,6 +23,9 @@ describe('sanitizeFileName', () => {
     expect(sanitizeFileName('../../etc/passwd')).toBe('passwd');
     expect(sanitizeFileName('C:\\parts\\bracket.3mf')).toBe('bracket.3mf');
     expect(sanitizeFileName('a\u0000b\u001fc.stl')).toBe('abc.stl');
+    // nor a name that displays other than it reads: bidirectional formatting and C1 controls
+    expect(sanitizeFileName('invoice\u202Efdp.exe')).toBe('invoicefdp.exe');
+    expect(sanitizeFileName('a\u2066b\u2069\u200fc\u0085.stl')).toBe('abc.stl');
     for (const raw of [undefined, '', '..', 'x/.', '  ']) expect(sanitizeFileName(raw), String(raw)).toBe('file');
   });
 

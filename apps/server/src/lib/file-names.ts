@@ -1,11 +1,18 @@
 /**
+ * The characters no name a user sees may hold: C0 and C1 controls, and the bidirectional
+ * formatting characters that make a name display other than it reads (`invoice\u202Efdp.exe`
+ * shows as `invoiceexe.pdf`). A character class's contents, for `new RegExp(`[…]`)`.
+ */
+export const UNSAFE_NAME_CHARACTERS = '\\u0000-\\u001f\\u007f-\\u009f\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069';
+const UNSAFE = new RegExp(`[${UNSAFE_NAME_CHARACTERS}]`, 'g');
+
+/**
  * File names from requests are data, never paths: this keeps the last path segment, drops
- * control characters and limits the length. Storage uses generated keys.
+ * the characters of {@link UNSAFE_NAME_CHARACTERS} and limits the length. Storage uses generated keys.
  */
 export function sanitizeFileName(raw: string | undefined): string {
   const lastSegment = (raw ?? '').split(/[\\/]/).pop() ?? '';
-  // eslint-disable-next-line no-control-regex
-  const cleaned = lastSegment.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  const cleaned = lastSegment.replace(UNSAFE, '').trim();
   const safe = cleaned === '.' || cleaned === '..' ? '' : cleaned;
   const name = (safe || 'file').slice(0, 255);
   // never half a character: a cut between a surrogate pair's halves (an emoji) drops the lone half

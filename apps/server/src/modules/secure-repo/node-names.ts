@@ -1,14 +1,11 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../../lib/app-error.js';
+import { UNSAFE_NAME_CHARACTERS } from '../../lib/file-names.js';
 
 export const NODE_NAME_MAX_LENGTH = 255;
 
-/**
- * C0 and C1 controls, and the bidirectional formatting characters that make a name display
- * other than it reads (`invoice\u202Efdp.exe` shows as `invoiceexe.pdf`).
- */
-// eslint-disable-next-line no-control-regex
-const FORBIDDEN = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+/** The characters of {@link UNSAFE_NAME_CHARACTERS}: controls and bidirectional formatting. */
+const FORBIDDEN = new RegExp(`[${UNSAFE_NAME_CHARACTERS}]`);
 
 /**
  * A folder or file name as stored: NFC, trimmed. Refused (`secureRepoNameInvalid`, naming
