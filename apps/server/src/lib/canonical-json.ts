@@ -21,6 +21,13 @@ export function canonicalJson(value: unknown): string {
 }
 
 /**
+ * How deeply a value from outside may nest (a JSON body, an uploaded event file, a signed
+ * payload's claims, an XML event's elements): the deepest a client needs is about ten, and no
+ * recursive walk (this file's {@link canonicalize} among them) runs out of stack this shallow.
+ */
+export const MAX_NESTING = 32;
+
+/**
  * Whether a JSON value nests arrays and objects more than `limit` levels deep, walked without
  * recursion: {@link canonicalize} (and every other recursive walk) is only given values that pass.
  */

@@ -1,13 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../lib/app-error.js';
+import { MAX_NESTING } from '../lib/canonical-json.js';
 import { hasXmlForbidden } from '../lib/xml-text.js';
 
-/**
- * How deeply a value may nest: a body's object at a deeper level makes the request malformed, so
- * no walk of it (signatures' canonical JSON, schemas, these checks) can run out of stack. The
- * deepest document a client sends (a batch of signed events, an order's policy list) nests about ten.
- */
-const MAX_DEPTH = 32;
+/** A body's object at a deeper level makes the request malformed ({@link MAX_NESTING}). */
+const MAX_DEPTH = MAX_NESTING;
 
 export type Forbidden = { path: string; nul: boolean; deep?: boolean };
 

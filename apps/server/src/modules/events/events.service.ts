@@ -35,7 +35,7 @@ import type { TraceChainRow, TraceEventRow } from '../../db/schema-trace.js';
 import { WriteSet } from '../../db/write-set.js';
 import { AppError } from '../../lib/app-error.js';
 import type { Caller } from '../../lib/caller.js';
-import { nestsDeeperThan } from '../../lib/canonical-json.js';
+import { MAX_NESTING, nestsDeeperThan } from '../../lib/canonical-json.js';
 import { identifierErrors } from '../../lib/identifier-errors.js';
 import { assertCarryableText } from '../../plugins/input-hygiene.js';
 import { isoNow } from '../../lib/time.js';
@@ -65,7 +65,6 @@ import {
   SERVER_CHAIN_ID,
   type SignedEventEnvelope,
   STP_EVENT_PATH,
-  TRACE_EVENT_MAX_NESTING,
   TraceEventFormatError,
 } from './trace-event-format.js';
 
@@ -380,10 +379,10 @@ export class EventsService {
     } catch {
       throw new AppError('traceEventMalformed', { field: 'file', description: 'The file is not JSON' });
     }
-    if (nestsDeeperThan(json, TRACE_EVENT_MAX_NESTING)) {
+    if (nestsDeeperThan(json, MAX_NESTING)) {
       throw new AppError('traceEventMalformed', {
         field: 'file',
-        description: `The file nests more than ${TRACE_EVENT_MAX_NESTING} levels deep`,
+        description: `The file nests more than ${MAX_NESTING} levels deep`,
       });
     }
     // what a machine could not send live (NUL, characters XML cannot carry) is not taken from a file either

@@ -11,7 +11,7 @@ import {
 import { firstCertificateKey, parseCertificateBundle } from '../../crypto/certificates.js';
 import { verifyDetachedJws } from '../../crypto/jws.js';
 import { parseXmlSafely, verifyXmlSignature, XMLDSIG_NS } from '../../crypto/xml-signature.js';
-import { canonicalJson } from '../../lib/canonical-json.js';
+import { canonicalJson, MAX_NESTING } from '../../lib/canonical-json.js';
 
 /**
  * The forms of a trace event and how each is checked; no database, no server, so the offline
@@ -50,20 +50,13 @@ export function reportedServerChainId(manageId: string): string {
 /** A document that is not a trace event (wrong element names, repeated fields). */
 export class TraceEventFormatError extends Error {}
 
-/**
- * How deeply a signed event's JSON or XML may nest. An event nests a few levels (a batch's
- * envelope about ten); the signature checks walk what they sign recursively, so a document
- * nested thousands of levels deep is refused before it reaches them.
- */
-export const TRACE_EVENT_MAX_NESTING = 32;
-
-/** Refuses a document whose elements nest more than {@link TRACE_EVENT_MAX_NESTING} levels deep (walked without recursion). */
+/** Refuses a document whose elements nest more than {@link MAX_NESTING} levels deep (walked without recursion). */
 function assertShallowXml(root: Element): void {
   const pending: [Element, number][] = [[root, 1]];
   for (let next = pending.pop(); next; next = pending.pop()) {
     const [element, depth] = next;
-    if (depth > TRACE_EVENT_MAX_NESTING) {
-      throw new TraceEventFormatError(`The document nests more than ${TRACE_EVENT_MAX_NESTING} elements deep`);
+    if (depth > MAX_NESTING) {
+      throw new TraceEventFormatError(`The document nests more than ${MAX_NESTING} elements deep`);
     }
     for (let child = element.firstChild; child; child = child.nextSibling) {
       if (child.nodeType === ELEMENT_NODE) pending.push([child as Element, depth + 1]);

@@ -16,7 +16,7 @@ import { encryptForCertificate } from '../../crypto/design-keys.js';
 import { signDetachedJws } from '../../crypto/jws.js';
 import type { Database } from '../../db/database.js';
 import { AppError } from '../../lib/app-error.js';
-import { canonicalJson, nestsDeeperThan } from '../../lib/canonical-json.js';
+import { canonicalJson, MAX_NESTING, nestsDeeperThan } from '../../lib/canonical-json.js';
 import { isoNow } from '../../lib/time.js';
 import type { OrdersService } from '../licensing/orders.service.js';
 import type { IncomingFiles } from '../outbox/peer-messages.service.js';
@@ -35,8 +35,6 @@ import { FssRepository } from './fss.repository.js';
 
 /** How far a payload's timestamp may be from now (the peer notices' window). */
 const WINDOW_MS = 5 * 60 * 1000;
-/** How deeply a payload's claims may nest (an order's policy list a few levels). */
-const CLAIMS_MAX_NESTING = 32;
 /** How long an upload token from `/fss/getUploadToken` lasts. */
 export const FSS_UPLOAD_TOKEN_SECONDS = 15 * 60;
 
@@ -233,7 +231,7 @@ export class FssService {
     if (typeof claims !== 'object' || claims === null || Array.isArray(claims))
       throw decryptError('The signed content is not a JSON object');
     // the canonical form below is written by a recursive walk
-    if (nestsDeeperThan(claims, CLAIMS_MAX_NESTING)) throw decryptError('The signed content nests too deeply');
+    if (nestsDeeperThan(claims, MAX_NESTING)) throw decryptError('The signed content nests too deeply');
     if (Buffer.from(parts[1], 'base64url').toString('utf8') !== canonicalJson(claims)) {
       throw decryptError('The signed content is not the canonical JSON of its claims');
     }
