@@ -3,20 +3,17 @@ import { AppError } from '../lib/app-error.js';
 import { MAX_NESTING } from '../lib/canonical-json.js';
 import { hasXmlForbidden } from '../lib/xml-text.js';
 
-/** A body's object at a deeper level makes the request malformed ({@link MAX_NESTING}). */
-const MAX_DEPTH = MAX_NESTING;
-
 export type Forbidden = { path: string; nul: boolean; deep?: boolean };
 
 const CLEAN = 0;
 const FORBIDDEN = 1;
 const DEEP = 2;
 
-/** Whether any string (or key) holds a character XML cannot carry (NUL among them), or an object nests deeper than {@link MAX_DEPTH}. */
+/** Whether any string (or key) holds a character XML cannot carry (NUL among them), or an object nests deeper than {@link MAX_NESTING}. */
 function scan(value: unknown, depth: number): typeof CLEAN | typeof FORBIDDEN | typeof DEEP {
   if (typeof value === 'string') return hasXmlForbidden(value) ? FORBIDDEN : CLEAN;
   if (value === null || typeof value !== 'object') return CLEAN;
-  if (depth > MAX_DEPTH) return DEEP;
+  if (depth > MAX_NESTING) return DEEP;
   if (Array.isArray(value)) {
     for (const item of value) {
       const found = scan(item, depth + 1);
@@ -48,10 +45,10 @@ function locateForbidden(value: unknown, path: string, depth: number): Forbidden
     if (value.includes('\u0000')) return { path, nul: true };
     return hasXmlForbidden(value) ? { path, nul: false } : null;
   }
-  if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return null;
+  if (value === null || typeof value !== 'object' || depth > MAX_NESTING) return null;
   for (const [key, item] of Object.entries(value)) {
     const where = Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key;
-    const inKey = locateForbidden(key, where, MAX_DEPTH);
+    const inKey = locateForbidden(key, where, MAX_NESTING);
     if (inKey) return inKey;
     const found = locateForbidden(item, where, depth + 1);
     if (found) return found;
@@ -61,14 +58,14 @@ function locateForbidden(value: unknown, path: string, depth: number): Forbidden
 
 /**
  * NUL is malformed input (400; databases refuse or cut it), as is nesting deeper than
- * {@link MAX_DEPTH}; other characters XML cannot carry answer 420 `invalidCharacters` naming the
+ * {@link MAX_NESTING}; other characters XML cannot carry answer 420 `invalidCharacters` naming the
  * field, before anything changes.
  */
 export function forbiddenCharacterError(found: Forbidden): AppError {
   if (found.deep) {
     return new AppError('malformedRequest', {
       field: found.path,
-      description: `${found.path} nests more than ${MAX_DEPTH} levels deep`,
+      description: `${found.path} nests more than ${MAX_NESTING} levels deep`,
     });
   }
   return found.nul
@@ -84,7 +81,7 @@ export function assertCarryableText(value: unknown, path = ''): void {
 
 /**
  * No string anywhere accepts NUL or characters XML cannot carry, and no value nests deeper than
- * {@link MAX_DEPTH}: bodies, query strings and path parameters are checked before validation; multipart fields where the form is read
+ * {@link MAX_NESTING}: bodies, query strings and path parameters are checked before validation; multipart fields where the form is read
  * (`formParts`); uploaded documents by the code that parses them (`assertCarryableText`).
  */
 export function registerInputHygiene(app: FastifyInstance): void {
