@@ -502,9 +502,6 @@ async function main(): Promise<void> {
       ),
       '',
       `  machines: ${upstreamMachines} printing for the upstream Manage, ${downstreamMachines} for the downstream Manage`,
-      downstreamMachines > 0
-        ? '  (downstream machines refuse their licences until design transfer to the downstream instance exists: the design files are not there)'
-        : '',
       `  consoles answered ${consolesUp.toFixed(1)} s after start; ready ${((Date.now() - started) / 1000).toFixed(1)} s after start`,
       '  Ctrl-C stops everything cleanly; npm run demo resumes; npm run demo -- --reset starts over',
       '',

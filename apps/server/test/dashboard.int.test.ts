@@ -59,6 +59,8 @@ describeEachDatabase('home dashboard (GET /ui/dashboard)', (ctx) => {
 
   describe('with orders, machines, jobs, inspections and a peer', () => {
     let parts: TPart[];
+    let printing: MachineChain;
+    let running: string;
 
     beforeAll(async () => {
       world = await licensingWorld(ctx()); // keys, certificates, one approved machine (idle)
@@ -75,8 +77,8 @@ describeEachDatabase('home dashboard (GET /ui/dashboard)', (ctx) => {
       }
       // order 2: 10, of which 3 authorized to a second machine and sent, 2 more waiting to be sent
       const second = await addOrder(ctx(), policyFor(world, { quantity: 10 }));
-      const printing = new MachineChain(await registerApprovedMachine(ctx(), world.root));
-      const running = await grantAuthorization(ctx(), second, printing.world.deviceId, 3);
+      printing = new MachineChain(await registerApprovedMachine(ctx(), world.root));
+      running = await grantAuthorization(ctx(), second, printing.world.deviceId, 3);
       await grantAuthorization(ctx(), second, printing.world.deviceId, 2, { send: false });
       const started = await printing.sendStp(
         ctx(),
@@ -229,6 +231,29 @@ describeEachDatabase('home dashboard (GET /ui/dashboard)', (ctx) => {
       const figures = await dashboard(admin);
       expect(figures.firstRun?.complete).toBe(true);
       expect(figures.firstRun?.steps.every((step) => step.done)).toBe(true);
+    });
+
+    it('the parts of a failed or cancelled job were never made: "made" leaves them out (a part failed at inspection stays made)', async () => {
+      const before = await dashboard(admin);
+      // the inspected parts of job d1: one failed at inspection (FAILURE), yet made
+      expect(before.parts).toMatchObject({ made: 3, passed: 1, failed: 1 });
+      for (const event of [
+        printing.next('jobFailed', { authorizationId: running, jobId: 'd3', quantity: 2 }),
+        printing.next('jobCancelled', { authorizationId: running, jobId: 'd4', quantity: 1 }),
+      ]) {
+        const response = await printing.sendStp(ctx(), event);
+        expect(response.statusCode, response.body).toBe(200);
+      }
+      const lost = await db()
+        .selectFrom('parts')
+        .select('qms_state')
+        .where('authorization_id', '=', running)
+        .where('inspection_result', 'is', null)
+        .execute();
+      expect(lost.map((part) => part.qms_state).sort()).toEqual(['CANCELED', 'FAILURE', 'FAILURE']);
+      const after = await dashboard(admin);
+      expect(after.parts).toMatchObject({ made: 3, passed: 1, failed: 1, passRate: 0.5 });
+      expect(after.parts.days.at(-1)).toEqual({ day: today(), made: 3, passed: 1, failed: 1 });
     });
   });
 });

@@ -66,6 +66,9 @@ describe('npm run demo', () => {
     };
     await waitForAny('trace', 'event/list', 'no event reached the Trace instance');
     await waitForAny('downstream', 'part/list', 'no part was made at the downstream Manage');
+    // the banner says what the demo does: the downstream machines print, they refuse no licence
+    expect(output()).toContain('machines: 2 printing for the upstream Manage, 1 for the downstream Manage');
+    expect(output()).not.toContain('refuse their licences');
     // its parts used up, the downstream's operator gets 5 more from upstream (a second order there),
     // and goes on printing, with no operator error on the way
     const refilled = Date.now() + 90_000;

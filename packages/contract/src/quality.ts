@@ -34,8 +34,8 @@ export const ZInspectionValue = z
 export type TInspectionValue = z.infer<typeof ZInspectionValue>;
 
 /**
- * `POST /ui/qms/inspection` (multipart: the field `inspection`, this object as JSON, then any
- * number of `picture` files): a part, or every inspectable part of a build.
+ * `POST /ui/qms/inspection` (multipart: the field `inspection`, this object as JSON, then up to
+ * 10 `picture` files): a part, or every inspectable part of a build.
  */
 export const ZInspectionRequest = z
   .object({

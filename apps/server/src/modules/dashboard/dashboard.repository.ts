@@ -124,12 +124,16 @@ export class DashboardRepository {
       .execute();
   }
 
-  /** Parts made per UTC day since `from` (inclusive, an ISO instant). */
+  /**
+   * Parts made per UTC day since `from` (inclusive, an ISO instant): the parts of ended jobs, an
+   * inspection that failed one included; the parts of a failed or cancelled job were never made.
+   */
   async partsMadePerDay(from: string): Promise<Map<string, number>> {
     const day = sql<string>`substr(created_at, 1, 10)`;
     const rows = await this.db
       .selectFrom('parts')
       .where('created_at', '>=', from)
+      .where((eb) => eb.or([eb('qms_state', 'in', ['MANUFACTURED', 'NO_QMS_STEP']), eb('inspection_result', 'is not', null)]))
       .select([day.as('day'), (eb) => eb.fn.countAll<CountAll>().as('n')])
       .groupBy(day)
       .execute();
