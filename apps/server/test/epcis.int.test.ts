@@ -4,6 +4,7 @@ import * as oracle from 'epcis2.js';
 import { traceEventKinds, type TEpcisDocument, type TPage, type TPart } from '@manifold/contract';
 import { addOrder, licensingWorld, type LicensingWorld, policyFor } from './helpers/licensing-fixtures.js';
 import { grantAuthorization, MachineChain } from './helpers/trace-fixtures.js';
+import { multipartEntries } from './helpers/multipart.js';
 import { describeEachDatabase, expectToken } from './helpers/test-app.js';
 
 /** The `epcis2.js` package: the GS1 EPCIS 2.0 JSON Schema and an independent event hash (test-only oracle). */
@@ -133,5 +134,28 @@ describeEachDatabase('EPCIS 2.0 exports: part/epcis and event/epcis', (ctx) => {
     const lost = (await ctx().call('GET', `/ui/part/epcis?partId=${failed.id}`, { token: admin })).json<TEpcisDocument>();
     expectVerifiedDocument(lost);
     expect(lost.epcisBody.eventList[1]).toMatchObject({ action: 'DELETE', bizStep: 'destroying', disposition: 'destroyed' });
+  });
+
+  it('a part that failed inspection was still made: its export commissions it, it is not destroyed', async () => {
+    const admin = await ctx().adminToken();
+    const form = multipartEntries([
+      ['inspection', JSON.stringify({ partId: made.id, result: 'failed', reason: 'warped', technician: 'Grace' })],
+    ]);
+    const inspected = await ctx().app.inject({
+      method: 'POST',
+      url: '/ui/qms/inspection',
+      headers: { ...form.headers, authorization: `Bearer ${admin}` },
+      payload: form.body,
+    });
+    expect(inspected.statusCode, inspected.body).toBe(200);
+    const document = (await ctx().call('GET', `/ui/part/epcis?partId=${made.id}`, { token: admin })).json<TEpcisDocument>();
+    expectVerifiedDocument(document);
+    expect(document.epcisBody.eventList[1]).toMatchObject({
+      action: 'ADD',
+      bizStep: 'commissioning',
+      disposition: 'active',
+      'manifold:serialNumber': 'E-1',
+      'manifold:partQmsState': 'FAILURE',
+    });
   });
 });

@@ -2,6 +2,7 @@ import { expect, it } from 'vitest';
 import type { TAuthorizedPolicyListInput, TOrderDetail } from '@manifold/contract';
 import { addOrder, policyFor, registerApprovedMachine, suiteLicensingWorld } from './helpers/licensing-fixtures.js';
 import { grantAuthorization, MachineChain } from './helpers/trace-fixtures.js';
+import { multipartEntries } from './helpers/multipart.js';
 import { describeEachDatabase } from './helpers/test-app.js';
 
 describeEachDatabase('job events: builds, parts and the breakage policy', (ctx) => {
@@ -115,6 +116,63 @@ describeEachDatabase('job events: builds, parts and the breakage policy', (ctx) 
     expect(revoked.statusCode, revoked.body).toBe(200);
     // 5 authorized: 2 made stay used, 1 broken stays expired, 2 unused come back
     expect(await figures(orderId)).toEqual({ allocated: 2, expired: 1, remaining: 7 });
+  });
+
+  it('a part that failed inspection was made: it keeps its serial number, its unit and its place against breakage', async () => {
+    const weight = { id: 'weight', type: 'decimal', low: 10, high: 12, required: true, resetValue: 11 } as const;
+    const { chain, orderId, authorizationId } = await licensed(
+      {
+        breakage: { policy: 'Strict' },
+        qualityParameters: [weight],
+        serialization: { type: 'Dec', prefix: 'P-', start: 100, end: 199 },
+      },
+      4,
+    );
+    await report(chain, chain.next('jobEnded', { authorizationId, jobId: 'first', quantity: 2 }));
+    const made = await db().selectFrom('parts').select('id').where('authorization_id', '=', authorizationId).execute();
+    expect(made).toHaveLength(2);
+    for (const { id } of made) {
+      const form = multipartEntries([
+        [
+          'inspection',
+          JSON.stringify({
+            partId: id,
+            result: 'failed',
+            reason: 'warped',
+            technician: 'Grace',
+            qualityParameters: [{ id: 'weight', values: [11] }],
+          }),
+        ],
+      ]);
+      const inspected = await ctx().app.inject({
+        method: 'POST',
+        url: '/ui/qms/inspection',
+        headers: { ...form.headers, authorization: `Bearer ${await ctx().adminToken()}` },
+        payload: form.body,
+      });
+      expect(inspected.statusCode, inspected.body).toBe(200);
+    }
+    expect((await partsOf(authorizationId)).map((part) => [part.serial_number, part.qms_state])).toEqual([
+      ['P-100', 'FAILURE'],
+      ['P-101', 'FAILURE'],
+    ]);
+
+    // the next made part takes the next serial number, not one a failed part holds
+    await report(chain, chain.next('jobEnded', { authorizationId, jobId: 'second', quantity: 1 }));
+    expect((await partsOf(authorizationId)).map((part) => part.serial_number)).toEqual(['P-100', 'P-101', 'P-102']);
+
+    // a failed job of 3 can take only the one unit no part was made of
+    await report(chain, chain.next('jobFailed', { authorizationId, jobId: 'broken', quantity: 3 }));
+    expect(await authorizationQuantity(authorizationId)).toBe(3);
+    expect(await figures(orderId)).toEqual({ allocated: 3, expired: 1, remaining: 6 });
+
+    // revoking gives back nothing: its 3 units were made into parts, failed inspection or not
+    const revoked = await ctx().call('POST', '/ui/authorization/revoke', {
+      token: await ctx().adminToken(),
+      body: { orderId, authorizationId },
+    });
+    expect(revoked.statusCode, revoked.body).toBe(200);
+    expect(await figures(orderId)).toEqual({ allocated: 3, expired: 1, remaining: 6 });
   });
 
   it('Trusted: failed and cancelled parts are given back', async () => {

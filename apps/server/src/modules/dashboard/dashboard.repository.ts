@@ -1,5 +1,6 @@
 import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import { madePart } from '../events/made-parts.repository.js';
 
 /** A count as the drivers answer it (PostgreSQL and MariaDB: strings or bigints for sums and counts). */
 type Count = number | string | bigint | null;
@@ -133,7 +134,7 @@ export class DashboardRepository {
     const rows = await this.db
       .selectFrom('parts')
       .where('created_at', '>=', from)
-      .where((eb) => eb.or([eb('qms_state', 'in', ['MANUFACTURED', 'NO_QMS_STEP']), eb('inspection_result', 'is not', null)]))
+      .where(madePart)
       .select([day.as('day'), (eb) => eb.fn.countAll<CountAll>().as('n')])
       .groupBy(day)
       .execute();

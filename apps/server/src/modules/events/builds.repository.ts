@@ -5,6 +5,7 @@ import { listKey, paginateAnchored, WHOLE_TABLE } from '../../db/anchored-paging
 import type { DB } from '../../db/schema.js';
 import type { BuildRow, BuildsTable, PartRow, PartsTable } from '../../db/schema-trace.js';
 import { nextVersion } from '../../db/version.js';
+import { countMadeParts } from './made-parts.repository.js';
 
 /** What a job event needs of its licence: the authorization and its order (the order locked). */
 export interface JobLicence {
@@ -21,8 +22,6 @@ export interface JobLicence {
   serialType: string | null;
   serialPrefix: string | null;
 }
-
-const MADE = ['MANUFACTURED', 'NO_QMS_STEP'] as const;
 
 /** Builds (one per job), their parts, and the order figures job events change. */
 export class BuildsRepository {
@@ -92,14 +91,8 @@ export class BuildsRepository {
    * Parts the authorization has made (they used its units and its serial numbers, in order). Only
    * its machine's events make them, one at a time under the machine's chain lock.
    */
-  async madeUnder(authorizationId: string): Promise<number> {
-    const row = await this.db
-      .selectFrom('parts')
-      .select((eb) => eb.fn.countAll().as('n'))
-      .where('authorization_id', '=', authorizationId)
-      .where('qms_state', 'in', MADE)
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+  madeUnder(authorizationId: string): Promise<number> {
+    return countMadeParts(this.db, authorizationId);
   }
 
   async insertParts(rows: Insertable<PartsTable>[]): Promise<void> {

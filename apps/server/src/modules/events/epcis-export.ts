@@ -64,7 +64,9 @@ export function partHistoryEpcis(history: TPartHistory): EpcisEventInput[] {
   const licence = { orderId: part.orderId, authorizationId: part.authorizationId, dsiId: design.dsiId };
   const jobEvents = history.events.filter((entry) => entry.event.jobId === build.jobId);
   const finished = build.finishedAt ?? jobEvents.at(-1)?.event.occurredAt ?? part.dateCreated;
-  const made = part.partQmsState === 'NO_QMS_STEP' || part.partQmsState === 'MANUFACTURED';
+  // a part exists once its job ended, failed or was cancelled: only an ended job made its parts, and
+  // an inspection that fails one later does not unmake it (its inspection is an event of its own)
+  const made = build.state === 'ended';
   return [
     {
       type: 'TransformationEvent',

@@ -18,6 +18,7 @@ import { listKey, paginateAnchored } from '../../db/anchored-paging.js';
 import { type ListFilters, listOf, type ListSort, type Viewer, visibleOrderIds } from './orders.repository.js';
 import { deliveryStates } from '../outbox/outbox.repository.js';
 import { formatSerial, nullableNumber } from './serial-numbers.js';
+import { countMadeParts } from '../events/made-parts.repository.js';
 
 type JsonColumns = 'authorized_users' | 'tracking' | 'device_parameters' | 'quality_parameters';
 
@@ -160,18 +161,12 @@ export class AuthorizationsRepository {
     return rows.map(toRecord);
   }
 
-  /** Answers whether it was revoked now (false: it already was). */
   /** Parts already made under an authorization (read under the order's lock, like the job events that make them). */
-  async madeParts(id: string): Promise<number> {
-    const row = await this.db
-      .selectFrom('parts')
-      .select((eb) => eb.fn.countAll().as('n'))
-      .where('authorization_id', '=', id)
-      .where('qms_state', 'in', ['NO_QMS_STEP', 'MANUFACTURED'])
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+  madeParts(id: string): Promise<number> {
+    return countMadeParts(this.db, id);
   }
 
+  /** Answers whether it was revoked now (false: it already was). */
   async markRevoked(id: string, now: string): Promise<boolean> {
     const result = await this.db
       .updateTable('authorizations')
