@@ -91,6 +91,27 @@ describeEachDatabase('device templates', (ctx) => {
       expect(await importedAudits()).toBe(auditsBefore + 2);
     });
 
+    it('answers packageNotPresent, not a crash, to an import into a package being deleted', async () => {
+      const token = await ctx().adminToken();
+      const db = ctx().app.services.database.db;
+      for (let round = 0; round < 6; round += 1) {
+        const pkg = await createPackage(ctx());
+        const [imported, deleted, importedToo] = await Promise.all([
+          importTemplate(ctx(), templateDocument({ name: `Doomed ${round}` }), pkg.dsiId),
+          ctx().call('POST', '/ui/package/delete', { token, body: { dsiId: pkg.dsiId } }),
+          importTemplate(ctx(), templateDocument({ name: `Doomed too ${round}` }), pkg.dsiId),
+        ]);
+        // the delete always goes through; an import either went first (and went with the
+        // package) or came after it and was refused
+        expect(deleted.statusCode, deleted.body).toBe(200);
+        for (const answer of [imported, importedToo]) {
+          if (answer.statusCode !== 200) expectToken(answer, 420, 'packageNotPresent', 'dsiId');
+        }
+        const left = await db.selectFrom('device_templates').select('id').where('package_id', '=', pkg.dsiId).execute();
+        expect(left).toEqual([]);
+      }
+    });
+
     it('refuses what is not JSON of the template shape, naming the field', async () => {
       expectToken(await importTemplate(ctx(), '{not json'), 420, 'deviceTemplateNotFormattedCorrectly');
       const missing = expectToken(await importTemplate(ctx(), { name: 'x' }), 420, 'deviceTemplateNotFormattedCorrectly');
@@ -204,6 +225,76 @@ describeEachDatabase('device templates', (ctx) => {
         420,
         'deviceTemplateNotPresent',
       );
+    });
+
+    it('never leaves a step naming a deleted template when steps are added and edited during the delete', async () => {
+      const token = await ctx().adminToken();
+      const db = ctx().app.services.database.db;
+      for (let round = 0; round < 6; round += 1) {
+        const template = (await importTemplate(ctx(), templateDocument({ name: `Racing ${round}` }))).json<TDeviceTemplate>();
+        const packages = await Promise.all([0, 1, 2].map(() => createPackage(ctx())));
+        // a manual step on the last package, edited into a device step during the delete
+        const manual = await ctx().call('POST', '/ui/package/workflow/add', {
+          token,
+          body: { dsiId: packages[2]!.dsiId, type: 'manual', instructions: 'Clean the bed' },
+        });
+        expect(manual.statusCode, manual.body).toBe(200);
+        const { workflowStepId } = manual.json<{ workflowStepId: string }>();
+        const answers = await Promise.all([
+          ctx().call('POST', '/ui/package/workflow/add', {
+            token,
+            body: { dsiId: packages[0]!.dsiId, type: 'device', deviceTemplateId: template.deviceTemplateId },
+          }),
+          ctx().call('POST', '/ui/package/device-template/delete', {
+            token,
+            body: { deviceTemplateId: template.deviceTemplateId },
+          }),
+          ctx().call('POST', '/ui/package/workflow/add', {
+            token,
+            body: { dsiId: packages[1]!.dsiId, type: 'device', deviceTemplateId: template.deviceTemplateId },
+          }),
+          ctx().call('POST', '/ui/package/workflow/edit', {
+            token,
+            body: {
+              dsiId: packages[2]!.dsiId,
+              workflowStepId,
+              type: 'device',
+              deviceTemplateId: template.deviceTemplateId,
+            },
+          }),
+        ]);
+        const [deleted, ...stepCalls] = [answers[1]!, answers[0]!, answers[2]!, answers[3]!];
+        const stored = await db
+          .selectFrom('device_templates')
+          .select('id')
+          .where('id', '=', template.deviceTemplateId)
+          .executeTakeFirst();
+        const naming = await db
+          .selectFrom('workflow_steps')
+          .select('id')
+          .where('device_template_id', '=', template.deviceTemplateId)
+          .execute();
+        if (deleted.statusCode === 200) {
+          // the delete went first: every step call after it finds no template
+          for (const answer of stepCalls) expectToken(answer, 420, 'deviceTemplateNotPresent', 'deviceTemplateId');
+          expect(stored).toBeUndefined();
+          expect(naming).toEqual([]);
+        } else {
+          // a step took the template first: the delete is refused, every step call succeeds
+          expectToken(deleted, 420, 'deviceTemplateInUse', 'deviceTemplateId');
+          for (const answer of stepCalls) expect(answer.statusCode, answer.body).toBe(200);
+          expect(stored).toBeDefined();
+          expect(naming).toHaveLength(3);
+        }
+      }
+      const dangling = await db
+        .selectFrom('workflow_steps')
+        .leftJoin('device_templates', 'device_templates.id', 'workflow_steps.device_template_id')
+        .select('workflow_steps.id')
+        .where('workflow_steps.device_template_id', 'is not', null)
+        .where('device_templates.id', 'is', null)
+        .execute();
+      expect(dangling).toEqual([]);
     });
   });
 });

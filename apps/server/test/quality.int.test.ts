@@ -1,6 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TInspection, TPart, TQualitySearchResponse, TQualityParameter, TSvpTemplate, TSvpValue } from '@manifold/contract';
+import { jobsModule } from '../src/jobs/jobs.module.js';
+import { STORAGE_SWEEP } from '../src/jobs/storage-sweep.js';
 import { SERVER_CHAIN_ID } from '../src/modules/events/trace-event-format.js';
 import {
   addOrder,
@@ -13,6 +17,8 @@ import { type FormFile, multipartEntries, multipartForm } from './helpers/multip
 import { grantAuthorization, MachineChain } from './helpers/trace-fixtures.js';
 import { describeEachDatabase, expectToken, expectTokens } from './helpers/test-app.js';
 import { finishParameter as finish, heightParameter as height } from './helpers/quality-fixtures.js';
+
+const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /** The smallest PNG: a 1×1 transparent pixel. */
 const png = Buffer.from(
@@ -816,6 +822,234 @@ describeEachDatabase('quality: inspections, parts search, trace parameters', (ct
       const listed = await ctx().call('GET', `/ui/svp/list?typeId=${typeId}`, { token: admin });
       const names = listed.json<{ data: TSvpTemplate[] }>().data[0]!.parameters.map((p) => p.name);
       expect(names).toEqual(['One', 'Two', 'Three']);
+    });
+
+    /** Every key in storage. */
+    const storageKeys = async () => {
+      const keys: string[] = [];
+      for await (const object of ctx().app.services.storage.list()) keys.push(object.key);
+      return keys;
+    };
+
+    /** Stored objects no value names, among those not in `before`. */
+    const unreferencedSince = async (before: string[]) => {
+      const named = new Set(
+        (await db().selectFrom('svp_values').select('storage_key').where('storage_key', 'is not', null).execute()).map(
+          (row) => row.storage_key,
+        ),
+      );
+      return (await storageKeys()).filter((key) => !before.includes(key) && !named.has(key));
+    };
+
+    /** Values whose parameter is gone, or whose content is not of their parameter's data type. */
+    const inconsistentValues = async () => {
+      const rows = await db()
+        .selectFrom('svp_values')
+        .leftJoin('svp_parameters', 'svp_parameters.id', 'svp_values.parameter_id')
+        .select(['svp_values.id', 'svp_parameters.id as parameter', 'svp_parameters.data_type', 'svp_values.storage_key'])
+        .execute();
+      return rows.filter((row) => row.parameter === null || (row.data_type === 'FILE') !== (row.storage_key !== null));
+    };
+
+    it('keeps no value of a parameter that an edit of its template removes or retypes at the same time', async () => {
+      const type = await ctx().call('POST', '/ui/svp-type/add', { token: admin, body: { name: 'Racing edits' } });
+      const typeId = type.json<{ id: string }>().id;
+      const keysBefore = await storageKeys();
+      for (let round = 0; round < 6; round += 1) {
+        const added = await ctx().call('POST', '/ui/svp/add', {
+          token: admin,
+          body: {
+            typeId,
+            name: `Racing ${round}`,
+            parameters: [
+              { name: 'Kept', dataType: 'MANUAL_ENTRY', association: 'PART' },
+              { name: 'Dropped', dataType: 'MANUAL_ENTRY', association: 'PART' },
+              { name: 'Dropped report', dataType: 'FILE', association: 'BUILD' },
+              { name: 'Retyped', dataType: 'MANUAL_ENTRY', association: 'BUILD' },
+            ],
+          },
+        });
+        expect(added.statusCode, added.body).toBe(200);
+        const racing = added.json<TSvpTemplate>();
+        const [kept, dropped, droppedReport, retyped] = racing.parameters;
+        // the edit removes two parameters and makes a manual one a file one
+        const edit = ctx().call('POST', '/ui/svp/edit', {
+          token: admin,
+          body: {
+            id: racing.id,
+            typeId,
+            name: racing.name,
+            parameters: [
+              { parameterId: kept!.parameterId, name: 'Kept', dataType: 'MANUAL_ENTRY', association: 'PART' },
+              { parameterId: retyped!.parameterId, name: 'Retyped', dataType: 'FILE', association: 'BUILD' },
+            ],
+          },
+        });
+        const manual = (parameterId: string, target: object) =>
+          ctx().call('POST', '/ui/svp-value/manual/add', { token: user, body: { parameterId, value: '1', ...target } });
+        const [edited, ...values] = await Promise.all([
+          edit,
+          manual(dropped!.parameterId, { partId: a.parts[0]!.id }),
+          postForm(
+            '/ui/svp-value/file/add',
+            fileForm([
+              ['parameterId', droppedReport!.parameterId],
+              ['buildId', a.buildId],
+              ['file', { filename: 'r.txt', content: Buffer.from(`report ${round}`), contentType: 'text/plain' }],
+            ]),
+          ),
+          manual(retyped!.parameterId, { buildId: a.buildId }),
+          manual(dropped!.parameterId, { partId: a.parts[1]!.id }),
+        ]);
+        const [droppedValue, reportValue, retypedValue, droppedAgain] = values as [
+          (typeof values)[0],
+          (typeof values)[0],
+          (typeof values)[0],
+          (typeof values)[0],
+        ];
+        if (edited.statusCode === 200) {
+          // the edit went first: what it removed is gone, what it retyped takes files only
+          expectToken(droppedValue, 420, 'svpParameterNotPresent', 'parameterId');
+          expectToken(reportValue, 420, 'svpParameterNotPresent', 'parameterId');
+          expectToken(retypedValue, 420, 'svpDataTypeMismatch', 'parameterId');
+          expectToken(droppedAgain, 420, 'svpParameterNotPresent', 'parameterId');
+        } else {
+          // a value went first: the edit is refused whole (one answer per parameter it found in
+          // use), and every value is recorded
+          const refusals = edited.statusCode === 418 ? expectTokens(edited) : [expectToken(edited, 420, 'svpParameterInUse')];
+          for (const refusal of refusals) {
+            expect(refusal.errorToken).toBe('svpParameterInUse');
+            expect(refusal.field).toMatch(/^parameters/);
+          }
+          for (const value of values) expect(value.statusCode, value.body).toBe(200);
+        }
+        const parameterIds = (
+          await db().selectFrom('svp_parameters').select('id').where('template_id', '=', racing.id).execute()
+        ).map((row) => row.id);
+        expect(parameterIds.sort()).toEqual(
+          (edited.statusCode === 200
+            ? [kept!.parameterId, retyped!.parameterId]
+            : racing.parameters.map((p) => p.parameterId)
+          ).sort(),
+        );
+      }
+      expect(await inconsistentValues()).toEqual([]);
+      expect(await unreferencedSince(keysBefore)).toEqual([]);
+    });
+
+    it('answers svpValueNotPresent to edits of a value being deleted, and keeps no file nothing names', async () => {
+      const type = await ctx().call('POST', '/ui/svp-type/add', { token: admin, body: { name: 'Racing values' } });
+      const added = await ctx().call('POST', '/ui/svp/add', {
+        token: admin,
+        body: {
+          typeId: type.json<{ id: string }>().id,
+          name: 'Racing values',
+          parameters: [
+            { name: 'Note', dataType: 'MANUAL_ENTRY', association: 'BUILD' },
+            { name: 'Scan', dataType: 'FILE', association: 'BUILD' },
+          ],
+        },
+      });
+      expect(added.statusCode, added.body).toBe(200);
+      const [note, scan] = added.json<TSvpTemplate>().parameters;
+      const keysBefore = await storageKeys();
+      const replaceScan = (id: string, content: string) =>
+        postForm(
+          '/ui/svp-value/file/edit',
+          fileForm([
+            ['id', id],
+            ['parameterId', scan!.parameterId],
+            ['file', { filename: 'scan.txt', content: Buffer.from(content), contentType: 'text/plain' }],
+          ]),
+        );
+      for (let round = 0; round < 6; round += 1) {
+        const manual = await ctx().call('POST', '/ui/svp-value/manual/add', {
+          token: user,
+          body: { parameterId: note!.parameterId, buildId: a.buildId, value: 'first' },
+        });
+        expect(manual.statusCode, manual.body).toBe(200);
+        const file = await postForm(
+          '/ui/svp-value/file/add',
+          fileForm([
+            ['parameterId', scan!.parameterId],
+            ['buildId', a.buildId],
+            ['file', { filename: 'scan.txt', content: Buffer.from('scan 0'), contentType: 'text/plain' }],
+          ]),
+        );
+        expect(file.statusCode, file.body).toBe(200);
+        const manualId = manual.json<TSvpValue>().id;
+        const fileId = file.json<TSvpValue>().id;
+        const answers = await Promise.all([
+          ctx().call('POST', '/ui/svp-value/manual/edit', { token: user, body: { id: manualId, value: 'second' } }),
+          ctx().call('POST', '/ui/svp-value/delete', { token: user, body: { id: manualId } }),
+          replaceScan(fileId, `scan 1 of ${round}`),
+          ctx().call('POST', '/ui/svp-value/delete', { token: user, body: { id: fileId } }),
+          replaceScan(fileId, `scan 2 of ${round}`),
+        ]);
+        const [manualEdit, manualDelete, fileEdit, fileDelete, fileEditToo] = answers;
+        expect(manualDelete!.statusCode, manualDelete!.body).toBe(200);
+        expect(fileDelete!.statusCode, fileDelete!.body).toBe(200);
+        for (const edit of [manualEdit!, fileEdit!, fileEditToo!]) {
+          if (edit.statusCode !== 200) expectToken(edit, 420, 'svpValueNotPresent', 'id');
+        }
+        const left = await db().selectFrom('svp_values').select('id').where('id', 'in', [manualId, fileId]).execute();
+        expect(left).toEqual([]);
+      }
+      // every file stored for the values went with them: those replaced, and those of the edits
+      // that came too late
+      expect(await unreferencedSince(keysBefore)).toEqual([]);
+    });
+
+    it('keeps file values and inspection pictures through the storage sweep (their objects are referenced)', async () => {
+      const type = await ctx().call('POST', '/ui/svp-type/add', { token: admin, body: { name: 'Sweep' } });
+      expect(type.statusCode, type.body).toBe(200);
+      const kept = await ctx().call('POST', '/ui/svp/add', {
+        token: admin,
+        body: {
+          typeId: type.json<{ id: string }>().id,
+          name: 'Sweep checks',
+          parameters: [{ name: 'Kept report', dataType: 'FILE', association: 'BUILD' }],
+        },
+      });
+      expect(kept.statusCode, kept.body).toBe(200);
+      const content = Buffer.from('a report the sweep must keep');
+      const added = await postForm(
+        '/ui/svp-value/file/add',
+        fileForm([
+          ['parameterId', kept.json<TSvpTemplate>().parameters[0]!.parameterId],
+          ['buildId', a.buildId],
+          ['file', { filename: 'kept.txt', content, contentType: 'text/plain' }],
+        ]),
+      );
+      expect(added.statusCode, added.body).toBe(200);
+      const value = added.json<TSvpValue>();
+      const inspected = await db()
+        .selectFrom('quality_inspections')
+        .select('id')
+        .where('pictures', '!=', '[]')
+        .orderBy('created_at')
+        .executeTakeFirstOrThrow();
+      // every stored object older than the sweep's grace period
+      const root = path.join(ctx().config.dataDir, 'storage');
+      const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
+      for (const prefix of await fs.readdir(root)) {
+        if (!/^[a-f0-9]{2}$/.test(prefix)) continue;
+        for (const name of await fs.readdir(path.join(root, prefix))) {
+          await fs.utimes(path.join(root, prefix, name), twoHoursAgo, twoHoursAgo);
+        }
+      }
+      const jobs = jobsModule(ctx().app.services, quiet);
+      await jobs.services.jobs.enqueue(db(), STORAGE_SWEEP, null);
+      await jobs.runner.runDue();
+
+      const downloaded = await ctx().call('GET', `/ui/svp-value/file?id=${value.id}`, { token: user });
+      expect(downloaded.statusCode, downloaded.body).toBe(200);
+      expect(downloaded.rawPayload.equals(content)).toBe(true);
+      const picture = await ctx().call('GET', `/ui/qms/inspection/picture?inspectionId=${inspected.id}&index=0`, {
+        token: user,
+      });
+      expect(picture.statusCode, picture.body).toBe(200);
+      expect(picture.rawPayload.equals(png)).toBe(true);
     });
   });
 });

@@ -508,6 +508,38 @@ describeEachDatabase(
           'groups',
         );
       });
+
+      it('keeps every folder within its parent’s groups when folders are made under one being narrowed', async () => {
+        const db = ctx().app.services.database.db;
+        for (let round = 0; round < 6; round += 1) {
+          const top = (
+            await createFolder(admin, { folderName: `Narrowed ${round}`, groups: [groupA, groupB] })
+          ).json<TSecureRepoNode>();
+          const [narrowed, withB, inherited] = await Promise.all([
+            call('POST', '/ui/secure-repo/edit-file', admin, { nodeId: top.nodeId, groups: [groupA] }),
+            createFolder(admin, { parentNodeId: top.nodeId, folderName: 'Suppliers too', groups: [groupB] }),
+            createFolder(admin, { parentNodeId: top.nodeId, folderName: 'Inherited' }),
+          ]);
+          expect(narrowed.statusCode, narrowed.body).toBe(200);
+          expect(inherited.statusCode, inherited.body).toBe(200);
+          // made before the narrowing (and narrowed with it), or after it and refused
+          if (withB.statusCode !== 200) expectToken(withB, 420, 'secureRepoGroupsNotInParent', 'groups');
+          const listed = (await list(admin, `nodeId=${top.nodeId}`)).json<TSecureRepoListResponse>().nodes;
+          expect(listed.find((node) => node.folderName === 'Inherited')!.groups).toEqual([groupA]);
+          if (withB.statusCode === 200) expect(listed.find((node) => node.folderName === 'Suppliers too')!.groups).toEqual([]);
+        }
+        const outside = await db
+          .selectFrom('secure_repo_node_groups as shared')
+          .innerJoin('secure_repo_nodes as child', 'child.id', 'shared.node_id')
+          .leftJoin('secure_repo_node_groups as above', (join) =>
+            join.onRef('above.node_id', '=', 'child.parent_id').onRef('above.group_id', '=', 'shared.group_id'),
+          )
+          .select(['child.id', 'shared.group_id'])
+          .where('child.parent_id', 'is not', null)
+          .where('above.node_id', 'is', null)
+          .execute();
+        expect(outside).toEqual([]);
+      });
     });
 
     describe('POST /ui/secure-repo/delete', () => {
@@ -562,6 +594,75 @@ describeEachDatabase(
         );
         expect(await nodeRow(ctx(), parent.nodeId)).toBeDefined();
         expect((await call('POST', '/ui/secure-repo/delete', admin, { nodeId: parent.nodeId })).statusCode).toBe(200);
+      });
+
+      it('leaves no file or folder in a folder deleted while uploads and new folders go into it, and no object without its row', async () => {
+        const db = ctx().app.services.database.db;
+        for (let round = 0; round < 6; round += 1) {
+          const top = (
+            await createFolder(admin, { parentNodeId: folderA.nodeId, folderName: `Racing ${round}` })
+          ).json<TSecureRepoNode>();
+          const inner = (
+            await createFolder(alice.token, { parentNodeId: top.nodeId, folderName: 'Inner' })
+          ).json<TSecureRepoNode>();
+          const deeper = (
+            await createFolder(alice.token, { parentNodeId: inner.nodeId, folderName: 'Deeper' })
+          ).json<TSecureRepoNode>();
+          const keysBefore = await storageKeys(ctx());
+          const [deleted, ...answers] = await Promise.all([
+            call('POST', '/ui/secure-repo/delete', admin, { nodeId: top.nodeId }),
+            uploadFile(alice.token, inner.nodeId, 'one.txt', `one ${round}`),
+            uploadFile(alice.token, deeper.nodeId, 'two.txt', `two ${round}`),
+            createFolder(alice.token, { parentNodeId: deeper.nodeId, folderName: 'Late' }),
+            uploadFile(alice.token, top.nodeId, 'three.txt', `three ${round}`),
+            createFolder(alice.token, { parentNodeId: inner.nodeId, folderName: 'Late too' }),
+          ]);
+          // the delete takes everything below the folder; each upload or new folder went in
+          // before it (and went with it) or came after and found no folder
+          expect(deleted!.statusCode, deleted!.body).toBe(200);
+          for (const [index, answer] of answers.entries()) {
+            if (answer.statusCode !== 200) {
+              expectToken(answer, 420, 'secureRepoNodeNotPresent', index === 2 || index === 4 ? 'parentNodeId' : 'nodeId');
+            }
+          }
+          const left = await db.selectFrom('secure_repo_nodes').select('id').where('path', 'like', `%/${top.nodeId}/%`).execute();
+          expect(left).toEqual([]);
+          const named = new Set(
+            (await db.selectFrom('secure_repo_nodes').select('storage_key').where('storage_key', 'is not', null).execute()).map(
+              (row) => row.storage_key,
+            ),
+          );
+          expect((await storageKeys(ctx())).filter((key) => !keysBefore.includes(key) && !named.has(key))).toEqual([]);
+        }
+        const orphans = await db
+          .selectFrom('secure_repo_nodes as child')
+          .leftJoin('secure_repo_nodes as parent', 'parent.id', 'child.parent_id')
+          .select('child.id')
+          .where('child.parent_id', 'is not', null)
+          .where('parent.id', 'is', null)
+          .execute();
+        expect(orphans).toEqual([]);
+      });
+
+      it('refuses a USER the delete of a folder an ADMIN makes out of their sight in it at the same time', async () => {
+        for (let round = 0; round < 6; round += 1) {
+          const shared = (
+            await createFolder(admin, { parentNodeId: folderA.nodeId, folderName: `Contested ${round}` })
+          ).json<TSecureRepoNode>();
+          const [deleted, hidden] = await Promise.all([
+            call('POST', '/ui/secure-repo/delete', alice.token, { nodeId: shared.nodeId }),
+            createFolder(admin, { parentNodeId: shared.nodeId, folderName: 'Admins only', groups: [] }),
+          ]);
+          if (deleted.statusCode === 200) {
+            // the delete went first: there was nothing hidden, and then no folder to make one in
+            expectToken(hidden, 420, 'secureRepoNodeNotPresent', 'parentNodeId');
+            expect(await nodeRow(ctx(), shared.nodeId)).toBeUndefined();
+          } else {
+            expectToken(deleted, 403, 'actionNotAllowed');
+            expect(hidden.statusCode, hidden.body).toBe(200);
+            expect(await nodeRow(ctx(), hidden.json<TSecureRepoNode>().nodeId)).toBeDefined();
+          }
+        }
       });
 
       it('deletes a single file and its object', async () => {
@@ -731,6 +832,33 @@ describeEachDatabase(
           });
         }
       });
+    });
+
+    it('answers groupNotPresent, not a crash, to a folder shared with a group being deleted', async () => {
+      for (let round = 0; round < 6; round += 1) {
+        const doomed = (
+          await call('POST', '/ui/groups/add', admin, { name: `Doomed ${round}`, members: [bob.username] })
+        ).json<TGroup>();
+        const top = (
+          await createFolder(admin, { folderName: `Shared with doomed ${round}`, groups: [doomed.userGroupId] })
+        ).json<TSecureRepoNode>();
+        const [deleted, created, edited] = await Promise.all([
+          call('POST', '/ui/groups/delete', admin, { userGroupId: doomed.userGroupId }),
+          createFolder(admin, { folderName: `Made for doomed ${round}`, groups: [doomed.userGroupId, groupB] }),
+          call('POST', '/ui/secure-repo/edit-file', admin, { nodeId: top.nodeId, groups: [doomed.userGroupId] }),
+        ]);
+        expect(deleted.statusCode, deleted.body).toBe(200);
+        // shared before the delete (which took the sharing with it), or refused after it
+        for (const answer of [created, edited]) {
+          if (answer.statusCode !== 200) expectToken(answer, 420, 'groupNotPresent', 'groups');
+        }
+        const sharing = await ctx()
+          .app.services.database.db.selectFrom('secure_repo_node_groups')
+          .select('node_id')
+          .where('group_id', '=', doomed.userGroupId)
+          .execute();
+        expect(sharing).toEqual([]);
+      }
     });
 
     it('a deleted group no longer opens its folders', async () => {

@@ -7,7 +7,7 @@ import type {
   TPage,
   TPageQuery,
 } from '@manifold/contract';
-import { containsIgnoringCase } from '../../db/dialect.js';
+import { containsIgnoringCase, type Dialect } from '../../db/dialect.js';
 import { paginate } from '../../db/paging.js';
 import type { DB } from '../../db/schema.js';
 import type { DeviceTemplateRow } from '../../db/schema-packages.js';
@@ -17,6 +17,14 @@ export class DeviceTemplatesRepository {
 
   find(id: string): Promise<DeviceTemplateRow | undefined> {
     return this.db.selectFrom('device_templates').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /**
+   * The template, locked until the transaction ends (PostgreSQL and MariaDB; SQLite has one
+   * writer): a delete and the steps that name the template take it one at a time.
+   */
+  lock(id: string, dialect: Pick<Dialect, 'forUpdate'>): Promise<DeviceTemplateRow | undefined> {
+    return dialect.forUpdate(this.db.selectFrom('device_templates').selectAll().where('id', '=', id)).executeTakeFirst();
   }
 
   async insert(row: DeviceTemplateRow): Promise<void> {

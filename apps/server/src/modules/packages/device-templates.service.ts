@@ -55,7 +55,8 @@ export class DeviceTemplatesService {
       created_at: isoNow(),
     };
     return this.database.transaction(async (trx) => {
-      if (input.dsiId && !(await new PackagesRepository(trx).findPackage(input.dsiId))) {
+      // locked, as a step add does: a package deleted meanwhile is answered, not a foreign key error
+      if (input.dsiId && !(await new PackagesRepository(trx).lockPackage(input.dsiId, this.database.dialect))) {
         throw new AppError('packageNotPresent', { field: 'dsiId' });
       }
       await this.templates(trx).insert(row);
@@ -71,7 +72,9 @@ export class DeviceTemplatesService {
   async delete(input: { deviceTemplateId: string }, caller: Caller): Promise<void> {
     await this.database.transaction(async (trx) => {
       const templates = this.templates(trx);
-      const row = await templates.find(input.deviceTemplateId);
+      // locked before the steps are counted: a step added or edited to name the template waits
+      // for the delete (and then finds no template), or the delete waits for it (and counts it)
+      const row = await templates.lock(input.deviceTemplateId, this.database.dialect);
       if (!row) throw new AppError('deviceTemplateNotPresent', { field: 'deviceTemplateId' });
       if ((await templates.stepsUsing(row.id)) > 0) throw new AppError('deviceTemplateInUse', { field: 'deviceTemplateId' });
       await templates.delete(row.id);

@@ -393,7 +393,8 @@ export class PackagesService {
       return { instructions: text, deviceTemplateId: null };
     }
     if (!deviceTemplateId) throw new AppError('workflowStepDeviceTemplateRequired', { field: 'deviceTemplateId' });
-    const template = await new DeviceTemplatesRepository(trx).find(deviceTemplateId);
+    // locked until the step is written: a delete of the template waits for it, or it for the delete
+    const template = await new DeviceTemplatesRepository(trx).lock(deviceTemplateId, this.database.dialect);
     if (!template || (template.package_id !== null && template.package_id !== dsiId)) {
       throw new AppError('deviceTemplateNotPresent', { field: 'deviceTemplateId' });
     }

@@ -110,6 +110,21 @@ export class SvpRepository {
     return this.db.selectFrom('svp_parameters').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
+  /**
+   * The parameter, locked until the transaction ends (SQLite runs one writer at a time): a value
+   * being recorded for it and an edit of its template that removes or retypes it go one at a time.
+   */
+  lockParameter(id: string, dialect: Dialect): Promise<SvpParameterRow | undefined> {
+    return dialect.forUpdate(this.db.selectFrom('svp_parameters').selectAll().where('id', '=', id)).executeTakeFirst();
+  }
+
+  /** A template's parameters in their order, each locked as `lockParameter` locks one. */
+  lockParametersOf(templateId: string, dialect: Dialect): Promise<SvpParameterRow[]> {
+    return dialect
+      .forUpdate(this.db.selectFrom('svp_parameters').selectAll().where('template_id', '=', templateId).orderBy('position'))
+      .execute();
+  }
+
   async insertParameters(rows: Insertable<SvpParametersTable>[]): Promise<void> {
     if (rows.length > 0) await this.db.insertInto('svp_parameters').values(rows).execute();
   }
@@ -180,6 +195,11 @@ export class SvpRepository {
 
   findValue(id: string): Promise<SvpValueView | undefined> {
     return this.valueColumns(this.values().where('svp_values.id', '=', id)).executeTakeFirst();
+  }
+
+  /** The value's row, locked until the transaction ends (SQLite runs one writer at a time). */
+  lockValue(id: string, dialect: Dialect): Promise<SvpValueRow | undefined> {
+    return dialect.forUpdate(this.db.selectFrom('svp_values').selectAll().where('id', '=', id)).executeTakeFirst();
   }
 
   /**

@@ -13,7 +13,7 @@ import type {
 } from '@manifold/contract';
 import type { Database } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/dialect.js';
-import type { SvpParameterRow } from '../../db/schema-quality.js';
+import type { SvpParameterRow, SvpValueRow } from '../../db/schema-quality.js';
 import { AppError, ErrorCollector } from '../../lib/app-error.js';
 import type { Caller } from '../../lib/caller.js';
 import { isoNow } from '../../lib/time.js';
@@ -194,7 +194,9 @@ export class SvpService {
         if (!(await repository.lockTemplate(input.id, this.database.dialect))) {
           throw new AppError('svpTemplateNotPresent', { field: 'id' });
         }
-        const existing = await repository.parametersOf([input.id]);
+        // its parameters too, before their values are looked for: a value being recorded for one
+        // commits first (and is seen here), or waits for the edit (and finds what it left)
+        const existing = await repository.lockParametersOf(input.id, this.database.dialect);
         const byId = new Map(existing.map((row) => [row.id, row]));
         const inUse = await repository.parametersInUse(existing.map((row) => row.id));
         const problems = new ErrorCollector();
@@ -257,7 +259,7 @@ export class SvpService {
       // under the template's row lock, as an edit: a parameter an edit adds meanwhile is seen
       if (!(await repository.lockTemplate(id, this.database.dialect)))
         throw new AppError('svpTemplateNotPresent', { field: 'id' });
-      const parameters = await repository.parametersOf([id]);
+      const parameters = await repository.lockParametersOf(id, this.database.dialect);
       if ((await repository.parametersInUse(parameters.map((row) => row.id))).size > 0) {
         throw new AppError('svpTemplateInUse', { field: 'id' });
       }
@@ -302,14 +304,23 @@ export class SvpService {
 
   // ------------------------------------------------------------ values
 
-  /** The parameter, checked for the call's data types, and the build or part the value attaches to. */
+  /**
+   * The parameter, checked for the call's data types, and the build or part the value attaches
+   * to. Given a transaction's repository (`lock`), the parameter is read under its row lock and
+   * stays as read until the transaction ends: an edit of its template that removes or retypes it
+   * either committed first (and is answered here) or waits, and then finds the value.
+   */
   private async target(
+    repository: SvpRepository,
     parameterId: string,
     dataTypes: SvpParameterRow['data_type'][],
     partId: string | undefined,
     buildId: string | undefined,
+    lock: boolean,
   ): Promise<SvpParameterRow> {
-    const parameter = await this.repository().findParameter(parameterId);
+    const parameter = lock
+      ? await repository.lockParameter(parameterId, this.database.dialect)
+      : await repository.findParameter(parameterId);
     if (!parameter) throw new AppError('svpParameterNotPresent', { field: 'parameterId' });
     if (!dataTypes.includes(parameter.data_type)) {
       throw new AppError('svpDataTypeMismatch', {
@@ -317,9 +328,9 @@ export class SvpService {
         description: `The parameter takes ${parameter.data_type} values`,
       });
     }
-    const part = partId === undefined ? undefined : await this.repository().part(partId);
+    const part = partId === undefined ? undefined : await repository.part(partId);
     if (partId !== undefined && !part) throw new AppError('partNotPresent', { field: 'partId' });
-    if (buildId !== undefined && !(await this.repository().buildExists(buildId))) {
+    if (buildId !== undefined && !(await repository.buildExists(buildId))) {
       throw new AppError('buildNotPresent', { field: 'buildId' });
     }
     const fault = associationFault(parameter.association, { partId, buildId, partBuildId: part?.build_id });
@@ -334,6 +345,7 @@ export class SvpService {
 
   /** The manual or DTL content of a value, checked: a manual entry with the value rules, a DTL naming a stored record. */
   private async content(
+    repository: SvpRepository,
     parameter: SvpParameterRow,
     input: { value?: string | undefined; dtlId?: string | undefined },
   ): Promise<{ value: string | null; dtl_id: string | null }> {
@@ -341,7 +353,7 @@ export class SvpService {
       if (input.value !== undefined)
         throw new AppError('svpDataTypeMismatch', { field: 'value', description: 'A DTL value names dtlId' });
       if (input.dtlId === undefined) throw new AppError('valueRequired', { field: 'dtlId' });
-      if (!(await this.repository().dtlExists(input.dtlId))) throw new AppError('dtlNotPresent', { field: 'dtlId' });
+      if (!(await repository.dtlExists(input.dtlId))) throw new AppError('dtlNotPresent', { field: 'dtlId' });
       return { value: null, dtl_id: input.dtlId };
     }
     if (input.dtlId !== undefined)
@@ -352,130 +364,163 @@ export class SvpService {
     return { value: input.value!.trim(), dtl_id: null };
   }
 
-  private async audited<T>(
+  /**
+   * Runs `work` in a transaction and audits the value it answers in the same one. The answer is
+   * read there too: a delete committed right after cannot take it away from under the response.
+   */
+  private async audited<T extends AuditedValue>(
     caller: Pick<Caller, 'username' | 'sourceIp'>,
     action: 'added' | 'edited' | 'deleted',
-    value: { id: string; parameter_id: string; part_id: string | null; build_id: string | null },
     work: (repository: SvpRepository) => Promise<T>,
   ): Promise<T> {
     return this.database.transaction(async (trx) => {
-      const result = await work(this.repository(trx));
+      const value = await work(this.repository(trx));
       await new AuditRepository(trx, this.database.dialect).recordBy(
         caller,
         'traceParameterValueChanged',
         value.part_id ?? value.build_id ?? value.id,
         { action, valueId: value.id, parameterId: value.parameter_id, partId: value.part_id, buildId: value.build_id },
       );
-      return result;
+      return value;
     });
   }
 
+  /**
+   * The value, locked until the transaction ends: its edits and its delete take it one at a
+   * time, so an edit after the delete answers `svpValueNotPresent`, as it would a moment later.
+   */
+  private async lockedValue(repository: SvpRepository, id: string): Promise<SvpValueRow> {
+    const value = await repository.lockValue(id, this.database.dialect);
+    if (!value) throw new AppError('svpValueNotPresent', { field: 'id' });
+    return value;
+  }
+
   async addManual(input: TSvpManualAddRequest, caller: Pick<Caller, 'username' | 'sourceIp'>): Promise<TSvpValue> {
-    const parameter = await this.target(input.parameterId, ['MANUAL_ENTRY', 'DTL'], input.partId, input.buildId);
-    const content = await this.content(parameter, input);
-    const now = isoNow();
-    const row = {
-      id: randomUUID(),
-      parameter_id: parameter.id,
-      part_id: input.partId ?? null,
-      build_id: input.buildId ?? null,
-      ...content,
-      created_by: caller.username,
-      created_at: now,
-      updated_at: now,
-    };
-    await this.audited(caller, 'added', row, (repository) => repository.insertValue(row));
-    return this.value(row.id);
+    const added = await this.audited(caller, 'added', async (repository) => {
+      const parameter = await this.target(
+        repository,
+        input.parameterId,
+        ['MANUAL_ENTRY', 'DTL'],
+        input.partId,
+        input.buildId,
+        true,
+      );
+      const content = await this.content(repository, parameter, input);
+      const now = isoNow();
+      const id = randomUUID();
+      await repository.insertValue({
+        id,
+        parameter_id: parameter.id,
+        part_id: input.partId ?? null,
+        build_id: input.buildId ?? null,
+        ...content,
+        created_by: caller.username,
+        created_at: now,
+        updated_at: now,
+      });
+      return (await repository.findValue(id))!;
+    });
+    return toValue(added);
   }
 
   async editManual(input: TSvpManualEditRequest, caller: Pick<Caller, 'username' | 'sourceIp'>): Promise<TSvpValue> {
-    const current = await this.repository().findValue(input.id);
-    if (!current) throw new AppError('svpValueNotPresent', { field: 'id' });
-    const parameter = (await this.repository().findParameter(current.parameter_id))!;
-    if (parameter.data_type === 'FILE')
-      throw new AppError('svpDataTypeMismatch', { field: 'id', description: 'A file value is edited with svp-value/file/edit' });
-    const content = await this.content(parameter, input);
-    await this.audited(caller, 'edited', current, (repository) =>
-      repository.updateValue(current.id, { ...content, updated_at: isoNow() }),
-    );
-    return this.value(current.id);
+    const edited = await this.audited(caller, 'edited', async (repository) => {
+      const current = await this.lockedValue(repository, input.id);
+      const parameter = (await repository.findParameter(current.parameter_id))!;
+      if (parameter.data_type === 'FILE')
+        throw new AppError('svpDataTypeMismatch', {
+          field: 'id',
+          description: 'A file value is edited with svp-value/file/edit',
+        });
+      const content = await this.content(repository, parameter, input);
+      await repository.updateValue(current.id, { ...content, updated_at: isoNow() });
+      return (await repository.findValue(current.id))!;
+    });
+    return toValue(edited);
   }
 
   /** Checks a file value's target before its file is stored. */
   async checkFileTarget(input: { parameterId: string; partId: string | undefined; buildId: string | undefined }): Promise<void> {
-    await this.target(input.parameterId, ['FILE'], input.partId, input.buildId);
+    await this.target(this.repository(), input.parameterId, ['FILE'], input.partId, input.buildId, false);
   }
 
-  /** Records a file value whose file was stored; on failure the stored file is removed. */
+  /**
+   * Records a file value whose file was stored, checking its target again under the parameter's
+   * lock (the template may have changed while the file streamed); on failure the stored file is
+   * removed.
+   */
   async addFile(
     input: { parameterId: string; partId: string | undefined; buildId: string | undefined },
     file: StoredValueFile,
     caller: Pick<Caller, 'username' | 'sourceIp'>,
   ): Promise<TSvpValue> {
-    return this.orRemove(file.key, async () => {
-      await this.target(input.parameterId, ['FILE'], input.partId, input.buildId);
-      const now = isoNow();
-      const row = {
-        id: randomUUID(),
-        parameter_id: input.parameterId,
-        part_id: input.partId ?? null,
-        build_id: input.buildId ?? null,
-        ...fileColumns(file),
-        created_by: caller.username,
-        created_at: now,
-        updated_at: now,
-      };
-      await this.audited(caller, 'added', row, (repository) => repository.insertValue(row));
-      return this.value(row.id);
-    });
+    const added = await this.orRemove(file.key, () =>
+      this.audited(caller, 'added', async (repository) => {
+        await this.target(repository, input.parameterId, ['FILE'], input.partId, input.buildId, true);
+        const now = isoNow();
+        const id = randomUUID();
+        await repository.insertValue({
+          id,
+          parameter_id: input.parameterId,
+          part_id: input.partId ?? null,
+          build_id: input.buildId ?? null,
+          ...fileColumns(file),
+          created_by: caller.username,
+          created_at: now,
+          updated_at: now,
+        });
+        return (await repository.findValue(id))!;
+      }),
+    );
+    return toValue(added);
   }
 
   /** The file value `id` of parameter `parameterId`, before its new file is stored. */
   async checkFileEdit(input: { id: string; parameterId: string }): Promise<void> {
     const current = await this.repository().findValue(input.id);
     if (!current) throw new AppError('svpValueNotPresent', { field: 'id' });
-    if (current.parameter_id !== input.parameterId) {
-      throw new AppError('svpParameterNotPresent', {
-        field: 'parameterId',
-        description: 'The value belongs to another parameter',
-      });
-    }
-    if (current.data_type !== 'FILE') throw new AppError('svpDataTypeMismatch', { field: 'id' });
+    checkFileValue(current, input.parameterId);
   }
 
-  /** Replaces a file value's file; the old file is removed once the change committed. */
+  /**
+   * Replaces a file value's file under the value's lock; the file it replaced (the one the row
+   * named when locked, so never another edit's newer one) is removed once the change committed.
+   */
   async editFile(
     input: { id: string; parameterId: string },
     file: StoredValueFile,
     caller: Pick<Caller, 'username' | 'sourceIp'>,
   ): Promise<TSvpValue> {
-    const previous = await this.orRemove(file.key, async () => {
-      await this.checkFileEdit(input);
-      const current = (await this.repository().findValue(input.id))!;
-      await this.audited(caller, 'edited', current, (repository) =>
-        repository.updateValue(current.id, { ...fileColumns(file), updated_at: isoNow() }),
-      );
-      return current.storage_key;
+    const { previous, edited } = await this.orRemove(file.key, async () => {
+      let previous: string | null = null;
+      const edited = await this.audited(caller, 'edited', async (repository) => {
+        const current = await this.lockedValue(repository, input.id);
+        const { data_type } = (await repository.findParameter(current.parameter_id))!;
+        checkFileValue({ parameter_id: current.parameter_id, data_type }, input.parameterId);
+        previous = current.storage_key;
+        await repository.updateValue(current.id, { ...fileColumns(file), updated_at: isoNow() });
+        return (await repository.findValue(current.id))!;
+      });
+      return { previous: previous as string | null, edited };
     });
     if (previous) await this.storage.delete(previous);
-    return this.value(input.id);
+    return toValue(edited);
   }
 
   async deleteValue(id: string, caller: Pick<Caller, 'username' | 'sourceIp'>): Promise<void> {
-    const current = await this.repository().findValue(id);
-    if (!current) throw new AppError('svpValueNotPresent', { field: 'id' });
-    await this.audited(caller, 'deleted', current, (repository) => repository.deleteValue(id));
-    if (current.storage_key) await this.storage.delete(current.storage_key);
+    // the file removed is the one the row names under its lock, after any replacement committed
+    const deleted = await this.audited(caller, 'deleted', async (repository) => {
+      const current = await this.lockedValue(repository, id);
+      await repository.deleteValue(id);
+      return current;
+    });
+    if (deleted.storage_key) await this.storage.delete(deleted.storage_key);
   }
 
   async openFile(id: string): Promise<{ value: TSvpValue; stream: Readable }> {
     const current = await this.repository().findValue(id);
     if (!current || !current.storage_key) throw new AppError('svpValueNotPresent', { field: 'id' });
     return { value: toValue(current), stream: await this.storage.get(current.storage_key) };
-  }
-
-  private async value(id: string): Promise<TSvpValue> {
-    return toValue((await this.repository().findValue(id))!);
   }
 
   async listValues(
@@ -500,6 +545,20 @@ export class SvpService {
       throw error;
     }
   }
+}
+
+/** What the audit record of a value change names. */
+type AuditedValue = Pick<SvpValueRow, 'id' | 'parameter_id' | 'part_id' | 'build_id'>;
+
+/** A file value of parameter `parameterId`: the value's parameter and its data type. */
+function checkFileValue(value: { parameter_id: string; data_type: SvpParameterRow['data_type'] }, parameterId: string): void {
+  if (value.parameter_id !== parameterId) {
+    throw new AppError('svpParameterNotPresent', {
+      field: 'parameterId',
+      description: 'The value belongs to another parameter',
+    });
+  }
+  if (value.data_type !== 'FILE') throw new AppError('svpDataTypeMismatch', { field: 'id' });
 }
 
 /** A name another request took between the check and the insert: the unique key answers it. */

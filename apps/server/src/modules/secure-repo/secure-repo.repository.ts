@@ -37,6 +37,19 @@ export class SecureRepoRepository {
     return this.dialect.forUpdate(this.db.selectFrom('secure_repo_nodes').selectAll().where('id', '=', id)).executeTakeFirst();
   }
 
+  /**
+   * Locks the folders on a path (`/id/id/…/`), one at a time from the top, as `lockNode` locks
+   * one; false when one of them is gone. What goes into a folder takes its whole path: a delete
+   * of any folder above (which locks that folder and takes everything below it) has committed
+   * first and is seen, or waits until what went in committed and takes it too.
+   */
+  async lockPath(path: string): Promise<boolean> {
+    for (const id of path.split('/').filter(Boolean)) {
+      if (!(await this.lockNode(id))) return false;
+    }
+    return true;
+  }
+
   /** Whether the folder is shared with one of the user's groups. */
   async folderSharedWith(folderId: string, userId: number): Promise<boolean> {
     const row = await this.db
@@ -96,10 +109,15 @@ export class SecureRepoRepository {
     return groups;
   }
 
-  /** Those of `ids` that name existing groups. */
+  /**
+   * Those of `ids` that name existing groups. In a transaction they are locked until it ends: a
+   * group being deleted is gone already, or is deleted after the sharing rows written here (and
+   * takes them with it).
+   */
   async existingGroups(ids: number[]): Promise<Set<number>> {
     if (ids.length === 0) return new Set();
-    const rows = await this.db.selectFrom('user_groups').select('id').where('id', 'in', ids).execute();
+    const query = this.db.selectFrom('user_groups').select('id').where('id', 'in', ids).orderBy('id');
+    const rows = await (this.db.isTransaction ? this.dialect.forUpdate(query) : query).execute();
     return new Set(rows.map((row) => Number(row.id)));
   }
 

@@ -109,8 +109,8 @@ export class SecureRepoService {
     const parent = parentId === undefined ? undefined : await this.visibleFolder(parentId, viewer, 'parentNodeId');
     if (parent && parent.depth + 1 >= SECURE_REPO_MAX_DEPTH)
       throw new AppError('secureRepoFolderTooDeep', { field: 'parentNodeId' });
-    const parentGroups = parent ? ((await this.repository().groupsOf([parent.id])).get(parent.id) ?? []) : [];
-    const groups = input.groups ? await this.checkedGroups(input.groups, parent ? parentGroups : undefined) : parentGroups;
+    // checked here for an early answer, and again under the transaction's locks below
+    if (input.groups) await this.lockedGroups(this.repository(), input.groups, parent?.id);
     if (input.classification !== undefined && viewer)
       throw new AppError('actionNotAllowed', { description: 'Only an administrator labels folders CUI or FCI' });
     const classification = input.classification ?? null;
@@ -137,20 +137,22 @@ export class SecureRepoService {
       created_at: now,
       updated_at: now,
     };
-    await this.database.transaction(async (trx) => {
+    const shared = await this.database.transaction(async (trx) => {
       const repository = this.repository(trx);
-      if (parent && !(await repository.lockNode(parent.id)))
+      if (parent && !(await repository.lockPath(parent.path)))
         throw new AppError('secureRepoNodeNotPresent', { field: 'parentNodeId' });
+      const shared = await this.lockedGroups(repository, input.groups, parent?.id);
       await insertUnlessNameTaken(repository, row, 'folderName');
-      await repository.replaceGroups(id, groups);
+      await repository.replaceGroups(id, shared);
       await this.audit(trx).recordBy(caller, 'secureRepoFolderCreated', id, {
         folderName: name,
         parentNodeId: row.parent_id,
-        groups,
+        groups: shared,
         ...(classification ? { classification } : {}),
       });
+      return shared;
     });
-    return nodeOf(row, new Map([[id, groups]]), strictestClassification(parent && (await this.labelOf(parent)), classification));
+    return nodeOf(row, new Map([[id, shared]]), strictestClassification(parent && (await this.labelOf(parent)), classification));
   }
 
   /**
@@ -205,7 +207,7 @@ export class SecureRepoService {
     try {
       await this.database.transaction(async (trx) => {
         const repository = this.repository(trx);
-        if (!(await repository.lockNode(folder.id))) throw new AppError('secureRepoNodeNotPresent', { field: 'nodeId' });
+        if (!(await repository.lockPath(folder.path))) throw new AppError('secureRepoNodeNotPresent', { field: 'nodeId' });
         await insertUnlessNameTaken(repository, row, 'file');
         await this.audit(trx).recordBy(caller, 'secureRepoFileUploaded', id, {
           folderNodeId: folder.id,
@@ -295,8 +297,8 @@ export class SecureRepoService {
       }
       if (viewer)
         throw new AppError('actionNotAllowed', { description: 'Only an administrator changes whom a folder is shared with' });
-      const parentGroups = node.parent_id ? ((await repository.groupsOf([node.parent_id])).get(node.parent_id) ?? []) : undefined;
-      groups = await this.checkedGroups(input.groups, parentGroups);
+      // checked here for an early answer, and again under the transaction's locks below
+      groups = await this.lockedGroups(repository, input.groups, node.parent_id ?? undefined);
     }
     if (input.classification !== undefined) {
       if (node.is_folder !== 1) {
@@ -312,7 +314,9 @@ export class SecureRepoService {
     const updatedAt = isoNow();
     await this.database.transaction(async (trx) => {
       const locked = this.repository(trx);
-      if (!(await locked.lockNode(node.id))) throw new AppError('secureRepoNodeNotPresent', { field: 'nodeId' });
+      // the folders above too: a parent narrowed meanwhile is seen, and a delete above is answered
+      if (!(await locked.lockPath(node.path))) throw new AppError('secureRepoNodeNotPresent', { field: 'nodeId' });
+      if (groups) groups = await this.lockedGroups(locked, input.groups, node.parent_id ?? undefined);
       await locked.updateNode(node.id, { description, classification, updated_at: updatedAt });
       if (groups) {
         await locked.replaceGroups(node.id, groups);
@@ -337,16 +341,15 @@ export class SecureRepoService {
   async delete(nodeId: string, caller: Caller): Promise<void> {
     const viewer = viewerOf(caller);
     const node = await this.visibleNode(nodeId, viewer, 'nodeId');
-    if (viewer && node.is_folder === 1) {
-      if (node.parent_id === null)
-        throw new AppError('actionNotAllowed', { description: 'Only an administrator deletes top-level folders' });
-      if ((await this.repository().hiddenFoldersBelow(node.path, viewer.userId)) > 0) {
-        throw new AppError('actionNotAllowed', { description: 'The folder holds folders you cannot see' });
-      }
-    }
+    if (viewer && node.is_folder === 1 && node.parent_id === null)
+      throw new AppError('actionNotAllowed', { description: 'Only an administrator deletes top-level folders' });
     const removed = await this.database.transaction(async (trx) => {
       const repository = this.repository(trx);
       if (!(await repository.lockNode(node.id))) throw new AppError('secureRepoNodeNotPresent', { field: 'nodeId' });
+      // under the lock: a folder made (or narrowed) out of the user's sight below it meanwhile is seen
+      if (viewer && node.is_folder === 1 && (await repository.hiddenFoldersBelow(node.path, viewer.userId)) > 0) {
+        throw new AppError('actionNotAllowed', { description: 'The folder holds folders you cannot see' });
+      }
       const subtree = await repository.subtree(node.path);
       await repository.deleteSubtree(node.path);
       const audit = this.audit(trx);
@@ -397,10 +400,29 @@ export class SecureRepoService {
     return strictestClassification(parseClassification(node.classification), ...above.map(parseClassification));
   }
 
+  /**
+   * The groups a folder under `parentId` (none: a top-level folder) is to be shared with: the
+   * parent's when none are requested, else the requested ones checked by `checkedGroups`. In a
+   * transaction holding the parent's path, the groups are locked against their deletion.
+   */
+  private async lockedGroups(
+    repository: SecureRepoRepository,
+    requested: readonly number[] | undefined,
+    parentId: string | undefined,
+  ): Promise<number[]> {
+    const parentGroups = parentId ? ((await repository.groupsOf([parentId])).get(parentId) ?? []) : undefined;
+    if (!requested) return parentGroups ?? [];
+    return this.checkedGroups(repository, requested, parentGroups);
+  }
+
   /** Distinct existing groups (`groupNotPresent`), within the parent's when there is a parent. */
-  private async checkedGroups(requested: readonly number[], parentGroups: readonly number[] | undefined): Promise<number[]> {
+  private async checkedGroups(
+    repository: SecureRepoRepository,
+    requested: readonly number[],
+    parentGroups: readonly number[] | undefined,
+  ): Promise<number[]> {
     const groups = [...new Set(requested)].sort((a, b) => a - b);
-    const existing = await this.repository().existingGroups(groups);
+    const existing = await repository.existingGroups(groups);
     if (groups.some((id) => !existing.has(id))) throw new AppError('groupNotPresent', { field: 'groups' });
     if (parentGroups && groups.some((id) => !parentGroups.includes(id))) {
       throw new AppError('secureRepoGroupsNotInParent', { field: 'groups' });
