@@ -59,6 +59,39 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT must be an integer/);
     expect(() => loadConfig({ COOKIE_SECURE: 'maybe' })).toThrow(/COOKIE_SECURE must be true or false/);
   });
+
+  it('takes PUBLIC_URL as an absolute http(s) address without credentials, query or fragment, naming PUBLIC_URL otherwise', () => {
+    expect(loadConfig({ PUBLIC_URL: 'https://manifold.example.com/' }).publicUrl).toBe('https://manifold.example.com');
+    expect(loadConfig({ PUBLIC_URL: 'http://[::1]:8080' }).publicUrl).toBe('http://[::1]:8080');
+    for (const bad of [
+      'ftp://manifold.example.com',
+      'https://user:secret@manifold.example.com',
+      'https://manifold.example.com/?x=1',
+      'https://manifold.example.com/#top',
+      'not a url',
+    ]) {
+      expect(() => loadConfig({ PUBLIC_URL: bad }), bad).toThrow(
+        `PUBLIC_URL must be an absolute http or https address without credentials, query or fragment, got "${bad}"`,
+      );
+    }
+  });
+
+  it('reads LOG_LEVEL (default info) and refuses a level pino does not have, naming the setting', () => {
+    expect(loadConfig({}).logLevel).toBe('info');
+    for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+      expect(loadConfig({ LOG_LEVEL: level }).logLevel).toBe(level);
+    expect(loadConfig({ LOG_LEVEL: 'DEBUG' }).logLevel).toBe('debug');
+    expect(() => loadConfig({ LOG_LEVEL: 'verbose' })).toThrow(
+      'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"',
+    );
+  });
+
+  it('reads TRUST_PROXY as every other boolean setting: off by default, a bad value refused rather than taken as off', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    for (const on of ['true', 'TRUE', '1', 'yes', 'on']) expect(loadConfig({ TRUST_PROXY: on }).trustProxy, on).toBe(true);
+    for (const off of ['false', '0', 'no', 'off', '']) expect(loadConfig({ TRUST_PROXY: off }).trustProxy, off).toBe(false);
+    expect(() => loadConfig({ TRUST_PROXY: 'proxy' })).toThrow('TRUST_PROXY must be true or false, got "proxy"');
+  });
 });
 
 describe('keys and uploads configuration', () => {

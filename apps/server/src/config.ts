@@ -19,7 +19,7 @@ export interface Config {
   adminPassword: string | undefined;
   cookieSecure: boolean;
   cookieDomain: string | null;
-  /** `TRUST_PROXY=true`: client addresses come from `X-Forwarded-For` (behind a reverse proxy). */
+  /** `TRUST_PROXY` (a boolean setting, off by default): client addresses come from `X-Forwarded-For` (behind a reverse proxy). */
   trustProxy: boolean;
   logLevel: string;
   /** Lifetime of a session token, seconds. */
@@ -255,6 +255,45 @@ function siteName(raw: string | undefined): string {
   return raw.trim();
 }
 
+/**
+ * `PUBLIC_URL` without its trailing slashes: an absolute http(s) address without credentials,
+ * query or fragment (links are built by appending paths to it; `POST admin/server` holds the
+ * `serverUrl` it seeds to the same rule).
+ */
+function publicAddress(raw: string): string {
+  const text = raw.replace(/\/+$/, '');
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (
+    !url ||
+    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+    url.username ||
+    url.password ||
+    url.search ||
+    url.hash ||
+    text.includes('?') ||
+    text.includes('#')
+  ) {
+    throw new ConfigError(
+      `PUBLIC_URL must be an absolute http or https address without credentials, query or fragment, got "${raw}"`,
+    );
+  }
+  return text;
+}
+
+/** The levels of the server's logger (pino), most severe first; `silent` logs nothing. */
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+function logLevel(raw: string | undefined): string {
+  const value = (raw || 'info').toLowerCase();
+  if ((logLevels as readonly string[]).includes(value)) return value;
+  throw new ConfigError(`LOG_LEVEL must be one of ${logLevels.join(', ')}, got "${raw}"`);
+}
+
 function sqliteSynchronous(raw: string | undefined): 'FULL' | 'NORMAL' {
   const value = (raw || 'FULL').toUpperCase();
   if (value === 'FULL' || value === 'NORMAL') return value;
@@ -288,12 +327,7 @@ export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 8080, 0, 65535);
   const host = env.HOST || '127.0.0.1';
   const dataDir = path.resolve(env.DATA_DIR || './data');
-  const publicUrl = (env.PUBLIC_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
-  try {
-    new URL(publicUrl);
-  } catch {
-    throw new ConfigError(`PUBLIC_URL is not a valid address: "${publicUrl}"`);
-  }
+  const publicUrl = publicAddress(env.PUBLIC_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`);
   return {
     port,
     host,
@@ -305,8 +339,8 @@ export function loadConfig(env: Env = process.env): Config {
     adminPassword: env.ADMIN_PASSWORD || undefined,
     cookieSecure: boolean(env, 'COOKIE_SECURE', true),
     cookieDomain: env.COOKIE_DOMAIN || null,
-    trustProxy: env.TRUST_PROXY === 'true',
-    logLevel: env.LOG_LEVEL || 'info',
+    trustProxy: boolean(env, 'TRUST_PROXY', false),
+    logLevel: logLevel(env.LOG_LEVEL),
     sessionTtlSeconds: integer(env, 'SESSION_TTL_SECONDS', 8 * 3600, 60, 30 * 24 * 3600),
     loginThrottle: {
       maxFailures: integer(env, 'LOGIN_MAX_FAILURES', 10, 1, 1000),

@@ -1,6 +1,11 @@
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 
+/** The first line of what went wrong: a start that fails says so in one line. */
+function firstLine(error: unknown): string {
+  return error instanceof Error ? (error.message.split('\n', 1)[0] ?? '') : String(error);
+}
+
 async function main(): Promise<void> {
   // everything the server creates (database, keys, stored files, temporary files) is its user's alone
   process.umask(0o077);
@@ -19,8 +24,7 @@ async function main(): Promise<void> {
   try {
     app = await buildApp(config, { startJobs: config.jobs.enabled });
   } catch (error) {
-    const reason = error instanceof Error ? error.message.split('\n', 1)[0] : String(error);
-    process.stderr.write(`manifold: cannot start: ${reason}\n`);
+    process.stderr.write(`manifold: cannot start: ${firstLine(error)}\n`);
     process.exit(1);
   }
 
@@ -40,7 +44,16 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void close('SIGTERM'));
   process.on('SIGINT', () => void close('SIGINT'));
 
-  await app.listen({ port: config.port, host: config.host });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    // the port taken or the address not this machine's: one line, as any other failed start; the
+    // jobs this process started are handed back and the database closed before it exits
+    process.stderr.write(`manifold: cannot start: ${firstLine(error)}\n`);
+    setTimeout(() => process.exit(1), 10_000).unref();
+    await app.close().catch(() => undefined);
+    process.exit(1);
+  }
   app.log.info(`Manifold listening on ${config.publicUrl} (database: ${app.services.database.describe().databaseType})`);
 }
 

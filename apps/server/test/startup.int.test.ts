@@ -1,4 +1,5 @@
 import fs from 'node:fs/promises';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
@@ -47,6 +48,28 @@ describe('starting and stopping the server', () => {
     expect(await server.exited).toBe(1);
     expect(server.output().stderr.trim().split('\n')).toHaveLength(1);
     expect(server.output().stderr).toMatch(/^manifold: cannot start: /);
+  }, 180_000);
+
+  it('refuses a port already in use with a one-line reason, exit code 1', async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'manifold-port-'));
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (taken.address() as net.AddressInfo).port;
+      const server = await spawnServer({
+        DATA_DIR: dataDir,
+        PORT: String(port),
+        LOG_LEVEL: 'silent',
+        CONSOLE_DIR: path.join(dataDir, 'none'),
+      });
+      expect(await server.exited).toBe(1);
+      expect(server.output().stderr.trim().split('\n')).toEqual([
+        `manifold: cannot start: listen EADDRINUSE: address already in use 127.0.0.1:${port}`,
+      ]);
+    } finally {
+      await new Promise<void>((resolve) => taken.close(() => resolve()));
+      await fs.rm(dataDir, { recursive: true, force: true });
+    }
   }, 180_000);
 
   it('creates the first ADMIN with a generated password kept in a 0600 file, and stops on SIGTERM', async () => {

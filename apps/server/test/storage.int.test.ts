@@ -184,6 +184,20 @@ describeEachDatabase(
       );
     });
 
+    it('answers an upload cut off before its end with 400 malformedRequest (not a provider error) and keeps nothing of it', async () => {
+      const before = await keysOf(ctx().app.services.storageProviders.local);
+      const listed = async () =>
+        (await ctx().call('GET', '/ui/storage/dsi/list', { token: user })).json<TPage<TStorageFile>>().totalNumOfItems;
+      const count = await listed();
+      const { body, headers } = multipartForm({ file: { filename: 'cut.bin', content: Buffer.alloc(200_000, 7) } });
+      const cut = { token: user, body: body.subarray(0, body.length - 100_000), headers };
+      expectToken(await ctx().call('POST', '/ui/storage/dsi/upload', cut), 400, 'malformedRequest');
+      expectToken(await ctx().call('POST', '/ui/das/upload', { ...cut, token: admin }), 400, 'malformedRequest');
+      expect(await keysOf(ctx().app.services.storageProviders.local)).toEqual(before);
+      expect(await fs.readdir(path.join(ctx().config.dataDir, 'storage', 'tmp'))).toEqual([]);
+      expect(await listed()).toBe(count);
+    });
+
     it('manages storage types', async () => {
       const types = (await ctx().call('GET', '/ui/admin/storage/type/list', { token: admin })).json<{ data: TStorageType[] }>();
       expect(types.data).toEqual([

@@ -1,6 +1,6 @@
 import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
-import { pipeline, type Readable, Transform, type TransformCallback } from 'node:stream';
+import { finished, type Readable, Transform, type TransformCallback } from 'node:stream';
 import { StorageLimitError } from '../storage/storage.js';
 import type { z } from 'zod';
 import { assertCarryableText } from '../plugins/input-hygiene.js';
@@ -168,6 +168,22 @@ export interface StreamedFormFile {
 }
 
 /**
+ * A file part as its reader gets it: an error before the limit's end when the part was cut short
+ * (`failOnTruncation`), and a part that fails or closes before its end (the form broke off, the
+ * client left) fails the stream with 400 `malformedRequest`, so that whatever stores it answers the
+ * client's fault rather than a failure of its own (`storageTypeWriteError`). A reader that gives
+ * up first (its provider failed) keeps its own error.
+ */
+function formFileStream(file: BusboyFileStream, maxBytes: number): Readable {
+  const guarded = failOnTruncation(file, maxBytes);
+  finished(file, (error) => {
+    if (error && !guarded.destroyed) guarded.destroy(multipartFailure(error));
+  });
+  file.pipe(guarded);
+  return guarded;
+}
+
+/**
  * Streams the form's first `file` part to `store`, with the text fields sent before it (fields
  * after the file are not seen: routes name the ones they need first). Other file parts are
  * drained unread; a form without a file answers `uploadFileMissing`.
@@ -189,7 +205,7 @@ export async function streamFormFile<T>(
       continue;
     }
     try {
-      const stream = pipeline(part.file, failOnTruncation(part.file, maxBytes), () => undefined);
+      const stream = formFileStream(part.file, maxBytes);
       stored = { value: await store({ ...fields }, { fileName: part.filename, contentType: part.mimetype, stream }) };
     } catch (error) {
       part.file.resume();
