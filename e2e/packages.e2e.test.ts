@@ -216,4 +216,58 @@ describe('console: design packages (ADMIN)', () => {
     await page.locator(`tr[data-dsi-id="${dsiId}"]`).getByText('Build 1').waitFor();
     await context.close();
   });
+
+  it('keeps the page and the search in the address: back from a package, and a reload, land on the same page', async () => {
+    const run = Date.now().toString(36);
+    const token = await adminToken();
+    // thirteen packages this run alone matches: two pages of ten, in name order
+    const names = Array.from({ length: 13 }, (_, i) => `E2E paging ${run} ${String(i + 1).padStart(2, '0')}`);
+    for (const designName of names) {
+      const created = await api('POST /ui/package/info', { token, body: { designName, companyName: 'Acme' } });
+      expect(created.status).toBe(200);
+    }
+    const { context, page } = await freshPage(browser);
+    await logInAsAdmin(page);
+    await page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: 'Packages' }).click();
+    const search = page.getByLabel('Filter by design name');
+    await search.fill(`E2E paging ${run}`);
+    const table = page.getByTestId('packages-table');
+    await page.getByText('13 design packages').waitFor();
+    await table.getByRole('link', { name: names[0], exact: true }).waitFor();
+    await expect.poll(() => new URL(page.url()).searchParams.get('search'), settle).toBe(`E2E paging ${run}`);
+
+    await page.getByRole('button', { name: 'Page 2' }).click();
+    await table.getByRole('link', { name: names[10], exact: true }).waitFor();
+    const onPageTwo = async () => {
+      await table.getByRole('link', { name: names[12], exact: true }).waitFor();
+      expect(await table.getByRole('link', { name: names[0], exact: true }).count()).toBe(0);
+      expect(await search.inputValue()).toBe(`E2E paging ${run}`);
+      expect(await page.getByRole('button', { name: 'Page 2' }).getAttribute('aria-current')).toBe('page');
+      const params = new URL(page.url()).searchParams;
+      expect([params.get('page'), params.get('search')]).toEqual(['2', `E2E paging ${run}`]);
+    };
+    await onPageTwo();
+
+    // open a package of page 2, then back: page 2 of the same search
+    await table.getByRole('link', { name: names[11], exact: true }).click();
+    await page.getByRole('heading', { name: names[11], level: 1 }).waitFor();
+    await page.goBack();
+    await onPageTwo();
+
+    // a reload shows the same page
+    await page.reload();
+    await onPageTwo();
+
+    // back once more: the first page, as it was before page 2 was chosen
+    await page.goBack();
+    await table.getByRole('link', { name: names[0], exact: true }).waitFor();
+    expect(new URL(page.url()).searchParams.get('page')).toBeNull();
+
+    // a page past the end shows the last page; a page that is no number the first
+    await page.goto(`/packages?page=99&search=${encodeURIComponent(`E2E paging ${run}`)}`);
+    await onPageTwo();
+    await page.goto(`/packages?page=abc&search=${encodeURIComponent(`E2E paging ${run}`)}`);
+    await table.getByRole('link', { name: names[0], exact: true }).waitFor();
+    await context.close();
+  });
 });

@@ -7,7 +7,7 @@ export interface TextFilterFormProps<TName extends string> {
   title: string;
   /** The text filters in the order they are shown. */
   fields: readonly { name: TName; label: string }[];
-  /** The filters in force (from the address): the form starts with them. */
+  /** The filters in force (from the address): the form starts with them, and shows them again when they change. */
   applied: Partial<Record<TName, string>>;
   /** A message under a filter's input, such as the server's refusal of its value (`formErrorsFrom`). */
   errors?: Partial<Record<TName, string>>;
@@ -33,6 +33,13 @@ export function TextFilterForm<TName extends string>({
   const each = <T,>(value: (name: TName) => T) =>
     Object.fromEntries(fields.map(({ name }) => [name, value(name)])) as Record<TName, T>;
   const [values, setValues] = useState<Record<TName, string>>(() => each((name) => applied[name] ?? ''));
+  // the filters in force changed under the form (back, forward, a link): its inputs show them
+  const inForce = JSON.stringify(fields.map(({ name }) => applied[name] ?? ''));
+  const [shown, setShown] = useState(inForce);
+  if (shown !== inForce) {
+    setShown(inForce);
+    setValues(each((name) => applied[name] ?? ''));
+  }
 
   const apply = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();

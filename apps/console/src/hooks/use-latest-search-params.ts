@@ -1,19 +1,23 @@
 import { useRef } from 'react';
-import { useSearchParams } from 'react-router';
+import { useSearchParams, type NavigateOptions } from 'react-router';
 
 /**
  * The address's query string, and a change of it that builds on the last change asked for.
  * React Router's own setter builds on the query string rendered, and a navigation renders only
  * once the router has run its loaders: two changes made before then (a filter cleared and another
- * set at once) kept only the second, which put the first filter back.
+ * set at once) kept only the second, which put the first filter back. A change is a new entry of
+ * the history unless `options` say `replace`.
  */
-export function useLatestSearchParams(): [URLSearchParams, (next: (latest: URLSearchParams) => URLSearchParams) => void] {
+export function useLatestSearchParams(): [
+  URLSearchParams,
+  (next: (latest: URLSearchParams) => URLSearchParams, options?: NavigateOptions) => void,
+] {
   const [params, setParams] = useSearchParams();
   const rendered = useRef('');
   rendered.current = params.toString();
   // the query strings asked for and not yet rendered, after the one rendered when they were asked
   const asked = useRef<{ base: string; pending: string[] }>({ base: '', pending: [] });
-  const change = (next: (latest: URLSearchParams) => URLSearchParams) => {
+  const change = (next: (latest: URLSearchParams) => URLSearchParams, options?: NavigateOptions) => {
     const now = rendered.current;
     const state = asked.current;
     const done = state.pending.indexOf(now);
@@ -28,7 +32,7 @@ export function useLatestSearchParams(): [URLSearchParams, (next: (latest: URLSe
     }
     const value = next(new URLSearchParams(state.pending.at(-1) ?? now));
     state.pending.push(value.toString());
-    setParams(value);
+    setParams(value, options);
   };
   return [params, change];
 }

@@ -1,17 +1,161 @@
-import { useDebouncedValue } from '@mantine/hooks';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
+import { useLatestSearchParams } from './use-latest-search-params';
+
+/** The largest page a list call takes (the contract's `pageNum`). */
+const maxPage = 1_000_000_000;
+/** How long the typing of a search pauses before the list asks for it. */
+const searchPause = 300;
 
 /**
- * The page and the search text of a list searched on the server: a new search starts at the first
- * page, and `query` (trimmed, undefined when blank) follows the typing after 300 ms.
+ * The page an address's value names: a whole number from 1, no more than a list call takes;
+ * anything else (`abc`, `-1`, `0`, `1.5`, nothing) the first page.
  */
-export function usePagedSearch() {
-  const [page, setPage] = useState(1);
-  const [search, setSearchText] = useState('');
-  const [debounced] = useDebouncedValue(search, 300);
-  const setSearch = (value: string) => {
-    setSearchText(value);
-    setPage(1);
+export function pageFrom(value: string | null): number {
+  if (value === null || !/^\d+$/.test(value)) return 1;
+  return Math.min(Math.max(Number(value), 1), maxPage);
+}
+
+export interface PagedSearchOptions<TFilter extends string = never> {
+  /** The address's name of the page (`page`); lists sharing a screen each have their own. */
+  pageParam?: string;
+  /** The address's name of the search text (`search`). */
+  searchParam?: string;
+  /** Filters of the list kept in the address under their own names. */
+  filters?: readonly TFilter[];
+  /** The pages of other lists of the screen that the search and the filters narrow too. */
+  alsoResets?: readonly string[];
+}
+
+export interface PagedSearch<TFilter extends string = never> {
+  /** The page the address names (`pageFrom`). */
+  page: number;
+  /** Another page: a new entry of the history, so back returns to the page before. */
+  setPage: (page: number, options?: { replace?: boolean }) => void;
+  /** The text of the search box. */
+  search: string;
+  /** The search box typed in: the address follows (replaced, not a new entry) once the typing pauses, at the first page. */
+  setSearch: (text: string) => void;
+  /** The search the list asks for: the address's, trimmed; undefined when blank. */
+  query: string | undefined;
+  /** The filters of the address, trimmed; blank ones left out. */
+  filters: Partial<Record<TFilter, string>>;
+  /** Filters changed (undefined or blank: cleared): a new entry of the history, at the first page. */
+  setFilters: (change: Partial<Record<TFilter, string | undefined>>) => void;
+}
+
+/**
+ * The page, the search text and the filters of a list, kept in the address (`?page=3&search=abc`)
+ * so that a reload, back after opening a row, and a shared link show the same page. Another page
+ * or filter is a new entry of the history; the search follows the typing by replacing the entry,
+ * once the typing pauses, and goes back to the first page. The rest of the address is left as it
+ * is. A page past the list's end is put right by `usePageInRange`.
+ */
+export function usePagedSearch<TFilter extends string = never>({
+  pageParam = 'page',
+  searchParam = 'search',
+  filters: filterNames = [],
+  alsoResets = [],
+}: PagedSearchOptions<TFilter> = {}): PagedSearch<TFilter> {
+  const [params, setParams] = useLatestSearchParams();
+  const addressSearch = params.get(searchParam) ?? '';
+  const [text, setText] = useState(addressSearch);
+  // the search texts written to the address and not seen there yet, oldest first
+  const written = useRef<string[]>([]);
+  const typing = useRef<ReturnType<typeof setTimeout>>(undefined);
+
+  useEffect(() => {
+    const at = written.current.indexOf(addressSearch);
+    if (at !== -1) {
+      // one this list wrote (the box may be ahead of it by now): those before it are done too
+      written.current = written.current.slice(at + 1);
+      return;
+    }
+    // another navigation (back, forward, a link): its search goes in the box, and typing not yet
+    // written is dropped
+    written.current = [];
+    clearTimeout(typing.current);
+    setText(addressSearch);
+  }, [addressSearch]);
+
+  // typing cut short by leaving the screen changes nothing (the next screen's address least of all)
+  useEffect(() => () => clearTimeout(typing.current), []);
+
+  const firstPage = (next: URLSearchParams) => {
+    for (const name of [pageParam, ...alsoResets]) next.delete(name);
+    return next;
   };
-  return { page, setPage, search, setSearch, query: debounced.trim() || undefined };
+
+  const filters: Partial<Record<TFilter, string>> = {};
+  for (const name of filterNames) {
+    const value = params.get(name)?.trim();
+    if (value) filters[name] = value;
+  }
+
+  return {
+    page: pageFrom(params.get(pageParam)),
+    setPage: (page, options) =>
+      setParams((latest) => {
+        const next = new URLSearchParams(latest);
+        if (page > 1) next.set(pageParam, String(page));
+        else next.delete(pageParam);
+        return next;
+      }, options),
+    search: text,
+    setSearch: (value) => {
+      setText(value);
+      clearTimeout(typing.current);
+      typing.current = setTimeout(
+        () =>
+          setParams(
+            (latest) => {
+              if ((latest.get(searchParam) ?? '') === value) return latest;
+              written.current.push(value);
+              const next = firstPage(new URLSearchParams(latest));
+              if (value) next.set(searchParam, value);
+              else next.delete(searchParam);
+              return next;
+            },
+            { replace: true },
+          ),
+        searchPause,
+      );
+    },
+    query: addressSearch.trim() || undefined,
+    filters,
+    setFilters: (change) =>
+      setParams((latest) => {
+        const next = firstPage(new URLSearchParams(latest));
+        for (const [name, value] of Object.entries<string | undefined>(change)) {
+          if (value?.trim()) next.set(name, value.trim());
+          else next.delete(name);
+        }
+        return next;
+      }),
+  };
+}
+
+/**
+ * Puts right a page past the end of the list (`?page=99999`, or the last row of the last page
+ * deleted): once the list answered for the page asked (not while it still shows the answer to
+ * another), the address is replaced by its last page, the first when it has no rows.
+ */
+export function usePageInRange(
+  list: Pick<PagedSearch<string>, 'page' | 'setPage'>,
+  result: { data?: { totalNumOfPages: number } | undefined; isPlaceholderData: boolean },
+): void {
+  const last = result.data && !result.isPlaceholderData ? Math.max(1, result.data.totalNumOfPages) : undefined;
+  const outside = last !== undefined && list.page > last;
+  // asked once per page and end: renders until the address changes ask nothing more
+  const asked = useRef<string | null>(null);
+  const { page, setPage } = list;
+  useEffect(() => {
+    if (!outside || last === undefined) {
+      asked.current = null;
+      return;
+    }
+    const key = `${page}/${last}`;
+    if (asked.current === key) return;
+    asked.current = key;
+    setPage(last, { replace: true });
+  }, [outside, page, last, setPage]);
 }

@@ -16,6 +16,7 @@ import { pageCount } from '../../../lib/paging';
 import { useAccessPolicies, useDeleteAccessPolicy } from '../api/access-controls';
 import { PolicyForm } from '../components/policy-form';
 import { formatList } from '../../../lib/text-join';
+import { usePagedSearch, usePageInRange } from '../../../hooks/use-paged-search';
 
 const pageSize = 10;
 
@@ -23,7 +24,8 @@ const pageSize = 10;
 export function AccessPoliciesRoute() {
   const { t } = useTranslation();
   const confirm = useConfirm();
-  const [page, setPage] = useState(1);
+  const paging = usePagedSearch();
+  const { page, setPage } = paging;
   const [adding, setAdding] = useState(false);
   const [editing, setEditing] = useState<TAccessControl | null>(null);
   const close = () => {
@@ -31,6 +33,7 @@ export function AccessPoliciesRoute() {
     setEditing(null);
   };
   const policies = useAccessPolicies(page, pageSize);
+  usePageInRange(paging, policies);
   const remove = useDeleteAccessPolicy();
 
   const confirmDelete = (policy: TAccessControl) =>

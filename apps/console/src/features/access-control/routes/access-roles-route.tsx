@@ -16,6 +16,7 @@ import { pageCount } from '../../../lib/paging';
 import { useAccessRoles, useDeleteAccessRole } from '../api/access-controls';
 import { EscalationPolicyCard } from '../components/escalation-policy-card';
 import { RoleForm } from '../components/role-form';
+import { usePagedSearch, usePageInRange } from '../../../hooks/use-paged-search';
 
 const pageSize = 10;
 
@@ -23,7 +24,8 @@ const pageSize = 10;
 export function AccessRolesRoute() {
   const { t } = useTranslation();
   const confirm = useConfirm();
-  const [page, setPage] = useState(1);
+  const paging = usePagedSearch();
+  const { page, setPage } = paging;
   const [adding, setAdding] = useState(false);
   const [editing, setEditing] = useState<TAccessRole | null>(null);
   const close = () => {
@@ -31,6 +33,7 @@ export function AccessRolesRoute() {
     setEditing(null);
   };
   const roles = useAccessRoles(page, pageSize);
+  usePageInRange(paging, roles);
   const remove = useDeleteAccessRole();
 
   const confirmDelete = (role: TAccessRole) =>

@@ -2,6 +2,7 @@ import { Group, Select, Stack, Switch } from '@mantine/core';
 import { orderSortFields } from '@manifold/contract';
 import { useTranslation } from 'react-i18next';
 import { useLatestSearchParams } from '../../../hooks/use-latest-search-params';
+import { usePageInRange } from '../../../hooks/use-paged-search';
 import { apiErrorMessage } from '../../../components/api-error-message';
 import { AuthorizationTable } from '../../../components/authorization-table';
 import { ErrorAlert } from '../../../components/error-alert';
@@ -25,6 +26,9 @@ export function AuthorizationsRoute() {
 
   const update = (change: Partial<GetAuthorizationsInput>) =>
     setParams((latest) => authorizationListSearch({ ...authorizationListInputFrom(latest), pageNum: 1, ...change }));
+  const page = (pageNum: number, options?: { replace?: boolean }) =>
+    setParams((latest) => authorizationListSearch({ ...authorizationListInputFrom(latest), pageNum }), options);
+  usePageInRange({ page: input.pageNum, setPage: page }, authorizations);
 
   return (
     <Stack gap="lg">
@@ -78,7 +82,7 @@ export function AuthorizationsRoute() {
       <PagingFooter
         totalPages={pageCount(authorizations.data)}
         pageNum={input.pageNum}
-        onPage={(pageNum) => setParams((latest) => authorizationListSearch({ ...authorizationListInputFrom(latest), pageNum }))}
+        onPage={page}
         pageSizeLabel={t('authorizations.pageSize')}
         pageSize={input.numberOfItems}
         onPageSize={(numberOfItems) => update({ numberOfItems })}

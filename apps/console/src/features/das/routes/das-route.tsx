@@ -11,6 +11,7 @@ import { ListPagination } from '../../../components/list-pagination';
 import { TextFilterForm } from '../../../components/text-filter-form';
 import { alerts } from '../../../lib/alerts';
 import { useDateTimeFormat } from '../../../lib/format';
+import { usePagedSearch, usePageInRange } from '../../../hooks/use-paged-search';
 import { pageCount } from '../../../lib/paging';
 import { uploadTray } from '../../../lib/upload-tray';
 import { uploadDesignPackage, useDasEntries } from '../api/get-das-entries';
@@ -25,11 +26,13 @@ export function DasRoute() {
   const { t } = useTranslation();
   const format = useDateTimeFormat();
   const queryClient = useQueryClient();
-  const [page, setPage] = useState(1);
-  const [dsiId, setDsiId] = useState<string | undefined>(undefined);
+  const paging = usePagedSearch({ filters: ['dsiId'] });
+  const { page, setPage } = paging;
+  const { dsiId } = paging.filters;
   const [uploadError, setUploadError] = useState<string | null>(null);
   const resetFile = useRef<() => void>(null);
   const entries = useDasEntries({ pageNum: page, numberOfItems: pageSize, dsiId });
+  usePageInRange(paging, entries);
 
   const upload = (file: File | null) => {
     if (!file) return;
@@ -73,10 +76,7 @@ export function DasRoute() {
         title={t('das.filter')}
         fields={[{ name: 'dsiId', label: t('das.columns.dsiId') }]}
         applied={{ dsiId }}
-        onApply={(filters) => {
-          setDsiId(filters.dsiId);
-          setPage(1);
-        }}
+        onApply={(filters) => paging.setFilters({ dsiId: filters.dsiId })}
         applyLabel={t('das.apply')}
         clearLabel={t('das.clear')}
       />

@@ -1,5 +1,4 @@
 import { Anchor, Group, SegmentedControl, Stack, Table, Text, VisuallyHidden } from '@mantine/core';
-import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { apiErrorMessage } from '../../../components/api-error-message';
@@ -8,6 +7,7 @@ import { ErrorAlert } from '../../../components/error-alert';
 import { ListHeader } from '../../../components/list-header';
 import { ListPagination } from '../../../components/list-pagination';
 import { useDateTimeFormat } from '../../../lib/format';
+import { usePagedSearch, usePageInRange } from '../../../hooks/use-paged-search';
 import { pageCount } from '../../../lib/paging';
 import { useDevices } from '../api/get-devices';
 import { DeviceStateBadge } from '../components/device-state-badge';
@@ -26,9 +26,12 @@ const approvedOf: Record<Filter, boolean | undefined> = { all: undefined, approv
 export function DevicesRoute() {
   const { t } = useTranslation();
   const format = useDateTimeFormat();
-  const [page, setPage] = useState(1);
-  const [filter, setFilter] = useState<Filter>('all');
+  const paging = usePagedSearch({ filters: ['approval'] });
+  const { page, setPage } = paging;
+  const chosen = paging.filters.approval ?? 'all';
+  const filter: Filter = isFilter(chosen) ? chosen : 'all';
   const devices = useDevices({ pageNum: page, numberOfItems: pageSize, approved: approvedOf[filter] });
+  usePageInRange(paging, devices);
 
   return (
     <Stack gap="lg">
@@ -43,10 +46,7 @@ export function DevicesRoute() {
             value={filter}
             data={filters.map((value) => ({ value, label: t(`devices.filters.${value}`) }))}
             onChange={(value) => {
-              if (isFilter(value)) {
-                setFilter(value);
-                setPage(1);
-              }
+              if (isFilter(value)) paging.setFilters({ approval: value === 'all' ? undefined : value });
             }}
           />
         </Group>

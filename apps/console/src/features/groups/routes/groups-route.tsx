@@ -16,6 +16,7 @@ import { pageCount } from '../../../lib/paging';
 import { useDeleteGroup } from '../api/delete-group';
 import { useGroups } from '../api/get-groups';
 import { GroupForm } from '../components/group-form';
+import { usePagedSearch, usePageInRange } from '../../../hooks/use-paged-search';
 
 const pageSize = 10;
 
@@ -25,9 +26,11 @@ type Editing = { mode: 'add' } | { mode: 'edit'; group: TGroup } | null;
 export function GroupsRoute() {
   const { t } = useTranslation();
   const confirm = useConfirm();
-  const [page, setPage] = useState(1);
+  const paging = usePagedSearch();
+  const { page, setPage } = paging;
   const [editing, setEditing] = useState<Editing>(null);
   const groups = useGroups({ pageNum: page, numberOfItems: pageSize });
+  usePageInRange(paging, groups);
   const deleteGroup = useDeleteGroup();
 
   const confirmDelete = (group: TGroup) => {

@@ -15,6 +15,7 @@ import { alerts } from '../../../lib/alerts';
 import { pageCount } from '../../../lib/paging';
 import { useDeleteOauthClient, useOauthClients } from '../api/oauth-clients';
 import { OauthClientForm } from '../components/oauth-client-form';
+import { usePagedSearch, usePageInRange } from '../../../hooks/use-paged-search';
 
 const pageSize = 10;
 
@@ -22,10 +23,12 @@ const pageSize = 10;
 export function OauthClientsRoute() {
   const { t } = useTranslation();
   const confirm = useConfirm();
-  const [page, setPage] = useState(1);
+  const paging = usePagedSearch();
+  const { page, setPage } = paging;
   const [adding, setAdding] = useState(false);
   const [created, setCreated] = useState<TOauthClientCreated | null>(null);
   const clients = useOauthClients({ pageNum: page, numberOfItems: pageSize });
+  usePageInRange(paging, clients);
   const remove = useDeleteOauthClient();
 
   const confirmDelete = (client: TOauthClient) =>

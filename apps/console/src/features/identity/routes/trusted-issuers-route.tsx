@@ -17,6 +17,7 @@ import { useFields } from '../../../hooks/use-fields';
 import { alerts } from '../../../lib/alerts';
 import { pageCount } from '../../../lib/paging';
 import { useAddTrustedIssuer, useDeleteTrustedIssuer, useTrustedIssuers } from '../api/trusted-issuers';
+import { usePagedSearch, usePageInRange } from '../../../hooks/use-paged-search';
 
 const pageSize = 10;
 
@@ -51,9 +52,11 @@ function TrustedIssuerForm({ onDone, onCancel }: { onDone: (issuer: TTrustedIssu
 export function TrustedIssuersRoute() {
   const { t } = useTranslation();
   const confirm = useConfirm();
-  const [page, setPage] = useState(1);
+  const paging = usePagedSearch();
+  const { page, setPage } = paging;
   const [adding, setAdding] = useState(false);
   const issuers = useTrustedIssuers({ pageNum: page, numberOfItems: pageSize });
+  usePageInRange(paging, issuers);
   const remove = useDeleteTrustedIssuer();
 
   const confirmDelete = (issuer: TTrustedIssuer) =>

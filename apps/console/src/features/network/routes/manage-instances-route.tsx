@@ -7,6 +7,7 @@ import { ErrorAlert } from '../../../components/error-alert';
 import { ListFilter } from '../../../components/list-filter';
 import { ListHeader } from '../../../components/list-header';
 import { ListPagination } from '../../../components/list-pagination';
+import { usePagedSearch, usePageInRange } from '../../../hooks/use-paged-search';
 import { pageCount } from '../../../lib/paging';
 import { roleCan, sessionQueryOptions } from '../../../lib/session';
 import { useManageInstances, type ManageFilter } from '../api/registrations';
@@ -16,14 +17,21 @@ import { manageRow, PeerRegistrationsTable } from '../components/peer-registrati
 const pageSize = 10;
 const filters = ['downStreamManage', 'upStreamManage', 'all'] as const;
 
+function isFilter(value: string): value is ManageFilter {
+  return filters.some((filter) => filter === value);
+}
+
 /** Manage instances downstream (this one hands them orders) and upstream (they hand orders to this one). */
 export function ManageInstancesRoute() {
   const { t } = useTranslation();
   const session = useQuery(sessionQueryOptions());
-  const [page, setPage] = useState(1);
-  const [filter, setFilter] = useState<ManageFilter>('downStreamManage');
+  const paging = usePagedSearch({ filters: ['registrationType'] });
+  const { page, setPage } = paging;
+  const chosen = paging.filters.registrationType ?? 'downStreamManage';
+  const filter: ManageFilter = isFilter(chosen) ? chosen : 'downStreamManage';
   const [adding, setAdding] = useState(false);
   const instances = useManageInstances({ pageNum: page, numberOfItems: pageSize, registrationType: filter });
+  usePageInRange(paging, instances);
   const mayAdd = roleCan(session.data?.userProfile.role, 'POST /ui/manage/add');
 
   return (
@@ -40,10 +48,7 @@ export function ManageInstancesRoute() {
           value,
           label: value === 'all' ? t('network.manage.all') : t(`network.relations.${value}`),
         }))}
-        onChange={(value) => {
-          setFilter(value);
-          setPage(1);
-        }}
+        onChange={(value) => paging.setFilters({ registrationType: value === 'downStreamManage' ? undefined : value })}
       />
       {instances.error ? <ErrorAlert>{apiErrorMessage(t, instances.error)}</ErrorAlert> : null}
       <PeerRegistrationsTable

@@ -15,6 +15,7 @@ import { pageCount } from '../../../lib/paging';
 import { useProtectInstances, useProtectTokens } from '../api/registrations';
 import { RegistrationActions } from '../components/registration-actions';
 import { RegistrationStateBadge } from '../components/registration-state-badge';
+import { usePagedSearch, usePageInRange } from '../../../hooks/use-paged-search';
 
 const pageSize = 10;
 
@@ -25,9 +26,11 @@ const pageSize = 10;
 export function ProtectInstancesRoute() {
   const { t } = useTranslation();
   const format = useDateTimeFormat();
-  const [page, setPage] = useState(1);
+  const paging = usePagedSearch();
+  const { page, setPage } = paging;
   const [tokens, setTokens] = useState<TProtectTokens | null>(null);
   const instances = useProtectInstances({ pageNum: page, numberOfItems: pageSize });
+  usePageInRange(paging, instances);
   const create = useProtectTokens();
 
   const makePair = () =>

@@ -9,15 +9,18 @@ import { pageCount } from '../../../lib/paging';
 import { useTraceInstances } from '../api/registrations';
 import { AddPeerModal } from '../components/add-peer-form';
 import { PeerRegistrationsTable, traceRow } from '../components/peer-registrations-table';
+import { usePagedSearch, usePageInRange } from '../../../hooks/use-paged-search';
 
 const pageSize = 10;
 
 /** Trace instances this one reports its events to, and instances that asked to report to this one. */
 export function TraceInstancesRoute() {
   const { t } = useTranslation();
-  const [page, setPage] = useState(1);
+  const paging = usePagedSearch();
+  const { page, setPage } = paging;
   const [adding, setAdding] = useState(false);
   const instances = useTraceInstances({ pageNum: page, numberOfItems: pageSize });
+  usePageInRange(paging, instances);
 
   return (
     <Stack gap="lg">

@@ -12,6 +12,7 @@ import { uploadTray } from '../../../lib/upload-tray';
 import { useAddOrder } from '../api/add-order';
 import { useDownloadPolicySchema } from '../api/get-policy-schema';
 import { uploadOrder } from '../api/upload-order';
+import { jsonProblem } from './json-problem';
 
 const policyField = 'authorizationAuthorizedPolicyList';
 
@@ -47,8 +48,16 @@ export function AddOrderForm({ onCancel }: { onCancel: () => void }) {
     let policy: unknown;
     try {
       policy = JSON.parse(text);
-    } catch (error) {
-      setProblems([t('orders.add.notJson', { reason: error instanceof Error ? error.message : String(error) })]);
+    } catch {
+      // the browser's own words (`JSON.parse`) are English whatever the language: the console's own say where
+      const problem = jsonProblem(text);
+      setProblems([
+        problem === null
+          ? t('orders.add.notJson')
+          : problem.at === 'end'
+            ? t('orders.add.notJsonEnd')
+            : t('orders.add.notJsonAt', { line: problem.line, column: problem.column }),
+      ]);
       return;
     }
     add.mutate(

@@ -1,12 +1,12 @@
 import { ModalsProvider } from '@mantine/modals';
 import type { TAuditEntry, TOrderDetail, TRole } from '@manifold/contract';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { screen } from '@testing-library/react';
+import { screen, waitFor } from '@testing-library/react';
 import { MemoryRouter, Route, Routes } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { sessionQueryKey } from '../../../lib/session';
 import { setSessionToken } from '../../../lib/session-token';
-import { orderDetail } from '../../../test/order';
+import { authorization, orderDetail } from '../../../test/order';
 import { renderWithProviders } from '../../../test/render';
 import { seedAdminSession } from '../../../test/session';
 import { orderQueryOptions } from '../api/get-order';
@@ -116,5 +116,54 @@ describe("the order screen's parameters", () => {
     expect(await screen.findByText('The order sets no device parameters')).toBeTruthy();
     expect(screen.getByText('The order sets no quality parameters')).toBeTruthy();
     expect(screen.queryByText('No parameters')).toBeNull();
+  });
+});
+
+describe("the order screen's authorizations", () => {
+  /** The order with `authorizations` split two to a page (in the cache, as fetched), opened at `search`. */
+  function renderPages(search: string) {
+    const shown = [authorization(), authorization(), authorization()];
+    const order = orderDetail();
+    const client = new QueryClient({ defaultOptions: { queries: { staleTime: Infinity, retry: false } } });
+    seedAdminSession(client);
+    const page = (pageNum: number) => ({
+      ...order,
+      authorizations: {
+        data: shown.slice((pageNum - 1) * 2, pageNum * 2),
+        pageNum,
+        numberOfItems: 2,
+        totalNumOfPages: 2,
+        totalNumOfItems: shown.length,
+      },
+    });
+    for (const pageNum of [1, 2, 9]) client.setQueryData(orderQueryOptions(order.orderId, pageNum).queryKey, page(pageNum));
+    renderWithProviders(
+      <QueryClientProvider client={client}>
+        <MemoryRouter initialEntries={[`/orders/${order.orderId}${search}`]}>
+          <ModalsProvider>
+            <Routes>
+              <Route path="/orders/:orderId" element={<OrderRoute />} />
+            </Routes>
+          </ModalsProvider>
+        </MemoryRouter>
+      </QueryClientProvider>,
+    );
+    return shown;
+  }
+
+  /** As long as a loaded machine takes to render the page. */
+  const settles = { timeout: 10_000 };
+  const rows = () =>
+    [...document.querySelectorAll('[data-authorization-id]')].map((row) => row.getAttribute('data-authorization-id'));
+
+  it('open at the page the address names', async () => {
+    const shown = renderPages('?page=2');
+    await waitFor(() => expect(rows()).toEqual([shown[2]!.authorizationId]), settles);
+  });
+
+  it('open at the last page when the address names one past the end, not at an empty one', async () => {
+    const shown = renderPages('?page=9');
+    await waitFor(() => expect(rows()).toEqual([shown[2]!.authorizationId]), settles);
+    expect(screen.getByRole('button', { name: 'Page 2' }).getAttribute('aria-current')).toBe('page');
   });
 });

@@ -2,7 +2,6 @@ import { Anchor, Card, Code, Group, SimpleGrid, Stack, Table, Text, Title } from
 import type { TDeviceParameter, TOrderDetail, TQualityParameter } from '@manifold/contract';
 import { IconArrowLeft } from '@tabler/icons-react';
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
 import { apiErrorMessage } from '../../../components/api-error-message';
@@ -21,6 +20,7 @@ import { DetailRows } from '../../../components/detail-rows';
 import { Section } from '../../../components/section';
 import { ErrorAlert } from '../../../components/error-alert';
 import { formatList } from '../../../lib/text-join';
+import { usePagedSearch, usePageInRange } from '../../../hooks/use-paged-search';
 
 function ParameterTable({
   parameters,
@@ -137,8 +137,10 @@ export function OrderRoute() {
   const { t } = useTranslation();
   const { orderId = '' } = useParams();
   const format = useDateTimeFormat();
-  const [page, setPage] = useState(1);
+  const paging = usePagedSearch();
+  const { page, setPage } = paging;
   const order = useOrder(orderId, page);
+  usePageInRange(paging, { data: order.data?.authorizations, isPlaceholderData: order.isPlaceholderData });
   const session = useQuery(sessionQueryOptions());
   const canEditGroups = roleCan(session.data?.userProfile.role, 'POST /ui/order/edit-groups');
   const data = order.data;

@@ -5,6 +5,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { useLatestSearchParams } from '../../../hooks/use-latest-search-params';
+import { usePageInRange } from '../../../hooks/use-paged-search';
 import { apiErrorMessage } from '../../../components/api-error-message';
 import { DataTable } from '../../../components/data-table';
 import { ErrorAlert } from '../../../components/error-alert';
@@ -56,6 +57,9 @@ export function OrdersRoute() {
 
   const update = (change: Partial<GetOrdersInput>) =>
     setParams((latest) => orderListSearch({ ...orderListInputFrom(latest), pageNum: 1, ...change }));
+  const page = (pageNum: number, options?: { replace?: boolean }) =>
+    setParams((latest) => orderListSearch({ ...orderListInputFrom(latest), pageNum }), options);
+  usePageInRange({ page: input.pageNum, setPage: page }, orders);
 
   const onSort = (field: OrderSortField) =>
     update({ sortBy: field, sortOrder: input.sortBy === field && input.sortOrder === 'asc' ? 'desc' : 'asc' });
@@ -141,7 +145,7 @@ export function OrdersRoute() {
       <PagingFooter
         totalPages={pageCount(orders.data)}
         pageNum={input.pageNum}
-        onPage={(pageNum) => setParams((latest) => orderListSearch({ ...orderListInputFrom(latest), pageNum }))}
+        onPage={page}
         pageSizeLabel={t('orders.pageSize')}
         pageSize={input.numberOfItems}
         onPageSize={(numberOfItems) => update({ numberOfItems })}

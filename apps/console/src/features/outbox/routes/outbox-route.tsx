@@ -1,6 +1,5 @@
 import { Code, Stack, Table } from '@mantine/core';
 import { IconRefresh } from '@tabler/icons-react';
-import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { apiErrorMessage } from '../../../components/api-error-message';
 import { DataTable } from '../../../components/data-table';
@@ -11,6 +10,7 @@ import { ListHeader } from '../../../components/list-header';
 import { ListPagination } from '../../../components/list-pagination';
 import { alerts } from '../../../lib/alerts';
 import { useDateTimeFormat } from '../../../lib/format';
+import { usePagedSearch, usePageInRange } from '../../../hooks/use-paged-search';
 import { pageCount } from '../../../lib/paging';
 import { useOutbox, useRetryOutboxMessage } from '../api/outbox';
 import { DeliveryCells, DeliveryStateBadge } from '../components/delivery-cells';
@@ -19,13 +19,20 @@ const pageSize = 10;
 const filters = ['all', 'pending', 'failed', 'delivered', 'cancelled'] as const;
 type Filter = (typeof filters)[number];
 
+function isFilter(value: string): value is Filter {
+  return filters.some((filter) => filter === value);
+}
+
 /** The outbox (ADMIN): messages to peers with their state, attempts, next attempt and last error; retry now. */
 export function OutboxRoute() {
   const { t } = useTranslation();
   const format = useDateTimeFormat();
-  const [page, setPage] = useState(1);
-  const [filter, setFilter] = useState<Filter>('all');
+  const paging = usePagedSearch({ filters: ['state'] });
+  const { page, setPage } = paging;
+  const chosen = paging.filters.state ?? 'all';
+  const filter: Filter = isFilter(chosen) ? chosen : 'all';
   const outbox = useOutbox({ pageNum: page, numberOfItems: pageSize, state: filter === 'all' ? undefined : filter });
+  usePageInRange(paging, outbox);
   const retry = useRetryOutboxMessage();
 
   return (
@@ -35,10 +42,7 @@ export function OutboxRoute() {
         label={t('outbox.filter')}
         value={filter}
         options={filters.map((value) => ({ value, label: t(value === 'all' ? 'outbox.all' : `outbox.states.${value}`) }))}
-        onChange={(value) => {
-          setFilter(value);
-          setPage(1);
-        }}
+        onChange={(value) => paging.setFilters({ state: value === 'all' ? undefined : value })}
       />
       {outbox.error ? <ErrorAlert>{apiErrorMessage(t, outbox.error)}</ErrorAlert> : null}
       <DataTable

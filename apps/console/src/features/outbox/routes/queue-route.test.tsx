@@ -1,5 +1,5 @@
 import type { TQueuedEvent } from '@manifold/contract';
-import { screen } from '@testing-library/react';
+import { screen, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { renderListScreen, stubListCall } from '../../../test/list-screen';
 import { QueueRoute } from './queue-route';
@@ -36,5 +36,13 @@ describe('the event queue screen', () => {
     // a kind this console has no words for is shown as the server names it
     const other = document.querySelector(`[data-event-id="${unknown.eventId}"] [data-kind]`)!;
     expect(other.textContent).toBe('someFutureKind');
+  });
+
+  it('opens the page the address names (a reload, back, a shared link)', async () => {
+    renderListScreen(<QueueRoute />, '/queue?page=2');
+    const asked = () =>
+      vi.mocked(fetch).mock.calls.map(([url]) => new URL(String(url), 'http://localhost').searchParams.get('pageNum'));
+    await waitFor(() => expect(asked()).toContain('2'), { timeout: 10_000 });
+    expect(asked()).not.toContain('1');
   });
 });

@@ -2,7 +2,6 @@ import { Code, Group, Stack, Table, Text } from '@mantine/core';
 import type { TQueuedEvent } from '@manifold/contract';
 import { IconDownload, IconSend, IconTrash } from '@tabler/icons-react';
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { apiErrorMessage } from '../../../components/api-error-message';
 import { useConfirm } from '../../../components/confirm-modal';
@@ -17,6 +16,7 @@ import { pageCount } from '../../../lib/paging';
 import { roleCan, sessionQueryOptions } from '../../../lib/session';
 import { useDownloadQueuedEvent, useQueue, useQueueAction } from '../api/outbox';
 import { DeliveryCells, DeliveryStateBadge } from '../components/delivery-cells';
+import { usePagedSearch, usePageInRange } from '../../../hooks/use-paged-search';
 
 const pageSize = 10;
 
@@ -27,8 +27,10 @@ export function QueueRoute() {
   const confirm = useConfirm();
   const session = useQuery(sessionQueryOptions());
   const isAdmin = roleCan(session.data?.userProfile.role, 'POST /ui/queue/send');
-  const [page, setPage] = useState(1);
+  const paging = usePagedSearch();
+  const { page, setPage } = paging;
   const queue = useQueue({ pageNum: page, numberOfItems: pageSize });
+  usePageInRange(paging, queue);
   const send = useQueueAction('send');
   const remove = useQueueAction('delete');
   const download = useDownloadQueuedEvent();

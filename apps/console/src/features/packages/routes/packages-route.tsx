@@ -10,7 +10,7 @@ import { FormModal } from '../../../components/form-modal';
 import { ListHeader } from '../../../components/list-header';
 import { ListPagination } from '../../../components/list-pagination';
 import { SearchField } from '../../../components/search-field';
-import { usePagedSearch } from '../../../hooks/use-paged-search';
+import { usePagedSearch, usePageInRange } from '../../../hooks/use-paged-search';
 import { alerts } from '../../../lib/alerts';
 import { useDateTimeFormat } from '../../../lib/format';
 import { pageCount } from '../../../lib/paging';
@@ -25,11 +25,13 @@ export function PackagesRoute() {
   const { t } = useTranslation();
   const navigate = useNavigate();
   const format = useDateTimeFormat();
-  const { page, setPage, search, setSearch, query } = usePagedSearch();
+  const paging = usePagedSearch();
+  const { page, setPage, search, setSearch, query } = paging;
   const [creating, setCreating] = useState(false);
   const session = useQuery(sessionQueryOptions());
   const canEdit = roleCan(session.data?.userProfile.role, 'POST /ui/package/info');
   const packages = usePackages({ pageNum: page, numberOfItems: pageSize, name: query });
+  usePageInRange(paging, packages);
 
   return (
     <Stack gap="lg">

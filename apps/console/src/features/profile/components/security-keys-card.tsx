@@ -13,15 +13,18 @@ import { alerts } from '../../../lib/alerts';
 import { isApiError } from '../../../lib/api-errors';
 import { useDateTimeFormat } from '../../../lib/format';
 import { useAddSecurityKey, useDeleteSecurityKey, useSecurityKeys } from '../api/security-keys';
+import { usePagedSearch, usePageInRange } from '../../../hooks/use-paged-search';
 
 const pageSize = 10;
 
 /** The user's security keys (WebAuthn): listed, added through the browser's ceremony, removed. */
 export function SecurityKeysCard() {
   const { t } = useTranslation();
-  const [page, setPage] = useState(1);
+  const paging = usePagedSearch({ pageParam: 'keysPage' });
+  const { page, setPage } = paging;
   const [name, setName] = useState('');
   const keys = useSecurityKeys(page, pageSize);
+  usePageInRange(paging, keys);
   const add = useAddSecurityKey();
   const remove = useDeleteSecurityKey();
   const actions = useConfirmedActions();

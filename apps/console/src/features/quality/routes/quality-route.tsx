@@ -8,6 +8,8 @@ import { filterErrors, wrongDays } from '../../../components/filter-errors';
 import { ListHeader } from '../../../components/list-header';
 import { ListPagination } from '../../../components/list-pagination';
 import { TextFilterForm } from '../../../components/text-filter-form';
+import { useLatestSearchParams } from '../../../hooks/use-latest-search-params';
+import { usePagedSearch, usePageInRange, type PagedSearch } from '../../../hooks/use-paged-search';
 import { useDateTimeFormat } from '../../../lib/format';
 import { pageCount } from '../../../lib/paging';
 import { type SearchPartsInput, useSearchParts } from '../api/search-parts';
@@ -21,6 +23,12 @@ type Filters = Partial<Record<FilterName, string>> & { state?: 'passed' | 'faile
 /** The inputs a refusal of the search can name (its `field`). */
 const fieldNames = [...filterNames, 'state'] as const;
 const dayFilters = ['from', 'to'] as const;
+const results = ['failed', 'passed'] as const;
+type Result = (typeof results)[number];
+
+function isResult(value: string | null | undefined): value is Result {
+  return results.some((result) => result === value);
+}
 
 function Figure({ label, value, testId }: { label: string; value: string | number; testId: string }) {
   return (
@@ -78,14 +86,24 @@ function PartsTable({ parts, caption, busy }: { parts: TQualityPart[]; caption: 
 /** Quality: supplier health (statistics and charts) over the parts search, with passed and failed tabs. */
 export function QualityRoute() {
   const { t } = useTranslation();
-  const [filters, setFilters] = useState<Filters>({});
-  const [pages, setPages] = useState({ passed: 1, failed: 1 });
+  // the filters, the tab and each tab's page in the address; the filters narrow both tabs' lists
+  const paging: Record<Result, PagedSearch<FilterName | 'state'>> = {
+    failed: usePagedSearch({ pageParam: 'failedPage', filters: fieldNames, alsoResets: ['passedPage'] }),
+    passed: usePagedSearch({ pageParam: 'passedPage' }),
+  };
+  const { state, ...textFilters } = paging.failed.filters;
+  const filters: Filters = { ...textFilters, ...(isResult(state) ? { state } : {}) };
+  const [params, setParams] = useLatestSearchParams();
+  const requestedTab = params.get('tab');
+  const tab: Result = isResult(requestedTab) ? requestedTab : 'failed';
   const input: SearchPartsInput = {
-    ...Object.fromEntries(Object.entries(filters).filter(([, value]) => value !== undefined)),
-    passed: { pageNum: pages.passed, numberOfItems: pageSize },
-    failed: { pageNum: pages.failed, numberOfItems: pageSize },
+    ...filters,
+    passed: { pageNum: paging.passed.page, numberOfItems: pageSize },
+    failed: { pageNum: paging.failed.page, numberOfItems: pageSize },
   };
   const search = useSearchParts(input);
+  usePageInRange(paging.failed, { data: search.data?.failed, isPlaceholderData: search.isPlaceholderData });
+  usePageInRange(paging.passed, { data: search.data?.passed, isPlaceholderData: search.isPlaceholderData });
   const statistics = search.data?.statistics;
   // days the calendar does not have are caught here; the server's refusal of a filter shows on its input
   const [wrongDayFilters, setWrongDayFilters] = useState<FilterName[]>([]);
@@ -110,8 +128,7 @@ export function QualityRoute() {
           const wrong = wrongDays(applied, dayFilters);
           setWrongDayFilters(wrong);
           if (wrong.length > 0) return;
-          setFilters((current) => ({ ...applied, ...(current.state ? { state: current.state } : {}) }));
-          setPages({ passed: 1, failed: 1 });
+          paging.failed.setFilters(applied);
         }}
       >
         <Select
@@ -124,11 +141,7 @@ export function QualityRoute() {
           value={filters.state ?? null}
           clearable
           error={problems.fields.state}
-          onChange={(value) => {
-            const { state: _state, ...rest } = filters;
-            setFilters(value === 'passed' || value === 'failed' ? { ...rest, state: value } : rest);
-            setPages({ passed: 1, failed: 1 });
-          }}
+          onChange={(value) => paging.failed.setFilters({ state: isResult(value) ? value : undefined })}
         />
       </TextFilterForm>
       <FormGeneralErrors errors={problems} />
@@ -143,7 +156,20 @@ export function QualityRoute() {
           <QualityCharts statistics={statistics} />
         </>
       ) : null}
-      <Tabs defaultValue="failed">
+      <Tabs
+        value={tab}
+        onChange={(value) =>
+          setParams(
+            (latest) => {
+              const next = new URLSearchParams(latest);
+              if (value === 'passed') next.set('tab', value);
+              else next.delete('tab');
+              return next;
+            },
+            { replace: true },
+          )
+        }
+      >
         <Tabs.List>
           <Tabs.Tab value="failed">
             {t('quality.failed')} <Badge color="red.8">{search.data?.failed.totalNumOfItems ?? 0}</Badge>
@@ -152,7 +178,7 @@ export function QualityRoute() {
             {t('quality.passed')} <Badge color="teal.8">{search.data?.passed.totalNumOfItems ?? 0}</Badge>
           </Tabs.Tab>
         </Tabs.List>
-        {(['failed', 'passed'] as const).map((result) => (
+        {results.map((result) => (
           <Tabs.Panel key={result} value={result} pt="md">
             <PartsTable
               parts={search.data?.[result].data ?? []}
@@ -161,8 +187,8 @@ export function QualityRoute() {
             />
             <ListPagination
               total={pageCount(search.data?.[result])}
-              value={pages[result]}
-              onChange={(page) => setPages((current) => ({ ...current, [result]: page }))}
+              value={paging[result].page}
+              onChange={paging[result].setPage}
             />
           </Tabs.Panel>
         ))}

@@ -12,6 +12,7 @@ import { ListPagination } from '../../../components/list-pagination';
 import { EditDeleteActions } from '../../../components/row-actions';
 import { Section } from '../../../components/section';
 import { useActionError } from '../../../hooks/use-action-error';
+import { usePagedSearch, usePageInRange } from '../../../hooks/use-paged-search';
 import { alerts } from '../../../lib/alerts';
 import { pageCount } from '../../../lib/paging';
 import { useAddSvpType, useDeleteSvpTemplate, useSvpTemplates, useSvpTypes } from '../api/trace-parameters';
@@ -25,11 +26,16 @@ type Editing = { mode: 'add' } | { mode: 'edit'; template: TSvpTemplate } | null
 export function TraceParametersRoute() {
   const { t } = useTranslation();
   const confirm = useConfirm();
-  const [typePage, setTypePage] = useState(1);
-  const [templatePage, setTemplatePage] = useState(1);
+  // two lists on one screen: each its own page in the address
+  const typePaging = usePagedSearch({ pageParam: 'typesPage' });
+  const templatePaging = usePagedSearch({ pageParam: 'templatesPage' });
+  const { page: typePage, setPage: setTypePage } = typePaging;
+  const { page: templatePage, setPage: setTemplatePage } = templatePaging;
   const types = useSvpTypes({ pageNum: typePage, numberOfItems: pageSize });
   const allTypes = useSvpTypes({ pageNum: 1, numberOfItems: 500 });
   const templates = useSvpTemplates({ pageNum: templatePage, numberOfItems: pageSize });
+  usePageInRange(typePaging, types);
+  usePageInRange(templatePaging, templates);
   const addType = useAddSvpType();
   const deleteTemplate = useDeleteSvpTemplate();
   const typeError = useActionError();

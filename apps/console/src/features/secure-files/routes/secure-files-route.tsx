@@ -26,6 +26,7 @@ import { uploadSecureFile, useDeleteNode, useDownloadSecureFile } from '../api/c
 import { secureRepoKey, useGroupNames, useSecureRepoList } from '../api/get-secure-repo';
 import { FolderTree } from '../components/folder-tree';
 import { NodeForm, type NodeFormMode } from '../components/node-form';
+import { usePagedSearch, usePageInRange } from '../../../hooks/use-paged-search';
 
 const pageSize = 25;
 
@@ -45,7 +46,8 @@ function SecureFolder({ nodeId }: { nodeId: string | undefined }) {
   const confirm = useConfirm();
   const format = useDateTimeFormat();
   const queryClient = useQueryClient();
-  const [page, setPage] = useState(1);
+  const paging = usePagedSearch();
+  const { page, setPage } = paging;
   const [form, setForm] = useState<NodeFormMode | null>(null);
   const [rowErrors, setRowErrors] = useState<Record<string, string>>({});
   const [uploadError, setUploadError] = useState<string | null>(null);
@@ -53,6 +55,7 @@ function SecureFolder({ nodeId }: { nodeId: string | undefined }) {
   const session = useQuery(sessionQueryOptions());
   const isAdmin = session.data?.userProfile.role === 'ADMIN';
   const list = useSecureRepoList({ ...(nodeId ? { nodeId } : {}), pageNum: page, numberOfItems: pageSize });
+  usePageInRange(paging, list);
   const groupNames = useGroupNames();
   const remove = useDeleteNode();
   const download = useDownloadSecureFile();

@@ -1,4 +1,5 @@
 import { wrongDays } from '../../../components/filter-errors';
+import type { NavigateOptions } from 'react-router';
 import { useLatestSearchParams } from '../../../hooks/use-latest-search-params';
 
 function positive(value: string | null, fallback: number, max: number): number {
@@ -53,7 +54,8 @@ export function listSearch(state: Record<string, string | number | undefined>): 
 /**
  * A list kept in the address: its filters, its state, the day filters (`days`) the address gives
  * a day the calendar lacks (`wrongDays`, left out of the state), `update` (a change of filters or
- * page size starts at page 1) and `page` (another page).
+ * page size starts at page 1) and `page` (another page, a new entry of the history unless
+ * `options` say `replace`).
  */
 export function useListParams<TFilter extends string>(
   filters: readonly TFilter[],
@@ -66,6 +68,7 @@ export function useListParams<TFilter extends string>(
     wrongDays: wrongDays(filtersFrom(params, filters), days),
     update: (change: { [name: string]: string | number | undefined }) =>
       setParams((latest) => listSearch({ ...listStateFrom(latest, filters, days), pageNum: 1, ...change })),
-    page: (pageNum: number) => setParams((latest) => listSearch({ ...listStateFrom(latest, filters, days), pageNum })),
+    page: (pageNum: number, options?: NavigateOptions) =>
+      setParams((latest) => listSearch({ ...listStateFrom(latest, filters, days), pageNum }), options),
   };
 }

@@ -103,3 +103,14 @@ describe('the filters of a trace list', () => {
     expect(screen.queryByRole('alert')).toBeNull();
   });
 });
+
+describe('the page of a trace list', () => {
+  it('past the end of the list (a page the address names that no longer exists) is put right to the last, not shown empty', async () => {
+    // the parts answer no rows whatever the page: the last page is the first
+    renderListScreen(<PartsRoute />, '/parts?pageNum=5&serialNumber=S1');
+    await waitFor(() => expect(calls.map((call) => call.searchParams.get('pageNum'))).toEqual(['5', '1']), {
+      timeout: 10_000,
+    });
+    expect(calls.every((call) => call.searchParams.get('serialNumber') === 'S1')).toBe(true);
+  });
+});

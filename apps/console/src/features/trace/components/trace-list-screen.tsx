@@ -5,6 +5,7 @@ import { filterErrors } from '../../../components/filter-errors';
 import { ListHeader } from '../../../components/list-header';
 import { PagingFooter } from '../../../components/list-pagination';
 import { TextFilterForm } from '../../../components/text-filter-form';
+import { usePageInRange } from '../../../hooks/use-paged-search';
 import { pageCount } from '../../../lib/paging';
 import type { ListState } from './list-params';
 import { FormGeneralErrors } from '../../../components/form-fields';
@@ -19,7 +20,7 @@ export interface TraceListScreenProps<TFilter extends string> {
     /** Day filters the address gives a day the calendar lacks (not sent). */
     wrongDays: readonly TFilter[];
     update: (change: { [name: string]: string | number | undefined }) => void;
-    page: (pageNum: number) => void;
+    page: (pageNum: number, options?: { replace?: boolean }) => void;
   };
   /** The text filters, applied together. */
   textFilters: readonly { name: TFilter; label: string }[];
@@ -30,8 +31,8 @@ export interface TraceListScreenProps<TFilter extends string> {
   controls?: ReactNode | ((errors: Partial<Record<TFilter, string>>) => ReactNode);
   /** The filter each field of the list call that is not named as its filter is about (`from`: `fromDay`). */
   fieldOf?: Readonly<Partial<Record<string, TFilter>>>;
-  /** The page shown (for its page count) and its request's error. */
-  result: { data?: { totalNumOfPages: number } | undefined; error: unknown };
+  /** The page shown (for its page count; a page past the end shows the last), and its request's error. */
+  result: { data?: { totalNumOfPages: number } | undefined; isPlaceholderData: boolean; error: unknown };
   /** The table of the page. */
   children: ReactNode;
 }
@@ -52,6 +53,7 @@ export function TraceListScreen<TFilter extends string>({
   children,
 }: TraceListScreenProps<TFilter>) {
   const { t } = useTranslation();
+  usePageInRange({ page: list.state.pageNum, setPage: list.page }, result);
   const problems = filterErrors(t, result.error, {
     names: list.filters,
     wrongDays: list.wrongDays,

@@ -30,6 +30,7 @@ import {
   type ValueTarget,
 } from '../api/trace-values';
 import { FormGeneralErrors } from '../../../components/form-fields';
+import { usePagedSearch, usePageInRange } from '../../../hooks/use-paged-search';
 
 const noErrors: FormErrors = { fields: {}, general: [] };
 const pageSize = 10;
@@ -114,8 +115,10 @@ export function TraceValuesPanel({ target, deviceId }: { target: ValueTarget; de
   const { t } = useTranslation();
   const format = useDateTimeFormat();
   const confirm = useConfirm();
-  const [pageNum, setPageNum] = useState(1);
+  const paging = usePagedSearch({ pageParam: 'valuesPage' });
+  const { page: pageNum, setPage: setPageNum } = paging;
   const values = useTraceValues(target, { pageNum, numberOfItems: pageSize });
+  usePageInRange(paging, values);
   const templates = useAllSvpTemplates();
   const dtls = useDtlList({ pageNum: 1, numberOfItems: 100, deviceId });
   const add = useAddManualValue();

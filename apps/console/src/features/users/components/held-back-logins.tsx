@@ -1,6 +1,5 @@
 import { Badge, Button, Stack, Table, Text } from '@mantine/core';
 import type { TLoginThrottleEntry } from '@manifold/contract';
-import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { apiErrorMessage } from '../../../components/api-error-message';
 import { useConfirm } from '../../../components/confirm-modal';
@@ -12,6 +11,7 @@ import { alerts } from '../../../lib/alerts';
 import { useDateTimeFormat } from '../../../lib/format';
 import { pageCount } from '../../../lib/paging';
 import { useClearLoginThrottle, useLoginThrottle } from '../api/login-throttle';
+import { usePagedSearch, usePageInRange } from '../../../hooks/use-paged-search';
 
 const pageSize = 10;
 
@@ -23,8 +23,10 @@ export function HeldBackLogins() {
   const { t } = useTranslation();
   const confirm = useConfirm();
   const formatDateTime = useDateTimeFormat();
-  const [page, setPage] = useState(1);
+  const paging = usePagedSearch({ pageParam: 'loginsPage' });
+  const { page, setPage } = paging;
   const counters = useLoginThrottle({ pageNum: page, numberOfItems: pageSize });
+  usePageInRange(paging, counters);
   const clear = useClearLoginThrottle();
   const now = new Date().toISOString();
 

@@ -12,7 +12,7 @@ import { ListHeader } from '../../../components/list-header';
 import { ListPagination } from '../../../components/list-pagination';
 import { EditDeleteActions } from '../../../components/row-actions';
 import { SearchField } from '../../../components/search-field';
-import { usePagedSearch } from '../../../hooks/use-paged-search';
+import { usePagedSearch, usePageInRange } from '../../../hooks/use-paged-search';
 import { alerts } from '../../../lib/alerts';
 import { pageCount } from '../../../lib/paging';
 import { sessionQueryOptions } from '../../../lib/session';
@@ -29,11 +29,13 @@ type Editing = { mode: 'add' } | { mode: 'edit'; user: TUserProfile } | null;
 export function UsersRoute() {
   const { t } = useTranslation();
   const confirm = useConfirm();
-  const { page, setPage, search, setSearch, query } = usePagedSearch();
+  const paging = usePagedSearch();
+  const { page, setPage, search, setSearch, query } = paging;
   const [editing, setEditing] = useState<Editing>(null);
   const session = useQuery(sessionQueryOptions());
   const currentUsername = session.data?.userProfile.username ?? '';
   const users = useUsers({ pageNum: page, numberOfItems: pageSize, search: query });
+  usePageInRange(paging, users);
   const deleteUser = useDeleteUser();
 
   const confirmDelete = (user: TUserProfile) => {

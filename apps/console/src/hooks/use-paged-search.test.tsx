@@ -1,0 +1,223 @@
+import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { createMemoryRouter, RouterProvider } from 'react-router';
+import { describe, expect, it, vi } from 'vitest';
+import { usePagedSearch, usePageInRange, type PagedSearchOptions } from './use-paged-search';
+
+/** What a list screen does with the hook: its page, its search box and, once loaded, its page count. */
+function List({
+  options,
+  totalPages,
+  placeholder = false,
+  testId = 'list',
+}: {
+  options?: PagedSearchOptions<'state'>;
+  totalPages?: number;
+  placeholder?: boolean;
+  testId?: string;
+}) {
+  const list = usePagedSearch(options);
+  usePageInRange(list, {
+    data: totalPages === undefined ? undefined : { totalNumOfPages: totalPages },
+    isPlaceholderData: placeholder,
+  });
+  return (
+    <div data-testid={testId}>
+      <output data-testid={`${testId}-page`}>{list.page}</output>
+      <output data-testid={`${testId}-query`}>{list.query ?? '(none)'}</output>
+      <output data-testid={`${testId}-state`}>{list.filters.state ?? '(all)'}</output>
+      <input
+        aria-label={`search ${testId}`}
+        value={list.search}
+        onChange={(event) => list.setSearch(event.currentTarget.value)}
+      />
+      <button type="button" onClick={() => list.setPage(list.page + 1)}>
+        next {testId}
+      </button>
+      <button type="button" onClick={() => list.setFilters({ state: 'failed' })}>
+        failed {testId}
+      </button>
+    </div>
+  );
+}
+
+function renderAt(entries: string[], element: React.ReactElement, initialIndex = entries.length - 1) {
+  const router = createMemoryRouter(
+    [
+      { path: '/list', element },
+      { path: '/other', element: <p>other screen</p> },
+    ],
+    { initialEntries: entries, initialIndex },
+  );
+  render(<RouterProvider router={router} />);
+  return router;
+}
+
+const pageShown = (testId = 'list') => screen.getByTestId(`${testId}-page`).textContent;
+const queryShown = (testId = 'list') => screen.getByTestId(`${testId}-query`).textContent;
+const searchBox = (testId = 'list') => screen.getByLabelText<HTMLInputElement>(`search ${testId}`);
+/** Long enough for the search's pause (300 ms) and a render on a busy machine. */
+const settles = { timeout: 10_000 };
+
+describe('usePagedSearch: the page and the search text in the address', () => {
+  it('reads them from the address', () => {
+    renderAt(['/list?page=3&search=abc%20'], <List />);
+    expect(pageShown()).toBe('3');
+    expect(searchBox().value).toBe('abc ');
+    expect(queryShown()).toBe('abc');
+  });
+
+  it('shows the first page for a page the address names wrongly', () => {
+    for (const value of ['abc', '-1', '0', '1.5', '', '1e3', '2abc', '%20']) {
+      const router = renderAt([`/list?page=${value}`], <List totalPages={5} />);
+      expect(pageShown(), value).toBe('1');
+      // nothing to put right: the address stays as it was
+      expect(router.state.location.search).toBe(`?page=${value}`);
+      act(() => router.dispose());
+      document.body.innerHTML = '';
+    }
+  });
+
+  it('pushes another page, so back and forward go through the pages seen', async () => {
+    const router = renderAt(['/list'], <List totalPages={5} />);
+    expect(pageShown()).toBe('1');
+    fireEvent.click(screen.getByRole('button', { name: 'next list' }));
+    await waitFor(() => expect(pageShown()).toBe('2'), settles);
+    expect(router.state.location.search).toBe('?page=2');
+    expect(router.state.historyAction).toBe('PUSH');
+    fireEvent.click(screen.getByRole('button', { name: 'next list' }));
+    await waitFor(() => expect(router.state.location.search).toBe('?page=3'), settles);
+
+    await act(() => router.navigate(-1));
+    expect(router.state.location.search).toBe('?page=2');
+    expect(pageShown()).toBe('2');
+    await act(() => router.navigate(-1));
+    expect(router.state.location.search).toBe('');
+    expect(pageShown()).toBe('1');
+    await act(() => router.navigate(1));
+    expect(pageShown()).toBe('2');
+  });
+
+  it('keeps the page of a list left and come back to through the history only', async () => {
+    const router = renderAt(['/list?page=4'], <List totalPages={5} />);
+    await act(() => router.navigate('/other'));
+    screen.getByText('other screen');
+    await act(() => router.navigate(-1));
+    expect(pageShown()).toBe('4');
+    // opened afresh (a link, the navigation), the list starts at its first page
+    await act(() => router.navigate('/list'));
+    expect(pageShown()).toBe('1');
+  });
+
+  it('replaces the address as the search is typed, back at the first page, and asks once the typing pauses', async () => {
+    const router = renderAt(['/other', '/list?page=3'], <List totalPages={5} />);
+    fireEvent.change(searchBox(), { target: { value: 'a' } });
+    fireEvent.change(searchBox(), { target: { value: 'ab' } });
+    // the box follows each key at once; the list asks for what is typed after the pause
+    expect(searchBox().value).toBe('ab');
+    expect(queryShown()).toBe('(none)');
+    await waitFor(() => expect(router.state.location.search).toBe('?search=ab'), settles);
+    expect(router.state.historyAction).toBe('REPLACE');
+    expect(pageShown()).toBe('1');
+    expect(queryShown()).toBe('ab');
+    expect(searchBox().value).toBe('ab');
+
+    // a search emptied leaves no trace in the address
+    fireEvent.change(searchBox(), { target: { value: '' } });
+    await waitFor(() => expect(router.state.location.search).toBe(''), settles);
+    expect(queryShown()).toBe('(none)');
+    // typing made no entries of its own: back leaves the list
+    await act(() => router.navigate(-1));
+    expect(router.state.location.pathname).toBe('/other');
+  });
+
+  it('puts the search text of the address back in the box on back and forward', async () => {
+    const router = renderAt(['/list?search=first', '/list?search=second&page=2'], <List totalPages={5} />);
+    expect(searchBox().value).toBe('second');
+    await act(() => router.navigate(-1));
+    expect(searchBox().value).toBe('first');
+    expect(queryShown()).toBe('first');
+    expect(pageShown()).toBe('1');
+    await act(() => router.navigate(1));
+    expect(searchBox().value).toBe('second');
+    expect(pageShown()).toBe('2');
+  });
+
+  it('does not let a search typed before leaving the list change the next screen’s address', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const router = renderAt(['/list'], <List />);
+      fireEvent.change(searchBox(), { target: { value: 'abandoned' } });
+      await act(() => router.navigate('/other'));
+      // the pause the search waits for passes on the other screen
+      await act(() => vi.runAllTimersAsync());
+      expect(router.state.location.pathname).toBe('/other');
+      expect(router.state.location.search).toBe('');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('shows the last page for a page past the end, replacing the address, once the list answered', async () => {
+    const router = renderAt(['/other', '/list?page=99999&search=x'], <List totalPages={4} />);
+    await waitFor(() => expect(router.state.location.search).toBe('?page=4&search=x'), settles);
+    expect(router.state.historyAction).toBe('REPLACE');
+    expect(pageShown()).toBe('4');
+    await act(() => router.navigate(-1));
+    expect(router.state.location.pathname).toBe('/other');
+  });
+
+  it('shows the first page of a list with nothing in it', async () => {
+    const router = renderAt(['/list?page=7'], <List totalPages={0} />);
+    await waitFor(() => expect(router.state.location.search).toBe(''), settles);
+    expect(pageShown()).toBe('1');
+  });
+
+  it('asks for no more than the largest page a list call takes, then shows the last', async () => {
+    const unloaded = renderAt(['/list?page=99999999999999999999'], <List />);
+    expect(pageShown()).toBe('1000000000');
+    expect(unloaded.state.location.search).toBe('?page=99999999999999999999');
+    act(() => unloaded.dispose());
+    document.body.innerHTML = '';
+    const router = renderAt(['/list?page=99999999999999999999'], <List totalPages={2} />);
+    await waitFor(() => expect(router.state.location.search).toBe('?page=2'), settles);
+  });
+
+  it('leaves the page alone while the list shows the answer to another page or search', () => {
+    // the previous answer shown while the next loads says nothing of the page asked for
+    const router = renderAt(['/list?page=5'], <List totalPages={1} placeholder />);
+    expect(pageShown()).toBe('5');
+    expect(router.state.location.search).toBe('?page=5');
+  });
+
+  it('gives lists sharing a screen their own names, and keeps the rest of the address', async () => {
+    const router = renderAt(
+      ['/list?partId=p1'],
+      <>
+        <List testId="types" options={{ pageParam: 'typesPage', searchParam: 'typesSearch' }} totalPages={5} />
+        <List testId="templates" options={{ pageParam: 'templatesPage' }} totalPages={5} />
+      </>,
+    );
+    fireEvent.click(screen.getByRole('button', { name: 'next types' }));
+    await waitFor(() => expect(router.state.location.search).toBe('?partId=p1&typesPage=2'), settles);
+    fireEvent.click(screen.getByRole('button', { name: 'next templates' }));
+    await waitFor(() => expect(router.state.location.search).toBe('?partId=p1&typesPage=2&templatesPage=2'), settles);
+    fireEvent.change(searchBox('types'), { target: { value: 'z' } });
+    await waitFor(() => expect(router.state.location.search).toBe('?partId=p1&templatesPage=2&typesSearch=z'), settles);
+    expect(pageShown('types')).toBe('1');
+    expect(pageShown('templates')).toBe('2');
+    expect(queryShown('templates')).toBe('(none)');
+  });
+
+  it('keeps a filter in the address: a change of it is pushed and starts this list and those it narrows at their first page', async () => {
+    const router = renderAt(
+      ['/list?page=3&passedPage=2&other=1'],
+      <List options={{ filters: ['state'], alsoResets: ['passedPage'] }} totalPages={5} />,
+    );
+    expect(screen.getByTestId('list-state').textContent).toBe('(all)');
+    fireEvent.click(screen.getByRole('button', { name: 'failed list' }));
+    await waitFor(() => expect(router.state.location.search).toBe('?other=1&state=failed'), settles);
+    expect(router.state.historyAction).toBe('PUSH');
+    expect(screen.getByTestId('list-state').textContent).toBe('failed');
+    expect(pageShown()).toBe('1');
+  });
+});
