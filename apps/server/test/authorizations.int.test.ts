@@ -532,6 +532,114 @@ describeEachDatabase('authorizations', (ctx) => {
         statuses: responses.map((r) => r.statusCode),
       });
     });
+
+    it('never leaves an authorization for a machine deleted while it was made; the batch it shared still goes', async () => {
+      const token = await ctx().adminToken();
+      const db = ctx().app.services.database.db;
+      const orderId = await addOrder(ctx(), policyFor(world, { quantity: 1000 }));
+      const rounds = 20;
+      for (let round = 0; round < rounds; round += 1) {
+        const { deviceId } = await registerApprovedMachine(ctx(), world.root);
+        const [toDeleted, toKept, deleted] = await Promise.all([
+          ctx().call('POST', '/ui/authorization/authorize', { token, body: { orderId, deviceId, quantity: 1 } }),
+          // a request of the same order for a machine that stays: taken in the same batch
+          ctx().call('POST', '/ui/authorization/authorize', { token, body: { orderId, deviceId: world.deviceId, quantity: 1 } }),
+          ctx().call('POST', '/ui/device/delete', { token, body: { deviceId, forceDelete: false } }),
+        ]);
+        expect(toKept.statusCode, toKept.body).toBe(200);
+        const machine = await db.selectFrom('devices').select('id').where('id', '=', deviceId).executeTakeFirst();
+        if (toDeleted.statusCode === 200) {
+          // the authorization came first: the machine holds it and stays
+          expectToken(deleted, 420, 'deviceHasLiveAuthorizations', 'forceDelete');
+          expect(machine).toBeDefined();
+        } else {
+          // the delete came first: the machine is gone, and so is the request for it
+          expectToken(toDeleted, 420, 'deviceIdNotValid', 'deviceId');
+          expect(deleted.statusCode, deleted.body).toBe(200);
+          expect(machine).toBeUndefined();
+        }
+      }
+      const orphans = await db
+        .selectFrom('authorizations')
+        .leftJoin('devices', 'devices.id', 'authorizations.device_id')
+        .select('authorizations.id')
+        .where('authorizations.order_id', '=', orderId)
+        .where('devices.id', 'is', null)
+        .execute();
+      expect(orphans).toEqual([]);
+      const references = await db
+        .selectFrom('entity_references')
+        .leftJoin('devices', 'devices.id', 'entity_references.target_id')
+        .select('entity_references.referrer_id')
+        .where('entity_references.target_kind', '=', 'device')
+        .where('entity_references.released_at', 'is', null)
+        .where('devices.id', 'is', null)
+        .execute();
+      expect(references).toEqual([]);
+      // every authorization granted is in the order's books
+      const order = await fetchOrder(orderId);
+      expect(order.allocatedQuantity).toBe(
+        Number(
+          (
+            await db
+              .selectFrom('authorizations')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .where('order_id', '=', orderId)
+              .executeTakeFirstOrThrow()
+          ).n,
+        ),
+      );
+    });
+
+    it('never leaves an authorization for a downstream Manage instance deleted or cancelled while it was made', async () => {
+      const token = await ctx().adminToken();
+      const db = ctx().app.services.database.db;
+      const orderId = await addOrder(ctx(), policyFor(world, { quantity: 1000 }));
+      const rounds = 20;
+      for (let round = 0; round < rounds; round += 1) {
+        // an instance no authorization names yet is deleted; one that is named stays, Cancelled
+        const named = round % 2 === 1;
+        const peer = await manageInstance(ctx(), 'downStreamManage', 'Approved');
+        if (named) await authorize(ctx(), { orderId, manageId: peer, quantity: 1 });
+        const [toPeer, toKept, deleted] = await Promise.all([
+          ctx().call('POST', '/ui/authorization/authorize', { token, body: { orderId, manageId: peer, quantity: 1 } }),
+          ctx().call('POST', '/ui/authorization/authorize', { token, body: { orderId, deviceId: world.deviceId, quantity: 1 } }),
+          ctx().call('POST', '/ui/manage/delete', { token, body: { id: peer } }),
+        ]);
+        expect(toKept.statusCode, toKept.body).toBe(200);
+        expect(deleted.statusCode, deleted.body).toBe(200);
+        const row = await db
+          .selectFrom('manage_instances')
+          .select(['registration_state', 'updated_at'])
+          .where('id', '=', peer)
+          .executeTakeFirst();
+        if (toPeer.statusCode === 200) {
+          // the authorization came first: the instance is named, so it stays, Cancelled after it
+          expect(row?.registration_state).toBe('Cancelled');
+          const made = await db
+            .selectFrom('authorizations')
+            .select('created_at')
+            .where('id', '=', toPeer.json<{ authorizationId: string }>().authorizationId)
+            .executeTakeFirstOrThrow();
+          expect(made.created_at <= row!.updated_at, `${made.created_at} after the cancel at ${row!.updated_at}`).toBe(true);
+        } else if (named) {
+          expectToken(toPeer, 420, 'manageInstaceNotApproved', 'manageId');
+          expect(row?.registration_state).toBe('Cancelled');
+        } else {
+          expectToken(toPeer, 420, 'manageIdNotValid', 'manageId');
+          expect(row).toBeUndefined();
+        }
+      }
+      const orphans = await db
+        .selectFrom('authorizations')
+        .leftJoin('manage_instances', 'manage_instances.id', 'authorizations.manage_id')
+        .select('authorizations.id')
+        .where('authorizations.order_id', '=', orderId)
+        .where('authorizations.target_kind', '=', 'manage')
+        .where('manage_instances.id', 'is', null)
+        .execute();
+      expect(orphans).toEqual([]);
+    });
   });
 
   describe('GET /ui/authorization/list', () => {

@@ -281,6 +281,71 @@ describeEachDatabase('machines', (ctx) => {
         .execute();
       expect(audit.map((a) => a.event_type)).toEqual(['machineRegistered', 'machineApproved', 'machineRejected']);
     });
+
+    it('answers registrationNotPresent to a decision on a machine deleted meanwhile', async () => {
+      const token = await ctx().adminToken();
+      const db = ctx().app.services.database.db;
+      for (let round = 0; round < 16; round += 1) {
+        const deviceId = await registered(ctx(), root);
+        const approve = round % 2 === 0;
+        const [decided, deleted] = await Promise.all([
+          ctx().call('POST', '/ui/device/approve', { token, body: { id: deviceId, approve } }),
+          ctx().call('POST', '/ui/device/delete', { token, body: { deviceId, forceDelete: false } }),
+        ]);
+        expect(deleted.statusCode, deleted.body).toBe(200);
+        if (decided.statusCode === 200) {
+          expect(decided.json<TDevice>().registrationState).toBe(approve ? 'Approved' : 'Rejected');
+        } else {
+          expectToken(decided, 420, 'registrationNotPresent', 'id');
+          const decisions = await db
+            .selectFrom('audit_events')
+            .select('event_type')
+            .where('subject', '=', deviceId)
+            .where('event_type', 'in', ['machineApproved', 'machineRejected'])
+            .execute();
+          expect(decisions).toEqual([]);
+        }
+        expect(await db.selectFrom('devices').select('id').where('id', '=', deviceId).executeTakeFirst()).toBeUndefined();
+      }
+    });
+
+    it('names the state the machine is in when the opposite decision came first', async () => {
+      const token = await ctx().adminToken();
+      const db = ctx().app.services.database.db;
+      for (let round = 0; round < 16; round += 1) {
+        const deviceId = await registered(ctx(), root);
+        const [approved, rejected] = await Promise.all([
+          ctx().call('POST', '/ui/device/approve', { token, body: { id: deviceId, approve: true } }),
+          ctx().call('POST', '/ui/device/approve', { token, body: { id: deviceId, approve: false } }),
+        ]);
+        const row = await db
+          .selectFrom('devices')
+          .select('registration_state')
+          .where('id', '=', deviceId)
+          .executeTakeFirstOrThrow();
+        if (approved.statusCode !== 200) {
+          // the rejection came first and stands
+          expectToken(approved, 420, 'registrationAlreadyRejected', 'approve');
+          expect(rejected.json<TDevice>().registrationState).toBe('Rejected');
+          expect(row.registration_state).toBe('Rejected');
+        } else if (rejected.statusCode !== 200) {
+          expectToken(rejected, 420, 'registrationAlreadyApproved', 'approve');
+          expect(approved.json<TDevice>().registrationState).toBe('Approved');
+          expect(row.registration_state).toBe('Approved');
+        } else {
+          // one after the other: the later one stands
+          const decisions = await db
+            .selectFrom('audit_events')
+            .select('event_type')
+            .where('subject', '=', deviceId)
+            .where('event_type', 'in', ['machineApproved', 'machineRejected'])
+            .orderBy('id')
+            .execute();
+          expect(decisions).toHaveLength(2);
+          expect(row.registration_state).toBe(decisions[1]!.event_type === 'machineApproved' ? 'Approved' : 'Rejected');
+        }
+      }
+    });
   });
 
   describe('POST /ui/device/disable', () => {

@@ -39,6 +39,12 @@ export interface Dialect {
   /** Adds `FOR UPDATE` where the database has row locks (SQLite serialises writers instead). */
   forUpdate<QB extends { forUpdate(): QB }>(query: QB): QB;
   /**
+   * A shared row lock until the transaction ends, where the database has row locks: `FOR SHARE`
+   * (PostgreSQL), `LOCK IN SHARE MODE` (MariaDB, which has no `FOR SHARE`). It waits for, and
+   * holds off, a writer of the rows (`FOR UPDATE`, `UPDATE`, `DELETE`) but not other shared locks.
+   */
+  forShare<QB extends { forShare(): QB; modifyEnd(modifier: RawBuilder<unknown>): QB }>(query: QB): QB;
+  /**
    * Leases jobs: applies `changes` to the jobs `candidates` picks (ordered and limited by it) and
    * answers their ids. Callers racing for the same rows never get the same row: PostgreSQL and
    * MariaDB lock them with `FOR UPDATE SKIP LOCKED` in a transaction (a row another caller holds
@@ -99,6 +105,10 @@ export function createDialect(kind: DatabaseKind): Dialect {
     },
     forUpdate(query) {
       return kind === 'sqlite' ? query : query.forUpdate();
+    },
+    forShare(query) {
+      if (kind === 'mysql') return query.modifyEnd(sql`lock in share mode`);
+      return kind === 'postgres' ? query.forShare() : query;
     },
     async claimJobs(db, candidates, changes) {
       if (kind === 'sqlite') {

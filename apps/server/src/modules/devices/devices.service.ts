@@ -49,6 +49,30 @@ function requiredUsages(purpose: CertificatePurpose, keyType: KeyType | 'other')
 }
 
 /**
+ * The machine an approve (`approve` true) or reject decision can be made on, or the error that
+ * names why not. `decidedOn`: the state the decision was first made on, when the machine changed
+ * before it was written — a decision by someone else since (`Approved`/`Rejected` other than it)
+ * refuses this one with the state it is in now.
+ */
+function decidable(row: DeviceRow | undefined, approve: boolean, decidedOn?: string): DeviceRow {
+  if (!row) throw new AppError('registrationNotPresent', { field: 'id' });
+  const state = row.registration_state;
+  if (state === 'Cancelled') throw new AppError('registrationHasBeenCanceled', { field: 'id' });
+  const decidedMeanwhile = decidedOn !== undefined && state !== decidedOn;
+  if (state === 'Approved' && (approve || decidedMeanwhile))
+    throw new AppError('registrationAlreadyApproved', {
+      field: 'approve',
+      description: decidedMeanwhile ? 'The machine was approved meanwhile' : undefined,
+    });
+  if (state === 'Rejected' && (!approve || decidedMeanwhile))
+    throw new AppError('registrationAlreadyRejected', {
+      field: 'approve',
+      description: decidedMeanwhile ? 'The machine was rejected meanwhile' : undefined,
+    });
+  return row;
+}
+
+/**
  * Machines (Enforce devices): registration through the partner interface, then approval,
  * disabling and deletion by an administrator. State machine: Pending → Approved | Rejected
  * (either may be turned into the other by a later approve call).
@@ -186,7 +210,14 @@ export class DevicesService {
     return toDeviceDetail(row);
   }
 
-  /** approve true: Approved; false: Rejected. The same decision twice is an error. */
+  /**
+   * approve true: Approved; false: Rejected. The same decision twice is an error. The decision is
+   * made on the state read and written only if the machine did not change meanwhile; when it did,
+   * the machine is read again (locked) and the answer names what it is now: gone
+   * (`registrationNotPresent`), decided the other way or the same way by someone else
+   * (`registrationAlreadyRejected` / `registrationAlreadyApproved`), Cancelled; a change of
+   * anything else (disabled, its picture) leaves the decision to be made on the row read again.
+   */
   async approve(
     input: { id?: string | undefined; deviceId?: string | undefined; approve: boolean },
     caller: Caller,
@@ -195,18 +226,16 @@ export class DevicesService {
     if (!id) throw new AppError('registrationNotPresent', { field: 'id' });
     return this.database.transaction(async (trx) => {
       const devices = this.devices(trx);
-      const row = await devices.find(id);
-      if (!row) throw new AppError('registrationNotPresent', { field: 'id' });
-      if (row.registration_state === 'Cancelled') throw new AppError('registrationHasBeenCanceled', { field: 'id' });
-      if (input.approve && row.registration_state === 'Approved')
-        throw new AppError('registrationAlreadyApproved', { field: 'approve' });
-      if (!input.approve && row.registration_state === 'Rejected')
-        throw new AppError('registrationAlreadyRejected', { field: 'approve' });
       const state: TRegistrationState = input.approve ? 'Approved' : 'Rejected';
       const changed = { registration_state: state, updated_at: isoNow() };
-      const updated = await devices.updateIfVersion(row.id, row.version, changed);
+      let row = decidable(await devices.find(id), input.approve);
+      let updated = await devices.updateIfVersion(row.id, row.version, changed);
       if (!updated) {
-        throw new AppError(input.approve ? 'registrationAlreadyApproved' : 'registrationAlreadyRejected', { field: 'approve' });
+        // another change came first: what the machine is now (a locked read sees the latest on
+        // MariaDB too, and keeps it so until this transaction ends)
+        row = decidable(await devices.lock(id, this.database.dialect), input.approve, row.registration_state);
+        updated = await devices.updateIfVersion(row.id, row.version, changed);
+        if (!updated) throw new Error(`device ${id} changed while locked`);
       }
       await this.audit(trx).recordBy(caller, input.approve ? 'machineApproved' : 'machineRejected', row.id, {
         from: row.registration_state,

@@ -16,11 +16,11 @@ import type { Caller } from '../../lib/caller.js';
 import { KeyedBatches } from '../../lib/keyed-batches.js';
 import { AuditRepository } from '../audit/audit.repository.js';
 import { UsersRepository } from '../users/users.repository.js';
-import { checkAuthorize, isSerialized, isUuid, targetIds, whyTakeRefused } from './authorize-checks.js';
+import { checkAuthorize, checkTarget, isSerialized, isUuid, targetIds, whyTakeRefused } from './authorize-checks.js';
 import type { AuthorizationRecord } from './authorizations.repository.js';
 import { LicensingChanges } from './licensing-changes.js';
 import { listQueryOf, type OrderRecord, type Viewer } from './orders.repository.js';
-import { RecipientsRepository } from './recipients.repository.js';
+import { type AuthorizeTargets, RecipientsRepository } from './recipients.repository.js';
 import { AuthorizeBatchRepository, type GrantRows } from './authorize-batch.repository.js';
 import type { SignedAuthorizations } from './signed-authorization.js';
 
@@ -95,16 +95,33 @@ function grantRows({ take, serialFirst, authorizationId }: Grant, nowIso: string
   };
 }
 
+function sumOf(takes: Take[]): number {
+  return takes.reduce((sum, take) => sum + take.quantity, 0);
+}
+
+/** The machines and Manage instances of the takes, each once. */
+function targetsOf(takes: Take[]): AuthorizeTargets {
+  return {
+    deviceIds: [...new Set(takes.flatMap((take) => take.device?.id ?? []))],
+    manageIds: [...new Set(takes.flatMap((take) => take.manage?.id ?? []))],
+  };
+}
+
+/** The error `act` throws, or undefined when it throws none. */
+function thrownBy(act: () => void): Error | undefined {
+  try {
+    act();
+  } catch (error) {
+    return error as Error;
+  }
+  return undefined;
+}
+
 /** Why the order could not give `quantity` (as an error to hand to that request alone). */
 async function refusal(changes: LicensingChanges, orderId: string, quantity: number, nowIso: string): Promise<Error> {
   const refused = new ErrorCollector();
   whyTakeRefused(await changes.orders.find(orderId), quantity, nowIso, refused);
-  try {
-    refused.throwIfAny();
-  } catch (error) {
-    return error as Error;
-  }
-  return new AppError('orderHasNoMoreQuantity', { field: 'quantity' });
+  return thrownBy(() => refused.throwIfAny()) ?? new AppError('orderHasNoMoreQuantity', { field: 'quantity' });
 }
 
 /**
@@ -183,13 +200,23 @@ export class AuthorizationsService {
    * The authorize requests of one order that arrived together, taken at once: one conditional
    * UPDATE takes their summed quantity (and as many serial numbers, handed out in arrival order)
    * and their rows are written with it — on PostgreSQL in that same statement
-   * (`AuthorizeBatchRepository`), elsewhere in one transaction with one multi-row insert per table. When
-   * the order cannot give the sum, each request is taken alone in arrival order, so exactly those
-   * the order can serve succeed and the others get the reason they would have got alone.
+   * (`AuthorizeBatchRepository`), elsewhere in one transaction with one multi-row insert per table.
+   * Their machines and Manage instances are checked again by that write, and kept so until it
+   * commits — PostgreSQL: in the statement, `FOR SHARE`; MariaDB: read `LOCK IN SHARE MODE` first
+   * in the transaction; SQLite: in the conditional UPDATE, whose write lock no other writer shares
+   * — so a machine's (or instance's) delete, which locks its row before it looks for the
+   * authorizations naming it, either sees these or comes first. A request whose target was
+   * deleted, rejected or disabled since its rules were checked gets the token the rules give it
+   * now (`deviceIdNotValid`, `deviceNotApproved`, `manageIdNotValid`, `manageInstaceNotApproved`)
+   * and the others go on. When the order cannot give the sum, each request is taken alone in
+   * arrival order, so exactly those the order can serve succeed and the others get the reason they
+   * would have got alone.
    */
   private async takeTogether(orderId: string, takes: Take[]): Promise<({ authorizationId: string } | Error)[]> {
     const serialized = isSerialized(takes[0]!.live);
     const nowIso = new Date().toISOString();
+    // PostgreSQL's statement refused the sum of every take with all their targets held
+    let sumRefused = false;
     if (this.database.dialect.kind === 'postgres') {
       let serialOffset = 0;
       const grants = takes.map((take) => {
@@ -198,34 +225,49 @@ export class AuthorizationsService {
         serialOffset += take.quantity;
         return { grant, rows };
       });
-      const taken = await new AuthorizeBatchRepository(this.database.db).takeInOneStatement(
+      const { taken, targetsHeld } = await new AuthorizeBatchRepository(this.database.db).takeInOneStatement(
         orderId,
         grants.map(({ rows }) => rows),
         nowIso,
         serialized,
       );
       if (taken) return grants.map(({ grant }) => ({ authorizationId: grant.authorizationId }));
-      if (takes.length === 1) return [await refusal(this.changes(), orderId, takes[0]!.quantity, nowIso)];
+      if (targetsHeld && takes.length === 1) return [await refusal(this.changes(), orderId, takes[0]!.quantity, nowIso)];
+      sumRefused = targetsHeld;
     }
+    const sqlite = this.database.dialect.kind === 'sqlite';
     return this.database.transaction(async (trx) => {
       const changes = this.changes(trx);
-      const total = takes.reduce((sum, take) => sum + take.quantity, 0);
-      // on PostgreSQL the sum was just refused: each alone
-      const together =
-        this.database.dialect.kind === 'postgres'
-          ? undefined
-          : await changes.orders.takeQuantity(orderId, total, nowIso, serialized);
+      // SQLite: the first statement writes, so that it waits for another process's writer
+      // (busy_timeout) rather than failing to write after a read whose snapshot went stale; it
+      // checks the targets itself, and no other writer runs until this transaction ends
+      let together = sqlite
+        ? await changes.orders.takeQuantity(orderId, sumOf(takes), nowIso, serialized, targetsOf(takes))
+        : undefined;
+      const targetRefused = together === undefined ? await this.targetRefusals(trx, takes) : [];
+      const open = takes.filter((_, i) => targetRefused[i] === undefined);
+      // the sum of them all was refused with every target held (PostgreSQL's statement, SQLite's
+      // first update): not again
+      const sumTried = (sqlite || sumRefused) && open.length === takes.length;
+      if (together === undefined && open.length > 0 && !sumTried)
+        together = await changes.orders.takeQuantity(orderId, sumOf(open), nowIso, serialized);
       const results: ({ authorizationId: string } | Error)[] = [];
       const granted: Grant[] = [];
       let next = together;
-      for (const take of takes) {
+      for (const [i, take] of takes.entries()) {
+        const refused = targetRefused[i];
+        if (refused !== undefined) {
+          results.push(refused);
+          continue;
+        }
         let serialFirst: number | null | undefined;
         if (together !== undefined) {
           serialFirst = next ?? null;
           if (next !== null && next !== undefined) next += take.quantity;
         } else {
+          // the sum was refused: each alone (one alone was that sum)
           serialFirst =
-            takes.length > 1 ? await changes.orders.takeQuantity(orderId, take.quantity, nowIso, serialized) : undefined;
+            open.length > 1 ? await changes.orders.takeQuantity(orderId, take.quantity, nowIso, serialized) : undefined;
           if (serialFirst === undefined) {
             results.push(await refusal(changes, orderId, take.quantity, nowIso));
             continue;
@@ -253,6 +295,28 @@ export class AuthorizationsService {
         })),
       );
       return results;
+    });
+  }
+
+  /**
+   * The takes' machines and Manage instances read again in the batch's transaction `trx`, locked
+   * shared until it ends (`Dialect.forShare`; on SQLite called only once the transaction writes,
+   * so no other writer runs): per take, the refusal the target rules give now (a machine deleted,
+   * rejected or disabled since the take's rules were checked), or undefined when its target still
+   * qualifies.
+   */
+  private async targetRefusals(trx: Kysely<DB>, takes: Take[]): Promise<(Error | undefined)[]> {
+    const recipients = new RecipientsRepository(trx);
+    const dialect = this.database.dialect;
+    const { deviceIds, manageIds } = targetsOf(takes);
+    const devices = await recipients.findDevices(deviceIds, dialect);
+    const manages = await recipients.findManages(manageIds, dialect);
+    return takes.map((take) => {
+      const problems = new ErrorCollector();
+      const device = take.device ? devices.get(take.device.id) : undefined;
+      const manage = take.manage ? manages.get(take.manage.id) : undefined;
+      checkTarget({ input: take.input, device, manage }, take.live, problems);
+      return thrownBy(() => problems.throwIfAny());
     });
   }
 

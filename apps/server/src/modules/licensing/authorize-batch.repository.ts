@@ -22,13 +22,25 @@ export class AuthorizeBatchRepository {
 
   /**
    * PostgreSQL: takes the grants' summed quantity from the order and writes every row of `grants` in ONE statement (data-
-   * modifying CTEs, committed on its own): the conditional UPDATE of `OrdersRepository.takeQuantity`,
-   * then the authorizations, their references and their audit records built from its result, so
-   * nothing is written when the order cannot give the sum. The order's row is locked only while
-   * this one statement runs and commits. Answers whether the order gave it.
+   * modifying CTEs, committed on its own): the grants' machines and Manage instances read again
+   * with a shared lock (`FOR SHARE`: a machine's delete, approval or disabling waits for this
+   * statement, or this statement for it, and then finds its rows gone or changed), then the
+   * conditional UPDATE of `OrdersRepository.takeQuantity` — only when every target is still there
+   * as the rules saw it (approved, not disabled; a downstream instance approved) —, then the
+   * authorizations, their references and their audit records built from its result, so nothing is
+   * written when a target went or the order cannot give the sum. The order's row and the targets'
+   * are locked only while this one statement runs and commits. Answers whether the order gave
+   * it, and whether every target was held (when not, the order was not asked).
    */
-  async takeInOneStatement(orderId: string, grants: GrantRows[], now: string, serialized: boolean): Promise<boolean> {
+  async takeInOneStatement(
+    orderId: string,
+    grants: GrantRows[],
+    now: string,
+    serialized: boolean,
+  ): Promise<{ taken: boolean; targetsHeld: boolean }> {
     const total = grants.reduce((sum, grant) => sum + grant.authorization.quantity, 0);
+    const deviceIds = [...new Set(grants.flatMap(({ authorization }) => authorization.device_id ?? []))];
+    const manageIds = [...new Set(grants.flatMap(({ authorization }) => authorization.manage_id ?? []))];
     // the JSON columns as the text every other path stores (jsonb would reorder an object's keys)
     const authorizations = JSON.stringify(
       grants.map((grant) => ({ ...serializedJson(grant.authorization), serial_offset: grant.serialOffset })),
@@ -53,11 +65,24 @@ export class AuthorizeBatchRepository {
     const serialTake = serialized ? sql`, serial_next = serial_next + ${total}::bigint` : sql``;
     const serialCheck = serialized ? sql`and serial_next + ${total}::bigint - 1 <= serial_end` : sql``;
     const first = serialized ? sql`serial_next - ${total}::bigint` : sql`null::bigint`;
-    const result = await sql<{ first: string | null }>`
-      with taken as (
+    const result = await sql<{ taken: boolean; held: boolean }>`
+      with machines as materialized (
+        select id from devices
+        where id = any(${deviceIds}::text[]) and registration_state = 'Approved' and disabled = 0
+        for share
+      ),
+      peers as materialized (
+        select id from manage_instances
+        where id = any(${manageIds}::text[]) and manage_type = 'downStreamManage' and registration_state = 'Approved'
+        for share
+      ),
+      held as (
+        select (select count(*) from machines) + (select count(*) from peers) = ${deviceIds.length + manageIds.length}::bigint as ok
+      ),
+      taken as (
         update orders set allocated = allocated + ${total}::integer, version = version + 1, updated_at = ${now} ${serialTake}
         where id = ${orderId} and revoked = 0 and allocated + expired_quantity + ${total}::integer <= quantity
-          and (expires_at is null or expires_at > ${now}) ${serialCheck}
+          and (expires_at is null or expires_at > ${now}) ${serialCheck} and (select ok from held)
         returning ${first} as first
       ),
       granted as (
@@ -94,7 +119,8 @@ export class AuthorizeBatchRepository {
           actor text, source_ip text, subject text, head text, tail text, serial_offset bigint)
         order by e.serial_offset
       )
-      select first from taken`.execute(this.db);
-    return result.rows.length === 1;
+      select exists (select from taken) as taken, (select ok from held) as held`.execute(this.db);
+    const row = result.rows[0]!;
+    return { taken: row.taken, targetsHeld: row.held };
   }
 }

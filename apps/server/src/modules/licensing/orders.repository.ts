@@ -14,6 +14,7 @@ import type { DB } from '../../db/schema.js';
 import type { OrderRow, OrderValues } from '../../db/schema-licensing.js';
 import { nextVersion } from '../../db/version.js';
 import type { Caller } from '../../lib/caller.js';
+import { type AuthorizeTargets, targetsQualify } from './recipients.repository.js';
 import { nullableNumber } from './serial-numbers.js';
 
 /** Who may see an order: an ADMIN every one, a USER those shared with one of their groups. */
@@ -404,9 +405,16 @@ export class OrdersRepository {
    * Takes `quantity` from the order and, when it hands out serial numbers, reserves as many: ONE
    * conditional statement, so concurrent requests on any number of server instances can never
    * take more than the order holds. Answers the first reserved serial number (null when the
-   * order has none), or undefined when it did not apply.
+   * order has none), or undefined when it did not apply. With `targets`: only when they all still
+   * qualify (`targetsQualify`), checked by the same statement.
    */
-  async takeQuantity(orderId: string, quantity: number, now: string, serialized: boolean): Promise<number | null | undefined> {
+  async takeQuantity(
+    orderId: string,
+    quantity: number,
+    now: string,
+    serialized: boolean,
+    targets?: AuthorizeTargets,
+  ): Promise<number | null | undefined> {
     let update = this.db
       .updateTable('orders')
       .set((eb) => ({
@@ -420,6 +428,7 @@ export class OrdersRepository {
       .where((eb) => eb(eb(eb('allocated', '+', eb.ref('expired_quantity')), '+', quantity), '<=', eb.ref('quantity')))
       .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
     if (serialized) update = update.where((eb) => eb(eb('serial_next', '+', quantity - 1), '<=', eb.ref('serial_end')));
+    if (targets) update = update.where(targetsQualify(targets));
     if (!serialized) {
       const result = await update.executeTakeFirst();
       return Number(result.numUpdatedRows) === 1 ? null : undefined;

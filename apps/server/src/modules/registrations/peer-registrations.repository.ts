@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { TPage, TPageQuery, TRegistrationState } from '@manifold/contract';
 import { paginate } from '../../db/paging.js';
+import type { Dialect } from '../../db/dialect.js';
 import type { DB } from '../../db/schema.js';
 import type { ManageInstanceRow } from '../../db/schema-licensing.js';
 
@@ -19,6 +20,13 @@ export class PeerRegistrationsRepository {
       .selectAll()
       .where('id', '=', id)
       .where('manage_type', 'in', types)
+      .executeTakeFirst();
+  }
+
+  /** A registration of one of these types, locked until the transaction ends (PostgreSQL and MariaDB; SQLite has one writer). */
+  lock(id: string, types: readonly string[], dialect: Pick<Dialect, 'forUpdate'>): Promise<ManageInstanceRow | undefined> {
+    return dialect
+      .forUpdate(this.db.selectFrom('manage_instances').selectAll().where('id', '=', id).where('manage_type', 'in', types))
       .executeTakeFirst();
   }
 

@@ -249,13 +249,15 @@ export class PeerRegistrationsService {
   /**
    * `POST /ui/manage/delete`, `/ui/trace/delete`: a row an authorization names stays, Cancelled;
    * the peer is told by a job (`registrations.cancel`) enqueued with the change, retried until it
-   * answers.
+   * answers. The row is locked before the authorizations naming it are looked for: an authorize
+   * batch writing one holds it shared (`AuthorizationsService`), so the delete either sees that
+   * authorization or the batch finds the registration gone or Cancelled and refuses the request.
    */
   async delete(relations: readonly PeerRelation[], id: string): Promise<void> {
-    const row = await this.instances().find(id, relations);
-    if (!row) throw new AppError('registrationNotPresent', { field: 'id' });
     await this.database.transaction(async (trx) => {
       const instances = this.instances(trx);
+      const row = await instances.lock(id, relations, this.database.dialect);
+      if (!row) throw new AppError('registrationNotPresent', { field: 'id' });
       if (await instances.referenced(id)) await instances.changeState(id, row.registration_state, 'Cancelled', isoNow());
       else await instances.delete(id);
       if (row.registration_nonce && row.registration_state !== 'Cancelled') {
