@@ -154,6 +154,17 @@ describe('keys and uploads configuration', () => {
     expect(() => loadConfig({ JOBS_CONCURRENCY: '0' })).toThrow(ConfigError);
   });
 
+  it('keeps an upload\u2019s temporary file from the sweep as long as the upload may live when the rate check is off', () => {
+    // UPLOAD_MIN_BYTES_PER_SECOND=0: an upload may stall until REQUEST_TIMEOUT_SECONDS cuts it off
+    const graceOf = (env: Record<string, string>) => loadConfig(env).jobs.storageTempGraceSeconds;
+    expect(graceOf({ UPLOAD_MIN_BYTES_PER_SECOND: '0' })).toBe(3600);
+    expect(graceOf({ UPLOAD_MIN_BYTES_PER_SECOND: '0', REQUEST_TIMEOUT_SECONDS: '600' })).toBe(600);
+    expect(graceOf({ UPLOAD_MIN_BYTES_PER_SECOND: '0', REQUEST_TIMEOUT_SECONDS: '60' })).toBe(120);
+    expect(graceOf({ UPLOAD_MIN_BYTES_PER_SECOND: '0', STORAGE_TEMP_GRACE_SECONDS: '7200' })).toBe(7200);
+    // with the check on, an upload writes at least every BODY_TIMEOUT_SECONDS: the setting as given
+    expect(graceOf({ UPLOAD_MIN_BYTES_PER_SECOND: '1', STORAGE_TEMP_GRACE_SECONDS: '30' })).toBe(30);
+  });
+
   it('allows no peer calls by default and reads the peer allow-list and limits', () => {
     const defaults = loadConfig({}).peers;
     expect(defaults.allowedHosts.entries).toEqual([]);

@@ -127,7 +127,8 @@ export interface JobsConfig {
   storageGraceSeconds: number;
   /**
    * Temporary upload files unchanged for this long are swept, seconds: a live upload writes all
-   * the time (a stalled one is cut off after `BODY_TIMEOUT_SECONDS`).
+   * the time (a stalled one is cut off after `BODY_TIMEOUT_SECONDS`). `STORAGE_TEMP_GRACE_SECONDS`,
+   * raised to `REQUEST_TIMEOUT_SECONDS` when the rate check is off ({@link temporaryUploadGraceSeconds}).
    */
   storageTempGraceSeconds: number;
 }
@@ -323,11 +324,29 @@ function metricsConfig(env: Env): MetricsConfig {
   };
 }
 
+/**
+ * How long the storage sweep leaves a temporary upload file unchanged before it takes the upload
+ * for abandoned: `STORAGE_TEMP_GRACE_SECONDS`, and with the upload rate check off
+ * (`UPLOAD_MIN_BYTES_PER_SECOND=0`) at least `REQUEST_TIMEOUT_SECONDS`: an upload that stalls is
+ * then cut off by nothing sooner, and its file (in this process or another) stays unchanged.
+ */
+function temporaryUploadGraceSeconds(configured: number, timeouts: TimeoutConfig): number {
+  if (timeouts.uploadMinBytesPerSecond > 0) return configured;
+  return Math.max(configured, Math.ceil(timeouts.requestMs / 1000));
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 8080, 0, 65535);
   const host = env.HOST || '127.0.0.1';
   const dataDir = path.resolve(env.DATA_DIR || './data');
   const publicUrl = publicAddress(env.PUBLIC_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`);
+  const timeouts: TimeoutConfig = {
+    headersMs: integer(env, 'HEADERS_TIMEOUT_SECONDS', 10, 1, 600) * 1000,
+    bodyMs: integer(env, 'BODY_TIMEOUT_SECONDS', 15, 1, 3600) * 1000,
+    uploadMinBytesPerSecond: integer(env, 'UPLOAD_MIN_BYTES_PER_SECOND', 16 * 1024, 0, 1024 ** 3),
+    requestMs: integer(env, 'REQUEST_TIMEOUT_SECONDS', 3600, 1, 86400) * 1000,
+    keepAliveMs: integer(env, 'KEEP_ALIVE_TIMEOUT_SECONDS', 5, 1, 600) * 1000,
+  };
   return {
     port,
     host,
@@ -354,13 +373,7 @@ export function loadConfig(env: Env = process.env): Config {
     keyEncryptionKey: parseKeyEncryptionKey(env.KEY_ENCRYPTION_KEY),
     developmentCa: boolean(env, 'DEVELOPMENT_CA', false),
     uploadMaxBytes: integer(env, 'UPLOAD_MAX_BYTES', 2 * 1024 ** 3, 1024, 1024 ** 4),
-    timeouts: {
-      headersMs: integer(env, 'HEADERS_TIMEOUT_SECONDS', 10, 1, 600) * 1000,
-      bodyMs: integer(env, 'BODY_TIMEOUT_SECONDS', 15, 1, 3600) * 1000,
-      uploadMinBytesPerSecond: integer(env, 'UPLOAD_MIN_BYTES_PER_SECOND', 16 * 1024, 0, 1024 ** 3),
-      requestMs: integer(env, 'REQUEST_TIMEOUT_SECONDS', 3600, 1, 86400) * 1000,
-      keepAliveMs: integer(env, 'KEEP_ALIVE_TIMEOUT_SECONDS', 5, 1, 600) * 1000,
-    },
+    timeouts,
     sqliteSynchronous: sqliteSynchronous(env.SQLITE_SYNCHRONOUS),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, 1, 1000),
     metrics: metricsConfig(env),
@@ -371,7 +384,10 @@ export function loadConfig(env: Env = process.env): Config {
       leaseSeconds: integer(env, 'JOBS_LEASE_SECONDS', 60, 1, 86400),
       stopTimeoutMs: integer(env, 'JOBS_STOP_TIMEOUT_MS', 10_000, 0, 600_000),
       storageGraceSeconds: integer(env, 'STORAGE_SWEEP_GRACE_SECONDS', 3600, 1, 30 * 86400),
-      storageTempGraceSeconds: integer(env, 'STORAGE_TEMP_GRACE_SECONDS', 120, 1, 30 * 86400),
+      storageTempGraceSeconds: temporaryUploadGraceSeconds(
+        integer(env, 'STORAGE_TEMP_GRACE_SECONDS', 120, 1, 30 * 86400),
+        timeouts,
+      ),
     },
     storageEndpointHosts: peerHostPolicy(env.STORAGE_ENDPOINT_ALLOWED_HOSTS, 'STORAGE_ENDPOINT_ALLOWED_HOSTS'),
     peers: {

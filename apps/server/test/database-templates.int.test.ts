@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -5,10 +6,11 @@ import { type Kysely, Migrator, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDatabase, type Database } from '../src/db/database.js';
 import { migrationProvider } from '../src/db/migrations/index.js';
+import { StorageReferencesRepository } from '../src/jobs/storage-references.repository.js';
 import { usernameKey } from '../src/modules/users/usernames.js';
 import type { DB } from '../src/db/schema.js';
 import { createMigratedDatabase, createScratchDatabase } from './helpers/database-servers.js';
-import { seededAuditRow } from './helpers/seeded-rows.js';
+import { seededAuditRow, seededBuildRow, seededPartRow } from './helpers/seeded-rows.js';
 
 // The suites copy their databases from a template the global set-up migrated once
 // (helpers/database-servers.ts); a copy must be exactly what running the migrations makes:
@@ -219,5 +221,51 @@ describe.each(inject('databases'))('databases copied from the run template [%s]'
     expect(await keys()).toEqual(['paypa1', 'mixed.case']);
     expect((await migrator.migrateToLatest()).error).toBeUndefined();
     expect(await keys()).toEqual(['paypal', 'rnixed.case']);
+  });
+
+  it('gives the pictures of inspections recorded before migration 036 their rows, which the storage sweep keeps', async () => {
+    const migrator = new Migrator({ db: migrated.db, provider: migrationProvider(kind), allowUnorderedMigrations: true });
+    expect((await migrator.migrateTo('035-username-order')).error).toBeUndefined();
+    const base = Date.parse('2026-01-01T00:00:00.000Z');
+    const build = seededBuildRow(1, base, { id: randomUUID(), dsi_id: randomUUID() }, randomUUID());
+    const part = seededPartRow(1, base, build);
+    await migrated.db.insertInto('builds').values(build).execute();
+    await migrated.db.insertInto('parts').values(part).execute();
+    const inspection = (pictures: string[]) => ({
+      id: randomUUID(),
+      part_id: part.id,
+      build_id: build.id,
+      result: 'passed' as const,
+      reason: null,
+      technician: 'Grace',
+      notes: null,
+      quality_values: '[]',
+      pictures: JSON.stringify(
+        pictures.map((key, index) => ({ key, fileName: `p${index}.png`, contentType: 'image/png', size: 1, sha256: 'x' })),
+      ),
+      event_id: randomUUID(),
+      qms_state: 'MANUFACTURED' as const,
+      created_by: 'admin',
+      created_at: new Date(base).toISOString(),
+    });
+    const keys = ['a'.repeat(32), 'b'.repeat(32), 'c'.repeat(32)];
+    const withTwo = inspection(keys.slice(0, 2));
+    const withOne = inspection(keys.slice(2));
+    await migrated.db
+      .insertInto('quality_inspections')
+      .values([withTwo, withOne, inspection([])])
+      .execute();
+    expect((await migrator.migrateToLatest()).error).toBeUndefined();
+    const copied = await migrated.db
+      .selectFrom('quality_inspection_pictures')
+      .select(['inspection_id', 'position', 'storage_key'])
+      .orderBy('storage_key')
+      .execute();
+    expect(copied).toEqual([
+      { inspection_id: withTwo.id, position: 0, storage_key: keys[0] },
+      { inspection_id: withTwo.id, position: 1, storage_key: keys[1] },
+      { inspection_id: withOne.id, position: 0, storage_key: keys[2] },
+    ]);
+    expect([...(await new StorageReferencesRepository(migrated.db).referenced([...keys, 'd'.repeat(32)]))].sort()).toEqual(keys);
   });
 });

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
 import type { TJob, TPage } from '@manifold/contract';
-import { parseDatabaseUrl } from '../src/config.js';
+import { loadConfig, parseDatabaseUrl } from '../src/config.js';
 import { createDatabase, type Database } from '../src/db/database.js';
 import type { JobRow } from '../src/db/schema-jobs.js';
 import { JOB_HISTORY_PURGE } from '../src/jobs/job-history-purge.js';
@@ -410,6 +410,44 @@ describe.each(inject('databases'))('job runner [%s]', (kind) => {
     expect(job?.last_error).toMatch(/stopped answering/);
   });
 
+  it('tells the definition a job was given up: its last attempt failed, or its runner died during it', async () => {
+    const clock = manualClock();
+    const givenUp: [number, string][] = [];
+    const definition = (fail: boolean): JobDefinition<{ n: number }> => ({
+      ...recording([], () => fail),
+      async givenUp(payload, reason) {
+        givenUp.push([payload.n, reason]);
+      },
+    });
+    const worker = runner(first, { now: clock.now });
+    worker.register('test.broken', definition(true));
+    const broken = await jobs().enqueue(first.db, 'test.broken', { n: 1 }, { maxAttempts: 2 });
+    await worker.runDue();
+    expect(givenUp).toEqual([]);
+    clock.advance(3600);
+    await worker.runDue();
+    expect(await row(broken)).toMatchObject({ state: 'failed', attempts: 2 });
+    expect(givenUp).toEqual([[1, 'boom 2']]);
+
+    const orphaned = await jobs().enqueue(first.db, 'test.echo', { n: 2 }, { maxAttempts: 1 });
+    await new JobsRepository(first.db, first.dialect).claim({
+      owner: 'dead',
+      kinds: ['test.echo'],
+      now: clock.now().toISOString(),
+      leaseUntil: new Date(clock.now().getTime() + 30_000).toISOString(),
+      limit: 1,
+    });
+    const survivor = runner(second, { now: clock.now });
+    survivor.register('test.echo', definition(false));
+    clock.advance(31);
+    expect(await survivor.runDue()).toBe(1);
+    expect(await row(orphaned)).toMatchObject({ state: 'failed', attempts: 2 });
+    expect(givenUp).toEqual([
+      [1, 'boom 2'],
+      [2, 'its runner stopped answering during the last attempt'],
+    ]);
+  });
+
   it('adds a recurring job once per period, however many runners schedule it', async () => {
     const clock = manualClock();
     const runs: string[] = [];
@@ -633,14 +671,15 @@ describeEachDatabase('background jobs in the server', (ctx) => {
     const referenced = await storage().put(Readable.from([randomBytes(100)]));
     await age(objectPath(referenced.key));
     await database()
-      .db.insertInto('images')
+      .db.insertInto('storage_files')
       .values({
-        name: `${randomBytes(16).toString('hex')}.png`,
-        owner_kind: 'package',
-        content_type: 'image/png',
+        id: randomUUID(),
+        type_name: 'dsi',
+        filename: `${randomBytes(16).toString('hex')}.dsi`,
         size: referenced.size,
         sha256: referenced.sha256,
         storage_key: referenced.key,
+        created_by: 'admin',
         created_at: twoHoursAgo.toISOString(),
       })
       .execute();
@@ -676,6 +715,78 @@ describeEachDatabase('background jobs in the server', (ctx) => {
     expect(stored.size).toBe(20);
     expect(await exists(objectPath(stored.key))).toBe(true);
     await fs.rm(otherProcessUpload);
+  });
+
+  it('leaves a stalled upload\u2019s temporary file while the upload may still live, with the upload rate check off', async () => {
+    const stalled = path.join(ctx().config.dataDir, 'storage', 'tmp', `${randomBytes(16).toString('hex')}.part`);
+    await fs.writeFile(stalled, randomBytes(10));
+    const tenMinutesAgo = new Date(Date.now() - 10 * 60_000);
+    await fs.utimes(stalled, tenMinutesAgo, tenMinutesAgo);
+    const exists = () =>
+      fs.access(stalled).then(
+        () => true,
+        () => false,
+      );
+    /** One sweep by a process with these settings (as another server process on the same storage). */
+    const sweep = async (env: Record<string, string>) => {
+      const services = ctx().app.services;
+      const jobs = jobsModule({ ...services, config: { ...services.config, jobs: loadConfig(env).jobs } }, quiet);
+      await jobs.services.jobs.enqueue(database().db, STORAGE_SWEEP, null);
+      await jobs.runner.runDue();
+    };
+
+    // without the rate check an upload may stall until REQUEST_TIMEOUT_SECONDS (an hour) ends it
+    await sweep({ UPLOAD_MIN_BYTES_PER_SECOND: '0' });
+    expect(await exists()).toBe(true);
+    // with it, an upload that wrote nothing for ten minutes was cut off long ago
+    await sweep({});
+    expect(await exists()).toBe(false);
+  });
+
+  it('sweeps the images nothing shows once older than the grace period, with their objects', async () => {
+    const root = path.join(ctx().config.dataDir, 'storage');
+    const objectPath = (key: string) => path.join(root, key.slice(0, 2), key);
+    const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
+    const exists = (file: string) =>
+      fs.access(file).then(
+        () => true,
+        () => false,
+      );
+    const image = async (createdAt: Date) => {
+      const stored = await storage().put(Readable.from([randomBytes(100)]));
+      await fs.utimes(objectPath(stored.key), twoHoursAgo, twoHoursAgo);
+      const name = `${randomBytes(16).toString('hex')}.png`;
+      await database()
+        .db.insertInto('images')
+        .values({
+          name,
+          owner_kind: 'device',
+          content_type: 'image/png',
+          size: stored.size,
+          sha256: stored.sha256,
+          storage_key: stored.key,
+          created_at: createdAt.toISOString(),
+        })
+        .execute();
+      return { name, key: stored.key };
+    };
+    // left behind: the picture a machine had before a process died between replacing and removing it
+    const leftBehind = await image(twoHoursAgo);
+    // just written with its owner, whose transaction may not have committed yet
+    const recent = await image(new Date());
+
+    const jobs = module();
+    await jobs.services.jobs.enqueue(database().db, STORAGE_SWEEP, null);
+    await jobs.runner.runDue();
+
+    const names = await database()
+      .db.selectFrom('images')
+      .select('name')
+      .where('name', 'in', [leftBehind.name, recent.name])
+      .execute();
+    expect(names.map((row) => row.name)).toEqual([recent.name]);
+    expect(await exists(objectPath(leftBehind.key))).toBe(false);
+    expect(await exists(objectPath(recent.key))).toBe(true);
   });
 });
 

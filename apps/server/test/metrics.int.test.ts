@@ -1,9 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { freePort, startServer } from './helpers/server-process.js';
+import { multipartForm } from './helpers/multipart.js';
 import { describeEachDatabase, expectToken } from './helpers/test-app.js';
 
 const metricsToken = 'm'.repeat(40);
@@ -78,6 +80,46 @@ describeEachDatabase(
       expect(sample(again, 'manifold_http_request_duration_seconds_count', ok)).toBe(
         sample(text, 'manifold_http_request_duration_seconds_count', ok),
       );
+    });
+
+    it('counts the bytes an upload delivered, sent chunked (no Content-Length) or with its length', async () => {
+      const token = await ctx().adminToken();
+      const created = await ctx().call('POST', '/ui/package/info', {
+        token,
+        body: { designName: 'Metered bracket', description: 'x', companyName: 'Acme' },
+      });
+      expect(created.statusCode, created.body).toBe(200);
+      const { dsiId } = created.json<{ dsiId: string }>();
+      const form = (name: string) =>
+        multipartForm({ dsiId, isPublic: 'true', file: { filename: name, content: randomBytes(300_000) } });
+      const route = { route: '/ui/package/files/upload' };
+      const counted = async () =>
+        sample((await ctx().call('GET', '/metrics', { token: metricsToken })).body, 'manifold_upload_bytes_total', route) ?? 0;
+      const before = await counted();
+
+      // a client that streams its body: Transfer-Encoding chunked, no Content-Length
+      const { body, headers } = form('chunked.stl');
+      const address = await ctx().app.listen({ port: 0, host: '127.0.0.1' });
+      const chunks = [body.subarray(0, 1000), body.subarray(1000, 200_000), body.subarray(200_000)];
+      const chunked = await fetch(`${address}/ui/package/files/upload`, {
+        method: 'POST',
+        headers: { ...headers, authorization: `Bearer ${token}` },
+        body: new ReadableStream({
+          pull(controller) {
+            const next = chunks.shift();
+            if (next) controller.enqueue(next);
+            else controller.close();
+          },
+        }),
+        duplex: 'half',
+      } as RequestInit);
+      expect(chunked.status, await chunked.clone().text()).toBe(200);
+      expect(await counted()).toBe(before + body.length);
+
+      const sized = form('sized.stl');
+      const answered = await ctx().call('POST', '/ui/package/files/upload', { token, body: sized.body, headers: sized.headers });
+      expect(answered.statusCode, answered.body).toBe(200);
+      expect(await counted()).toBe(before + body.length + sized.body.length);
     });
   },
   { METRICS_TOKEN: metricsToken, CONSOLE_DIR: consoleDir },

@@ -47,31 +47,33 @@ describe('npm run migrate', () => {
 
   it('without --yes only says what it would undo', async () => {
     const before = await ranMigrations(database);
-    const { code, stdout } = await migrate(env, '--down-to', '032-order-authorizations-index');
+    const { code, stdout } = await migrate(env, '--down-to', '033-list-counts');
     expect(code).toBe(0);
     expect(stdout).toBe(
-      'would undo, newest first (add --yes to do it):\n  035-username-order\n  034-authorization-filter-indexes\n  033-list-counts\n',
+      'would undo, newest first (add --yes to do it):\n  036-stored-object-references\n  035-username-order\n  034-authorization-filter-indexes\n',
     );
     expect(await ranMigrations(database)).toEqual(before);
   });
 
   it('with --yes undoes them, newest first, and the server migrates up again', async () => {
-    const { code, stdout } = await migrate(env, '--down-to', '032-order-authorizations-index', '--yes');
+    const { code, stdout } = await migrate(env, '--down-to', '033-list-counts', '--yes');
     expect(code).toBe(0);
-    expect(stdout).toBe('035-username-order  undone\n034-authorization-filter-indexes  undone\n033-list-counts  undone\n');
-    expect((await ranMigrations(database)).at(-1)).toBe('032-order-authorizations-index');
-    expect(await database.db.introspection.getTables().then((tables) => tables.some((t) => t.name === 'list_counts'))).toBe(
-      false,
+    expect(stdout).toBe(
+      '036-stored-object-references  undone\n035-username-order  undone\n034-authorization-filter-indexes  undone\n',
     );
+    expect((await ranMigrations(database)).at(-1)).toBe('033-list-counts');
+    expect(
+      await database.db.introspection.getTables().then((tables) => tables.some((t) => t.name === 'quality_inspection_pictures')),
+    ).toBe(false);
     const listed = await migrate(env, '--list');
     expect(listed.stdout).toMatch(
-      /033-list-counts {2}pending\n034-authorization-filter-indexes {2}pending\n035-username-order {2}pending\n$/,
+      /034-authorization-filter-indexes {2}pending\n035-username-order {2}pending\n036-stored-object-references {2}pending\n$/,
     );
 
     await database.migrate();
-    expect((await ranMigrations(database)).at(-1)).toBe('035-username-order');
-    expect((await migrate(env, '--down-to', '035-username-order', '--yes')).stdout).toBe(
-      'nothing to undo: 035-username-order is the last migration that ran\n',
+    expect((await ranMigrations(database)).at(-1)).toBe('036-stored-object-references');
+    expect((await migrate(env, '--down-to', '036-stored-object-references', '--yes')).stdout).toBe(
+      'nothing to undo: 036-stored-object-references is the last migration that ran\n',
     );
   });
 
@@ -97,7 +99,7 @@ describe('npm run migrate', () => {
       stderr: `no database at ${path.join(missing, 'manifold.db')}: set DATA_DIR or DATABASE_URL as the server has them\n`,
     });
     expect(badUrl).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(/^DATABASE_URL: /) });
-    expect(await ranMigrations(database)).toContain('035-username-order');
+    expect(await ranMigrations(database)).toContain('036-stored-object-references');
   });
 });
 
@@ -121,7 +123,7 @@ describe.runIf(inject('databases').includes('postgres'))('npm run migrate on Pos
         'stopped at 031-peer-devices: value too long for type character varying(36)\n' +
           'nothing was undone: the whole call ran in one transaction\n',
       );
-      expect((await ranMigrations(database)).at(-1)).toBe('035-username-order');
+      expect((await ranMigrations(database)).at(-1)).toBe('036-stored-object-references');
       const kept = await sql<{ subject_id: string }>`select subject_id from outbox`.execute(database.db);
       expect(kept.rows).toEqual([{ subject_id: subject }]);
     } finally {

@@ -10,7 +10,7 @@ import { generateKeyPair } from '../src/crypto/key-pairs.js';
 import os from 'node:os';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { KEY_ENCRYPTION_KEY_FILE } from '../src/modules/provision/key-encryption-key.js';
+import { KEY_ENCRYPTION_KEY_FILE, loadKeyEncryptionKey } from '../src/modules/provision/key-encryption-key.js';
 import { multipartForm, type FormFile } from './helpers/multipart.js';
 import { describeEachDatabase, expectToken, type TestApp } from './helpers/test-app.js';
 import { DAY_MS, issue, testIntermediate, testRoot } from './helpers/test-pki.js';
@@ -582,6 +582,47 @@ describeEachDatabase('keys and certificates', (ctx) => {
       const { dataDir, build } = await secondInstance(Buffer.alloc(32, 9).toString('base64'));
       try {
         await expect(build()).rejects.toThrow(/KEY_ENCRYPTION_KEY.*not the one that sealed/);
+      } finally {
+        await fs.rm(dataDir, { recursive: true, force: true });
+      }
+    });
+
+    it('refuses to start an instance with a DATA_DIR of its own and no key, leaving no new key file in it', async () => {
+      const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'manifold-second-'));
+      try {
+        const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+        await expect(buildApp(config, { logger: false, database: ctx().app.services.database })).rejects.toThrow(
+          `there is no key-encryption key in ${path.join(dataDir, KEY_ENCRYPTION_KEY_FILE)} and this database's private keys are sealed under one; ` +
+            "every instance sharing a database needs the same KEY_ENCRYPTION_KEY (or a copy of the first one's key file)",
+        );
+        expect(await fs.readdir(dataDir)).toEqual([]);
+        // the first instance's key still opens what it sealed
+        expect((await ctx().app.services.credentials.key('signing')).privateKeyPem).toMatch(/BEGIN PRIVATE KEY/);
+      } finally {
+        await fs.rm(dataDir, { recursive: true, force: true });
+      }
+    });
+
+    it('removes the key file it made when another instance sealed the database first (both starting at once)', async () => {
+      const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'manifold-second-'));
+      const { settings } = ctx().app.services;
+      const logged: string[] = [];
+      try {
+        // as if the other instance stored its check between this one's look and its own insert
+        let looked = false;
+        const racing = Object.assign(Object.create(settings) as typeof settings, {
+          get: async (key: string) => (looked ? settings.get(key) : ((looked = true), undefined)),
+        });
+        await expect(
+          loadKeyEncryptionKey({ configured: null, dataDir }, racing, {
+            info: (message) => logged.push(message),
+            warn: (message) => logged.push(message),
+          }),
+        ).rejects.toThrow(
+          `the key-encryption key (${path.join(dataDir, KEY_ENCRYPTION_KEY_FILE)}) is not the one that sealed this database's private keys`,
+        );
+        expect(await fs.readdir(dataDir)).toEqual([]);
+        expect(logged).toEqual([]);
       } finally {
         await fs.rm(dataDir, { recursive: true, force: true });
       }

@@ -39,15 +39,21 @@ describe('starting and stopping the server', () => {
     }
   }, 180_000);
 
-  it('refuses an unreachable database with a one-line reason', async () => {
-    const server = await spawnServer({
-      DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
-      DATA_DIR: os.tmpdir(),
-      LOG_LEVEL: 'silent',
-    });
-    expect(await server.exited).toBe(1);
-    expect(server.output().stderr.trim().split('\n')).toHaveLength(1);
-    expect(server.output().stderr).toMatch(/^manifold: cannot start: /);
+  it('refuses an unreachable database with a one-line reason naming it, never its password', async () => {
+    const unreachable = [
+      ['postgres://nobody:secret-pw@127.0.0.1:1/none', 'postgres://nobody@127.0.0.1:1/none'],
+      ['mysql://root:secret-pw@127.0.0.1:1/none?password=other-pw', 'mysql://root@127.0.0.1:1/none'],
+    ];
+    const servers = await Promise.all(
+      unreachable.map(([url]) => spawnServer({ DATABASE_URL: url!, DATA_DIR: os.tmpdir(), LOG_LEVEL: 'silent' })),
+    );
+    for (const [index, server] of servers.entries()) {
+      expect(await server.exited).toBe(1);
+      expect(server.output().stderr.trim().split('\n')).toEqual([
+        `manifold: cannot start: cannot connect to the database ${unreachable[index]![1]}: connect ECONNREFUSED 127.0.0.1:1`,
+      ]);
+      expect(server.output().stdout + server.output().stderr).not.toContain('secret-pw');
+    }
   }, 180_000);
 
   it('refuses a port already in use with a one-line reason, exit code 1', async () => {

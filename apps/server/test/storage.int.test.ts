@@ -6,8 +6,11 @@ import { jobsModule } from '../src/jobs/jobs.module.js';
 import { AzureStorage } from '../src/storage/azure-storage.js';
 import { S3Storage } from '../src/storage/s3-storage.js';
 import { BlobServiceClient, StorageSharedKeyCredential } from '@azure/storage-blob';
+import { DeleteBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import type { StorageProvider } from '../src/storage/storage.js';
+import { licensingWorld, type LicensingWorld } from './helpers/licensing-fixtures.js';
 import { multipartForm } from './helpers/multipart.js';
+import { createPackage, onePixelPng } from './helpers/packages-fixtures.js';
 import { startStorageEmulators, type StorageEmulators } from './helpers/storage-emulators.js';
 import { describeEachDatabase, expectToken, type TestApp } from './helpers/test-app.js';
 
@@ -383,6 +386,110 @@ describeEachDatabase(
       const fetched = await ctx().call('GET', '/ui/storage/races/fetch/race.bin', { token: user });
       expect(fetched.statusCode).toBe(200);
       expect(contents).toContain(fetched.body);
+    });
+  },
+  { UPLOAD_MAX_BYTES: String(MAX), STORAGE_ENDPOINT_ALLOWED_HOSTS: '127.0.0.0/8' },
+);
+
+describeEachDatabase(
+  'uploads to a storage provider that fails',
+  (ctx) => {
+    let world: LicensingWorld;
+    let admin: string;
+    let dsiId: string;
+    let folderId: string;
+
+    type Form = Record<string, string | { filename: string; content: Buffer; contentType?: string }>;
+    const post = (url: string, fields: Form, cut = false) => {
+      const { body, headers } = multipartForm(fields);
+      return ctx().call('POST', url, { token: admin, body: cut ? body.subarray(0, body.length - 100_000) : body, headers });
+    };
+    const file = (filename: string, content = Buffer.alloc(200_000, 7)) => ({ filename, content });
+    /** Every upload route this server has for a console user, each with a form it would store. */
+    const uploads = (): [string, Form][] => [
+      ['/ui/storage/dsi/upload', { file: file('typed.bin') }],
+      ['/ui/das/upload', { file: file('package.json') }],
+      ['/ui/package/files/upload', { dsiId, isPublic: 'true', file: file('public.stl') }],
+      ['/ui/package/files/upload', { dsiId, isPublic: 'false', file: file('private.3mf') }],
+      ['/ui/secure-repo/upload', { nodeId: folderId, file: file('secret.pdf') }],
+      ['/ui/storage/dtl/upload', { deviceId: world.deviceId, file: file('log.csv') }],
+    ];
+    const rowCounts = async () => {
+      const { db } = ctx().app.services.database;
+      const count = async (table: 'storage_files' | 'das_entries' | 'package_files' | 'secure_repo_nodes' | 'dtls' | 'images') =>
+        Number(
+          (
+            await db
+              .selectFrom(table)
+              .select((eb) => eb.fn.countAll().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      return {
+        storage_files: await count('storage_files'),
+        das_entries: await count('das_entries'),
+        package_files: await count('package_files'),
+        secure_repo_nodes: await count('secure_repo_nodes'),
+        dtls: await count('dtls'),
+        images: await count('images'),
+      };
+    };
+
+    beforeAll(async () => {
+      world = await licensingWorld(ctx());
+      admin = await ctx().adminToken();
+      dsiId = (await createPackage(ctx())).dsiId;
+      const group = await ctx().call('POST', '/ui/groups/add', { token: admin, body: { name: 'Failing storage', members: [] } });
+      expect(group.statusCode, group.body).toBe(200);
+      const folder = await ctx().call('POST', '/ui/secure-repo/create-folder', {
+        token: admin,
+        body: { folderName: 'Drawings', groups: [group.json<{ userGroupId: number }>().userGroupId] },
+      });
+      expect(folder.statusCode, folder.body).toBe(200);
+      folderId = folder.json<{ nodeId: string }>().nodeId;
+      // S3 selected (its probe writes, reads and deletes an object), then its bucket removed
+      const place = await emulators.createPlace(`failing-${ctx().kind}`);
+      const selected = await ctx().call('POST', '/ui/admin/storage/provider', {
+        token: admin,
+        body: { identifier: 'aws', credentials: place.s3Credentials },
+      });
+      expect(selected.statusCode, selected.body).toBe(200);
+      const s3 = new S3Client({
+        region: emulators.s3.region,
+        endpoint: emulators.s3.endpoint,
+        forcePathStyle: true,
+        credentials: { accessKeyId: emulators.s3.accessKeyId, secretAccessKey: emulators.s3.secretAccessKey },
+      });
+      await s3.send(new DeleteBucketCommand({ Bucket: place.s3Credentials.awsStorageBucket! }));
+      s3.destroy();
+    });
+
+    it('answers 420 storageTypeWriteError from every upload route when the bucket is gone, keeping no row', async () => {
+      const before = await rowCounts();
+      for (const [url, form] of uploads()) expectToken(await post(url, form), 420, 'storageTypeWriteError', 'file');
+      expectToken(
+        await post('/ui/device/image', { deviceId: world.deviceId, file: file('m.png', onePixelPng) }),
+        420,
+        'storageTypeWriteError',
+        'file',
+      );
+      const display = `data:image/png;base64,${onePixelPng.toString('base64')}`;
+      expectToken(
+        await ctx().call('POST', '/ui/package/info', {
+          token: admin,
+          body: { designName: 'Pictured', description: 'x', companyName: 'Acme', displayImage: display },
+        }),
+        420,
+        'storageTypeWriteError',
+        'displayImage',
+      );
+      expect(await rowCounts()).toEqual(before);
+    });
+
+    it('still answers a form cut off before its end 400 malformedRequest, the client\u2019s fault', async () => {
+      const before = await rowCounts();
+      for (const [url, form] of uploads()) expectToken(await post(url, form, true), 400, 'malformedRequest');
+      expect(await rowCounts()).toEqual(before);
     });
   },
   { UPLOAD_MAX_BYTES: String(MAX), STORAGE_ENDPOINT_ALLOWED_HOSTS: '127.0.0.0/8' },

@@ -8,7 +8,9 @@
  * `npm run licence:issue -- --key <publisher-key.pem> --holder <name> --until <date>
  *    [--from <date>] [--machines <n>] [--peers <n>] [--addons a,b] [--id <licenceId>] --out <file>`
  *   writes a licence file signed with the publisher key. Dates are ISO 8601 (`2027-12-31` or a
- *   full time); a limit left out is no limit; addons are designArchive, quality, secureRepository.
+ *   full time); a date alone is that day in UTC, and `--until` a date alone is valid through the
+ *   end of that day (`validUntil` is the next midnight, the first instant it is expired); a limit
+ *   left out is no limit; addons are designArchive, quality, secureRepository.
  *
  * Exit code 0 on success, 2 on usage errors.
  */
@@ -25,10 +27,24 @@ const usage = `usage:
   npm run licence:issue -- --key <publisher-key.pem> --holder <name> --until <date> [--from <date>]
                            [--machines <n>] [--peers <n>] [--addons ${addonNames.join(',')}] [--id <licenceId>] --out <file>`;
 
-function isoDate(text: string, flag: string): string {
+const DAY_MS = 86_400_000;
+
+/**
+ * An ISO 8601 date or time as an instant. A date alone (`2027-12-31`) is that day in UTC: its
+ * midnight for `--from`; for `--until` the whole day, i.e. the next midnight, the first instant the
+ * licence is no longer valid (the server takes a licence as expired from its `validUntil` on).
+ */
+function parseDate(text: string, flag: string, dateAlone: 'startOfDay' | 'endOfDay'): { iso: string; day?: string } {
+  const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  if (day) {
+    const midnight = Date.UTC(Number(day[1]), Number(day[2]) - 1, Number(day[3]));
+    // Date.UTC rolls 30 February over into March: a day not in the calendar is refused
+    if (new Date(midnight).toISOString().slice(0, 10) !== text) throw new UsageError(`${flag} is not a date: ${text}`);
+    return { iso: new Date(dateAlone === 'endOfDay' ? midnight + DAY_MS : midnight).toISOString(), day: text };
+  }
   const time = Date.parse(text);
   if (Number.isNaN(time)) throw new UsageError(`${flag} is not a date: ${text}`);
-  return new Date(time).toISOString();
+  return { iso: new Date(time).toISOString() };
 }
 
 function count(text: string | undefined, flag: string): number | undefined {
@@ -79,11 +95,12 @@ async function main(argv: string[]): Promise<number> {
   const addons = values.addons ? values.addons.split(',').filter(Boolean) : [...addonNames];
   const machines = count(values.machines, '--machines');
   const peerInstances = count(values.peers, '--peers');
+  const until = parseDate(values.until, '--until', 'endOfDay');
   const parsed = ZLicenceDocument.safeParse({
     licenceId: values.id ?? randomUUID(),
     holder: values.holder,
-    validFrom: values.from ? isoDate(values.from, '--from') : new Date().toISOString(),
-    validUntil: isoDate(values.until, '--until'),
+    validFrom: values.from ? parseDate(values.from, '--from', 'startOfDay').iso : new Date().toISOString(),
+    validUntil: until.iso,
     limits: { ...(machines !== undefined ? { machines } : {}), ...(peerInstances !== undefined ? { peerInstances } : {}) },
     addons,
   });
@@ -94,7 +111,9 @@ async function main(argv: string[]): Promise<number> {
   const file = await issueLicence(parsed.data, fs.readFileSync(values.key, 'utf8'));
   fs.writeFileSync(values.out, `${file}\n`);
   console.log(
-    `wrote licence ${parsed.data.licenceId} for ${parsed.data.holder} (until ${parsed.data.validUntil}) to ${values.out}`,
+    `wrote licence ${parsed.data.licenceId} for ${parsed.data.holder} (${
+      until.day ? `valid through ${until.day} UTC: expires at ${until.iso}` : `until ${until.iso}`
+    }) to ${values.out}`,
   );
   return 0;
 }

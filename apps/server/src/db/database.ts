@@ -160,6 +160,32 @@ function describeTarget(target: DatabaseTarget): TDatabaseConfig {
   };
 }
 
+/**
+ * The database as a start-up failure names it: the URL without its password (nor a query
+ * parameter that could hold a secret), or the SQLite file.
+ */
+function databaseName(target: DatabaseTarget): string {
+  if (target.kind === 'sqlite') return target.file === ':memory:' ? 'sqlite::memory:' : `sqlite:${target.file}`;
+  let url: URL;
+  try {
+    url = new URL(target.url);
+  } catch {
+    return `a ${target.kind} database (its DATABASE_URL is not a URL)`;
+  }
+  const kept = [...url.searchParams].filter(([name]) => !/pass|secret|key|token|cert/i.test(name));
+  url.password = '';
+  url.search = '';
+  return `${url.toString()}${kept.length > 0 ? `?${kept.map(([name, value]) => `${name}=${value}`).join('&')}` : ''}`;
+}
+
+/** A driver's error in one line; a connection refused on every address can come without a message. */
+function failureReason(error: unknown): string {
+  if (error instanceof AggregateError && !error.message) return error.errors.map(failureReason).join('; ');
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as { code?: unknown }).code;
+  return error.message || (typeof code === 'string' ? code : error.name);
+}
+
 export function createDatabase(target: DatabaseTarget, options: DatabaseOptions = {}): Database {
   const { dialect: kyselyDialectOf, poolStats, directRead } = kyselyDialect(target, options);
   const onQuery = options.onQuery;
@@ -175,6 +201,13 @@ export function createDatabase(target: DatabaseTarget, options: DatabaseOptions 
     describe: () => describeTarget(target),
     poolStats,
     async migrate() {
+      // a database the server cannot reach (down, wrong address or name, refused login) is said
+      // to be that, not a failed migration
+      try {
+        await sql`select 1`.execute(db);
+      } catch (error) {
+        throw new Error(`cannot connect to the database ${databaseName(target)}: ${failureReason(error)}`);
+      }
       // Migrations are numbered by the piece of work that adds them, and pieces land in any order:
       // a database that has run a later number still runs an earlier one that arrives after it
       // (each migration touches only its own tables and columns).
@@ -182,8 +215,10 @@ export function createDatabase(target: DatabaseTarget, options: DatabaseOptions 
       const { error, results } = await migrator.migrateToLatest();
       const failed = results?.find((result) => result.status === 'Error');
       if (error || failed) {
-        const reason = error instanceof Error ? error.message : String(error ?? 'unknown error');
-        throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${reason}`);
+        const reason = error === undefined ? 'unknown error' : failureReason(error);
+        throw new Error(
+          failed ? `database migration ${failed.migrationName} failed: ${reason}` : `database migrations failed: ${reason}`,
+        );
       }
     },
     async ping() {

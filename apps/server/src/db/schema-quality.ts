@@ -22,6 +22,14 @@ export interface QualityInspectionsTable {
   created_at: string;
 }
 
+/** One picture of an inspection (migration 037): its stored object, for the storage sweeper. */
+export interface QualityInspectionPicturesTable {
+  inspection_id: string;
+  /** Its index in the inspection's `pictures`. */
+  position: number;
+  storage_key: string;
+}
+
 export interface SvpTypesTable {
   id: string;
   name: string;
@@ -72,6 +80,7 @@ export interface SvpValuesTable {
 
 export interface QualityTables {
   quality_inspections: QualityInspectionsTable;
+  quality_inspection_pictures: QualityInspectionPicturesTable;
   svp_types: SvpTypesTable;
   svp_templates: SvpTemplatesTable;
   svp_parameters: SvpParametersTable;

@@ -22,6 +22,12 @@ export interface JobDefinition<P> {
   payload: z.ZodType<P>;
   /** Runs the job; throwing retries it later (with back-off) until it is out of attempts. */
   run(payload: P, context: JobContext): Promise<void>;
+  /**
+   * Called once the job is `failed` for good with a payload the schema took: its last attempt
+   * threw, or its runner died during it (then `run` never learns it was the last). For a job that
+   * shows its progress elsewhere, to leave that in a final state; its failure is logged, not retried.
+   */
+  givenUp?(payload: P, reason: string): Promise<void>;
 }
 
 /** A job added once per period by whichever process gets there first. */
@@ -256,7 +262,9 @@ export class JobRunner {
       if (!definition) throw new Error(`no handler for job kind ${job.kind}`);
       if (job.attempts > job.max_attempts) {
         const reason = `its runner stopped answering during the last attempt${job.last_error ? `; before: ${job.last_error}` : ''}`;
-        await this.repository.fail(id, this.owner, errorText(reason), this.nowIso());
+        if (await this.repository.fail(id, this.owner, errorText(reason), this.nowIso())) {
+          await this.givenUp(job, definition, errorText(reason), label);
+        }
         this.options.log.error(`${label} failed: ${reason}`);
         return;
       }
@@ -274,18 +282,18 @@ export class JobRunner {
       }
       // Aborted by a stop that ran out of time: the stop hands the job back, whatever the handler did.
       if (abort.signal.aborted) return;
-      if (failure) await this.recordFailure(job, failure.error, label);
+      if (failure) await this.recordFailure(job, definition, failure.error, label);
       else await this.repository.complete(id, this.owner, this.nowIso());
     } catch (error) {
       this.options.log.error(`${label}: recording the outcome failed: ${errorText(error)}`);
     }
   }
 
-  private async recordFailure(job: JobRow, error: unknown, label: string): Promise<void> {
+  private async recordFailure(job: JobRow, definition: JobDefinition<unknown>, error: unknown, label: string): Promise<void> {
     const id = Number(job.id);
     const text = errorText(error);
     if (job.attempts >= job.max_attempts) {
-      await this.repository.fail(id, this.owner, text, this.nowIso());
+      if (await this.repository.fail(id, this.owner, text, this.nowIso())) await this.givenUp(job, definition, text, label);
       this.options.log.error(`${label} failed for good: ${text}`);
       return;
     }
@@ -293,6 +301,18 @@ export class JobRunner {
     const runAt = new Date(now.getTime() + retryDelayMs(job.attempts, this.retry, this.random));
     await this.repository.retryLater(id, this.owner, text, runAt.toISOString(), now.toISOString());
     this.options.log.warn(`${label} failed, next attempt at ${runAt.toISOString()}: ${text}`);
+  }
+
+  /** Tells the job's definition it was given up (its payload checked first); a failure there is logged. */
+  private async givenUp(job: JobRow, definition: JobDefinition<unknown>, reason: string, label: string): Promise<void> {
+    if (!definition.givenUp) return;
+    const payload = definition.payload.safeParse(parseJson(job.payload));
+    if (!payload.success) return;
+    try {
+      await definition.givenUp(payload.data, reason);
+    } catch (error) {
+      this.options.log.error(`${label}: recording that it was given up failed: ${errorText(error)}`);
+    }
   }
 
   /** Adds the job of the current period of each schedule whose period this process has not seen. */

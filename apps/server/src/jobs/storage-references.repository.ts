@@ -3,7 +3,8 @@ import type { DB } from '../db/schema.js';
 
 /**
  * Every column that holds a storage key. A table that adds one belongs here, or the storage
- * sweeper deletes its objects once they are older than the grace period.
+ * sweeper deletes its objects once they are older than the grace period. Likewise every column
+ * that names an image (`images.name`) belongs in {@link removeUnusedImages}.
  */
 export class StorageReferencesRepository {
   constructor(private readonly db: Kysely<DB>) {}
@@ -20,6 +21,13 @@ export class StorageReferencesRepository {
       .union(this.db.selectFrom('dtls').select('storage_key').where('storage_key', 'in', keys))
       .union(this.db.selectFrom('das_entries').select('storage_key').where('storage_key', 'in', keys))
       .union(this.db.selectFrom('storage_files').select('storage_key').where('storage_key', 'in', keys))
+      .union(this.db.selectFrom('quality_inspection_pictures').select('storage_key').where('storage_key', 'in', keys))
+      .union(
+        this.db
+          .selectFrom('svp_values')
+          .select((eb) => eb.fn.coalesce('storage_key', eb.val('')).as('storage_key'))
+          .where('storage_key', 'in', keys),
+      )
       .union(
         this.db
           .selectFrom('secure_repo_nodes')
@@ -28,5 +36,30 @@ export class StorageReferencesRepository {
       )
       .execute();
     return new Set(rows.map((row) => row.storage_key));
+  }
+
+  /**
+   * Deletes the images created before `createdBefore` that no machine, package, revision or
+   * archive entry shows: a picture replaced or an owner deleted is removed after its change
+   * commits, so a process that died in between left the row (and with it its object) behind.
+   * An image is written in the transaction of the owner that shows it, so an old one nothing
+   * shows is shown by nothing any more. Answers how many went.
+   */
+  async removeUnusedImages(createdBefore: string): Promise<number> {
+    const result = await this.db
+      .deleteFrom('images')
+      .where('created_at', '<', createdBefore)
+      .where(({ and, not, exists, selectFrom }) =>
+        and([
+          not(exists(selectFrom('devices').select('id').whereRef('devices.image', '=', 'images.name'))),
+          not(exists(selectFrom('packages').select('id').whereRef('packages.display_image', '=', 'images.name'))),
+          not(
+            exists(selectFrom('package_revisions').select('id').whereRef('package_revisions.display_image', '=', 'images.name')),
+          ),
+          not(exists(selectFrom('das_entries').select('id').whereRef('das_entries.display_image', '=', 'images.name'))),
+        ]),
+      )
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 }

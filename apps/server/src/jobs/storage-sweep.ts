@@ -10,12 +10,13 @@ export const STORAGE_SWEEP = 'storage.sweep';
 const BATCH = 500;
 
 /**
- * Removes what no one will read again: temporary files of uploads that never finished, and
- * stored objects no row refers to (an upload whose row was never written, an object whose row
- * went while the process died before deleting it). Objects go only when older than
- * `graceSeconds` (a put writes its object before the row that refers to it is committed);
- * temporary files when unchanged for `tempGraceSeconds` (a live upload, in any process, keeps
- * writing its temporary file).
+ * Removes what no one will read again: temporary files of uploads that never finished, images
+ * nothing shows any more (replaced or left by their owner while the process died before removing
+ * them), and stored objects no row refers to (an upload whose row was never written, an object
+ * whose row went while the process died before deleting it). Images and objects go only when
+ * older than `graceSeconds` (a put writes its object before the row that refers to it is
+ * committed); temporary files when unchanged for `tempGraceSeconds` (a live upload, in any
+ * process, keeps writing its temporary file).
  */
 export function storageSweepJob(
   db: Kysely<DB>,
@@ -29,6 +30,8 @@ export function storageSweepJob(
       const now = (options.now?.() ?? new Date()).getTime();
       const cutoff = new Date(now - options.graceSeconds * 1000);
       const uploads = await storage.removeAbandonedUploads(new Date(now - options.tempGraceSeconds * 1000));
+      // before the objects: the objects of the images removed go in the same sweep
+      const images = await references.removeUnusedImages(cutoff.toISOString());
       let objects = 0;
       const sweep = async (keys: string[]) => {
         const kept = await references.referenced(keys);
@@ -49,8 +52,10 @@ export function storageSweepJob(
         }
       }
       if (!signal.aborted) await sweep(batch);
-      if (uploads + objects > 0) {
-        options.log.info(`storage sweep: removed ${uploads} abandoned uploads and ${objects} unreferenced objects`);
+      if (uploads + images + objects > 0) {
+        options.log.info(
+          `storage sweep: removed ${uploads} abandoned uploads, ${images} images nothing shows and ${objects} unreferenced objects`,
+        );
       }
     },
   };

@@ -1,7 +1,6 @@
-import { pipeline } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import type { IncomingFile, IncomingFiles } from '../modules/outbox/peer-messages.service.js';
-import { failOnTruncation, formParts } from './multipart-parts.js';
+import { formFileStream, formParts } from './multipart-parts.js';
 
 /** A route's own multipart limits (the app's defaults allow one file and 64 KiB fields). */
 export type FormLimits = Parameters<typeof formParts>[1];
@@ -49,7 +48,7 @@ export async function openForm(
         continue;
       }
       const file = part.file;
-      const incoming = { fileName: part.filename, stream: pipeline(file, failOnTruncation(file, maxBytes), () => undefined) };
+      const incoming = { fileName: part.filename, stream: formFileStream(file, maxBytes) };
       current = { incoming, file };
       return incoming;
     }

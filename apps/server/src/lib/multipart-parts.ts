@@ -13,6 +13,26 @@ type Part = Awaited<ReturnType<FastifyRequest['parts']> extends AsyncIterableIte
 
 type PartsOptions = NonNullable<Parameters<FastifyRequest['parts']>[0]>;
 
+/** Bytes of each multipart request's body read so far, by request (`uploadBytesReceived`). */
+const bodyBytes = new WeakMap<FastifyRequest['raw'], { bytes: number }>();
+
+/**
+ * How many bytes of this request's multipart body were read, however they were sent (with a
+ * Content-Length or chunked); undefined for a request whose form was not read (`formParts`).
+ */
+export function uploadBytesReceived(request: FastifyRequest): number | undefined {
+  return bodyBytes.get(request.raw)?.bytes;
+}
+
+/** Counts the body's bytes as the form parser reads them: one addition per chunk the socket delivers. */
+function countBodyBytes(raw: FastifyRequest['raw']): void {
+  const received = { bytes: 0 };
+  bodyBytes.set(raw, received);
+  raw.on('data', (chunk: Buffer) => {
+    received.bytes += chunk.length;
+  });
+}
+
 /**
  * The parts of a multipart request, with the route's own limits if it has tighter ones. Failures
  * of the form itself (cut off, malformed, over a limit) become 400 `malformedRequest` or 413
@@ -23,10 +43,18 @@ type PartsOptions = NonNullable<Parameters<FastifyRequest['parts']>[0]>;
 export async function* formParts(request: FastifyRequest, limits?: PartsOptions['limits']): AsyncGenerator<Part> {
   assertMultipart(request);
   const iterator = request.parts(limits ? { limits } : undefined)[Symbol.asyncIterator]();
+  let started = false;
   for (;;) {
     let result: IteratorResult<Part>;
     try {
-      result = await iterator.next();
+      const next = iterator.next();
+      // the first next() has piped the body into the parser: counting from now on sees every
+      // chunk and takes none away from it (a listener added earlier would start the flow alone)
+      if (!started) {
+        started = true;
+        countBodyBytes(request.raw);
+      }
+      result = await next;
     } catch (error) {
       throw multipartFailure(error);
     }
@@ -159,6 +187,8 @@ export function identifierField(value: string | undefined, field: string, schema
   throw identifierErrors(schema, [[]], field) ?? new AppError('malformedRequest', { field });
 }
 
+function ignore(): void {}
+
 export interface StreamedFormFile {
   /** As the client named it: data, never a path. */
   fileName: string | undefined;
@@ -171,11 +201,15 @@ export interface StreamedFormFile {
  * A file part as its reader gets it: an error before the limit's end when the part was cut short
  * (`failOnTruncation`), and a part that fails or closes before its end (the form broke off, the
  * client left) fails the stream with 400 `malformedRequest`, so that whatever stores it answers the
- * client's fault rather than a failure of its own (`storageTypeWriteError`). A reader that gives
- * up first (its provider failed) keeps its own error.
+ * client's fault rather than a failure of its own (`storageTypeWriteError`, `uploadError`). A
+ * reader that gives up first (its provider failed) keeps its own error. The form may break off
+ * before anyone reads the stream (the route still checks the fields before it streams the file):
+ * the error then stays on the stream (`errored`), for the pipeline that reads it later to fail
+ * with, instead of being thrown as an uncaught exception.
  */
-function formFileStream(file: BusboyFileStream, maxBytes: number): Readable {
+export function formFileStream(file: BusboyFileStream, maxBytes: number): Readable {
   const guarded = failOnTruncation(file, maxBytes);
+  guarded.on('error', ignore);
   finished(file, (error) => {
     if (error && !guarded.destroyed) guarded.destroy(multipartFailure(error));
   });

@@ -8,6 +8,7 @@ import type { Database } from '../db/database.js';
 import { MetricsRepository, type QueueFigures } from './metrics.repository.js';
 import { type HistogramSeries, SeriesHistogram } from './series-histogram.js';
 import { routeHooks } from '../plugins/request-steps.js';
+import { uploadBytesReceived } from '../lib/multipart-parts.js';
 
 const secondsBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -30,7 +31,7 @@ export class ServerMetrics {
   );
   private readonly uploadBytes = new Counter({
     name: 'manifold_upload_bytes_total',
-    help: 'Bytes of multipart uploads answered with a 2xx, by route',
+    help: 'Bytes of multipart upload bodies received (with a Content-Length or chunked) by requests answered with a 2xx, by route',
     labelNames: ['route'] as const,
     registers: [this.registry],
   });
@@ -131,9 +132,8 @@ export class ServerMetrics {
         byStatus.set(status, (series = this.requestDuration.series({ method: request.method, route, status_code: status })));
       series.observe(reply.elapsedTime / 1000);
       if (status < 300 && status >= 200) {
-        const type = request.headers['content-type'];
-        const length = Number(request.headers['content-length']);
-        if (type?.startsWith('multipart/') && length > 0) this.uploadBytes.inc({ route }, length);
+        const received = uploadBytesReceived(request);
+        if (received) this.uploadBytes.inc({ route }, received);
       }
       done();
     };

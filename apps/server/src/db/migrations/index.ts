@@ -27,6 +27,7 @@ import * as orderAuthorizationsIndex from './032-order-authorizations-index.js';
 import * as listCounts from './033-list-counts.js';
 import * as authorizationFilterIndexes from './034-authorization-filter-indexes.js';
 import * as usernameOrder from './035-username-order.js';
+import * as storedObjectReferences from './036-stored-object-references.js';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -62,6 +63,7 @@ const migrations: Record<string, DialectMigration> = {
   '033-list-counts': listCounts,
   '034-authorization-filter-indexes': authorizationFilterIndexes,
   '035-username-order': usernameOrder,
+  '036-stored-object-references': storedObjectReferences,
 };
 
 export function migrationProvider(kind: DatabaseKind): MigrationProvider {

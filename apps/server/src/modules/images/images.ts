@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import type { ImageRow } from '../../db/schema-packages.js';
 import { AppError } from '../../lib/app-error.js';
 import { isoNow } from '../../lib/time.js';
+import { uploadError } from '../../lib/upload-errors.js';
 import type { Storage } from '../../storage/storage.js';
 
 /** Largest image a package or a machine may show. */
@@ -36,7 +37,8 @@ export function decodeImageDataUrl(value: string): Buffer | undefined {
 
 /**
  * Writes an image's bytes to storage after checking its type and size; answers the row to
- * insert (in the caller's transaction). `imageTypeNotSupported` for anything but PNG/JPEG/WebP.
+ * insert (in the caller's transaction). `imageTypeNotSupported` for anything but PNG/JPEG/WebP;
+ * `storageTypeWriteError` naming `field` when the storage fails.
  */
 export async function storeImage(
   storage: Storage,
@@ -50,7 +52,9 @@ export async function storeImage(
   if (bytes.length > maxBytes) {
     throw new AppError('payloadTooLarge', { field, description: `Images may have at most ${maxBytes} bytes` });
   }
-  const stored = await storage.put(Readable.from([bytes]));
+  const stored = await storage.put(Readable.from([bytes])).catch((error: unknown) => {
+    throw uploadError(error, field);
+  });
   return {
     name: `${randomBytes(16).toString('hex')}.${kind.extension}`,
     owner_kind: ownerKind,

@@ -8,7 +8,8 @@ import { AppError } from '../../lib/app-error.js';
 import type { Caller } from '../../lib/caller.js';
 import { sanitizeFileName } from '../../lib/file-names.js';
 import { isoNow } from '../../lib/time.js';
-import { type Storage, StorageLimitError, type StoredObject } from '../../storage/storage.js';
+import { uploadError } from '../../lib/upload-errors.js';
+import { type Storage, type StoredObject } from '../../storage/storage.js';
 import { AuditRepository } from '../audit/audit.repository.js';
 import { MachineDataRepository } from './machine-data.repository.js';
 
@@ -45,21 +46,6 @@ function dtlEntry(row: DtlValues & { size: number }): TDtl {
     manageId: row.manage_id ?? null,
     dateCreated: row.created_at,
   };
-}
-
-function storeError(error: unknown): Error {
-  if (error instanceof AppError) return error;
-  if (error instanceof StorageLimitError) {
-    return new AppError('payloadTooLarge', {
-      field: 'file',
-      description: `The file exceeds the upload limit of ${error.maxBytes} bytes`,
-    });
-  }
-  const reason = error instanceof Error ? error.message : String(error);
-  if (typeof error === 'object' && error !== null && 'syscall' in error) {
-    return new AppError('storageTypeWriteError', { description: `The file could not be stored: ${reason}` });
-  }
-  return new AppError('malformedRequest', { field: 'file', description: `The upload was interrupted: ${reason}` });
 }
 
 /**
@@ -179,7 +165,7 @@ export class MachineDataService {
     try {
       stored = await this.storage.put(file.stream, { maxBytes: this.uploadMaxBytes });
     } catch (error) {
-      throw storeError(error);
+      throw uploadError(error);
     }
     const row = {
       id: randomUUID(),

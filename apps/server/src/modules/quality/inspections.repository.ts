@@ -72,8 +72,14 @@ export class InspectionsRepository {
     return this.dialect.forUpdate(this.db.selectFrom('parts').select('id').where('id', '=', id)).executeTakeFirst();
   }
 
-  async insert(row: Insertable<QualityInspectionsTable>): Promise<void> {
+  /** The inspection, and a row per picture naming its stored object (the storage sweeper keeps what a row names). */
+  async insert(row: Insertable<QualityInspectionsTable>, pictureKeys: string[]): Promise<void> {
     await this.db.insertInto('quality_inspections').values(row).execute();
+    if (pictureKeys.length === 0) return;
+    await this.db
+      .insertInto('quality_inspection_pictures')
+      .values(pictureKeys.map((storage_key, position) => ({ inspection_id: row.id, position, storage_key })))
+      .execute();
   }
 
   async markPart(

@@ -176,21 +176,24 @@ export class InspectionsService {
             caller,
           );
           const at = isoNow();
-          await repository.insert({
-            id: inspectionId,
-            part_id: current.id,
-            build_id: current.build_id,
-            result: request.result,
-            reason: request.result === 'failed' ? (request.reason ?? null) : null,
-            technician: request.technician,
-            notes: request.notes ? request.notes : null,
-            quality_values: JSON.stringify(request.qualityParameters),
-            pictures: JSON.stringify(pictures),
-            event_id: receipt.eventId,
-            qms_state: qmsState,
-            created_by: caller.username,
-            created_at: at,
-          });
+          await repository.insert(
+            {
+              id: inspectionId,
+              part_id: current.id,
+              build_id: current.build_id,
+              result: request.result,
+              reason: request.result === 'failed' ? (request.reason ?? null) : null,
+              technician: request.technician,
+              notes: request.notes ? request.notes : null,
+              quality_values: JSON.stringify(request.qualityParameters),
+              pictures: JSON.stringify(pictures),
+              event_id: receipt.eventId,
+              qms_state: qmsState,
+              created_by: caller.username,
+              created_at: at,
+            },
+            pictures.map((picture) => picture.key),
+          );
           await repository.markPart(current.id, {
             inspectionId,
             result: request.result,

@@ -67,7 +67,7 @@ export const qualityRoutes: FastifyPluginAsyncZod = async (app) => {
             const kind = sniffImage(bytes);
             if (!kind) throw new AppError('imageTypeNotSupported', { field: `picture[${pictures.length}]` });
             const stored = await storage.put(Readable.from([bytes])).catch((error: unknown) => {
-              throw uploadError(error);
+              throw uploadError(error, 'picture');
             });
             pictures.push({
               key: stored.key,

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { pipeline } from 'node:stream';
 import {
   ZBuildId,
   ZEmpty,
@@ -25,7 +24,7 @@ import {
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../lib/app-error.js';
 import { attachmentDisposition, sanitizeContentType, sanitizeFileName } from '../../lib/file-names.js';
-import { failOnTruncation, formParts, identifierField } from '../../lib/multipart-parts.js';
+import { formFileStream, formParts, identifierField } from '../../lib/multipart-parts.js';
 import { responses } from '../../lib/route-schemas.js';
 import { uploadError } from '../../lib/upload-errors.js';
 import { callerOf } from '../../plugins/auth.js';
@@ -58,12 +57,7 @@ export const svpRoutes: FastifyPluginAsyncZod = async (app) => {
       try {
         const fields = await check(raw);
         const stored = await storage
-          .put(
-            pipeline(part.file, failOnTruncation(part.file, config.uploadMaxBytes), () => undefined),
-            {
-              maxBytes: config.uploadMaxBytes,
-            },
-          )
+          .put(formFileStream(part.file, config.uploadMaxBytes), { maxBytes: config.uploadMaxBytes })
           .catch((error: unknown) => {
             throw uploadError(error);
           });

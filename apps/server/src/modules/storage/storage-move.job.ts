@@ -16,7 +16,8 @@ const PROGRESS_EVERY_MS = 1000;
  * old provider is forgotten. Progress is in the `storage.move` setting (`GET admin/storage/provider`).
  * An object that fails stays in the old provider, where reads still find it, and the job is
  * retried; after its last attempt the move is `failed` and the admin can select the same
- * provider again to restart it.
+ * provider again to restart it. A job given up otherwise (its last attempt threw before a pass,
+ * or its runner died during it) leaves the move `failed` too, never `running` with nothing to run it.
  */
 export function storageMoveJob(
   database: Database,
@@ -101,6 +102,13 @@ export function storageMoveJob(
       });
       storage.invalidate();
       log.info(`storage move: ${moved} objects moved from ${started.from} to ${started.to}`);
+    },
+    async givenUp({ selectionId }, reason) {
+      const selection = await storage.selection();
+      if (!selection?.previous || selection.selectionId !== selectionId) return; // finished or superseded
+      const move = await readMove();
+      if (move?.state !== 'running') return;
+      await writeMove({ ...move, state: 'failed', lastError: move.lastError ?? reason, finishedAt: new Date().toISOString() });
     },
   };
 }
