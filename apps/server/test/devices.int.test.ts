@@ -8,7 +8,8 @@ import { canonicalJson } from '../src/lib/canonical-json.js';
 import { licenceSettingKeys } from '../src/modules/settings/server-settings.js';
 import { SettingsRepository } from '../src/modules/settings/settings.repository.js';
 import { onePixelPng, provisionServer, testMachine, uploadForm } from './helpers/packages-fixtures.js';
-import { describeEachDatabase, expectToken, expectTokens, type TestApp } from './helpers/test-app.js';
+import { startServer, type ServerProcess } from './helpers/server-process.js';
+import { adminPassword, describeEachDatabase, expectToken, expectTokens, type TestApp } from './helpers/test-app.js';
 import { testRoot } from './helpers/test-pki.js';
 
 const uuid = '00000000-0000-4000-8000-000000000000';
@@ -358,6 +359,34 @@ describeEachDatabase('machines', (ctx) => {
       ).toBe(false);
       expectToken(await ctx().call('POST', '/ui/device/disable', { token, body: { deviceId: uuid } }), 420, 'deviceIdNotValid');
     });
+
+    it('disables a machine another change reached first, rather than answering deviceIdNotValid', async () => {
+      const token = await ctx().adminToken();
+      const db = ctx().app.services.database.db;
+      for (let round = 0; round < 16; round += 1) {
+        const deviceId = await registered(ctx(), root);
+        const [approved, disabled] = await Promise.all([
+          ctx().call('POST', '/ui/device/approve', { token, body: { id: deviceId, approve: true } }),
+          ctx().call('POST', '/ui/device/disable', { token, body: { deviceId } }),
+        ]);
+        expect(approved.statusCode, approved.body).toBe(200);
+        expect(disabled.statusCode, disabled.body).toBe(200);
+        expect(disabled.json<TDevice>()).toMatchObject({ deviceId, disabled: true });
+        const row = await db
+          .selectFrom('devices')
+          .select(['registration_state', 'disabled'])
+          .where('id', '=', deviceId)
+          .executeTakeFirstOrThrow();
+        expect(row).toEqual({ registration_state: 'Approved', disabled: 1 });
+        const events = await db
+          .selectFrom('audit_events')
+          .select('event_type')
+          .where('subject', '=', deviceId)
+          .where('event_type', 'in', ['machineApproved', 'machineDisabled'])
+          .execute();
+        expect(events.map((e) => e.event_type).sort()).toEqual(['machineApproved', 'machineDisabled']);
+      }
+    });
   });
 
   describe('POST /ui/device/delete', () => {
@@ -442,5 +471,90 @@ describeEachDatabase('machines', (ctx) => {
       expect(replaced.json<TDevice>().deviceIdentity.image).not.toBe(image);
       expect((await ctx().call('GET', `/ui/device/image/${image}`, { token })).statusCode).toBe(404);
     });
+  });
+
+  /**
+   * Two more server processes on the same database: a decision and a disable reading the machine
+   * and then writing it, sent at once to both. On SQLite a transaction that read before another
+   * process committed cannot write afterwards (SQLITE_BUSY_SNAPSHOT, whatever busy_timeout says):
+   * it must not answer 500.
+   */
+  describe('across server processes', () => {
+    it('decides and disables machines raced over two processes: no 500, each answer what happened', async () => {
+      const { config } = ctx();
+      const env = {
+        DATA_DIR: config.dataDir,
+        DATABASE_URL: config.database.kind === 'sqlite' ? `sqlite:${config.database.file}` : config.database.url,
+        ADMIN_USERNAME: 'admin',
+        ADMIN_PASSWORD: adminPassword,
+        LOG_LEVEL: 'silent',
+        CONSOLE_DIR: path.join(config.dataDir, 'no-console'),
+      };
+      const servers: ServerProcess[] = [];
+      try {
+        servers.push(...(await Promise.all([startServer(env), startServer(env)])));
+        const token = await ctx().adminToken();
+        const db = ctx().app.services.database.db;
+        const post = (server: ServerProcess, url: string, body: unknown) =>
+          fetch(`${server.url}${url}`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          }).then(async (response) => ({
+            status: response.status,
+            body: (await response.json()) as TDevice & { errorToken?: string },
+          }));
+        for (let round = 0; round < 24; round += 1) {
+          const deviceId = await registered(ctx(), root);
+          const [first, second] = round % 2 === 0 ? [servers[0]!, servers[1]!] : [servers[1]!, servers[0]!];
+          const [approved, rejected, disabledHere, disabledThere] = await Promise.all([
+            post(first, '/ui/device/approve', { id: deviceId, approve: true }),
+            post(second, '/ui/device/approve', { id: deviceId, approve: false }),
+            post(first, '/ui/device/disable', { deviceId }),
+            post(second, '/ui/device/disable', { deviceId }),
+          ]);
+          for (const disabled of [disabledHere, disabledThere]) {
+            expect(disabled.status, JSON.stringify(disabled.body)).toBe(200);
+            expect(disabled.body).toMatchObject({ deviceId, disabled: true });
+          }
+          const row = await db
+            .selectFrom('devices')
+            .select(['registration_state', 'disabled'])
+            .where('id', '=', deviceId)
+            .executeTakeFirstOrThrow();
+          expect(row.disabled).toBe(1);
+          const decisions = (
+            await db
+              .selectFrom('audit_events')
+              .select('event_type')
+              .where('subject', '=', deviceId)
+              .where('event_type', 'in', ['machineApproved', 'machineRejected'])
+              .orderBy('id')
+              .execute()
+          ).map((e) => e.event_type);
+          if (approved.status !== 200) {
+            expect(approved).toMatchObject({ status: 420, body: { errorToken: 'registrationAlreadyRejected' } });
+            expect(rejected).toMatchObject({ status: 200, body: { registrationState: 'Rejected' } });
+            expect(decisions).toEqual(['machineRejected']);
+          } else if (rejected.status !== 200) {
+            expect(rejected).toMatchObject({ status: 420, body: { errorToken: 'registrationAlreadyApproved' } });
+            expect(approved.body.registrationState).toBe('Approved');
+            expect(decisions).toEqual(['machineApproved']);
+          } else {
+            expect(decisions).toHaveLength(2);
+          }
+          expect(row.registration_state).toBe(decisions.at(-1) === 'machineApproved' ? 'Approved' : 'Rejected');
+          const disables = await db
+            .selectFrom('audit_events')
+            .select('id')
+            .where('subject', '=', deviceId)
+            .where('event_type', '=', 'machineDisabled')
+            .execute();
+          expect(disables).toHaveLength(1);
+        }
+      } finally {
+        await Promise.all(servers.map((server) => server.stop()));
+      }
+    }, 120_000);
   });
 });

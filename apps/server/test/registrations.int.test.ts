@@ -451,6 +451,91 @@ describeEachDatabase(
       it('answers registrationNotPresent for an unknown id', async () => {
         expectToken(await call('POST', '/ui/manage/approve', { id: randomUUID(), approve: true }), 420, 'registrationNotPresent');
       });
+
+      it('when two decisions race, the one stored is what the peer is left holding, and the other names it', async () => {
+        // a peer that takes notices as they arrive (the state of the last one it took stands) and
+        // answers the first two of them only when told: the decision it took first is answered first
+        const held = new Map<string, string>();
+        const arrived: { state: string; answer: () => void }[] = [];
+        const waiting: (() => void)[] = [];
+        const peerSide = http.createServer((request, response) => {
+          let text = '';
+          request.on('data', (chunk) => (text += chunk));
+          request.on('end', () => {
+            const { apl } = JSON.parse(text) as { apl: { registrationNonce: string; registrationState: string } };
+            const state = apl.registrationState;
+            const refused = held.get(apl.registrationNonce) === state;
+            if (!refused) held.set(apl.registrationNonce, state);
+            let answered = false;
+            const answer = () => {
+              if (answered) return;
+              answered = true;
+              if (refused)
+                response.writeHead(420, { 'content-type': 'application/json' }).end(
+                  JSON.stringify({
+                    errorToken: state === 'Approved' ? 'registrationAlreadyApproved' : 'registrationAlreadyRejected',
+                    errorDescription: `The registration is ${state} already`,
+                  }),
+                );
+              else
+                response
+                  .writeHead(200, { 'content-type': 'application/json' })
+                  .end(JSON.stringify({ registrationId: randomUUID(), registrationState: state }));
+            };
+            arrived.push({ state, answer });
+            if (arrived.length > 2) answer();
+            for (const wake of waiting.splice(0)) wake();
+          });
+        });
+        const arrivals = (count: number) =>
+          new Promise<void>((resolve) => {
+            const check = () => (arrived.length >= count ? resolve() : waiting.push(check));
+            check();
+          });
+        await new Promise<void>((resolve) => peerSide.listen(0, '127.0.0.1', resolve));
+        try {
+          const cases = [
+            { aplType: 'downstreamManage', url: '/ui/manage/approve', firstApproves: false },
+            { aplType: 'trace', url: '/ui/trace/approve', firstApproves: true },
+          ];
+          for (const { aplType, url, firstApproves } of cases) {
+            arrived.length = 0;
+            const made = await handMadePeer(`http://127.0.0.1:${(peerSide.address() as AddressInfo).port}`);
+            const registration = made.registration();
+            const added = await ctx().call('POST', '/apl/registration/add', { body: await made.sign(aplType, registration) });
+            const { registrationId: id } = added.json() as { registrationId: string };
+
+            const first = call('POST', url, { id, approve: firstApproves });
+            await arrivals(1);
+            const second = call('POST', url, { id, approve: !firstApproves });
+            await arrivals(2);
+            arrived[0]!.answer();
+            const won = firstApproves ? 'Approved' : 'Rejected';
+            expect((await first).json()).toMatchObject({ registrationState: won });
+            arrived[1]!.answer();
+            expectToken(
+              await second,
+              420,
+              firstApproves ? 'registrationAlreadyApproved' : 'registrationAlreadyRejected',
+              'approve',
+            );
+            const stored = await ctx()
+              .app.services.database.db.selectFrom('manage_instances')
+              .select('registration_state')
+              .where('id', '=', id)
+              .executeTakeFirstOrThrow();
+            expect(stored.registration_state).toBe(won);
+            // the peer took the losing decision last; it is told again the one that stands
+            expect(arrived.map((notice) => notice.state)).toEqual(
+              firstApproves ? ['Approved', 'Rejected', 'Approved'] : ['Rejected', 'Approved', 'Rejected'],
+            );
+            expect(held.get(registration.registrationNonce)).toBe(won);
+          }
+        } finally {
+          for (const notice of arrived) notice.answer();
+          await new Promise((resolve) => peerSide.close(resolve));
+        }
+      });
     });
 
     describe('POST /apl/registration/update and /delete', () => {

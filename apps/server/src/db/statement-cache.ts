@@ -1,5 +1,5 @@
 import type { Database as SqliteConnection, Statement } from 'better-sqlite3';
-import { SqliteAdapter, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDatabase } from 'kysely';
+import { CompiledQuery, SqliteAdapter, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDatabase } from 'kysely';
 
 /**
  * Kysely's SQLite driver prepares every statement on every execution; preparing costs more than
@@ -45,9 +45,25 @@ function leastRecentlyUsed(entries: Map<string, { used: number }>): string {
   return oldest!;
 }
 
-/** Kysely's SQLite driver, saying whether a query, a stream or a transaction holds the connection right now. */
+/**
+ * Kysely's SQLite driver, saying whether a query, a stream or a transaction holds the connection
+ * right now, and opening every transaction with `begin immediate`.
+ *
+ * Kysely's plain (deferred) `begin` takes the write lock only at the transaction's first write.
+ * A transaction that read first and another process (a second server on the same file) committed
+ * since cannot take it at all: its snapshot is stale, SQLite answers SQLITE_BUSY at once and
+ * busy_timeout does not help — the request failed with 500. `begin immediate` takes the write lock
+ * before the first read, waiting up to busy_timeout for another process's writer, so what the
+ * transaction reads is the latest and its writes cannot be refused so. In one process the one
+ * connection runs transactions one at a time anyway: this costs nothing there. A transaction that
+ * only reads holds off other processes' writers for as long as it runs.
+ */
 class WatchedSqliteDriver extends SqliteDriver {
   held = false;
+
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
 
   override async acquireConnection(): Promise<DatabaseConnection> {
     const connection = await super.acquireConnection();

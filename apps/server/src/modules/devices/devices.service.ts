@@ -245,17 +245,28 @@ export class DevicesService {
     });
   }
 
-  /** Disables (default) or, with `disabled: false`, enables a machine; a disabled machine gets nothing. */
+  /**
+   * Disables (default) or, with `disabled: false`, enables a machine; a disabled machine gets
+   * nothing. Written only if the machine did not change since it was read; when it did (approved,
+   * its picture, disabled by someone else), it is read again locked and the change is made on that
+   * row — or answered as it is when it already is so, `deviceIdNotValid` when it is gone.
+   */
   async setDisabled(input: { deviceId: string; disabled: boolean }, caller: Caller): Promise<TDevice> {
     return this.database.transaction(async (trx) => {
       const devices = this.devices(trx);
-      const row = await devices.find(input.deviceId);
+      let row = await devices.find(input.deviceId);
       if (!row) throw new AppError('deviceIdNotValid', { field: 'deviceId' });
       if ((row.disabled === 1) === input.disabled) return toDevice(row);
       const changed = { disabled: input.disabled ? 1 : 0, updated_at: isoNow() };
-      const updated = await devices.updateIfVersion(row.id, row.version, changed);
-      if (!updated)
-        throw new AppError('deviceIdNotValid', { field: 'deviceId', description: 'The machine changed meanwhile; reload it' });
+      let updated = await devices.updateIfVersion(row.id, row.version, changed);
+      if (!updated) {
+        // another change came first: the machine as it is now, locked until this transaction ends
+        row = await devices.lock(input.deviceId, this.database.dialect);
+        if (!row) throw new AppError('deviceIdNotValid', { field: 'deviceId', description: 'The machine was deleted meanwhile' });
+        if ((row.disabled === 1) === input.disabled) return toDevice(row);
+        updated = await devices.updateIfVersion(row.id, row.version, changed);
+        if (!updated) throw new Error(`device ${input.deviceId} changed while locked`);
+      }
       await this.audit(trx).recordBy(caller, input.disabled ? 'machineDisabled' : 'machineEnabled', row.id);
       return toDevice(updated);
     });

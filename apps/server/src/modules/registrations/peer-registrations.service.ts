@@ -242,8 +242,51 @@ export class PeerRegistrationsService {
         description: `${row.manage_url} was not told (${error.token}): ${error.message}`,
       });
     }
-    await this.transition(row, state);
+    if (!(await this.instances().changeState(row.id, row.registration_state, state, isoNow()))) {
+      await this.lostDecision(relations, row.id, state);
+    }
     return (await this.instances().find(row.id, relations))!;
+  }
+
+  /**
+   * A decision the peer was told (`told`) but that another change stored first: the answer names
+   * the state that won. Gone: `registrationNotPresent`, Cancelled: `registrationHasBeenCanceled`
+   * (the peer is told by the cancellation job or cancelled it itself), Suspended by the peer:
+   * `registrationTargetCannotUnsuspend`. Decided by another request: `registrationAlreadyApproved` /
+   * `…Rejected`; when that is the other decision, the peer may have taken `told` after it, so it is
+   * told the decision that stands again (it takes it, or answers it holds it already). Should it
+   * not answer that, the description says the peer may hold `told`.
+   */
+  private async lostDecision(relations: readonly PeerRelation[], id: string, told: TRegistrationState): Promise<never> {
+    const now = await this.instances().find(id, relations);
+    if (!now)
+      throw new AppError('registrationNotPresent', { field: 'id', description: 'The registration was deleted meanwhile' });
+    const state = now.registration_state as TRegistrationState;
+    if (state === 'Cancelled') throw new AppError('registrationHasBeenCanceled', { field: 'id' });
+    if (state === 'Suspended') {
+      throw new AppError('registrationTargetCannotUnsuspend', {
+        field: 'id',
+        description: 'The peer suspended this registration meanwhile; only the peer can lift it',
+      });
+    }
+    if (state !== 'Approved' && state !== 'Rejected') {
+      throw new AppError('registrationExchangeInvalidRegistration', {
+        description: 'The registration changed at the same time; try again',
+      });
+    }
+    let description = `The registration was ${state.toLowerCase()} meanwhile`;
+    const already = state === 'Approved' ? 'registrationAlreadyApproved' : 'registrationAlreadyRejected';
+    if (state !== told) {
+      try {
+        await this.notify(now, '/apl/registration/update', state);
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        if (error.token !== already) {
+          description += `; ${now.manage_url} was told ${told} and could not be told ${state} again (${error.token}): it may hold ${told}`;
+        }
+      }
+    }
+    throw new AppError(already, { field: 'approve', description });
   }
 
   /**
