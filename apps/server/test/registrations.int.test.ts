@@ -657,6 +657,69 @@ describeEachDatabase(
           await new Promise((resolve) => sink.close(resolve));
         }
       });
+
+      it('/update: a suspended registration takes no decision; only /status lifts the suspension', async () => {
+        // a peer this app registers with: it hands over its certificates and takes the registration
+        const certificates = { signingCertificate: '', encryptionCertificate: '' };
+        const peerSide = http.createServer((request, response) => {
+          request.resume();
+          request.on('end', () => {
+            const answer =
+              request.url === '/certificate/certificateChain'
+                ? certificates
+                : { registrationId: randomUUID(), registrationState: 'Pending' };
+            response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+          });
+        });
+        await new Promise<void>((resolve) => peerSide.listen(0, '127.0.0.1', resolve));
+        try {
+          const manageUrl = `http://127.0.0.1:${(peerSide.address() as AddressInfo).port}`;
+          const made = await handMadePeer(manageUrl);
+          const { signingCertificate, encryptionCertificate } = made.registration();
+          Object.assign(certificates, { signingCertificate, encryptionCertificate });
+          const added = await call('POST', '/ui/manage/add', { manageUrl });
+          expect(added.statusCode, added.body).toBe(200);
+          const ours = added.json() as TManageInstance;
+          expect(ours).toMatchObject({ initiator: true, registrationState: 'Pending' });
+
+          const signed = async (registrationState: string) =>
+            made.sign('downstreamManage', {
+              registrationNonce: ours.registrationNonce,
+              registrationState,
+              timestamp: new Date().toISOString(),
+              nonce: randomUUID(),
+            });
+          const send = async (path: string, registrationState: string) =>
+            ctx().call('POST', path, { body: await signed(registrationState) });
+          const stored = async () =>
+            (
+              await ctx()
+                .app.services.database.db.selectFrom('manage_instances')
+                .select('registration_state')
+                .where('id', '=', ours.manageId)
+                .executeTakeFirstOrThrow()
+            ).registration_state;
+
+          expect((await send('/apl/registration/update', 'Approved')).json()).toMatchObject({ registrationState: 'Approved' });
+          expect((await send('/apl/registration/status', 'Suspended')).json()).toMatchObject({
+            registrationState: 'Suspended',
+          });
+          for (const decision of ['Rejected', 'Approved']) {
+            expectToken(
+              await send('/apl/registration/update', decision),
+              420,
+              'registrationTargetCannotUnsuspend',
+              'apl.registrationState',
+            );
+            expect(await stored()).toBe('Suspended');
+          }
+          expect((await send('/apl/registration/status', 'Approved')).json()).toMatchObject({ registrationState: 'Approved' });
+          expect((await send('/apl/registration/update', 'Rejected')).json()).toMatchObject({ registrationState: 'Rejected' });
+          expect(await stored()).toBe('Rejected');
+        } finally {
+          await new Promise((resolve) => peerSide.close(resolve));
+        }
+      });
     });
   },
   { PEER_ALLOWED_HOSTS: LOOPBACK_PEERS, PUBLIC_URL: localUrl },

@@ -72,6 +72,11 @@ function decidable(row: DeviceRow | undefined, approve: boolean, decidedOn?: str
   return row;
 }
 
+type DeviceChanges = Partial<Omit<DeviceRow, 'id' | 'version'>>;
+
+const deletedMeanwhile = () =>
+  new AppError('deviceIdNotValid', { field: 'deviceId', description: 'The machine was deleted meanwhile' });
+
 /**
  * Machines (Enforce devices): registration through the partner interface, then approval,
  * disabling and deletion by an administrator. State machine: Pending → Approved | Rejected
@@ -228,15 +233,10 @@ export class DevicesService {
       const devices = this.devices(trx);
       const state: TRegistrationState = input.approve ? 'Approved' : 'Rejected';
       const changed = { registration_state: state, updated_at: isoNow() };
-      let row = decidable(await devices.find(id), input.approve);
-      let updated = await devices.updateIfVersion(row.id, row.version, changed);
-      if (!updated) {
-        // another change came first: what the machine is now (a locked read sees the latest on
-        // MariaDB too, and keeps it so until this transaction ends)
-        row = decidable(await devices.lock(id, this.database.dialect), input.approve, row.registration_state);
-        updated = await devices.updateIfVersion(row.id, row.version, changed);
-        if (!updated) throw new Error(`device ${id} changed while locked`);
-      }
+      const read = decidable(await devices.find(id), input.approve);
+      const { row, updated } = await this.updateLatest(devices, read, changed, (latest) =>
+        decidable(latest, input.approve, read.registration_state),
+      );
       await this.audit(trx).recordBy(caller, input.approve ? 'machineApproved' : 'machineRejected', row.id, {
         from: row.registration_state,
       });
@@ -254,19 +254,15 @@ export class DevicesService {
   async setDisabled(input: { deviceId: string; disabled: boolean }, caller: Caller): Promise<TDevice> {
     return this.database.transaction(async (trx) => {
       const devices = this.devices(trx);
-      let row = await devices.find(input.deviceId);
-      if (!row) throw new AppError('deviceIdNotValid', { field: 'deviceId' });
-      if ((row.disabled === 1) === input.disabled) return toDevice(row);
+      const read = await devices.find(input.deviceId);
+      if (!read) throw new AppError('deviceIdNotValid', { field: 'deviceId' });
+      if ((read.disabled === 1) === input.disabled) return toDevice(read);
       const changed = { disabled: input.disabled ? 1 : 0, updated_at: isoNow() };
-      let updated = await devices.updateIfVersion(row.id, row.version, changed);
-      if (!updated) {
-        // another change came first: the machine as it is now, locked until this transaction ends
-        row = await devices.lock(input.deviceId, this.database.dialect);
-        if (!row) throw new AppError('deviceIdNotValid', { field: 'deviceId', description: 'The machine was deleted meanwhile' });
-        if ((row.disabled === 1) === input.disabled) return toDevice(row);
-        updated = await devices.updateIfVersion(row.id, row.version, changed);
-        if (!updated) throw new Error(`device ${input.deviceId} changed while locked`);
-      }
+      const { row, updated } = await this.updateLatest(devices, read, changed, (latest) => {
+        if (!latest) throw deletedMeanwhile();
+        return (latest.disabled === 1) === input.disabled ? null : latest;
+      });
+      if (!updated) return toDevice(row);
       await this.audit(trx).recordBy(caller, input.disabled ? 'machineDisabled' : 'machineEnabled', row.id);
       return toDevice(updated);
     });
@@ -296,7 +292,12 @@ export class DevicesService {
     if (image) await this.removeImage(image);
   }
 
-  /** Replaces the machine's picture (PNG, JPEG or WebP, checked by content). */
+  /**
+   * Replaces the machine's picture (PNG, JPEG or WebP, checked by content). Written only if the
+   * machine did not change since it was read; when it did (approved, disabled, another picture),
+   * the picture is set on the machine read again locked, `deviceIdNotValid` when it is gone. A
+   * picture not set (refused, or the transaction failed) is removed from the storage again.
+   */
   async setImage(input: { deviceId: string; bytes: Buffer }, caller: Caller): Promise<TDevice> {
     if (!(await this.devices().find(input.deviceId))) throw new AppError('deviceIdNotValid', { field: 'deviceId' });
     const image = await storeImage(this.storage, input.bytes, 'device');
@@ -305,13 +306,14 @@ export class DevicesService {
     try {
       device = await this.database.transaction(async (trx) => {
         const devices = this.devices(trx);
-        const row = await devices.find(input.deviceId);
-        if (!row) throw new AppError('deviceIdNotValid', { field: 'deviceId' });
+        const read = await devices.find(input.deviceId);
+        if (!read) throw new AppError('deviceIdNotValid', { field: 'deviceId' });
         await new ImagesRepository(trx).insert(image);
         const changed = { image: image.name, updated_at: isoNow() };
-        const updated = await devices.updateIfVersion(row.id, row.version, changed);
-        if (!updated)
-          throw new AppError('deviceIdNotValid', { field: 'deviceId', description: 'The machine changed meanwhile; try again' });
+        const { row, updated } = await this.updateLatest(devices, read, changed, (latest) => {
+          if (!latest) throw deletedMeanwhile();
+          return latest;
+        });
         await this.audit(trx).recordBy(caller, 'machineImageChanged', row.id, { image: image.name });
         previous = row.image;
         return toDevice(updated);
@@ -368,6 +370,42 @@ export class DevicesService {
         description: `The signature does not verify: ${error.message}`,
       });
     }
+  }
+
+  /**
+   * Writes `changes` to the machine `read` if it did not change since it was read. When another
+   * change came first, reads it again locked (a locked read sees the latest on MariaDB too, and
+   * keeps it so until this transaction ends) and lets `recheck` answer on it: throw what it is now
+   * (gone, decided otherwise…), `null` to leave it as it is, or the row to write the change to.
+   * Answers the row the change was made on (or left as it is) and the row written (`undefined`
+   * when left).
+   */
+  private async updateLatest(
+    devices: DevicesRepository,
+    read: DeviceRow,
+    changes: DeviceChanges,
+    recheck: (latest: DeviceRow | undefined) => DeviceRow,
+  ): Promise<{ row: DeviceRow; updated: DeviceRow }>;
+  private async updateLatest(
+    devices: DevicesRepository,
+    read: DeviceRow,
+    changes: DeviceChanges,
+    recheck: (latest: DeviceRow | undefined) => DeviceRow | null,
+  ): Promise<{ row: DeviceRow; updated: DeviceRow | undefined }>;
+  private async updateLatest(
+    devices: DevicesRepository,
+    read: DeviceRow,
+    changes: DeviceChanges,
+    recheck: (latest: DeviceRow | undefined) => DeviceRow | null,
+  ): Promise<{ row: DeviceRow; updated: DeviceRow | undefined }> {
+    const updated = await devices.updateIfVersion(read.id, read.version, changes);
+    if (updated) return { row: read, updated };
+    const latest = await devices.lock(read.id, this.database.dialect);
+    const row = recheck(latest);
+    if (row === null) return { row: latest!, updated: undefined };
+    const written = await devices.updateIfVersion(row.id, row.version, changes);
+    if (!written) throw new Error(`device ${row.id} changed while locked`);
+    return { row, updated: written };
   }
 
   private async removeImage(name: string): Promise<void> {

@@ -318,7 +318,8 @@ export class PeerRegistrationsService {
   }
 
   /**
-   * `POST /apl/registration/update` (Approved or Rejected by the side that did not ask),
+   * `POST /apl/registration/update` (Approved or Rejected by the side that did not ask; not on a
+   * Suspended registration: `registrationTargetCannotUnsuspend`),
    * `/apl/registration/delete` (Cancelled by either side) and `/apl/registration/status`
    * (Suspended, or Approved again to lift it, by either side), signed by the peer's registered key.
    */
@@ -339,6 +340,13 @@ export class PeerRegistrationsService {
     if (path === '/apl/registration/status') checkStatusChange(row.registration_state, notice.registrationState);
     if (path === '/apl/registration/update') {
       if (row.initiator === 0) throw new AppError('registrationInitiatorCantApprove', { field: 'apl.registrationState' });
+      // a decision does not lift a suspension (nor turn it into a rejection): only /status does
+      if (row.registration_state === 'Suspended') {
+        throw new AppError('registrationTargetCannotUnsuspend', {
+          field: 'apl.registrationState',
+          description: 'The registration is suspended; /apl/registration/status with Approved lifts a suspension',
+        });
+      }
       if (row.registration_state === notice.registrationState) {
         throw new AppError(
           notice.registrationState === 'Approved' ? 'registrationAlreadyApproved' : 'registrationAlreadyRejected',
