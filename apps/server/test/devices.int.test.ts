@@ -9,7 +9,7 @@ import { licenceSettingKeys } from '../src/modules/settings/server-settings.js';
 import { SettingsRepository } from '../src/modules/settings/settings.repository.js';
 import { onePixelPng, provisionServer, testMachine, uploadForm } from './helpers/packages-fixtures.js';
 import { startServer, type ServerProcess } from './helpers/server-process.js';
-import { adminPassword, describeEachDatabase, expectToken, expectTokens, type TestApp } from './helpers/test-app.js';
+import { describeEachDatabase, expectToken, expectTokens, serverProcessEnv, type TestApp } from './helpers/test-app.js';
 import { testRoot } from './helpers/test-pki.js';
 
 const uuid = '00000000-0000-4000-8000-000000000000';
@@ -471,6 +471,75 @@ describeEachDatabase('machines', (ctx) => {
       expect(replaced.json<TDevice>().deviceIdentity.image).not.toBe(image);
       expect((await ctx().call('GET', `/ui/device/image/${image}`, { token })).statusCode).toBe(404);
     });
+
+    it('sets a picture on a machine another change reached first; one for a machine deleted meanwhile leaves nothing', async () => {
+      const token = await ctx().adminToken();
+      const db = ctx().app.services.database.db;
+      const picture = (deviceId: string) =>
+        uploadForm(ctx(), '/ui/device/image', token, { deviceId, file: { filename: 'x.png', content: onePixelPng } });
+      const deviceImages = async () =>
+        (await db.selectFrom('images').select(['name', 'storage_key']).where('owner_kind', '=', 'device').execute()).sort(
+          (a, b) => (a.name < b.name ? -1 : 1),
+        );
+      const imagesBefore = new Set((await deviceImages()).map((row) => row.name));
+      const objectsBefore = new Set(await storedObjects(ctx()));
+      for (let round = 0; round < 16; round += 1) {
+        const deviceId = await registered(ctx(), root);
+        const first = await picture(deviceId);
+        expect(first.statusCode, first.body).toBe(200);
+        const firstImage = first.json<TDevice>().deviceIdentity.image!;
+        if (round % 4 === 3) {
+          const [pictured, deleted] = await Promise.all([
+            picture(deviceId),
+            ctx().call('POST', '/ui/device/delete', { token, body: { deviceId, forceDelete: false } }),
+          ]);
+          expect(deleted.statusCode, deleted.body).toBe(200);
+          if (pictured.statusCode !== 200) expectToken(pictured, 420, 'deviceIdNotValid', 'deviceId');
+          continue;
+        }
+        const [pictured, approved, disabled] = await Promise.all([
+          picture(deviceId),
+          ctx().call('POST', '/ui/device/approve', { token, body: { id: deviceId, approve: true } }),
+          ctx().call('POST', '/ui/device/disable', { token, body: { deviceId } }),
+        ]);
+        expect(approved.statusCode, approved.body).toBe(200);
+        expect(disabled.statusCode, disabled.body).toBe(200);
+        expect(pictured.statusCode, pictured.body).toBe(200);
+        const image = pictured.json<TDevice>().deviceIdentity.image!;
+        expect(image).not.toBe(firstImage);
+        const row = await db
+          .selectFrom('devices')
+          .select(['registration_state', 'disabled', 'image'])
+          .where('id', '=', deviceId)
+          .executeTakeFirstOrThrow();
+        expect(row).toEqual({ registration_state: 'Approved', disabled: 1, image });
+        const events = await db
+          .selectFrom('audit_events')
+          .select('event_type')
+          .where('subject', '=', deviceId)
+          .where('event_type', 'in', ['machineApproved', 'machineDisabled', 'machineImageChanged'])
+          .execute();
+        expect(events.map((e) => e.event_type).sort()).toEqual([
+          'machineApproved',
+          'machineDisabled',
+          'machineImageChanged',
+          'machineImageChanged',
+        ]);
+      }
+      // every picture stored by this test and still held is a machine's, and every object it
+      // stored is such a picture's: nothing refused or replaced is left behind
+      const held = (await deviceImages()).filter((row) => !imagesBefore.has(row.name));
+      const shown = await db.selectFrom('devices').select('image').where('image', 'is not', null).execute();
+      expect(held.map((row) => row.name).sort()).toEqual(
+        shown
+          .map((row) => row.image!)
+          .filter((name) => !imagesBefore.has(name))
+          .sort(),
+      );
+      expect((await storedObjects(ctx())).filter((key) => !objectsBefore.has(key))).toEqual(
+        held.map((row) => row.storage_key).sort(),
+      );
+    });
   });
 
   /**
@@ -482,14 +551,8 @@ describeEachDatabase('machines', (ctx) => {
   describe('across server processes', () => {
     it('decides and disables machines raced over two processes: no 500, each answer what happened', async () => {
       const { config } = ctx();
-      const env = {
-        DATA_DIR: config.dataDir,
-        DATABASE_URL: config.database.kind === 'sqlite' ? `sqlite:${config.database.file}` : config.database.url,
-        ADMIN_USERNAME: 'admin',
-        ADMIN_PASSWORD: adminPassword,
-        LOG_LEVEL: 'silent',
-        CONSOLE_DIR: path.join(config.dataDir, 'no-console'),
-      };
+      const env = serverProcessEnv(config);
+
       const servers: ServerProcess[] = [];
       try {
         servers.push(...(await Promise.all([startServer(env), startServer(env)])));

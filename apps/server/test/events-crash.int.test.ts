@@ -1,9 +1,8 @@
-import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import type { TCanonicalTraceEvent } from '@manifold/contract';
 import { licensingWorld } from './helpers/licensing-fixtures.js';
 import { startServer, type ServerProcess } from './helpers/server-process.js';
-import { adminPassword, describeEachDatabase } from './helpers/test-app.js';
+import { describeEachDatabase, serverProcessEnv } from './helpers/test-app.js';
 import { MachineChain } from './helpers/trace-fixtures.js';
 
 /**
@@ -24,14 +23,7 @@ describeEachDatabase('events survive kill -9 of the server', (ctx) => {
     const world = await licensingWorld(ctx());
     const chain = new MachineChain(world);
     const { config } = ctx();
-    const env = {
-      DATA_DIR: config.dataDir,
-      DATABASE_URL: config.database.kind === 'sqlite' ? `sqlite:${config.database.file}` : config.database.url,
-      ADMIN_USERNAME: 'admin',
-      ADMIN_PASSWORD: adminPassword,
-      LOG_LEVEL: 'silent',
-      CONSOLE_DIR: path.join(config.dataDir, 'no-console'),
-    };
+    const env = serverProcessEnv(config);
     const send = async (url: string, event: TCanonicalTraceEvent) => {
       const response = await fetch(`${url}/stp/event`, {
         method: 'POST',

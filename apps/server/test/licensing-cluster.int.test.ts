@@ -1,9 +1,8 @@
-import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { TOrderDetail } from '@manifold/contract';
 import { addOrder, expectExactBooks, licensingWorld, type LicensingWorld, policyFor } from './helpers/licensing-fixtures.js';
 import { startServer, type ServerProcess } from './helpers/server-process.js';
-import { adminPassword, describeEachDatabase } from './helpers/test-app.js';
+import { describeEachDatabase, serverProcessEnv } from './helpers/test-app.js';
 
 /**
  * Two more server processes on the same database (and data directory) as the test's own app:
@@ -18,15 +17,7 @@ describeEachDatabase('authorize across server processes', (ctx) => {
   beforeAll(async () => {
     world = await licensingWorld(ctx());
     const { config } = ctx();
-    const databaseUrl = config.database.kind === 'sqlite' ? `sqlite:${config.database.file}` : config.database.url;
-    const env = {
-      DATA_DIR: config.dataDir,
-      DATABASE_URL: databaseUrl,
-      ADMIN_USERNAME: 'admin',
-      ADMIN_PASSWORD: adminPassword,
-      LOG_LEVEL: 'silent',
-      CONSOLE_DIR: path.join(config.dataDir, 'no-console'),
-    };
+    const env = serverProcessEnv(config);
     servers.push(...(await Promise.all([startServer(env), startServer(env)])));
   });
 

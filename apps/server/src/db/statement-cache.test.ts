@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
@@ -150,5 +153,40 @@ describe('reads at once', () => {
     await stream.return?.(undefined);
     expect(await read).toEqual([{ id: 1, name: 'a' }]);
     await db.destroy();
+  });
+});
+
+describe('transactions', () => {
+  it('take the write lock when they start: another process writing makes them wait, not fail at their first write', async () => {
+    const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'manifold-sqlite-'));
+    const file = path.join(directory, 'db.sqlite');
+    // no busy timeout: both connections are in this thread, where a wait could never end early
+    const own = new SQLite(file, { timeout: 0 });
+    own.pragma('journal_mode = WAL');
+    own.exec('create table t (id integer primary key, name text not null)');
+    const other = new SQLite(file, { timeout: 0 });
+    const db = new Kysely<DB>({ dialect: sqliteDialect(own).dialect });
+    try {
+      await db.transaction().execute(async (trx) => {
+        // a transaction that has only read holds the lock already: another connection's write waits
+        expect(await sql`select count(*) as n from t`.execute(trx)).toMatchObject({ rows: [{ n: 0 }] });
+        expect(() => other.exec("insert into t (name) values ('other')")).toThrow('database is locked');
+        await sql`insert into t (name) values ('own')`.execute(trx);
+      });
+      // and a transaction started while another connection holds the lock is refused at its start,
+      // after the busy timeout (0 here), before it read anything it could no longer write on
+      other.exec('begin immediate');
+      await expect(
+        db.transaction().execute(async (trx) => {
+          await sql`select 1`.execute(trx);
+        }),
+      ).rejects.toThrow('database is locked');
+      other.exec('rollback');
+      expect(other.prepare('select name from t').all()).toEqual([{ name: 'own' }]);
+    } finally {
+      await db.destroy();
+      other.close();
+      fs.rmSync(directory, { recursive: true, force: true });
+    }
   });
 });

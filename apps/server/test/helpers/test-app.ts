@@ -77,6 +77,22 @@ export function buildUserInput(
 }
 
 /**
+ * The environment of another server process of the suite's instance: the same database and data
+ * directory (hence the same key-encryption key and stored files), no console, no logs.
+ */
+export function serverProcessEnv(config: Config, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    DATA_DIR: config.dataDir,
+    DATABASE_URL: config.database.kind === 'sqlite' ? `sqlite:${config.database.file}` : config.database.url,
+    ADMIN_USERNAME: 'admin',
+    ADMIN_PASSWORD: adminPassword,
+    LOG_LEVEL: 'silent',
+    CONSOLE_DIR: path.join(config.dataDir, 'no-console'),
+    ...extra,
+  };
+}
+
+/**
  * Runs a suite once per database the global setup found (SQLite always; PostgreSQL and MariaDB
  * when they answer — in CI they must). Each run gets a fresh database, a copy of the run's migrated
  * template, and a freshly built app.
