@@ -1051,5 +1051,65 @@ describeEachDatabase('quality: inspections, parts search, trace parameters', (ct
       expect(picture.statusCode, picture.body).toBe(200);
       expect(picture.rawPayload.equals(png)).toBe(true);
     });
+
+    it('answers storageTypeReadError, not 500, for a file value or a picture whose stored object is missing', async () => {
+      const type = await ctx().call('POST', '/ui/svp-type/add', { token: admin, body: { name: 'Lost' } });
+      expect(type.statusCode, type.body).toBe(200);
+      const template = await ctx().call('POST', '/ui/svp/add', {
+        token: admin,
+        body: {
+          typeId: type.json<{ id: string }>().id,
+          name: 'Lost checks',
+          parameters: [{ name: 'Lost report', dataType: 'FILE', association: 'BUILD' }],
+        },
+      });
+      expect(template.statusCode, template.body).toBe(200);
+      const added = await postForm(
+        '/ui/svp-value/file/add',
+        fileForm([
+          ['parameterId', template.json<TSvpTemplate>().parameters[0]!.parameterId],
+          ['buildId', a.buildId],
+          ['file', { filename: 'lost.txt', content: Buffer.from('gone from the disk'), contentType: 'text/plain' }],
+        ]),
+      );
+      expect(added.statusCode, added.body).toBe(200);
+      const value = added.json<TSvpValue>();
+      const inspection = await inspect(
+        {
+          partId: a.parts[0]!.id,
+          result: 'passed',
+          technician: 'Grace',
+          qualityParameters: [
+            { id: 'height', values: [11.2] },
+            { id: 'finish', values: ['matte'] },
+          ],
+        },
+        [{ filename: 'lost.png', content: png, contentType: 'image/png' }],
+      );
+      expect(inspection.statusCode, inspection.body).toBe(200);
+      const inspected = await db()
+        .selectFrom('quality_inspection_pictures')
+        .select(['inspection_id', 'position', 'storage_key'])
+        .where('inspection_id', '=', inspection.json<{ data: TInspection[] }>().data[0]!.inspectionId)
+        .executeTakeFirstOrThrow();
+      const { storage_key: valueKey } = await db()
+        .selectFrom('svp_values')
+        .select('storage_key')
+        .where('id', '=', value.id)
+        .executeTakeFirstOrThrow();
+      const root = path.join(ctx().config.dataDir, 'storage');
+      for (const key of [valueKey!, inspected.storage_key]) await fs.rm(path.join(root, key.slice(0, 2), key));
+
+      expectToken(await ctx().call('GET', `/ui/svp-value/file?id=${value.id}`, { token: user }), 420, 'storageTypeReadError');
+      expectToken(
+        await ctx().call(
+          'GET',
+          `/ui/qms/inspection/picture?inspectionId=${inspected.inspection_id}&index=${inspected.position}`,
+          { token: user },
+        ),
+        420,
+        'storageTypeReadError',
+      );
+    });
   });
 });

@@ -5,6 +5,7 @@ import { errorDescriptions, type TErrorResponse } from '@manifold/contract';
 import type { z } from 'zod';
 import { AppError, AppErrors, statusOf } from '../lib/app-error.js';
 import { identifierErrors } from '../lib/identifier-errors.js';
+import { StorageNotFoundError } from '../storage/storage.js';
 
 function describeValidation(error: FastifyError): string {
   if (hasZodFastifySchemaValidationErrors(error)) {
@@ -38,7 +39,8 @@ const malformed = (description: string): TErrorResponse => ({ errorToken: 'malfo
 /**
  * Maps every failure to the spec's answers (§8): one business error with its token's status
  * (`errorStatus`, 420 by default), 418 several, 400 malformed input (but a malformed identifier
- * answers its own token, see `identifierErrors`). Nothing else leaves the server: no stack, no SQL.
+ * answers its own token, see `identifierErrors`), a stored object gone missing `storageTypeReadError`.
+ * Nothing else leaves the server: no stack, no SQL.
  */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((caught: FastifyError, request, reply) => {
@@ -56,6 +58,13 @@ export function registerErrorHandling(app: FastifyInstance): void {
       const description =
         error.code?.startsWith('FST_ERR_CTP') || status === 400 ? error.message : errorDescriptions.malformedRequest;
       return reply.status(400).send(malformed(description));
+    }
+    if (error instanceof StorageNotFoundError) {
+      // a stored object a row names is gone (lost, or removed by hand): the client is told the file
+      // cannot be read, as the routes that map their own read failures say; the operator is told why
+      request.log.error({ err: error }, 'request failed: a stored object is missing');
+      const missing = new AppError('storageTypeReadError', { description: 'The stored file is missing' });
+      return reply.status(missing.status).send(missing.toResponse());
     }
     request.log.error({ err: error }, 'request failed');
     return reply.status(500).send({ errorToken: 'unknownError', errorDescription: errorDescriptions.unknownError });
