@@ -941,6 +941,30 @@ describeEachDatabase('server keys survive kill -9 while they are provisioned or 
   }, 180_000);
 });
 
+/**
+ * Starts `server` on a free loopback port and answers `state` with its address and a `close` that
+ * drops every open connection (a held request included) before the server stops.
+ */
+async function listenOnLoopback<T extends object>(
+  server: http.Server,
+  state: T,
+): Promise<T & { url: string; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return Object.assign(state, {
+    url: `http://127.0.0.1:${port}`,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  });
+}
+
 /** A peer's address that forwards to the real peer, and can hold each delivery before or after the peer answered it. */
 interface HoldingProxy {
   url: string;
@@ -955,7 +979,6 @@ interface HoldingProxy {
 }
 
 async function holdingProxy(target: () => string): Promise<HoldingProxy> {
-  const sockets = new Set<Socket>();
   const state: Omit<HoldingProxy, 'url' | 'close'> = { mode: 'hold', before: 0, held: [], answers: [] };
   const server = http.createServer((request, response) => {
     void (async () => {
@@ -983,19 +1006,7 @@ async function holdingProxy(target: () => string): Promise<HoldingProxy> {
       response.end(text);
     })().catch(() => response.destroy());
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return Object.assign(state, {
-    url: `http://127.0.0.1:${port}`,
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  });
+  return listenOnLoopback(server, state);
 }
 
 /** The downstream Manage instance of the outbox suite: a server process of its own (SQLite). */
@@ -1105,7 +1116,6 @@ describeEachDatabase(
 
 /** An address that forwards every request to `target`, or, while `holding`, keeps the writes (PUT) unanswered. */
 async function gateProxy(target: () => string): Promise<{ url: string; holding: boolean; held: number; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
   const state = { holding: false, held: 0 };
   const server = http.createServer((request, response) => {
     if (state.holding && request.method === 'PUT') {
@@ -1123,19 +1133,7 @@ async function gateProxy(target: () => string): Promise<{ url: string; holding: 
     forwarded.on('error', () => response.destroy());
     request.pipe(forwarded);
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return Object.assign(state, {
-    url: `http://127.0.0.1:${port}`,
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  });
+  return listenOnLoopback(server, state);
 }
 
 let emulators: StorageEmulators | undefined;

@@ -41,14 +41,7 @@ describe('the add-order form', () => {
   );
 
   it('sets only the pasted JSON in the monospace font, not the label and help above it', () => {
-    const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-    renderWithProviders(
-      <QueryClientProvider client={client}>
-        <MemoryRouter>
-          <AddOrderForm onCancel={() => {}} />
-        </MemoryRouter>
-      </QueryClientProvider>,
-    );
+    renderForm();
     const input = screen.getByRole('textbox', { name: /Authorized policy list/ });
     expect(input.style.fontFamily).toBe('var(--mantine-font-family-monospace)');
     const root = input.closest('.mantine-Textarea-root');

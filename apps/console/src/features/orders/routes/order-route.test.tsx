@@ -38,9 +38,15 @@ function renderOrder(historyTruncated: boolean, role: TRole = 'ADMIN', overrides
     session ? { ...session, userProfile: { ...session.userProfile, role } } : session,
   );
   client.setQueryData(orderQueryOptions(order.orderId, 1).queryKey, order);
+  renderOrderScreen(client, order.orderId);
+  return order;
+}
+
+/** The order screen of `orderId` opened at `search`, on what `client` holds. */
+function renderOrderScreen(client: QueryClient, orderId: string, search = '') {
   renderWithProviders(
     <QueryClientProvider client={client}>
-      <MemoryRouter initialEntries={[`/orders/${order.orderId}`]}>
+      <MemoryRouter initialEntries={[`/orders/${orderId}${search}`]}>
         <ModalsProvider>
           <Routes>
             <Route path="/orders/:orderId" element={<OrderRoute />} />
@@ -49,7 +55,6 @@ function renderOrder(historyTruncated: boolean, role: TRole = 'ADMIN', overrides
       </MemoryRouter>
     </QueryClientProvider>,
   );
-  return order;
 }
 
 beforeEach(() => {
@@ -137,17 +142,7 @@ describe("the order screen's authorizations", () => {
       },
     });
     for (const pageNum of [1, 2, 9]) client.setQueryData(orderQueryOptions(order.orderId, pageNum).queryKey, page(pageNum));
-    renderWithProviders(
-      <QueryClientProvider client={client}>
-        <MemoryRouter initialEntries={[`/orders/${order.orderId}${search}`]}>
-          <ModalsProvider>
-            <Routes>
-              <Route path="/orders/:orderId" element={<OrderRoute />} />
-            </Routes>
-          </ModalsProvider>
-        </MemoryRouter>
-      </QueryClientProvider>,
-    );
+    renderOrderScreen(client, order.orderId, search);
     return shown;
   }
 
