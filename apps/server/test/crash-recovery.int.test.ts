@@ -57,6 +57,16 @@ async function until<T>(probe: () => Promise<T | undefined | false>, what: strin
   }
 }
 
+/** Kills (SIGKILL) every server process of the list still running, and waits for each to end. */
+async function killAll(servers: ServerProcess[]): Promise<void> {
+  for (const server of servers) {
+    if (server.child.exitCode === null && server.child.signalCode === null) {
+      server.child.kill('SIGKILL');
+      await server.exited;
+    }
+  }
+}
+
 /** A server process of the suite's instance, for these tests. */
 function serverEnv(config: Config, extra: Record<string, string> = {}): Record<string, string> {
   return serverProcessEnv(config, {
@@ -304,12 +314,7 @@ describeEachDatabase('writes survive kill -9 of the server, and a crash leaves n
   };
 
   afterAll(async () => {
-    for (const server of servers) {
-      if (server.child.exitCode === null && server.child.signalCode === null) {
-        server.child.kill('SIGKILL');
-        await server.exited;
-      }
-    }
+    await killAll(servers);
   });
 
   beforeAll(async () => {
@@ -811,12 +816,7 @@ describeEachDatabase('server keys survive kill -9 while they are provisioned or 
     return server;
   };
   afterAll(async () => {
-    for (const server of servers) {
-      if (server.child.exitCode === null && server.child.signalCode === null) {
-        server.child.kill('SIGKILL');
-        await server.exited;
-      }
-    }
+    await killAll(servers);
   });
 
   const keyPairs = () =>
@@ -1018,12 +1018,7 @@ describeEachDatabase(
     const servers: ServerProcess[] = [];
     let proxy: HoldingProxy | undefined;
     afterAll(async () => {
-      for (const server of servers) {
-        if (server.child.exitCode === null && server.child.signalCode === null) {
-          server.child.kill('SIGKILL');
-          await server.exited;
-        }
-      }
+      await killAll(servers);
       await proxy?.close();
     });
 
@@ -1147,12 +1142,7 @@ describeEachDatabase(
     const servers: ServerProcess[] = [];
     let proxy: Awaited<ReturnType<typeof gateProxy>> | undefined;
     afterAll(async () => {
-      for (const server of servers) {
-        if (server.child.exitCode === null && server.child.signalCode === null) {
-          server.child.kill('SIGKILL');
-          await server.exited;
-        }
-      }
+      await killAll(servers);
       await proxy?.close();
     });
 
