@@ -1,10 +1,12 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
+import { BlobServiceClient, StorageSharedKeyCredential } from '@azure/storage-blob';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '@manifold/machine-simulator';
 import { AppError } from '../src/lib/app-error.js';
 import { AzureStorage } from '../src/storage/azure-storage.js';
 import { LocalStorage } from '../src/storage/local-storage.js';
@@ -109,7 +111,16 @@ describe.each(['local', 's3', 'azure'])('storage provider contract [%s]', (name)
     );
     await expect(provider().put(interrupted(1000))).rejects.toThrow('client went away');
     expect(await keys(provider())).toEqual(before);
-    expect(await provider().removeAbandonedUploads(new Date(Date.now() + 60_000))).toBe(0);
+    expect(
+      await provider().removeAbandonedUploads({ now: new Date(Date.now() + 60_000), graceSeconds: 0, minBytesPerSecond: 0 }),
+    ).toBe(0);
+  });
+
+  it('stores an empty file', async () => {
+    const stored = await provider().put(Readable.from([]));
+    expect(stored).toEqual({ key: stored.key, size: 0, sha256: createHash('sha256').digest('hex') });
+    expect((await buffer(await provider().get(stored.key))).length).toBe(0);
+    await provider().delete(stored.key);
   });
 
   it('stores under a given key (what a move needs)', async () => {
@@ -157,6 +168,84 @@ describe('storage provider probe', () => {
     await expect(
       probeProvider(new AzureStorage({ ...emulators.azure, endpoint: `${closed}/devstoreaccount1` })),
     ).rejects.toMatchObject({ token: 'storageProviderNotAvailable' });
+  });
+});
+
+// s3rver has no ListMultipartUploads (the S3 provider then has no upload to abort): Azure and local disk here
+describe('a live upload seen by another server process sweeping abandoned uploads', () => {
+  const MiB = 1024 * 1024;
+  const rule = { graceSeconds: 120, minBytesPerSecond: 16 * 1024 };
+
+  it('[azure] keeps the blocks of a put that stages one every few minutes, by its last block, not its first', async () => {
+    const writer = new AzureStorage(emulators.azure);
+    const sweeper = new AzureStorage(emulators.azure); // another process: its own puts only
+    const container = new BlobServiceClient(
+      emulators.azure.endpoint!,
+      new StorageSharedKeyCredential(emulators.azure.accountName, emulators.azure.accountKey),
+    ).getContainerClient(emulators.azure.container);
+    const stagedBlocks = async () => {
+      let count = 0;
+      for await (const item of container.listBlobsFlat({ prefix: 'objects/', includeUncommitedBlobs: true })) {
+        const list = await container.getBlockBlobClient(item.name).getBlockList('uncommitted');
+        count += list.uncommittedBlocks?.length ?? 0;
+      }
+      return count;
+    };
+    const source = new PassThrough();
+    const hash = createHash('sha256');
+    const send = (mebibytes: number) => {
+      for (let i = 0; i < mebibytes; i += 1) {
+        const bytes = randomBytes(MiB);
+        hash.update(bytes);
+        source.write(bytes);
+      }
+    };
+    const put = writer.put(source);
+    send(9); // the first 8 MiB block is staged, 1 MiB waits for the next
+    await until('one staged block', async () => ((await stagedBlocks()) === 1 ? true : undefined));
+    const firstStaged = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const secondSent = Date.now();
+    send(8); // the second block, two seconds after the first
+    await until('two staged blocks', async () => ((await stagedBlocks()) === 2 ? true : undefined));
+    // as another process sweeps when the first block is older than grace + 8 MiB at 16 KiB/s and the second is not
+    const cutoff = (firstStaged + secondSent) / 2;
+    const now = new Date(cutoff + (rule.graceSeconds + (8 * MiB) / rule.minBytesPerSecond) * 1000);
+    expect(await sweeper.removeAbandonedUploads({ ...rule, now })).toBe(0);
+    expect(await stagedBlocks()).toBe(2);
+    // the writer's own sweep never takes it; once every block is old, another process's does
+    expect(await writer.removeAbandonedUploads({ ...rule, now: new Date(now.getTime() + 3600_000) })).toBe(0);
+    source.end();
+    const stored = await put;
+    expect(stored).toMatchObject({ size: 17 * MiB, sha256: hash.digest('hex') });
+    const back = createHash('sha256');
+    for await (const part of await writer.get(stored.key)) back.update(part as Buffer);
+    expect(back.digest('hex')).toBe(stored.sha256);
+    await writer.delete(stored.key);
+
+    // a put whose process died: its blocks go once the last is older than the rule allows
+    const dead = new PassThrough();
+    const deadPut = new AzureStorage(emulators.azure).put(dead);
+    dead.write(Buffer.alloc(9 * MiB, 1));
+    await until('one staged block', async () => ((await stagedBlocks()) === 1 ? true : undefined));
+    const later = new Date(Date.now() + (rule.graceSeconds + 512 + 5) * 1000);
+    expect(await sweeper.removeAbandonedUploads({ ...rule, now: later })).toBe(1);
+    expect(await stagedBlocks()).toBe(0);
+    dead.destroy(new Error('client went away'));
+    await expect(deadPut).rejects.toThrow();
+  });
+
+  it('[local] keeps a temporary file written within the grace, removes one unchanged past it', async () => {
+    const local = providers.local! as LocalStorage;
+    const tmp = path.join(localRoot, 'tmp');
+    const stale = path.join(tmp, 'dead.part');
+    await fs.writeFile(stale, 'x');
+    const old = new Date(Date.now() - 121_000);
+    await fs.utimes(stale, old, old);
+    await fs.writeFile(path.join(tmp, 'live.part'), 'x');
+    expect(await local.removeAbandonedUploads({ ...rule, now: new Date() })).toBe(1);
+    expect(await fs.readdir(tmp)).toEqual(['live.part']);
+    await fs.rm(path.join(tmp, 'live.part'));
   });
 });
 

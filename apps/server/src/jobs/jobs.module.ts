@@ -31,7 +31,7 @@ export function outboxLeaseSeconds(leaseSeconds: number, peers: { connectTimeout
 
 /** The background jobs: the runner with every job kind and schedule, and `GET admin/jobs`. */
 export function jobsModule(
-  { database, storage, storageProviders, credentials, config: { jobs: config, peers, outbox } }: Core,
+  { database, storage, storageProviders, credentials, config: { jobs: config, peers, outbox, timeouts } }: Core,
   log: JobLog,
 ): JobsModule {
   const service = new JobsService(database);
@@ -46,6 +46,7 @@ export function jobsModule(
     storageSweepJob(database.db, storage, {
       graceSeconds: config.storageGraceSeconds,
       tempGraceSeconds: config.storageTempGraceSeconds,
+      minBytesPerSecond: timeouts.uploadMinBytesPerSecond,
       log,
     }),
   );

@@ -15,13 +15,20 @@ const BATCH = 500;
  * them), and stored objects no row refers to (an upload whose row was never written, an object
  * whose row went while the process died before deleting it). Images and objects go only when
  * older than `graceSeconds` (a put writes its object before the row that refers to it is
- * committed); temporary files when unchanged for `tempGraceSeconds` (a live upload, in any
- * process, keeps writing its temporary file).
+ * committed); temporary uploads when unchanged for `tempGraceSeconds` beyond the time a live
+ * upload at `minBytesPerSecond` may take between two writes (`abandonedBefore` in storage.ts: a live upload,
+ * in any process, keeps writing).
  */
 export function storageSweepJob(
   db: Kysely<DB>,
   storage: Storage,
-  options: { graceSeconds: number; tempGraceSeconds: number; log: JobLog; now?: () => Date },
+  options: {
+    graceSeconds: number;
+    tempGraceSeconds: number;
+    minBytesPerSecond: number;
+    log: JobLog;
+    now?: () => Date;
+  },
 ): JobDefinition<null> {
   const references = new StorageReferencesRepository(db);
   return {
@@ -29,7 +36,11 @@ export function storageSweepJob(
     async run(_payload, { signal }) {
       const now = (options.now?.() ?? new Date()).getTime();
       const cutoff = new Date(now - options.graceSeconds * 1000);
-      const uploads = await storage.removeAbandonedUploads(new Date(now - options.tempGraceSeconds * 1000));
+      const uploads = await storage.removeAbandonedUploads({
+        now: new Date(now),
+        graceSeconds: options.tempGraceSeconds,
+        minBytesPerSecond: options.minBytesPerSecond,
+      });
       // before the objects: the objects of the images removed go in the same sweep
       const images = await references.removeUnusedImages(cutoff.toISOString());
       let objects = 0;

@@ -4,6 +4,8 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
+  abandonedBefore,
+  type AbandonedUploadRule,
   DigestCounter,
   newStorageKey,
   type ListedObject,
@@ -102,8 +104,9 @@ export class LocalStorage implements StorageProvider {
     }
   }
 
-  /** Temporary files are written continuously while a put runs: an old one belongs to no live put. */
-  async removeAbandonedUploads(olderThan: Date): Promise<number> {
+  /** Temporary files are written as each chunk arrives while a put runs: an old one belongs to no live put. */
+  async removeAbandonedUploads(rule: AbandonedUploadRule): Promise<number> {
+    const olderThan = abandonedBefore(rule, 0);
     let removed = 0;
     for (const name of await fsp.readdir(this.tmpDir)) {
       const file = path.join(this.tmpDir, name);

@@ -11,6 +11,7 @@ import type { LocalStorage } from './local-storage.js';
 import type { ProviderSettings } from './provider-settings.js';
 import { S3Storage } from './s3-storage.js';
 import {
+  type AbandonedUploadRule,
   type ListedObject,
   type PutOptions,
   type Storage,
@@ -165,9 +166,9 @@ export class ProviderStorage implements Storage {
     if (previous) yield* previous.list();
   }
 
-  async removeAbandonedUploads(olderThan: Date): Promise<number> {
+  async removeAbandonedUploads(rule: AbandonedUploadRule): Promise<number> {
     const { current, previous } = await this.providers();
-    return (await current.removeAbandonedUploads(olderThan)) + ((await previous?.removeAbandonedUploads(olderThan)) ?? 0);
+    return (await current.removeAbandonedUploads(rule)) + ((await previous?.removeAbandonedUploads(rule)) ?? 0);
   }
 }
 

@@ -5,6 +5,8 @@ import type * as LibStorage from '@aws-sdk/lib-storage';
 import type { Upload } from '@aws-sdk/lib-storage';
 import { lazyPackage } from '../lib/lazy-package.js';
 import {
+  abandonedBefore,
+  type AbandonedUploadRule,
   newStorageKey,
   OBJECT_PREFIX,
   objectName,
@@ -138,10 +140,12 @@ export class S3Storage implements StorageProvider {
 
   /**
    * Aborts multipart uploads under `objects/` that no put of this process runs and whose last
-   * part (or start, without parts) is older than `olderThan`. A service without
+   * part (or start, without parts) is older than `rule` allows for parts of {@link PART_SIZE}
+   * (a put in another process sends one only every 8 MiB). A service without
    * `ListMultipartUploads` (some emulators) has none to abort.
    */
-  async removeAbandonedUploads(olderThan: Date): Promise<number> {
+  async removeAbandonedUploads(rule: AbandonedUploadRule): Promise<number> {
+    const olderThan = abandonedBefore(rule, PART_SIZE);
     let removed = 0;
     let keyMarker: string | undefined;
     let uploadIdMarker: string | undefined;

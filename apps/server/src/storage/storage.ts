@@ -23,10 +23,32 @@ export interface Storage {
   /** Every object with the time it was stored, in no particular order (for the storage sweeper). */
   list(): AsyncIterable<ListedObject>;
   /**
-   * Removes what puts that never finished (the process died) left behind before `olderThan`;
-   * never the data of a put still running in this process. Answers how many were removed.
+   * Removes what puts that never finished (the process died) left behind, as `rule` says
+   * ({@link abandonedBefore}); never the data of a put still running in this process. Answers how
+   * many were removed.
    */
-  removeAbandonedUploads(olderThan: Date): Promise<number>;
+  removeAbandonedUploads(rule: AbandonedUploadRule): Promise<number>;
+}
+
+/** When the storage sweep takes what a put wrote for abandoned: see {@link abandonedBefore}. */
+export interface AbandonedUploadRule {
+  now: Date;
+  /** `STORAGE_TEMP_GRACE_SECONDS` (raised to the request timeout when the upload rate check is off). */
+  graceSeconds: number;
+  /** The slowest an upload may send and go on (`UPLOAD_MIN_BYTES_PER_SECOND`); 0: no such check. */
+  minBytesPerSecond: number;
+}
+
+/**
+ * Before when a put's last visible write must be for the put to count as abandoned. A live put,
+ * in any process, writes at least every `bufferBytes / minBytesPerSecond` seconds: a provider that
+ * sends `bufferBytes` at a time (a remote part or block of 8 MiB: 512 s at 16 KiB/s) shows no
+ * write while it fills its buffer; local disk writes each chunk as it arrives (`bufferBytes` 0).
+ * The grace comes on top.
+ */
+export function abandonedBefore(rule: AbandonedUploadRule, bufferBytes: number): Date {
+  const fillSeconds = rule.minBytesPerSecond > 0 ? bufferBytes / rule.minBytesPerSecond : 0;
+  return new Date(rule.now.getTime() - (rule.graceSeconds + fillSeconds) * 1000);
 }
 
 /**
