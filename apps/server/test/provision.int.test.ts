@@ -1,4 +1,4 @@
-import { createPublicKey } from 'node:crypto';
+import { createPublicKey, type KeyObject, X509Certificate } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -652,7 +652,8 @@ describeEachDatabase(
       expect(statuses(rekeys)).toEqual(['200', '200', '200']);
       const pairs = await ctx().app.services.database.db.selectFrom('server_key_pairs').selectAll().execute();
       expect(pairs).toHaveLength(2);
-      expect(new Set(pairs.map((pair) => Number(pair.generation))).size).toBe(1);
+      // each re-key replaced the keys the one before it made
+      expect(new Set(pairs.map((pair) => Number(pair.generation)))).toEqual(new Set([4]));
     });
 
     it('adds a trust anchor uploaded by concurrent requests once, answering each', async () => {
@@ -671,6 +672,48 @@ describeEachDatabase(
       );
       expect(statuses(installs)).toEqual(['200', '200', '200']);
       expect((await certificates(ctx(), token)).signing).toMatchObject({ subject: expect.stringContaining('signing') });
+    });
+
+    it('never leaves a certificate of a key a concurrent re-key replaced', async () => {
+      const token = await ctx().adminToken();
+      expect((await ctx().call('POST', '/ui/admin/provision', { token, body: { keyType: 'EC', rekey: true } })).statusCode).toBe(
+        200,
+      );
+      const root = await testRoot('Race Root');
+      expect(
+        (await upload(ctx(), token, { certificateType: 'trustAnchor', file: pemFile(root.certificatePem) })).statusCode,
+      ).toBe(200);
+      const db = ctx().app.services.database.db;
+      const spki = (key: KeyObject) => key.export({ type: 'spki', format: 'der' }).toString('base64');
+      const outcomes = new Set<string>();
+      for (let round = 0; round < 12; round += 1) {
+        const { signingCSR } = await csrs(ctx(), token, '?csr=signing');
+        const certificate = pemFile(await issue(root, signingCSR!));
+        const [installs, rekey] = await Promise.all([
+          Promise.all([1, 2].map(() => upload(ctx(), token, { certificateType: 'signing', file: certificate }))),
+          ctx().call('POST', '/ui/admin/provision', { token, body: { keyType: 'EC', rekey: true } }),
+        ]);
+        expect(rekey.statusCode, rekey.body).toBe(200);
+        for (const install of installs) {
+          if (install.statusCode !== 200) expectToken(install, 420, 'provisionCsrInvalid');
+          outcomes.add(String(install.statusCode));
+        }
+        const key = await db
+          .selectFrom('server_key_pairs')
+          .selectAll()
+          .where('purpose', '=', 'signing')
+          .executeTakeFirstOrThrow();
+        const installed = await db
+          .selectFrom('server_certificates')
+          .selectAll()
+          .where('purpose', '=', 'signing')
+          .executeTakeFirst();
+        // a certificate installed after the re-key would be of the key it replaced
+        if (installed) {
+          expect(spki(new X509Certificate(installed.certificate_pem).publicKey)).toBe(spki(createPublicKey(key.public_key_pem)));
+        }
+      }
+      expect(outcomes.size).toBeGreaterThan(0);
     });
 
     it('answers concurrent development CA requests with the same CA and certificates', async () => {

@@ -1,4 +1,5 @@
 import type { Insertable, Kysely } from 'kysely';
+import type { Dialect } from '../../db/dialect.js';
 import type {
   DB,
   DevelopmentCaRow,
@@ -26,6 +27,34 @@ export class CredentialsRepository {
 
   keyPair(purpose: KeyPurpose): Promise<ServerKeyPairRow | undefined> {
     return this.db.selectFrom('server_key_pairs').selectAll().where('purpose', '=', purpose).executeTakeFirst();
+  }
+
+  /**
+   * The key pair of `purpose`, held shared until the transaction ends (a certificate install): a
+   * re-key, which locks the pairs first ({@link lockKeyPairs}), waits for it, or it for the re-key
+   * and then finds the pair gone (PostgreSQL) or replaced (MariaDB).
+   */
+  keyPairHeld(purpose: KeyPurpose, dialect: Dialect): Promise<ServerKeyPairRow | undefined> {
+    return dialect.forShare(this.db.selectFrom('server_key_pairs').selectAll().where('purpose', '=', purpose)).executeTakeFirst();
+  }
+
+  /**
+   * The key pairs, each locked for the transaction (a re-key): a certificate install holding one
+   * ({@link keyPairHeld}) is waited for. Locks again until the rows locked are the rows there are:
+   * on PostgreSQL a lock that waited for a concurrent re-key finds the rows it replaced gone, and
+   * not the new ones.
+   */
+  async lockKeyPairs(dialect: Dialect): Promise<Partial<Record<KeyPurpose, ServerKeyPairRow>>> {
+    const versions = (rows: { purpose: string; generation: number }[]) =>
+      rows
+        .map((row) => `${row.purpose}:${Number(row.generation)}`)
+        .sort()
+        .join(',');
+    for (;;) {
+      const locked = await dialect.forUpdate(this.db.selectFrom('server_key_pairs').select(['purpose', 'generation'])).execute();
+      const rows = await this.db.selectFrom('server_key_pairs').selectAll().execute();
+      if (versions(locked) === versions(rows)) return Object.fromEntries(rows.map((row) => [row.purpose, row]));
+    }
   }
 
   /** The key pairs of these purposes with their installed certificates' PEM (null when none), in one query. */

@@ -80,7 +80,9 @@ export class ProvisionService {
         () =>
           this.database.transaction(async (trx) => {
             const repository = this.repository(trx);
-            const existing = await repository.keyPairs();
+            // locked: a certificate install for a key this replaces either commits first (and its
+            // certificate is dropped below) or finds the key replaced
+            const existing = await repository.lockKeyPairs(this.database.dialect);
             if (!rekey) this.assertNotProvisioned(existing);
             const generation = Math.max(0, ...Object.values(existing).map((row) => Number(row.generation))) + 1;
             const droppedCertificates = rekey ? await this.dropCertificates(repository) : [];
@@ -211,7 +213,7 @@ export class ProvisionService {
     // a concurrent upload for the same purpose may install first: then this one replaces it
     await retryOnConflict(() =>
       this.database.transaction(async (trx) => {
-        const current = await this.repository(trx).keyPair(purpose);
+        const current = await this.repository(trx).keyPairHeld(purpose, this.database.dialect);
         if (current?.public_key_pem !== keyPair.public_key_pem) {
           throw new AppError('provisionCsrInvalid', {
             field: 'file',
