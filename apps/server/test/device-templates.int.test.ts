@@ -8,7 +8,7 @@ import {
   type TDeviceTemplateDetail,
 } from '@manifold/contract';
 import { createPackage, importTemplate, templateDocument, uploadForm } from './helpers/packages-fixtures.js';
-import { describeEachDatabase, expectToken, expectTokens } from './helpers/test-app.js';
+import { countRows, describeEachDatabase, expectToken, expectTokens } from './helpers/test-app.js';
 
 const base: TDeviceParameterInput = { parameterId: 'p', type: 'integer', low: 0, high: 10 };
 
@@ -129,6 +129,22 @@ describeEachDatabase('device templates', (ctx) => {
         420,
         'uploadFileMissing',
       );
+    });
+
+    it('holds the file to what a JSON body is held to: no NUL, no character XML cannot carry, and nothing stored', async () => {
+      const before = await countRows(ctx(), 'device_templates');
+      // escaped in the JSON text, so only the parsed document holds them (PostgreSQL refused the NUL with a 500)
+      const withName = (name: string) => JSON.stringify(templateDocument({ name: 'NAME' })).replace('"NAME"', `"${name}"`);
+      const nul = expectToken(await importTemplate(ctx(), withName('Printer\\u0000X')), 400, 'malformedRequest');
+      expect(nul.errorDescription).toBe('file.name contains a NUL character');
+      expectToken(await importTemplate(ctx(), withName('Printer\\u0001X')), 420, 'invalidCharacters', 'file.name');
+      expectToken(
+        await importTemplate(ctx(), JSON.stringify(templateDocument({ description: 'half \ud800 a pair' }))),
+        420,
+        'invalidCharacters',
+        'file.description',
+      );
+      expect(await countRows(ctx(), 'device_templates')).toBe(before);
     });
 
     it('checks every rule between fields with a clear token and the path of the field', async () => {

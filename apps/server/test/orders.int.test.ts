@@ -5,7 +5,7 @@ import { signDetachedJws } from '../src/crypto/jws.js';
 import { canonicalJson } from '../src/lib/canonical-json.js';
 import { addOrder, policyFor, suiteLicensingWorld } from './helpers/licensing-fixtures.js';
 import { uploadForm } from './helpers/packages-fixtures.js';
-import { describeEachDatabase, expectToken, expectTokens } from './helpers/test-app.js';
+import { countRows, describeEachDatabase, expectToken, expectTokens } from './helpers/test-app.js';
 import { peerIdentity } from './helpers/test-pki.js';
 
 const uuid = '00000000-0000-4000-8000-000000000000';
@@ -250,6 +250,31 @@ describeEachDatabase('orders', (ctx) => {
         'authorizedPolicyListNotFormattedCorrectly',
       );
       expectToken(await uploadForm(ctx(), '/ui/order/upload', token, { note: 'no file' }), 420, 'uploadFileMissing');
+    });
+
+    it('holds the file to what order/add holds its body to: no NUL, no character XML cannot carry, and no order', async () => {
+      const token = await ctx().adminToken();
+      const before = await countRows(ctx(), 'orders');
+      const upload = (policy: object) =>
+        uploadForm(ctx(), '/ui/order/upload', token, {
+          file: { filename: 'policy.json', content: JSON.stringify(policy), contentType: 'application/json' },
+        });
+      // PostgreSQL refused the NUL with a 500; SQLite and MariaDB stored it
+      const nul = expectToken(await upload(policyFor(world, { purpose: 'Production\u0000run' })), 400, 'malformedRequest');
+      expect(nul.errorDescription).toBe(`${POLICY}.purpose contains a NUL character`);
+      expectToken(
+        await upload(policyFor(world, { companyName: 'Acme\u0001' })),
+        420,
+        'invalidCharacters',
+        `${POLICY}.companyName`,
+      );
+      expectToken(
+        await upload(policyFor(world, { purpose: 'half \ud800 a pair' })),
+        420,
+        'invalidCharacters',
+        `${POLICY}.purpose`,
+      );
+      expect(await countRows(ctx(), 'orders')).toBe(before);
     });
   });
 

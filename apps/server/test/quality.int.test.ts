@@ -194,6 +194,22 @@ describeEachDatabase('quality: inspections, parts search, trace parameters', (ct
       expect(await db().selectFrom('quality_inspections').select('id').execute()).toEqual([]);
     });
 
+    it('holds the inspection field to what a JSON body is held to: no NUL, no character XML cannot carry', async () => {
+      const part = a.parts[0]!;
+      const body = {
+        partId: part.id,
+        result: 'passed',
+        technician: 'Grace',
+        qualityParameters: [{ id: 'height', values: [11] }],
+      };
+      // escaped in the field's JSON text, so only the parsed inspection holds them (PostgreSQL refused the NUL with a 500)
+      const nul = expectToken(await inspect({ ...body, technician: 'Gr\u0000ace' }), 400, 'malformedRequest');
+      expect(nul.errorDescription).toBe('inspection.technician contains a NUL character');
+      expectToken(await inspect({ ...body, notes: 'bell \u0007' }), 420, 'invalidCharacters', 'inspection.notes');
+      expect(await partRow(part.id)).toMatchObject({ qms_state: 'MANUFACTURED', inspection_result: null });
+      expect(await db().selectFrom('quality_inspections').select('id').execute()).toEqual([]);
+    });
+
     it('answers every value problem at once', async () => {
       const tokens = expectTokens(
         await inspect({

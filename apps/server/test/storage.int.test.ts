@@ -9,10 +9,10 @@ import { BlobServiceClient, StorageSharedKeyCredential } from '@azure/storage-bl
 import { DeleteBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import type { StorageProvider } from '../src/storage/storage.js';
 import { licensingWorld, type LicensingWorld } from './helpers/licensing-fixtures.js';
-import { multipartForm } from './helpers/multipart.js';
+import { type FormFile, multipartEntries, multipartForm } from './helpers/multipart.js';
 import { createPackage, onePixelPng } from './helpers/packages-fixtures.js';
 import { startStorageEmulators, type StorageEmulators } from './helpers/storage-emulators.js';
-import { describeEachDatabase, expectToken, type TestApp } from './helpers/test-app.js';
+import { countRows, describeEachDatabase, expectToken, type TestApp } from './helpers/test-app.js';
 
 const MAX = 1024 * 1024;
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -25,10 +25,33 @@ afterAll(async () => {
   await emulators?.stop();
 });
 
-async function keysOf(provider: StorageProvider): Promise<string[]> {
+async function keysOf(provider: Pick<StorageProvider, 'list'>): Promise<string[]> {
   const keys: string[] = [];
   for await (const object of provider.list()) keys.push(object.key);
   return keys.sort();
+}
+
+type UploadForm = Record<string, string | { filename: string; content: Buffer; contentType?: string }>;
+
+/** Every upload route this server has for a console user, each with a form it would store. */
+function uploadRoutes(
+  at: { dsiId: string; folderId: string; deviceId: string },
+  file: (filename: string) => { filename: string; content: Buffer },
+): [string, UploadForm][] {
+  return [
+    ['/ui/storage/dsi/upload', { file: file('typed.bin') }],
+    ['/ui/das/upload', { file: file('package.json') }],
+    ['/ui/package/files/upload', { dsiId: at.dsiId, isPublic: 'true', file: file('public.stl') }],
+    ['/ui/package/files/upload', { dsiId: at.dsiId, isPublic: 'false', file: file('private.3mf') }],
+    ['/ui/secure-repo/upload', { nodeId: at.folderId, file: file('secret.pdf') }],
+    ['/ui/storage/dtl/upload', { deviceId: at.deviceId, file: file('log.csv') }],
+  ];
+}
+
+/** The rows of the tables an upload writes, counted. */
+async function uploadRowCounts(app: TestApp) {
+  const tables = ['storage_files', 'das_entries', 'package_files', 'secure_repo_nodes', 'dtls', 'images'] as const;
+  return Object.fromEntries(await Promise.all(tables.map(async (table) => [table, await countRows(app, table)] as const)));
 }
 
 describeEachDatabase(
@@ -161,6 +184,26 @@ describeEachDatabase(
       expect(fetched.body).toBe('second version!');
       expect(fetched.headers['content-disposition']).toContain('design one.dsi');
       // the replaced version's object is gone: one object per file
+      expect((await keysOf(ctx().app.services.storageProviders.local)).length).toBe(2);
+    });
+
+    it('takes a name that differs only in case for the same file, on every database', async () => {
+      // MariaDB's collation did already (replacing it); SQLite and PostgreSQL kept two files a
+      // Windows or macOS disk cannot hold side by side, and listed them in another order
+      const names = async () =>
+        (await ctx().call('GET', '/ui/storage/dsi/list', { token: user }))
+          .json<TPage<TStorageFile>>()
+          .data.map((file) => file.filename);
+      const shouted = await upload(ctx(), 'dsi', 'TWO.DSI', 'two, shouted', user);
+      expect(shouted.json()).toMatchObject({ filename: 'TWO.DSI', filesize: 12 });
+      expect(await names()).toEqual(['design one.dsi', 'TWO.DSI']);
+      for (const name of ['two.dsi', 'Two.Dsi']) {
+        expect((await ctx().call('GET', `/ui/storage/dsi/fetch/${name}`, { token: user })).body).toBe('two, shouted');
+      }
+      expect((await keysOf(ctx().app.services.storageProviders.local)).length).toBe(2);
+      // back as it was, for what follows
+      expect((await upload(ctx(), 'dsi', 'two.dsi', 'two', user)).statusCode).toBe(200);
+      expect(await names()).toEqual(['design one.dsi', 'two.dsi']);
       expect((await keysOf(ctx().app.services.storageProviders.local)).length).toBe(2);
     });
 
@@ -399,41 +442,13 @@ describeEachDatabase(
     let dsiId: string;
     let folderId: string;
 
-    type Form = Record<string, string | { filename: string; content: Buffer; contentType?: string }>;
-    const post = (url: string, fields: Form, cut = false) => {
+    const post = (url: string, fields: UploadForm, cut = false) => {
       const { body, headers } = multipartForm(fields);
       return ctx().call('POST', url, { token: admin, body: cut ? body.subarray(0, body.length - 100_000) : body, headers });
     };
     const file = (filename: string, content = Buffer.alloc(200_000, 7)) => ({ filename, content });
-    /** Every upload route this server has for a console user, each with a form it would store. */
-    const uploads = (): [string, Form][] => [
-      ['/ui/storage/dsi/upload', { file: file('typed.bin') }],
-      ['/ui/das/upload', { file: file('package.json') }],
-      ['/ui/package/files/upload', { dsiId, isPublic: 'true', file: file('public.stl') }],
-      ['/ui/package/files/upload', { dsiId, isPublic: 'false', file: file('private.3mf') }],
-      ['/ui/secure-repo/upload', { nodeId: folderId, file: file('secret.pdf') }],
-      ['/ui/storage/dtl/upload', { deviceId: world.deviceId, file: file('log.csv') }],
-    ];
-    const rowCounts = async () => {
-      const { db } = ctx().app.services.database;
-      const count = async (table: 'storage_files' | 'das_entries' | 'package_files' | 'secure_repo_nodes' | 'dtls' | 'images') =>
-        Number(
-          (
-            await db
-              .selectFrom(table)
-              .select((eb) => eb.fn.countAll().as('n'))
-              .executeTakeFirstOrThrow()
-          ).n,
-        );
-      return {
-        storage_files: await count('storage_files'),
-        das_entries: await count('das_entries'),
-        package_files: await count('package_files'),
-        secure_repo_nodes: await count('secure_repo_nodes'),
-        dtls: await count('dtls'),
-        images: await count('images'),
-      };
-    };
+    const uploads = () => uploadRoutes({ dsiId, folderId, deviceId: world.deviceId }, file);
+    const rowCounts = () => uploadRowCounts(ctx());
 
     beforeAll(async () => {
       world = await licensingWorld(ctx());
@@ -493,4 +508,61 @@ describeEachDatabase(
     });
   },
   { UPLOAD_MAX_BYTES: String(MAX), STORAGE_ENDPOINT_ALLOWED_HOSTS: '127.0.0.0/8' },
+);
+
+describeEachDatabase(
+  'uploads whose form goes wrong after the file',
+  (ctx) => {
+    let world: LicensingWorld;
+    let admin: string;
+    let dsiId: string;
+    let folderId: string;
+
+    const file = (filename: string) => ({ filename, content: Buffer.from(`the bytes of ${filename}`) });
+    // a DAS package must be a valid one to be stored at all (das.int.test.ts); the route reads its form alike
+    const uploads = () =>
+      uploadRoutes({ dsiId, folderId, deviceId: world.deviceId }, file).filter(([url]) => url !== '/ui/das/upload');
+    const post = (url: string, entries: [string, string | FormFile][]) => {
+      const { body, headers } = multipartEntries(entries);
+      return ctx().call('POST', url, { token: admin, body, headers });
+    };
+    const objects = async () => ({
+      storage: (await keysOf(ctx().app.services.storage)).length,
+      provider: (await keysOf(ctx().app.services.storageProviders.local)).length,
+    });
+
+    beforeAll(async () => {
+      world = await licensingWorld(ctx());
+      admin = await ctx().adminToken();
+      dsiId = (await createPackage(ctx())).dsiId;
+      const selected = await ctx().call('POST', '/ui/admin/storage/provider', { token: admin, body: { identifier: 'local' } });
+      expect(selected.statusCode, selected.body).toBe(200);
+      const folder = await ctx().call('POST', '/ui/secure-repo/create-folder', {
+        token: admin,
+        body: { folderName: 'After the file', groups: [] },
+      });
+      expect(folder.statusCode, folder.body).toBe(200);
+      folderId = folder.json<{ nodeId: string }>().nodeId;
+    });
+
+    it('refuses the whole upload and keeps nothing of it: a second file, too many fields, a NUL in a field after the file', async () => {
+      const rows = await uploadRowCounts(ctx());
+      const stored = await objects();
+      for (const [url, form] of uploads()) {
+        const entries = Object.entries(form);
+        // the file was stored (row and object) before the parser met the rest, and stayed behind a 413
+        expectToken(await post(url, [...entries, ['file', file('second.bin')]]), 413, 'payloadTooLarge');
+        const fields = Array.from({ length: 25 }, (_, i): [string, string] => [`note${i}`, 'x']);
+        expectToken(await post(url, [...entries, ...fields]), 413, 'payloadTooLarge');
+        expectToken(await post(url, [...entries, ['note', 'a\u0000b']]), 400, 'malformedRequest');
+        expect({ url, rows: await uploadRowCounts(ctx()), stored: await objects() }).toEqual({ url, rows, stored });
+      }
+      // the same forms whole are stored
+      for (const [url, form] of uploads()) {
+        const whole = await post(url, Object.entries(form));
+        expect(whole.statusCode, `${url} ${whole.body}`).toBe(200);
+      }
+    });
+  },
+  { UPLOAD_MAX_BYTES: String(MAX) },
 );

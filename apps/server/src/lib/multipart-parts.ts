@@ -95,15 +95,22 @@ export function assertMultipart(request: FastifyRequest): void {
 /**
  * Busboy ends a file stream that hits the size limit as if it were complete (marking it
  * `truncated`); this pass-through turns that into an error before the end, so nothing truncated
- * is ever stored.
+ * is ever stored. Given `formEnd`, the stream also ends only once the rest of the form was read,
+ * and fails with the form's error when that went wrong.
  */
-export function failOnTruncation(file: BusboyFileStream, maxBytes: number): Transform {
+export function failOnTruncation(file: BusboyFileStream, maxBytes: number, formEnd?: Promise<void>): Transform {
   return new Transform({
     transform(chunk: Buffer, _encoding, callback: TransformCallback) {
       callback(null, chunk);
     },
     flush(callback: TransformCallback) {
-      callback(file.truncated ? new StorageLimitError(maxBytes) : null);
+      if (file.truncated) callback(new StorageLimitError(maxBytes));
+      else if (!formEnd) callback(null);
+      else
+        formEnd.then(
+          () => callback(null),
+          (error: unknown) => callback(multipartFailure(error)),
+        );
     },
   });
 }
@@ -205,10 +212,11 @@ export interface StreamedFormFile {
  * reader that gives up first (its provider failed) keeps its own error. The form may break off
  * before anyone reads the stream (the route still checks the fields before it streams the file):
  * the error then stays on the stream (`errored`), for the pipeline that reads it later to fail
- * with, instead of being thrown as an uncaught exception.
+ * with, instead of being thrown as an uncaught exception. With `formEnd` the stream ends only once
+ * the rest of the form was read (`failOnTruncation`).
  */
-export function formFileStream(file: BusboyFileStream, maxBytes: number): Readable {
-  const guarded = failOnTruncation(file, maxBytes);
+export function formFileStream(file: BusboyFileStream, maxBytes: number, formEnd?: Promise<void>): Readable {
+  const guarded = failOnTruncation(file, maxBytes, formEnd);
   guarded.on('error', ignore);
   finished(file, (error) => {
     if (error && !guarded.destroyed) guarded.destroy(multipartFailure(error));
@@ -218,9 +226,13 @@ export function formFileStream(file: BusboyFileStream, maxBytes: number): Readab
 }
 
 /**
- * Streams the form's first `file` part to `store`, with the text fields sent before it (fields
- * after the file are not seen: routes name the ones they need first). Other file parts are
- * drained unread; a form without a file answers `uploadFileMissing`.
+ * Streams the form's `file` part to `store`, with the text fields sent before it (fields after the
+ * file are not seen: routes name the ones they need first); file parts of other names before it are
+ * drained unread; a form without a file answers `uploadFileMissing`. The rest of the form is read
+ * while the file is stored, and the file's stream ends only once the form did: a form that goes
+ * wrong after the file (a second file or too many fields: 413; a field holding NUL, the form cut
+ * off: 400) fails the stream, so `store`, which reads the stream to its end before it commits
+ * anything, keeps nothing of a refused upload.
  */
 export async function streamFormFile<T>(
   request: FastifyRequest,
@@ -228,24 +240,36 @@ export async function streamFormFile<T>(
   store: (fields: Readonly<Record<string, string>>, file: StreamedFormFile) => Promise<T>,
 ): Promise<T> {
   const fields: Record<string, string> = {};
-  let stored: { value: T } | undefined;
-  for await (const part of formParts(request)) {
+  const parts = formParts(request)[Symbol.asyncIterator]();
+  for (let result = await parts.next(); !result.done; result = await parts.next()) {
+    const part = result.value;
     if (part.type === 'field') {
       fields[part.fieldname] = String(part.value);
       continue;
     }
-    if (part.fieldname !== 'file' || stored) {
+    if (part.fieldname !== 'file') {
       part.file.resume();
       continue;
     }
+    const rest = readRest(parts);
+    // settled by the stream's end (or not awaited at all when `store` fails first)
+    rest.catch(ignore);
     try {
-      const stream = formFileStream(part.file, maxBytes);
-      stored = { value: await store({ ...fields }, { fileName: part.filename, contentType: part.mimetype, stream }) };
+      const stream = formFileStream(part.file, maxBytes, rest);
+      const value = await store({ ...fields }, { fileName: part.filename, contentType: part.mimetype, stream });
+      await rest;
+      return value;
     } catch (error) {
       part.file.resume();
       throw error;
     }
   }
-  if (!stored) throw new AppError('uploadFileMissing', { field: 'file' });
-  return stored.value;
+  throw new AppError('uploadFileMissing', { field: 'file' });
+}
+
+/** Reads the parts left to the form's end, draining file parts unread; fails as the form does. */
+async function readRest(parts: AsyncIterator<Part>): Promise<void> {
+  for (let result = await parts.next(); !result.done; result = await parts.next()) {
+    if (result.value.type === 'file') result.value.file.resume();
+  }
 }

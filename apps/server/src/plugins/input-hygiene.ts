@@ -80,6 +80,23 @@ export function assertCarryableText(value: unknown, path = ''): void {
 }
 
 /**
+ * JSON text a route reads itself (an uploaded file, a multipart field), held to what a JSON body
+ * is held to: parsed (`notJson` answers text that is not JSON, with the parser's reason), then
+ * {@link assertCarryableText} with the paths of its values under `path`. An escaped `\u0000` is
+ * plain text until parsed, so the raw text passing the form's own check says nothing.
+ */
+export function parseCarryableJson(text: string, path: string, notJson: (reason: string) => AppError): unknown {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw notJson(error instanceof Error ? error.message : String(error));
+  }
+  assertCarryableText(json, path);
+  return json;
+}
+
+/**
  * No string anywhere accepts NUL or characters XML cannot carry, and no value nests deeper than
  * {@link MAX_NESTING}: bodies, query strings and path parameters are checked before validation; multipart fields where the form is read
  * (`formParts`); uploaded documents by the code that parses them (`assertCarryableText`).

@@ -5,6 +5,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { afterAll, beforeAll, describe, expect, inject } from 'vitest';
 import type { TUserAddRequest, TUserProfile } from '@manifold/contract';
 import { buildApp } from '../../src/app.js';
+import type { DB } from '../../src/db/schema.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { createMigratedDatabase } from './database-servers.js';
 
@@ -47,6 +48,16 @@ export function expectToken(
   expect(body.errorToken, response.body).toBe(token);
   if (field !== undefined) expect(body.field, response.body).toBe(field);
   return body;
+}
+
+/** How many rows a table holds. */
+export async function countRows(ctx: TestApp, table: keyof DB): Promise<number> {
+  const { db } = ctx.app.services.database;
+  const row = await db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 /** Asserts a 418 and answers its tokens with their fields. */

@@ -19,6 +19,7 @@ import { AppError } from '../../lib/app-error.js';
 import { readSmallForm, requiredFile } from '../../lib/multipart-parts.js';
 import { responses } from '../../lib/route-schemas.js';
 import { callerOf } from '../../plugins/auth.js';
+import { parseCarryableJson } from '../../plugins/input-hygiene.js';
 import { POLICY_FIELD } from './policy-check.js';
 
 /** An uploaded policy list is JSON of at most this many bytes. */
@@ -63,15 +64,16 @@ export const ordersRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const file = requiredFile(await readSmallForm(request, POLICY_MAX_BYTES));
-      let policy: unknown;
-      try {
-        policy = JSON.parse(file.toString('utf8'));
-      } catch (error) {
-        throw new AppError('authorizedPolicyListNotFormattedCorrectly', {
-          field: 'file',
-          description: `The file is not JSON: ${error instanceof Error ? error.message : String(error)}`,
-        });
-      }
+      // held to what order/add holds its body to, its values named as there
+      const policy = parseCarryableJson(
+        file.toString('utf8'),
+        POLICY_FIELD,
+        (reason) =>
+          new AppError('authorizedPolicyListNotFormattedCorrectly', {
+            field: 'file',
+            description: `The file is not JSON: ${reason}`,
+          }),
+      );
       return orders.add(policy, { source: 'upload', caller: callerOf(request) });
     },
   );

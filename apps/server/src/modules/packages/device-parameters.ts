@@ -7,6 +7,7 @@ import {
   ZDeviceTemplateDocument,
 } from '@manifold/contract';
 import { AppError, AppErrors } from '../../lib/app-error.js';
+import { parseCarryableJson } from '../../plugins/input-hygiene.js';
 
 /** `parameters[2].low` from zod's `['parameters', 2, 'low']`. */
 export function formatPath(path: readonly PropertyKey[], base = ''): string {
@@ -41,15 +42,14 @@ export function throwAll(errors: AppError[]): void {
   if (errors.length > 1) throw new AppErrors(errors);
 }
 
-/** Parses an uploaded template file: JSON, the template shape, then the rules between fields. */
+/** Parses an uploaded template file: JSON (held to what a JSON body is), the template shape, then the rules between fields. */
 export function parseTemplateDocument(bytes: Buffer): TDeviceTemplateDocument {
-  let json: unknown;
-  try {
-    json = JSON.parse(bytes.toString('utf8'));
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new AppError('deviceTemplateNotFormattedCorrectly', { field: 'file', description: `The file is not JSON: ${reason}` });
-  }
+  const json = parseCarryableJson(
+    bytes.toString('utf8'),
+    'file',
+    (reason) =>
+      new AppError('deviceTemplateNotFormattedCorrectly', { field: 'file', description: `The file is not JSON: ${reason}` }),
+  );
   const parsed = ZDeviceTemplateDocument.safeParse(json);
   if (!parsed.success) {
     throwAll(shapeErrors(parsed.error.issues));

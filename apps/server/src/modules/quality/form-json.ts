@@ -1,18 +1,19 @@
 import type { z } from 'zod';
 import { AppError } from '../../lib/app-error.js';
 import { identifierErrors } from '../../lib/identifier-errors.js';
+import { parseCarryableJson } from '../../plugins/input-hygiene.js';
 
 /**
  * A JSON object sent as one multipart field, parsed with its contract schema: malformed
- * identifiers answer their tokens (like JSON bodies), anything else 400 naming the field.
+ * identifiers answer their tokens (like JSON bodies), characters a body may not hold what they
+ * answer there (`parseCarryableJson`), anything else 400 naming the field.
  */
 export function parseFormJson<T extends z.ZodType>(schema: T, text: string, field: string): z.infer<T> {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new AppError('malformedRequest', { field, description: `${field}: not JSON` });
-  }
+  const json = parseCarryableJson(
+    text,
+    field,
+    () => new AppError('malformedRequest', { field, description: `${field}: not JSON` }),
+  );
   const parsed = schema.safeParse(json);
   if (parsed.success) return parsed.data;
   const identifiers = identifierErrors(

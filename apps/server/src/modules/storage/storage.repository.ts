@@ -38,21 +38,32 @@ export class StorageRepository {
     ).execute();
   }
 
+  /** By name ignoring case (the same order on every database), then as spelled. */
   files(typeName: string, page: TPageQuery): Promise<TPage<TStorageFile>> {
     return paginate(
       this.db.selectFrom('storage_files').where('type_name', '=', typeName),
       page,
-      (base) => base.selectAll().orderBy('filename').orderBy('id'),
+      (base) =>
+        base
+          .selectAll()
+          .orderBy((eb) => eb.fn('lower', ['filename']))
+          .orderBy('filename')
+          .orderBy('id'),
       (rows) => rows.map(toFile),
     );
   }
 
+  /**
+   * The type's file of this name, ignoring case: names that differ only in case name one file (a
+   * Windows or macOS disk cannot hold both), on every database as under MariaDB's collation. Names
+   * are ASCII (`storageFileNamePattern`), which `lower` folds alike everywhere.
+   */
   file(typeName: string, filename: string): Promise<StorageFileRow | undefined> {
     return this.db
       .selectFrom('storage_files')
       .selectAll()
       .where('type_name', '=', typeName)
-      .where('filename', '=', filename)
+      .where((eb) => eb(eb.fn('lower', ['filename']), '=', filename.toLowerCase()))
       .executeTakeFirst();
   }
 
@@ -64,14 +75,12 @@ export class StorageRepository {
     await dialect.forUpdate(this.db.selectFrom('storage_types').select('name').where('name', '=', name)).execute();
   }
 
-  /** Adds the file, replacing one of the same name; answers the replaced row's storage key. */
+  /**
+   * Adds the file, replacing one of the same name ignoring case (the new spelling stays); answers
+   * the replaced row's storage key.
+   */
   async replaceFile(row: Insertable<StorageFilesTable>): Promise<string | undefined> {
-    const previous = await this.db
-      .selectFrom('storage_files')
-      .select(['id', 'storage_key'])
-      .where('type_name', '=', row.type_name)
-      .where('filename', '=', row.filename)
-      .executeTakeFirst();
+    const previous = await this.file(row.type_name, row.filename);
     if (previous) await this.db.deleteFrom('storage_files').where('id', '=', previous.id).execute();
     await this.db.insertInto('storage_files').values(row).execute();
     return previous?.storage_key;
