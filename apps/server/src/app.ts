@@ -130,7 +130,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const app = Fastify({
     logger: options.logger ?? { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
     bodyLimit: 1024 * 1024,
-    trustProxy: config.trustProxy,
+    // one hop: the reverse proxy in front. The client's address is the one that proxy saw (the last
+    // X-Forwarded-For entry); whatever the client wrote in front of it is never taken — trusting
+    // every hop would let any client pick its address past the access controls and login throttling
+    trustProxy: config.trustProxy ? (_address: string, hop: number) => hop === 0 : false,
     clientErrorHandler: answerClientError,
     childLoggerFactory: deferredChildLogger,
     ...serverTimeouts(config.timeouts),

@@ -19,7 +19,7 @@ export interface Config {
   adminPassword: string | undefined;
   cookieSecure: boolean;
   cookieDomain: string | null;
-  /** `TRUST_PROXY` (a boolean setting, off by default): client addresses come from `X-Forwarded-For` (behind a reverse proxy). */
+  /** `TRUST_PROXY` (a boolean setting, off by default): client addresses come from the last `X-Forwarded-For` entry, the one the reverse proxy in front added. */
   trustProxy: boolean;
   logLevel: string;
   /** Lifetime of a session token, seconds. */

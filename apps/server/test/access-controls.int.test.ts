@@ -3,7 +3,7 @@ import { clientCredentialsToken } from './helpers/oauth-client.js';
 import { multipartForm } from './helpers/multipart.js';
 import { createPackage } from './helpers/packages-fixtures.js';
 import { SoftwareAuthenticator } from './helpers/software-authenticator.js';
-import { describeEachDatabase, expectToken, type TestApp } from './helpers/test-app.js';
+import { buildUserInput, describeEachDatabase, expectToken, type TestApp } from './helpers/test-app.js';
 
 const wired = '10.1.2.3';
 const outside = '203.0.113.9';
@@ -628,3 +628,36 @@ describeEachDatabase('the last holder of a constraint', (ctx) => {
     }
   });
 });
+
+describeEachDatabase(
+  'access controls behind a reverse proxy (TRUST_PROXY)',
+  (ctx) => {
+    const proxy = '127.0.0.1';
+    /** A request through the reverse proxy: it appends the address it saw to whatever `X-Forwarded-For` the client sent. */
+    const through = (forwardedFor: string, token: string, body: unknown) =>
+      ctx().app.inject({
+        method: 'POST',
+        url: '/ui/user/add',
+        remoteAddress: proxy,
+        headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': forwardedFor },
+        payload: body as object,
+      });
+
+    it('takes the address the proxy saw, never one the client wrote into X-Forwarded-For', async () => {
+      const admin = await ctx().adminToken();
+      const policy = await ctx().call('POST', '/ui/access-control/add', {
+        token: admin,
+        body: { policyName: 'Office', constraints: ['user-management'], incomingIpAddresses: ['10.1.0.0/16'] },
+      });
+      expect(policy.statusCode, policy.body).toBe(200);
+      // a client outside writes an office address in front of its own
+      const spoofed = expectToken(await through(`${wired}, ${outside}`, admin, buildUserInput()), 403, 'accessConstraintFailed');
+      expect(spoofed.errorDescription).toContain('user-management');
+      // a client in the office, as the proxy saw it
+      const inside = await through(wired, admin, buildUserInput());
+      expect(inside.statusCode, inside.body).toBe(200);
+      expect((await through(`${outside}, ${wired}`, admin, buildUserInput())).statusCode).toBe(200);
+    });
+  },
+  { TRUST_PROXY: 'true' },
+);

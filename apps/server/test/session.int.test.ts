@@ -2,7 +2,7 @@ import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { SettingsRepository } from '../src/modules/settings/settings.repository.js';
 import { usernameKey } from '../src/modules/users/usernames.js';
-import { adminPassword, describeEachDatabase } from './helpers/test-app.js';
+import { adminPassword, describeEachDatabase, liveSessionIds } from './helpers/test-app.js';
 
 describeEachDatabase('session', (ctx) => {
   /** Audit records of one kind by one actor: tests use users of their own, so a count is their own doing. */
@@ -162,6 +162,34 @@ describeEachDatabase('session', (ctx) => {
       expect(fresh).not.toBe(old);
       expect((await ctx().call('GET', '/ui/user/login', { token: fresh })).statusCode).toBe(200);
       expect((await ctx().call('GET', '/ui/user/login', { token: old })).statusCode).toBe(401);
+    });
+
+    it('turns one token into one new session, however many refreshes of it race', async () => {
+      const { profile, token } = await ctx().createUser();
+      const answers = await Promise.all(Array.from({ length: 4 }, () => ctx().call('POST', '/ui/user/refresh', { token })));
+      expect(answers.map((answer) => answer.statusCode).sort()).toEqual([200, 401, 401, 401]);
+      for (const answer of answers.filter((each) => each.statusCode === 401)) {
+        expect(answer.json().errorToken).toBe('invalidSessionToken');
+      }
+      expect(await liveSessionIds(ctx().app, profile.username)).toHaveLength(1);
+    });
+
+    it('opens no session for a token revoked while its refresh was under way', async () => {
+      const { profile, token } = await ctx().createUser();
+      const adminToken = await ctx().adminToken();
+      // the role change ends every session of the user; a refresh that got past the session check
+      // before it must not leave a live session behind
+      const [refreshed, demoted] = await Promise.all([
+        ctx().call('POST', '/ui/user/refresh', { token }),
+        ctx().call('POST', '/ui/user/edit', { token: adminToken, body: { username: profile.username, role: 'ADMIN' } }),
+      ]);
+      expect(demoted.statusCode, demoted.body).toBe(200);
+      if (refreshed.statusCode === 200) {
+        expect((await ctx().call('GET', '/ui/user/login', { token: refreshed.json().sessionToken })).statusCode).toBe(401);
+      } else {
+        expect(refreshed.statusCode).toBe(401);
+      }
+      expect(await liveSessionIds(ctx().app, profile.username)).toEqual([]);
     });
   });
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeEachDatabase, expectToken } from './helpers/test-app.js';
+import { describeEachDatabase, expectToken, liveSessionIds } from './helpers/test-app.js';
 import { startOpenIdProvider, type TestOpenIdProvider } from './helpers/oidc-provider.js';
 
 const redirectUri = 'http://127.0.0.1:8080/login/oidc';
@@ -223,6 +223,55 @@ describeEachDatabase(
         const login = await roundTrip(providerId);
         expect(login.statusCode, login.body).toBe(200);
         expect(login.json().userProfile.username).toBe(profile.username);
+      });
+
+      it('ends the sessions of an account at once when an administrator turns its single sign-on off', async () => {
+        const username = `off-${unique()}`;
+        idp.signInAs(`sub-${unique()}`, { email: `${username}@example.com`, preferredUsername: username });
+        const login = await roundTrip(providerId);
+        expect(login.statusCode, login.body).toBe(200);
+        const session = login.json<{ sessionToken: string }>().sessionToken;
+        const admin = await ctx().adminToken();
+        // a change of anything else keeps the session
+        const renamed = await ctx().call('POST', '/ui/user/edit', { token: admin, body: { username, firstName: 'Renamed' } });
+        expect(renamed.statusCode, renamed.body).toBe(200);
+        expect((await ctx().call('GET', '/ui/user/login', { token: session })).statusCode).toBe(200);
+        const off = await ctx().call('POST', '/ui/user/edit', { token: admin, body: { username, useSso: false } });
+        expect(off.statusCode, off.body).toBe(200);
+        expect(off.json().useSso).toBe(false);
+        expectToken(await ctx().call('GET', '/ui/user/login', { token: session }), 401, 'invalidSessionToken');
+        expect(await liveSessionIds(ctx().app, username)).toEqual([]);
+        // and the provider no longer logs the account in
+        expectToken(await roundTrip(providerId), 420, 'ssoUserNotAllowed');
+      });
+
+      it('never takes a subject that differs from a linked one only in case, accents or trailing spaces for that one', async () => {
+        const subject = `sub-${unique()}`;
+        const owner = `owner-${unique()}`;
+        idp.signInAs(subject, { email: `${owner}@example.com`, preferredUsername: owner });
+        const first = await roundTrip(providerId);
+        expect(first.statusCode, first.body).toBe(200);
+        // other people at the provider (its subjects are exact strings, OIDC Core §2), whom
+        // MariaDB's default collation would take for the owner
+        for (const other of [subject.toUpperCase(), `s\u00fc${subject.slice(2)}`, `${subject} `]) {
+          const name = `other-${unique()}`;
+          idp.signInAs(other, { email: `${name}@example.com`, preferredUsername: name });
+          const login = await roundTrip(providerId);
+          if (ctx().kind === 'mysql') {
+            // the database cannot keep a second link it takes for the first: refused, not merged
+            expectToken(login, 420, 'ssoAccountNotLinked');
+          } else {
+            expect(login.statusCode, login.body).toBe(200);
+            expect(login.json().userProfile.username).toBe(name);
+          }
+        }
+        const links = await ctx()
+          .app.services.database.db.selectFrom('external_identities')
+          .innerJoin('users', 'users.id', 'external_identities.user_id')
+          .select(['external_identities.subject', 'users.username'])
+          .where('users.username', '=', owner)
+          .execute();
+        expect(links).toEqual([{ subject, username: owner }]);
       });
 
       /** `count` logins, each through the provider's callback one after the other, then back to the server at once. */

@@ -250,4 +250,20 @@ describeEachDatabase('single sign-on with SAML 2.0', (ctx) => {
     expect(response.statusCode).toBe(303);
     expect(response.headers.location).toBe(`${publicUrl}/login/saml/${providerId}#samlResponse=PHNhbWw%2B&RelayState=%2Forders`);
   });
+
+  it('reads the whole NameID: a comment the signature does not cover cannot cut it down to another subject', async () => {
+    const victim = `vic-${unique()}`;
+    const first = await browse({ nameId: victim, email: `${victim}@example.com` });
+    expect((await finish(first.cookie, first.samlResponse)).statusCode).toBe(200);
+    // mallory is `{victim}.evil` at the provider; exclusive canonicalization leaves comments out
+    // of what is signed, so one added after the signature still verifies
+    const mallory = `${victim}.evil`;
+    const signed = await browse({ nameId: mallory, email: `${mallory}@example.com` });
+    const xml = decode(signed.samlResponse);
+    const commented = xml.replace(new RegExp(`(<saml:NameID[^>]*>)${victim}\\.evil<`), `$1${victim}<!---->.evil<`);
+    expect(commented).not.toBe(xml);
+    const login = await finish(signed.cookie, encode(commented));
+    expect(login.statusCode, login.body).toBe(200);
+    expect(login.json<{ userProfile: { username: string } }>().userProfile.username).toBe(mallory);
+  });
 });

@@ -359,6 +359,52 @@ describeEachDatabase('the last administrator', (ctx) => {
     }
   });
 
+  it('refuses the user management of an administrator demoted while the request was under way', async () => {
+    const { users, sessions } = ctx().app.services;
+    const rogue = await ctx().createUser({ role: 'ADMIN' });
+    const target = await ctx().createUser();
+    // the request got past the session and role check as ADMIN…
+    const caller = (await sessions.authenticate(rogue.token, '127.0.0.1'))!;
+    expect(caller.role).toBe('ADMIN');
+    // …and another administrator demoted its caller before it did anything
+    const admin = await ctx().adminToken();
+    const demoted = await ctx().call('POST', '/ui/user/edit', {
+      token: admin,
+      body: { username: rogue.profile.username, role: 'USER' },
+    });
+    expect(demoted.statusCode, demoted.body).toBe(200);
+
+    const puppet = buildUserInput({ role: 'ADMIN' });
+    await expect(users.add(puppet, caller)).rejects.toMatchObject({ token: 'actionNotAllowed', status: 403 });
+    await expect(users.edit({ username: target.profile.username, role: 'ADMIN' }, caller)).rejects.toMatchObject({
+      token: 'actionNotAllowed',
+    });
+    await expect(users.edit({ username: target.profile.username, password: 'Another-password-9' }, caller)).rejects.toMatchObject(
+      {
+        token: 'actionNotAllowed',
+      },
+    );
+    await expect(users.delete({ username: target.profile.username }, caller)).rejects.toMatchObject({
+      token: 'actionNotAllowed',
+    });
+    await expect(users.edit({ username: 'admin', role: 'USER' }, caller)).rejects.toMatchObject({ token: 'actionNotAllowed' });
+
+    const db = ctx().app.services.database.db;
+    expect(await db.selectFrom('users').select('id').where('username', '=', puppet.username).execute()).toEqual([]);
+    const stored = await db.selectFrom('users').select(['role']).where('username', '=', target.profile.username).execute();
+    expect(stored).toEqual([{ role: 'USER' }]);
+    expect(
+      (await ctx().call('POST', '/ui/user/login', { body: { username: target.profile.username, password: target.password } }))
+        .statusCode,
+    ).toBe(200);
+    expect((await db.selectFrom('users').select('role').where('username', '=', 'admin').executeTakeFirstOrThrow()).role).toBe(
+      'ADMIN',
+    );
+    // the profile of their own stays theirs to edit
+    const own = await users.edit({ username: rogue.profile.username, firstName: 'Demoted' }, caller);
+    expect(own.firstName).toBe('Demoted');
+  });
+
   it('keeps the initial admin password working', async () => {
     await ctx().login('admin', adminPassword);
   });

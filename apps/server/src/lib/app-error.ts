@@ -6,6 +6,7 @@ import { errorDescriptions, type ErrorToken, type TErrorResponse } from '@manifo
  */
 export const errorStatus: Partial<Record<ErrorToken, number>> = {
   malformedRequest: 400,
+  invalidSessionToken: 401,
   orderSenderNotTrusted: 401,
   stpSignatureInvalid: 401,
   stpTimestampOutOfWindow: 401,

@@ -66,6 +66,18 @@ export function expectTokens(response: ResponseLike): { errorToken: string; fiel
   return (response.json() as { data: { errorToken: string; field?: string }[] }).data;
 }
 
+/** The ids of a user's sessions that are not revoked (expired ones included), straight from the table. */
+export async function liveSessionIds(app: FastifyInstance, username: string): Promise<string[]> {
+  const rows = await app.services.database.db
+    .selectFrom('sessions')
+    .innerJoin('users', 'users.id', 'sessions.user_id')
+    .select('sessions.id')
+    .where('users.username', '=', username)
+    .where('sessions.revoked_at', 'is', null)
+    .execute();
+  return rows.map((row) => row.id);
+}
+
 let userCounter = 0;
 
 export function buildUserInput(

@@ -72,14 +72,21 @@ export class IdentityRepository {
     await this.db.deleteFrom('sso_logins').where('expires_at', '<=', now).execute();
   }
 
-  async findLinkedUserId(issuer: string, subject: string): Promise<number | undefined> {
-    const row = await this.db
+  /**
+   * The user linked to exactly this issuer and subject; `'collision'` when the database took
+   * another link for this one. MariaDB/MySQL's default collation compares text ignoring case,
+   * accents and trailing spaces, so `SUB-1`, `süb-1` or `sub-1 ` would find the link of `sub-1` —
+   * another person at the provider (subjects are exact strings) — and the key cannot hold both.
+   */
+  async findLinkedUserId(issuer: string, subject: string): Promise<number | 'collision' | undefined> {
+    const rows = await this.db
       .selectFrom('external_identities')
-      .select('user_id')
+      .select(['issuer', 'subject', 'user_id'])
       .where('issuer', '=', issuer)
       .where('subject', '=', subject)
-      .executeTakeFirst();
-    return row?.user_id;
+      .execute();
+    if (rows.length === 0) return undefined;
+    return rows.find((row) => row.issuer === issuer && row.subject === subject)?.user_id ?? 'collision';
   }
 
   async link(issuer: string, subject: string, userId: number, now: string): Promise<void> {

@@ -75,6 +75,9 @@ async function resolveOnce(
   }
   const identities = new IdentityRepository(database.db);
   const linkedId = await identities.findLinkedUserId(identity.issuer, identity.subject);
+  if (linkedId === 'collision') {
+    return refuse('ssoAccountNotLinked', 'the subject differs from a linked one only in case, accents or trailing spaces');
+  }
   if (linkedId !== undefined) {
     const linked = await identities.findUser(linkedId);
     if (linked && Number(linked.use_sso) === 1) return linked;

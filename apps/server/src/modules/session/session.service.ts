@@ -245,14 +245,19 @@ export class SessionService {
     return { userProfile: toUserProfile(caller.user), escalated: caller.escalated };
   }
 
-  /** A new token on a new session; the old token stops working. */
+  /**
+   * A new token on a new session; the old token stops working. Only the refresh that itself ends
+   * the old session opens the new one: of refreshes that race, one wins (the others answer 401),
+   * and a session revoked meanwhile (logout, a role or password change, the user deleted) is
+   * never carried over into a new one.
+   */
   async refresh(caller: Caller, meta: RequestMeta): Promise<{ sessionToken: string }> {
     if (caller.via) throw new AppError('actionNotAllowed', { description: 'An API token cannot be turned into a session' });
     const sessionId = randomBytes(24).toString('base64url');
     const expiresAt = new Date(Date.now() + this.config.sessionTtlSeconds * 1000);
     await this.database.transaction(async (trx) => {
       const sessions = new SessionsRepository(trx);
-      await sessions.revoke(caller.sessionId, isoNow());
+      if (!(await sessions.revoke(caller.sessionId, isoNow()))) throw new AppError('invalidSessionToken');
       await sessions.create({
         id: sessionId,
         user_id: caller.userId,

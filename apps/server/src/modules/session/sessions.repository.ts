@@ -39,13 +39,18 @@ export class SessionsRepository {
     return rows instanceof Promise ? rows.then(([row]) => row) : rows[0];
   }
 
-  async revoke(sessionId: string, now: string): Promise<void> {
-    await this.db
+  /**
+   * Ends a session; answers whether this call ended it (false: it was already revoked, or is
+   * gone with its user). The row lock the update takes orders it with every other revocation.
+   */
+  async revoke(sessionId: string, now: string): Promise<boolean> {
+    const result = await this.db
       .updateTable('sessions')
       .set({ revoked_at: now })
       .where('id', '=', sessionId)
       .where('revoked_at', 'is', null)
-      .execute();
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
   }
 
   /** Ends every live session of a user, except the one given (the caller's own, when kept). */

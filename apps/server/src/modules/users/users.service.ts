@@ -71,6 +71,7 @@ export class UsersService {
     const now = isoNow();
     try {
       return await this.database.transaction(async (trx) => {
+        await this.requireStillAdmin(this.users(trx), caller);
         const id = await this.users(trx).insert({
           username,
           username_key: usernameKey(username),
@@ -127,6 +128,8 @@ export class UsersService {
 
     const profile = await this.database.transaction(async (trx) => {
       const users = this.users(trx);
+      // what only an ADMIN may do: someone else's profile, anyone's role
+      if (!editingSelf || roleChange) await this.requireStillAdmin(users, caller);
       if (roleChange && target.role === 'ADMIN') {
         const admins = await this.keepOneAdmin(users, target.id);
         await this.keepConstraintHolders(trx, target, admins, true);
@@ -134,9 +137,12 @@ export class UsersService {
       await users.update(target.id, changes);
       const sessions = new SessionsRepository(trx);
       const now = isoNow();
+      // single sign-on turned off ends the sessions its logins opened (a session does not say how
+      // it began), as a new password ends those the old one opened
+      const ssoTurnedOff = input.useSso === false && Number(target.use_sso) === 1;
       if (roleChange) {
         await sessions.revokeAllOfUser(target.id, now);
-      } else if (newPassword !== undefined) {
+      } else if (newPassword !== undefined || ssoTurnedOff) {
         await sessions.revokeAllOfUser(target.id, now, editingSelf ? caller.sessionId : undefined);
       }
       const changed = Object.keys(changes).filter((key) => key !== 'updated_at' && key !== 'password_hash');
@@ -154,6 +160,7 @@ export class UsersService {
     if (!username) throw new AppError('usernameEmpty', { field: 'username' });
     await this.database.transaction(async (trx) => {
       const users = this.users(trx);
+      await this.requireStillAdmin(users, caller);
       const target = await users.findByUsername(username);
       if (!target) throw new AppError('userNotPresent', { field: 'username' });
       const admins = target.role === 'ADMIN' ? await this.keepOneAdmin(users, target.id) : undefined;
@@ -273,6 +280,16 @@ export class UsersService {
     if (!(await verifyPassword(target.password_hash, currentPassword))) {
       throw new AppError('passwordIncorrect', { field: 'currentPassword' });
     }
+  }
+
+  /**
+   * Inside the transaction of a change only an ADMIN may make: refuses it (403 `actionNotAllowed`,
+   * as the role check does) when the caller is no longer an ADMIN — demoted or deleted after the
+   * request passed its role check. The ADMIN rows stay locked until the transaction ends, so a
+   * demotion of the caller commits either before (and is seen here) or after the change.
+   */
+  private async requireStillAdmin(users: UsersRepository, caller: Caller): Promise<void> {
+    if (!(await users.lockAdmins()).includes(caller.userId)) throw new AppError('actionNotAllowed');
   }
 
   /**
