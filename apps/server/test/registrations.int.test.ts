@@ -1,20 +1,38 @@
 import { randomUUID, X509Certificate } from 'node:crypto';
+import fs from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TManageInstance, TProtectInstance, TTraceInstance } from '@manifold/contract';
 import { signDetachedJws } from '../src/crypto/jws.js';
 import { JobRunner } from '../src/jobs/job-runner.js';
 import { JobsService } from '../src/jobs/jobs.service.js';
-import { REGISTRATION_CANCEL, registrationCancelJob } from '../src/modules/registrations/registration-cancel.job.js';
+import {
+  REGISTRATION_CANCEL,
+  REGISTRATION_NOTICE,
+  enqueueRegistrationNotice,
+  registrationNoticeJob,
+} from '../src/modules/registrations/registration-notice.job.js';
 import type { DevelopmentCa } from '../src/crypto/development-ca.js';
 import { canonicalJson } from '../src/lib/canonical-json.js';
 import { LicenceUsageRepository } from '../src/modules/licence/licence.repository.js';
+import { OutboxRepository } from '../src/modules/outbox/outbox.repository.js';
+import { PeerMessagesService } from '../src/modules/outbox/peer-messages.service.js';
 import { licenceSettingKeys } from '../src/modules/settings/server-settings.js';
 import { SettingsRepository } from '../src/modules/settings/settings.repository.js';
 import { multipartForm } from './helpers/multipart.js';
 import { testMachine } from './helpers/packages-fixtures.js';
-import { joinWithApp, LOOPBACK_PEERS, suitePeer } from './helpers/peer-network.js';
+import {
+  joinNetwork,
+  joinWithApp,
+  LOOPBACK_PEERS,
+  okCall,
+  startPeer,
+  suitePeer,
+  type PeerProcess,
+} from './helpers/peer-network.js';
 import { freePort } from './helpers/server-process.js';
 import { describeEachDatabase, expectToken } from './helpers/test-app.js';
 import { peerIdentity, testRoot } from './helpers/test-pki.js';
@@ -47,6 +65,41 @@ async function closedPortUrl(): Promise<string> {
   return `http://127.0.0.1:${await freePort()}`;
 }
 
+/** What a stand-in peer got: the path and the `apl` of each message. */
+type Received = { path: string; apl: { registrationState?: string } }[];
+
+/**
+ * A peer that exists only as a loopback server while `run` runs: it records each message and
+ * answers what `answer` says about it (a string as it is), unless told that it took the state.
+ */
+async function withStubPeer(
+  run: (url: string, received: Received) => Promise<void>,
+  answer: (apl: Received[number]['apl']) => { status: number; body: unknown } = (apl) => ({
+    status: 200,
+    body: { registrationId: randomUUID(), registrationState: apl.registrationState },
+  }),
+): Promise<void> {
+  const received: Received = [];
+  const stub = http.createServer((request, response) => {
+    let text = '';
+    request.on('data', (chunk) => (text += chunk));
+    request.on('end', () => {
+      const { apl } = JSON.parse(text || '{}') as { apl: Received[number]['apl'] };
+      received.push({ path: request.url ?? '', apl });
+      const { status, body } = answer(apl);
+      response
+        .writeHead(status, { 'content-type': 'application/json' })
+        .end(typeof body === 'string' ? body : JSON.stringify(body));
+    });
+  });
+  await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
+  try {
+    await run(`http://127.0.0.1:${(stub.address() as AddressInfo).port}`, received);
+  } finally {
+    await new Promise((resolve) => stub.close(resolve));
+  }
+}
+
 describeEachDatabase(
   'manage registrations',
   (ctx) => {
@@ -58,13 +111,36 @@ describeEachDatabase(
       ((await peer.call('GET', `/ui/manage/list?registrationType=${registrationType}`)).json() as { data: TManageInstance[] })
         .data;
 
-    /** Runs the due cancellation jobs of this app (the test app's own runner is not started). */
-    const deliverCancellations = async () => {
+    /** Runs the due notice jobs (cancellations, decisions told again) of this app (the test app's own runner is not started). */
+    const deliverNotices = async () => {
       const { database, credentials } = ctx().app.services;
       const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
       const runner = new JobRunner(database, new JobsService(database), { ...ctx().config.jobs, log: quiet });
-      runner.register(REGISTRATION_CANCEL, registrationCancelJob(credentials, ctx().config.peers));
+      const notices = registrationNoticeJob(database, credentials, ctx().config.peers);
+      runner.register(REGISTRATION_CANCEL, notices);
+      runner.register(REGISTRATION_NOTICE, notices);
       return runner.runDue();
+    };
+
+    /** The state this app stores for a registration. */
+    const storedState = async (id: string) =>
+      (
+        await ctx()
+          .app.services.database.db.selectFrom('manage_instances')
+          .select('registration_state')
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow()
+      ).registration_state;
+
+    /** A hand-made peer at `manageUrl` registers with this app (as its downstream Manage); Pending here. */
+    const handMadeRegistration = async (manageUrl: string) => {
+      const made = await handMadePeer(manageUrl);
+      const registration = made.registration();
+      const added = await ctx().call('POST', '/apl/registration/add', {
+        body: await made.sign('downstreamManage', registration),
+      });
+      expect(added.statusCode, added.body).toBe(200);
+      return { made, registration, id: (added.json() as { registrationId: string }).registrationId };
     };
 
     beforeAll(async () => {
@@ -176,7 +252,7 @@ describeEachDatabase(
         expect((await peerList('upStreamManage')).find((entry) => entry.manageId === theirs.manageId)).toMatchObject({
           registrationState: 'Approved',
         });
-        expect(await deliverCancellations()).toBe(1);
+        expect(await deliverNotices()).toBe(1);
         expect((await peerList('upStreamManage')).find((entry) => entry.manageId === theirs.manageId)).toMatchObject({
           registrationState: 'Cancelled',
         });
@@ -257,7 +333,7 @@ describeEachDatabase(
         });
 
         expect((await call('POST', '/ui/trace/delete', { id: ours.id }, user)).statusCode).toBe(200);
-        expect(await deliverCancellations()).toBe(1);
+        expect(await deliverNotices()).toBe(1);
         expect((await peerTraces()).find((entry) => entry.id === theirs.id)).toMatchObject({ registrationState: 'Cancelled' });
       });
     });
@@ -439,13 +515,13 @@ describeEachDatabase(
         });
         const { registrationId } = added.json() as { registrationId: string };
         expect((await call('POST', '/ui/manage/delete', { id: registrationId })).statusCode).toBe(200);
-        expect(await deliverCancellations()).toBe(1);
+        expect(await deliverNotices()).toBe(1);
         const jobs = (await call('GET', '/ui/admin/jobs?state=pending&numberOfItems=100')).json() as {
           data: { kind: string; attempts: number; lastError: string | null; payload: unknown }[];
         };
         const job = jobs.data.find((entry) => entry.kind === 'registrations.cancel');
         expect(job).toMatchObject({ attempts: 1, lastError: expect.stringMatching(/could not be reached/) });
-        expect(await deliverCancellations()).toBe(0); // waiting for its back-off
+        expect(await deliverNotices()).toBe(0); // waiting for its back-off
       });
 
       it('answers registrationNotPresent for an unknown id', async () => {
@@ -525,7 +601,9 @@ describeEachDatabase(
               .where('id', '=', id)
               .executeTakeFirstOrThrow();
             expect(stored.registration_state).toBe(won);
-            // the peer took the losing decision last; it is told again the one that stands
+            // the peer took the losing decision last; a job tells it again the one that stands
+            expect(arrived.map((notice) => notice.state)).toHaveLength(2);
+            await deliverNotices();
             expect(arrived.map((notice) => notice.state)).toEqual(
               firstApproves ? ['Approved', 'Rejected', 'Approved'] : ['Rejected', 'Approved', 'Rejected'],
             );
@@ -535,6 +613,239 @@ describeEachDatabase(
           for (const notice of arrived) notice.answer();
           await new Promise((resolve) => peerSide.close(resolve));
         }
+      });
+      it('a peer that answers 200 without saying it holds the decision was not told: nothing changes', async () => {
+        const answers = ['not json', '{}', JSON.stringify({ registrationId: randomUUID(), registrationState: 'Pending' })];
+        for (const body of answers) {
+          await withStubPeer(
+            async (url, received) => {
+              const { id } = await handMadeRegistration(url);
+              expectToken(
+                await call('POST', '/ui/manage/approve', { id, approve: true }),
+                420,
+                'registrationRemoteApprovalFailed',
+              );
+              expectToken(
+                await call('POST', '/ui/manage/approve', { id, approve: false }),
+                420,
+                'registrationRemoteRejectFailed',
+              );
+              expect(received).toHaveLength(2);
+              expect(await storedState(id)).toBe('Pending');
+            },
+            () => ({ status: 200, body }),
+          );
+        }
+      });
+
+      it('a peer that answers it holds the decision already counts as told (an earlier answer was lost)', async () => {
+        const holdingIt = ({ registrationState }: { registrationState?: string }) => ({
+          status: 420,
+          body: {
+            errorToken: registrationState === 'Approved' ? 'registrationAlreadyApproved' : 'registrationAlreadyRejected',
+            errorDescription: `The registration is ${registrationState} already`,
+          },
+        });
+        await withStubPeer(async (url, received) => {
+          const { id } = await handMadeRegistration(url);
+          const stored = () => storedState(id);
+          const approved = await call('POST', '/ui/manage/approve', { id, approve: true });
+          expect(approved.statusCode, approved.body).toBe(200);
+          expect(approved.json()).toMatchObject({ registrationState: 'Approved' });
+          expect(await stored()).toBe('Approved');
+          const rejected = await call('POST', '/ui/manage/approve', { id, approve: false });
+          expect(rejected.json()).toMatchObject({ registrationState: 'Rejected' });
+          expect(await stored()).toBe('Rejected');
+          expect(received.map(({ apl }) => apl.registrationState)).toEqual(['Approved', 'Rejected']);
+        }, holdingIt);
+      });
+
+      it('a decision told again by a job is not sent once another decision is stored', async () => {
+        await withStubPeer(async (url, received) => {
+          const { registration, id } = await handMadeRegistration(url);
+          expect((await call('POST', '/ui/manage/approve', { id, approve: true })).json()).toMatchObject({
+            registrationState: 'Approved',
+          });
+          const { database } = ctx().app.services;
+          const row = await database.db.selectFrom('manage_instances').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+          // queued while Approved stood (as a lost race queues it), run after a rejection was stored
+          await enqueueRegistrationNotice(database.db, database.dialect, row, 'upstreamManage', 'Approved');
+          expect((await call('POST', '/ui/manage/approve', { id, approve: false })).json()).toMatchObject({
+            registrationState: 'Rejected',
+          });
+          await deliverNotices();
+          const jobs = (await call('GET', '/ui/admin/jobs?numberOfItems=100')).json() as {
+            data: { kind: string; state: string; payload: { registrationNonce?: string } }[];
+          };
+          expect(
+            jobs.data.filter(
+              (job) => job.kind === 'registrations.notice' && job.payload.registrationNonce === registration.registrationNonce,
+            ),
+          ).toEqual([expect.objectContaining({ state: 'done' })]);
+          expect(received.map(({ apl }) => apl.registrationState)).toEqual(['Approved', 'Rejected']);
+        });
+      });
+
+      it('a decision that lost the race is told again by a job until the peer, down meanwhile, is back and holds it', async () => {
+        // a real peer behind a proxy that holds the answers to the first two decisions until released
+        const peerPort = await freePort();
+        const held: { answer: () => void }[] = [];
+        const waiting: (() => void)[] = [];
+        const proxy = http.createServer((request, response) => {
+          const forward = http.request(
+            { host: '127.0.0.1', port: peerPort, method: request.method, path: request.url, headers: request.headers },
+            (answer) => {
+              const chunks: Buffer[] = [];
+              answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+              answer.on('end', () => {
+                const send = () => {
+                  if (!response.headersSent)
+                    response.writeHead(answer.statusCode ?? 502, answer.headers).end(Buffer.concat(chunks));
+                };
+                if (request.url !== '/apl/registration/update' || held.length >= 2) return send();
+                held.push({ answer: send });
+                for (const wake of waiting.splice(0)) wake();
+              });
+            },
+          );
+          forward.on('error', () => response.destroy()); // the peer is down: the connection drops
+          request.pipe(forward);
+        });
+        await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+        const arrivals = (count: number) =>
+          new Promise<void>((resolve) => {
+            const check = () => (held.length >= count ? resolve() : waiting.push(check));
+            check();
+          });
+        const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'manifold-racing-peer-'));
+        const env = {
+          DATA_DIR: dataDir,
+          PORT: String(peerPort),
+          PUBLIC_URL: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+        };
+        let other: PeerProcess | undefined = await startPeer('Racing Site', env);
+        try {
+          await joinNetwork(other.call, peer.root);
+          const asked = await okCall<TManageInstance>(other, 'POST', '/ui/manage/add', { manageUrl: localUrl });
+          const theirState = async () =>
+            (
+              await okCall<{ data: TManageInstance[] }>(other!, 'GET', '/ui/manage/list?registrationType=all&numberOfItems=100')
+            ).data.find((entry) => entry.manageId === asked.manageId)?.registrationState;
+          const all = (await call('GET', '/ui/manage/list?registrationType=all&numberOfItems=100')).json() as {
+            data: TManageInstance[];
+          };
+          const id = all.data.find((entry) => entry.registrationNonce === asked.registrationNonce)!.manageId;
+
+          const first = call('POST', '/ui/manage/approve', { id, approve: true });
+          await arrivals(1);
+          const second = call('POST', '/ui/manage/approve', { id, approve: false });
+          await arrivals(2);
+          held[0]!.answer();
+          expect((await first).json()).toMatchObject({ registrationState: 'Approved' });
+          await other.server.stop(); // down when the losing side finds out
+          other = undefined;
+          held[1]!.answer();
+          expectToken(await second, 420, 'registrationAlreadyApproved', 'approve');
+
+          const noticeJobs = async () =>
+            (
+              (await call('GET', '/ui/admin/jobs?numberOfItems=100')).json() as {
+                data: {
+                  kind: string;
+                  state: string;
+                  attempts: number;
+                  lastError: string | null;
+                  payload: { registrationNonce?: string };
+                }[];
+              }
+            ).data.filter(
+              (job) => job.kind === 'registrations.notice' && job.payload.registrationNonce === asked.registrationNonce,
+            );
+          expect(await noticeJobs()).toEqual([
+            expect.objectContaining({
+              state: 'pending',
+              attempts: 0,
+              payload: expect.objectContaining({
+                path: '/apl/registration/update',
+                registrationState: 'Approved',
+                registrationNonce: asked.registrationNonce,
+              }),
+            }),
+          ]);
+          await deliverNotices(); // (other tests' jobs may be due as well)
+          expect(await noticeJobs()).toEqual([
+            expect.objectContaining({ state: 'pending', attempts: 1, lastError: expect.stringMatching(/could not be reached/) }),
+          ]);
+
+          other = await startPeer('Racing Site', env);
+          expect(await theirState()).toBe('Rejected'); // the losing decision, which it took last
+          const { db } = ctx().app.services.database;
+          await db
+            .updateTable('jobs')
+            .set({ run_at: new Date(0).toISOString() })
+            .where('kind', '=', 'registrations.notice')
+            .execute();
+          await deliverNotices();
+          expect(await noticeJobs()).toEqual([expect.objectContaining({ state: 'done', attempts: 2 })]);
+          expect(await theirState()).toBe('Approved');
+          expect(await storedState(id)).toBe('Approved');
+        } finally {
+          for (const notice of held) notice.answer();
+          await other?.server.stop();
+          await new Promise((resolve) => proxy.close(resolve));
+          await fs.rm(dataDir, { recursive: true, force: true });
+        }
+      }, 120_000);
+    });
+
+    describe('POST /apl/peer/message', () => {
+      it('a unique violation while applying a message is not acknowledged as a duplicate: the message is not lost', async () => {
+        await withStubPeer(async (url) => {
+          const { made, registration, id } = await handMadeRegistration(url);
+          expect((await call('POST', '/ui/manage/approve', { id, approve: true })).statusCode).toBe(200);
+          // a handler whose write meets a unique key another change holds (not this message's id)
+          let conflict = true;
+          const applied: string[] = [];
+          const { database, credentials, peerRegistrations } = ctx().app.services;
+          const messages = new PeerMessagesService(database, peerRegistrations, credentials, {
+            event: {
+              accepts: () => true,
+              apply: async (trx, peer, body) => {
+                if (conflict) {
+                  const taken = {
+                    registration_id: peer.id,
+                    message_id: randomUUID(),
+                    kind: 'event',
+                    received_at: new Date().toISOString(),
+                  };
+                  await trx.insertInto('peer_messages').values(taken).execute();
+                  await trx.insertInto('peer_messages').values(taken).execute();
+                }
+                applied.push(String((body as { n: string }).n));
+              },
+            },
+          });
+          const messageId = randomUUID();
+          const message = async () => ({
+            ...(await made.sign('downstreamManage', {
+              registrationNonce: registration.registrationNonce,
+              messageId,
+              kind: 'event',
+              timestamp: new Date().toISOString(),
+              nonce: randomUUID(),
+              body: { n: 'one' },
+            })),
+            aplType: 'downstreamManage' as const,
+          });
+          await expect(messages.receive(await message(), '127.0.0.1')).rejects.toMatchObject({
+            token: 'registrationExchangeInvalidRegistration',
+          });
+          expect(await new OutboxRepository(database.db, database.dialect).hasMessage(id, messageId)).toBe(false);
+          conflict = false;
+          expect(await messages.receive(await message(), '127.0.0.1')).toEqual({ messageId, received: 'applied' });
+          expect(await messages.receive(await message(), '127.0.0.1')).toEqual({ messageId, received: 'duplicate' });
+          expect(applied).toEqual(['one']);
+        });
       });
     });
 
@@ -606,24 +917,12 @@ describeEachDatabase(
       });
 
       it('/status: the peer suspends an approved registration and lifts it; this side cannot lift it', async () => {
-        const received: string[] = [];
-        const sink = http.createServer((request, response) => {
-          received.push(request.url ?? '');
-          request.resume();
-          request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
-        });
-        await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
-        try {
-          const made = await handMadePeer(`http://127.0.0.1:${(sink.address() as AddressInfo).port}`);
-          const registration = made.registration();
-          const added = await ctx().call('POST', '/apl/registration/add', {
-            body: await made.sign('downstreamManage', registration),
-          });
-          const { registrationId: id } = added.json() as { registrationId: string };
+        await withStubPeer(async (url, received) => {
+          const { made, registration, id } = await handMadeRegistration(url);
           expect((await call('POST', '/ui/manage/approve', { id, approve: true })).json()).toMatchObject({
             registrationState: 'Approved',
           });
-          expect(received).toEqual(['/apl/registration/update']);
+          expect(received.map((message) => message.path)).toEqual(['/apl/registration/update']);
 
           const serial = new X509Certificate(registration.signingCertificate).serialNumber;
           const status = () => ctx().call('GET', `/apl/registration/status?keySerialNumber=${serial.toLowerCase()}`);
@@ -653,9 +952,7 @@ describeEachDatabase(
           expectToken(await call('POST', '/ui/manage/approve', { id, approve: true }), 420, 'registrationTargetCannotUnsuspend');
           expect((await post(await notice('Approved'))).json()).toMatchObject({ registrationState: 'Approved' });
           expect((await status()).json()).toMatchObject({ registrationState: 'Approved' });
-        } finally {
-          await new Promise((resolve) => sink.close(resolve));
-        }
+        });
       });
 
       it('/update: a suspended registration takes no decision; only /status lifts the suspension', async () => {
@@ -691,14 +988,7 @@ describeEachDatabase(
             });
           const send = async (path: string, registrationState: string) =>
             ctx().call('POST', path, { body: await signed(registrationState) });
-          const stored = async () =>
-            (
-              await ctx()
-                .app.services.database.db.selectFrom('manage_instances')
-                .select('registration_state')
-                .where('id', '=', ours.manageId)
-                .executeTakeFirstOrThrow()
-            ).registration_state;
+          const stored = () => storedState(ours.manageId);
 
           expect((await send('/apl/registration/update', 'Approved')).json()).toMatchObject({ registrationState: 'Approved' });
           expect((await send('/apl/registration/status', 'Suspended')).json()).toMatchObject({

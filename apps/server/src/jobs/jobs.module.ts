@@ -3,7 +3,11 @@ import type { Core, ServerModule } from '../modules/module.js';
 import { OutboxDelivery } from '../modules/outbox/outbox-delivery.js';
 import { OUTBOX_PURGE, outboxPurgeJob } from '../modules/outbox/outbox-purge.job.js';
 import { transferCarriers } from '../modules/peer-designs/transfers.service.js';
-import { REGISTRATION_CANCEL, registrationCancelJob } from '../modules/registrations/registration-cancel.job.js';
+import {
+  REGISTRATION_CANCEL,
+  REGISTRATION_NOTICE,
+  registrationNoticeJob,
+} from '../modules/registrations/registration-notice.job.js';
 import { JOB_HISTORY_PURGE, jobHistoryPurgeJob } from './job-history-purge.js';
 import { type JobLog, JobRunner } from './job-runner.js';
 import { JobsRepository } from './jobs.repository.js';
@@ -55,7 +59,9 @@ export function jobsModule(
   runner.schedule({ kind: JOB_HISTORY_PURGE, everySeconds: HOUR });
   runner.attach(new ListShardMerger(database, log));
   runner.register(STORAGE_MOVE, storageMoveJob(database, storageProviders, log));
-  runner.register(REGISTRATION_CANCEL, registrationCancelJob(credentials, peers));
+  const registrationNotices = registrationNoticeJob(database, credentials, peers);
+  runner.register(REGISTRATION_CANCEL, registrationNotices);
+  runner.register(REGISTRATION_NOTICE, registrationNotices);
   runner.attach(
     new OutboxDelivery(
       database,

@@ -3,6 +3,7 @@ import {
   ZErrorResponse,
   type ErrorToken,
   type TAplPeerRegistrationResponse,
+  type TRegistrationState,
 } from '@manifold/contract';
 import { AppError } from '../lib/app-error.js';
 import { peerEndpoint, peerRequest, PeerHttpError, type PeerHttpConfig, parseJsonText } from './http-client.js';
@@ -109,6 +110,27 @@ async function postToPeer(http: PeerHttpConfig, url: URL, body: unknown, headers
   }
   const detail = refusal.success ? ` ${refusal.data.errorToken}: ${refusal.data.errorDescription}` : '';
   throw new AppError('registrationExchangeCommunicationFailed', { description: `The peer answered HTTP ${status}${detail}` });
+}
+
+/**
+ * `postApl` of a notice about a registration (`/update`, `/delete`, `/status`) carrying
+ * `registrationState`: told only when the peer answers that it holds that state now
+ * (`{registrationId, registrationState}`); any other 2xx answer (not JSON, another shape or state:
+ * not the peer that took it) is `registrationExchangeInvalidResponse`.
+ */
+export async function postNotice(
+  http: PeerHttpConfig,
+  peerUrl: URL,
+  path: NoticePath,
+  message: SignedApl,
+  registrationState: TRegistrationState,
+): Promise<void> {
+  const answer = ZAplPeerRegistrationResponse.safeParse(await postApl(http, peerUrl, path, message));
+  if (!answer.success || answer.data.registrationState !== registrationState) {
+    throw new AppError('registrationExchangeInvalidResponse', {
+      description: `The peer did not answer that it holds the registration ${registrationState}`,
+    });
+  }
 }
 
 /** `postApl` to `/apl/registration/add`, answering the peer's registration id and state. */

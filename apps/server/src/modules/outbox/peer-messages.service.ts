@@ -175,9 +175,14 @@ export class PeerMessagesService {
       });
     } catch (error) {
       applied = false;
+      if (!isUniqueViolation(error)) throw error;
       // the same message delivered twice at the same moment: the second one's insert lost
-      if (isUniqueViolation(error)) return duplicate;
-      throw error;
+      if (await outbox.hasMessage(peer.id, apl.messageId)) return duplicate;
+      // a write of the handler met a change made at the same time: nothing was applied, the peer sends it again
+      throw new AppError('registrationExchangeInvalidRegistration', {
+        field: 'apl.messageId',
+        description: 'The message met a change made at the same time and was not applied; send it again',
+      });
     } finally {
       if (stored) await stored.done(applied);
     }

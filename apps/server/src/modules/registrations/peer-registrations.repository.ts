@@ -75,13 +75,32 @@ export class PeerRegistrationsRepository {
     await this.db.insertInto('manage_instances').values(row).execute();
   }
 
-  /** Moves a registration from `from` to `to`; false when another change came first. */
-  async changeState(id: string, from: string, to: TRegistrationState, now: string): Promise<boolean> {
-    const result = await this.db
+  /**
+   * Moves a registration from `from` to `to` — only from the `version` read, when given; false when
+   * another change came first.
+   */
+  async changeState(id: string, from: string, to: TRegistrationState, now: string, version?: number): Promise<boolean> {
+    let update = this.db
       .updateTable('manage_instances')
       .set((eb) => ({ registration_state: to, updated_at: now, version: eb('version', '+', 1) }))
       .where('id', '=', id)
-      .where('registration_state', '=', from)
+      .where('registration_state', '=', from);
+    if (version !== undefined) update = update.where('version', '=', version);
+    const result = await update.executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  /**
+   * Counts a change (`version`) of a registration whose decision `state` the peer was just told
+   * again, unless it changed since `version`: false then.
+   */
+  async markTold(id: string, state: TRegistrationState, version: number, now: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('manage_instances')
+      .set((eb) => ({ updated_at: now, version: eb('version', '+', 1) }))
+      .where('id', '=', id)
+      .where('registration_state', '=', state)
+      .where('version', '=', version)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   }

@@ -17,7 +17,6 @@ import { parseCertificate, parseCertificateBundle } from '../../crypto/certifica
 import type { Database } from '../../db/database.js';
 import type { LicenceService } from '../licence/licence.service.js';
 import type { ServerSettings } from '../settings/server-settings.js';
-import type { JobsService } from '../../jobs/jobs.service.js';
 import { isUniqueViolation } from '../../db/dialect.js';
 import type { DB } from '../../db/schema.js';
 import type { ManageInstanceRow } from '../../db/schema-licensing.js';
@@ -25,9 +24,9 @@ import { AppError } from '../../lib/app-error.js';
 import { isoNow } from '../../lib/time.js';
 import { requestPeerCertificates } from '../../peers/certificate-exchange.client.js';
 import { parsePeerUrl, peerBaseText } from '../../peers/http-client.js';
-import { postApl, postRegistration, type NoticePath } from '../../peers/registration.client.js';
+import { postNotice, postRegistration, type NoticePath } from '../../peers/registration.client.js';
 import type { ServerCredentials } from '../provision/server-credentials.service.js';
-import { REGISTRATION_CANCEL, REGISTRATION_CANCEL_ATTEMPTS, type RegistrationCancelPayload } from './registration-cancel.job.js';
+import { enqueueRegistrationNotice } from './registration-notice.job.js';
 import { checkPeerChain, parseApl, signApl, verifyAplSignature } from './apl-checks.js';
 import { PeerRegistrationsRepository } from './peer-registrations.repository.js';
 import { organizationOf } from './registration-views.js';
@@ -103,7 +102,6 @@ export class PeerRegistrationsService {
     private readonly database: Database,
     private readonly credentials: ServerCredentials,
     private readonly config: Config,
-    private readonly jobs: JobsService,
     private readonly serverSettings: ServerSettings,
     private readonly licence: Pick<LicenceService, 'assertRoom'>,
   ) {}
@@ -218,7 +216,12 @@ export class PeerRegistrationsService {
     return undefined;
   }
 
-  /** `POST /ui/manage/approve`, `/ui/trace/approve`: the peer is told first; if it cannot be, nothing changes. */
+  /**
+   * `POST /ui/manage/approve`, `/ui/trace/approve`: the peer is told first; if it cannot be, nothing
+   * changes. A peer that answers it holds that decision already (told by an attempt whose answer was
+   * lost) counts as told. The change is stored only from the state and `version` read: another
+   * change meanwhile makes it {@link lostDecision}.
+   */
   async approve(relations: readonly PeerRelation[], input: TRegistrationApproveRequest): Promise<ManageInstanceRow> {
     const row = await this.instances().find(input.id, relations);
     if (!row) throw new AppError('registrationNotPresent', { field: 'id' });
@@ -231,62 +234,67 @@ export class PeerRegistrationsService {
     }
     if (row.initiator === 1) throw new AppError('registrationInitiatorCantApprove', { field: 'id' });
     const state: TRegistrationState = input.approve ? 'Approved' : 'Rejected';
-    if (row.registration_state === state) {
-      throw new AppError(input.approve ? 'registrationAlreadyApproved' : 'registrationAlreadyRejected', { field: 'approve' });
-    }
+    const already = input.approve ? 'registrationAlreadyApproved' : 'registrationAlreadyRejected';
+    if (row.registration_state === state) throw new AppError(already, { field: 'approve' });
     try {
       await this.notify(row, '/apl/registration/update', state);
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
-      throw new AppError(input.approve ? 'registrationRemoteApprovalFailed' : 'registrationRemoteRejectFailed', {
-        description: `${row.manage_url} was not told (${error.token}): ${error.message}`,
-      });
+      if (error.token !== already) {
+        throw new AppError(input.approve ? 'registrationRemoteApprovalFailed' : 'registrationRemoteRejectFailed', {
+          description: `${row.manage_url} was not told (${error.token}): ${error.message}`,
+        });
+      }
     }
-    if (!(await this.instances().changeState(row.id, row.registration_state, state, isoNow()))) {
-      await this.lostDecision(relations, row.id, state);
-    }
+    const lost = await this.database.transaction(async (trx) => {
+      const instances = this.instances(trx);
+      if (await instances.changeState(row.id, row.registration_state, state, isoNow(), row.version)) return undefined;
+      return this.lostDecision(trx, relations, row.id, state);
+    });
+    if (lost) throw lost;
     return (await this.instances().find(row.id, relations))!;
   }
 
   /**
-   * A decision the peer was told (`told`) but that another change stored first: the answer names
-   * the state that won. Gone: `registrationNotPresent`, Cancelled: `registrationHasBeenCanceled`
-   * (the peer is told by the cancellation job or cancelled it itself), Suspended by the peer:
-   * `registrationTargetCannotUnsuspend`. Decided by another request: `registrationAlreadyApproved` /
-   * `…Rejected`; when that is the other decision, the peer may have taken `told` after it, so it is
-   * told the decision that stands again (it takes it, or answers it holds it already). Should it
-   * not answer that, the description says the peer may hold `told`.
+   * A decision the peer was told (`told`) but that another change stored first: answers the error
+   * naming the state that won. Gone: `registrationNotPresent`, Cancelled:
+   * `registrationHasBeenCanceled` (the peer is told by the cancellation job or cancelled it
+   * itself), Suspended by the peer: `registrationTargetCannotUnsuspend`. Decided by another request
+   * (or told again by the notice job): `registrationAlreadyApproved` / `…Rejected`; when that is the
+   * other decision, the peer may have taken `told` after it, so a `registrations.notice` job,
+   * enqueued in the caller's transaction, tells it the decision that stands again until it holds it.
    */
-  private async lostDecision(relations: readonly PeerRelation[], id: string, told: TRegistrationState): Promise<never> {
-    const now = await this.instances().find(id, relations);
+  private async lostDecision(
+    trx: Kysely<DB>,
+    relations: readonly PeerRelation[],
+    id: string,
+    told: TRegistrationState,
+  ): Promise<AppError> {
+    const now = await this.instances(trx).find(id, relations);
     if (!now)
-      throw new AppError('registrationNotPresent', { field: 'id', description: 'The registration was deleted meanwhile' });
+      return new AppError('registrationNotPresent', { field: 'id', description: 'The registration was deleted meanwhile' });
     const state = now.registration_state as TRegistrationState;
-    if (state === 'Cancelled') throw new AppError('registrationHasBeenCanceled', { field: 'id' });
+    if (state === 'Cancelled') return new AppError('registrationHasBeenCanceled', { field: 'id' });
     if (state === 'Suspended') {
-      throw new AppError('registrationTargetCannotUnsuspend', {
+      return new AppError('registrationTargetCannotUnsuspend', {
         field: 'id',
         description: 'The peer suspended this registration meanwhile; only the peer can lift it',
       });
     }
     if (state !== 'Approved' && state !== 'Rejected') {
-      throw new AppError('registrationExchangeInvalidRegistration', {
+      return new AppError('registrationExchangeInvalidRegistration', {
         description: 'The registration changed at the same time; try again',
       });
     }
     let description = `The registration was ${state.toLowerCase()} meanwhile`;
-    const already = state === 'Approved' ? 'registrationAlreadyApproved' : 'registrationAlreadyRejected';
     if (state !== told) {
-      try {
-        await this.notify(now, '/apl/registration/update', state);
-      } catch (error) {
-        if (!(error instanceof AppError)) throw error;
-        if (error.token !== already) {
-          description += `; ${now.manage_url} was told ${told} and could not be told ${state} again (${error.token}): it may hold ${told}`;
-        }
-      }
+      await enqueueRegistrationNotice(trx, this.database.dialect, now, sentAplType[now.manage_type as PeerRelation], state);
+      description += `; ${now.manage_url} was told ${told} and is told ${state} again by a background job (registrations.notice)`;
     }
-    throw new AppError(already, { field: 'approve', description });
+    return new AppError(state === 'Approved' ? 'registrationAlreadyApproved' : 'registrationAlreadyRejected', {
+      field: 'approve',
+      description,
+    });
   }
 
   /**
@@ -304,15 +312,13 @@ export class PeerRegistrationsService {
       if (await instances.referenced(id)) await instances.changeState(id, row.registration_state, 'Cancelled', isoNow());
       else await instances.delete(id);
       if (row.registration_nonce && row.registration_state !== 'Cancelled') {
-        const payload: RegistrationCancelPayload = {
-          peerUrl: row.manage_url,
-          aplType: sentAplType[row.manage_type as PeerRelation],
-          registrationNonce: row.registration_nonce,
-        };
-        await this.jobs.enqueue(trx, REGISTRATION_CANCEL, payload, {
-          maxAttempts: REGISTRATION_CANCEL_ATTEMPTS,
-          dedupeKey: `${REGISTRATION_CANCEL}:${row.registration_nonce}`,
-        });
+        await enqueueRegistrationNotice(
+          trx,
+          this.database.dialect,
+          row,
+          sentAplType[row.manage_type as PeerRelation],
+          'Cancelled',
+        );
       }
     });
   }
@@ -418,12 +424,8 @@ export class PeerRegistrationsService {
       nonce: randomUUID(),
     };
     const peerUrl = parsePeerUrl(row.manage_url, this.config.peers.allowedHosts);
-    await postApl(
-      this.config.peers,
-      peerUrl,
-      path,
-      await signApl(this.credentials, sentAplType[row.manage_type as PeerRelation], notice),
-    );
+    const signed = await signApl(this.credentials, sentAplType[row.manage_type as PeerRelation], notice);
+    await postNotice(this.config.peers, peerUrl, path, signed, registrationState);
   }
 
   private async insert(row: ManageInstanceRow, field: string): Promise<void> {

@@ -1,4 +1,3 @@
-import { JobsService } from '../../jobs/jobs.service.js';
 import type { Core, ServerModule } from '../module.js';
 import { aplRoutes } from './apl.routes.js';
 import { peerRegistrationsRoutes } from './peer-registrations.routes.js';
@@ -16,14 +15,7 @@ export function registrationsModule({
 }: Core): ServerModule<{ peerRegistrations: PeerRegistrationsService; protectRegistrations: ProtectRegistrationsService }> {
   return {
     services: {
-      peerRegistrations: new PeerRegistrationsService(
-        database,
-        credentials,
-        config,
-        new JobsService(database),
-        serverSettings,
-        licence,
-      ),
+      peerRegistrations: new PeerRegistrationsService(database, credentials, config, serverSettings, licence),
       protectRegistrations: new ProtectRegistrationsService(database, credentials, licence),
     },
     routes: [aplRoutes, peerRegistrationsRoutes, protectRegistrationsRoutes],
