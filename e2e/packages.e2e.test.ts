@@ -26,6 +26,17 @@ async function fetchPackage(dsiId: string): Promise<PackageView> {
   return body;
 }
 
+/** Thirteen design packages named `<prefix> 01` to `<prefix> 13` (two pages of ten, in name order); answers the names. */
+async function thirteenPackages(prefix: string): Promise<string[]> {
+  const token = await adminToken();
+  const names = Array.from({ length: 13 }, (_, i) => `${prefix} ${String(i + 1).padStart(2, '0')}`);
+  for (const designName of names) {
+    const created = await api('POST /ui/package/info', { token, body: { designName, companyName: 'Acme' } });
+    expect(created.status).toBe(200);
+  }
+  return names;
+}
+
 async function chooseFile(page: Page, button: string, file: string): Promise<void> {
   const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.getByRole('button', { name: button }).click()]);
   await chooser.setFiles(file);
@@ -219,13 +230,8 @@ describe('console: design packages (ADMIN)', () => {
 
   it('keeps the page and the search in the address: back from a package, and a reload, land on the same page', async () => {
     const run = Date.now().toString(36);
-    const token = await adminToken();
     // thirteen packages this run alone matches: two pages of ten, in name order
-    const names = Array.from({ length: 13 }, (_, i) => `E2E paging ${run} ${String(i + 1).padStart(2, '0')}`);
-    for (const designName of names) {
-      const created = await api('POST /ui/package/info', { token, body: { designName, companyName: 'Acme' } });
-      expect(created.status).toBe(200);
-    }
+    const names = await thirteenPackages(`E2E paging ${run}`);
     const { context, page } = await freshPage(browser);
     await logInAsAdmin(page);
     await page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: 'Packages' }).click();
@@ -268,6 +274,79 @@ describe('console: design packages (ADMIN)', () => {
     await onPageTwo();
     await page.goto(`/packages?page=abc&search=${encodeURIComponent(`E2E paging ${run}`)}`);
     await table.getByRole('link', { name: names[0], exact: true }).waitFor();
+    await context.close();
+  });
+
+  it('a design name of 200 characters without a space wraps: its screen and its delete dialog stay within the window', async () => {
+    const designName = `Long${'x'.repeat(192)}ENDS`;
+    const created = await api<{ dsiId: string }>('POST /ui/package/info', {
+      token: await adminToken(),
+      body: { designName, companyName: '深圳市华强北精密三维打印科技股份有限公司' },
+    });
+    expect(created.status).toBe(200);
+    const { context, page } = await freshPage(browser);
+    await logInAsAdmin(page);
+    /** How far the page, or the open dialog's content, reaches past its width (0: nothing sticks out). */
+    const overflow = () =>
+      page.evaluate(() => {
+        const dialog = document.querySelector<HTMLElement>('[role=dialog] .mantine-Modal-body');
+        return {
+          page: document.documentElement.scrollWidth - window.innerWidth,
+          dialog: dialog ? dialog.scrollWidth - dialog.clientWidth : 0,
+        };
+      });
+    await page.goto(`/packages/${created.body.dsiId}`);
+    await page.getByRole('heading', { name: designName, level: 1 }).waitFor();
+    expect(await overflow()).toEqual({ page: 0, dialog: 0 });
+    await page.getByRole('button', { name: 'Delete package' }).click();
+    await page.getByRole('dialog').getByText(designName, { exact: false }).waitFor();
+    expect(await overflow()).toEqual({ page: 0, dialog: 0 });
+    await checkScreen(page, 'package-long-name-delete');
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'hidden' });
+    await page.goto(`/packages?search=${encodeURIComponent(designName)}`);
+    await page.getByTestId('packages-table').getByRole('link', { name: designName }).waitFor();
+    expect(await overflow()).toEqual({ page: 0, dialog: 0 });
+    await context.close();
+  });
+
+  it('a search typed is one entry of the history (back returns to the page before it), and a reload straight after typing keeps it', async () => {
+    const run = Date.now().toString(36);
+    const names = await thirteenPackages(`E2E typing ${run}`);
+    const { context, page } = await freshPage(browser);
+    await logInAsAdmin(page);
+    await page.goto(`/packages?page=2&search=${encodeURIComponent(`E2E typing ${run}`)}`);
+    const search = page.getByLabel('Filter by design name');
+    const table = page.getByTestId('packages-table');
+    const link = (name: string | undefined) => table.getByRole('link', { name, exact: true });
+    await link(names[12]).waitFor();
+
+    // a narrower search, typed on page 2: the first page of its four packages
+    await search.fill(`E2E typing ${run} 1`);
+    await page.getByText('4 design packages').waitFor();
+    await expect.poll(() => new URL(page.url()).searchParams.get('search'), settle).toBe(`E2E typing ${run} 1`);
+    expect(new URL(page.url()).searchParams.get('page')).toBeNull();
+
+    // back: page 2 of the search before, as it was
+    await page.goBack();
+    await page.getByText('13 design packages').waitFor();
+    await link(names[12]).waitFor();
+    await expect.poll(() => search.inputValue(), settle).toBe(`E2E typing ${run}`);
+    expect(await page.getByRole('button', { name: 'Page 2' }).getAttribute('aria-current')).toBe('page');
+    const params = new URL(page.url()).searchParams;
+    expect([params.get('page'), params.get('search')]).toEqual(['2', `E2E typing ${run}`]);
+    // forward: the search typed
+    await page.goForward();
+    await page.getByText('4 design packages').waitFor();
+    await expect.poll(() => search.inputValue(), settle).toBe(`E2E typing ${run} 1`);
+
+    // typed and reloaded at once, before the search's pause is over: nothing typed is lost
+    await search.fill(`E2E typing ${run} 13`);
+    await page.reload();
+    await page.getByText('1 design package', { exact: true }).waitFor();
+    await link(names[12]).waitFor();
+    expect(await search.inputValue()).toBe(`E2E typing ${run} 13`);
+    await expect.poll(() => new URL(page.url()).searchParams.get('search'), settle).toBe(`E2E typing ${run} 13`);
     await context.close();
   });
 });

@@ -6,7 +6,7 @@ import { useSearchParams, type NavigateOptions } from 'react-router';
  * React Router's own setter builds on the query string rendered, and a navigation renders only
  * once the router has run its loaders: two changes made before then (a filter cleared and another
  * set at once) kept only the second, which put the first filter back. A change is a new entry of
- * the history unless `options` say `replace`.
+ * the history unless `options` say `replace`; one that leaves the query string as it is does nothing.
  */
 export function useLatestSearchParams(): [
   URLSearchParams,
@@ -30,7 +30,10 @@ export function useLatestSearchParams(): [
       state.pending = [];
       state.base = now;
     }
-    const value = next(new URLSearchParams(state.pending.at(-1) ?? now));
+    const latest = state.pending.at(-1) ?? now;
+    const value = next(new URLSearchParams(latest));
+    // a change to the query string it builds on asks for nothing (no entry of the history twice)
+    if (value.toString() === latest) return;
     state.pending.push(value.toString());
     setParams(value, options);
   };

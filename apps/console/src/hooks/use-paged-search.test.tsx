@@ -1,5 +1,5 @@
 import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
-import { createMemoryRouter, RouterProvider } from 'react-router';
+import { createMemoryRouter, RouterProvider, type InitialEntry } from 'react-router';
 import { describe, expect, it, vi } from 'vitest';
 import { usePagedSearch, usePageInRange, type PagedSearchOptions } from './use-paged-search';
 
@@ -40,7 +40,7 @@ function List({
   );
 }
 
-function renderAt(entries: string[], element: React.ReactElement, initialIndex = entries.length - 1) {
+function renderAt(entries: InitialEntry[], element: React.ReactElement, initialIndex = entries.length - 1) {
   const router = createMemoryRouter(
     [
       { path: '/list', element },
@@ -108,7 +108,7 @@ describe('usePagedSearch: the page and the search text in the address', () => {
     expect(pageShown()).toBe('1');
   });
 
-  it('replaces the address as the search is typed, back at the first page, and asks once the typing pauses', async () => {
+  it('writes the search to the address once the typing pauses, back at the first page, as one new entry', async () => {
     const router = renderAt(['/other', '/list?page=3'], <List totalPages={5} />);
     fireEvent.change(searchBox(), { target: { value: 'a' } });
     fireEvent.change(searchBox(), { target: { value: 'ab' } });
@@ -116,18 +116,91 @@ describe('usePagedSearch: the page and the search text in the address', () => {
     expect(searchBox().value).toBe('ab');
     expect(queryShown()).toBe('(none)');
     await waitFor(() => expect(router.state.location.search).toBe('?search=ab'), settles);
-    expect(router.state.historyAction).toBe('REPLACE');
+    expect(router.state.historyAction).toBe('PUSH');
     expect(pageShown()).toBe('1');
     expect(queryShown()).toBe('ab');
     expect(searchBox().value).toBe('ab');
 
-    // a search emptied leaves no trace in the address
+    // typing on replaces the search's own entry; a search emptied leaves no trace in the address
     fireEvent.change(searchBox(), { target: { value: '' } });
     await waitFor(() => expect(router.state.location.search).toBe(''), settles);
+    expect(router.state.historyAction).toBe('REPLACE');
     expect(queryShown()).toBe('(none)');
-    // typing made no entries of its own: back leaves the list
+    // back: the page before the search, then the screen before the list
+    await act(() => router.navigate(-1));
+    expect(router.state.location.search).toBe('?page=3');
     await act(() => router.navigate(-1));
     expect(router.state.location.pathname).toBe('/other');
+  });
+
+  it('returns on back to the page and search before a search typed, and on forward to the search', async () => {
+    const router = renderAt(['/other', '/list?page=3&search=old'], <List totalPages={5} />);
+    fireEvent.change(searchBox(), { target: { value: 'ne' } });
+    await waitFor(() => expect(router.state.location.search).toBe('?search=ne'), settles);
+    expect(router.state.historyAction).toBe('PUSH');
+    fireEvent.change(searchBox(), { target: { value: 'new' } });
+    await waitFor(() => expect(router.state.location.search).toBe('?search=new'), settles);
+    expect(router.state.historyAction).toBe('REPLACE');
+
+    await act(() => router.navigate(-1));
+    expect(router.state.location.search).toBe('?page=3&search=old');
+    expect(pageShown()).toBe('3');
+    expect(searchBox().value).toBe('old');
+    expect(queryShown()).toBe('old');
+    await act(() => router.navigate(1));
+    expect(router.state.location.search).toBe('?search=new');
+    expect(searchBox().value).toBe('new');
+    expect(pageShown()).toBe('1');
+
+    // another page is an entry of its own, and so is the next search typed there
+    fireEvent.click(screen.getByRole('button', { name: 'next list' }));
+    await waitFor(() => expect(router.state.location.search).toBe('?search=new&page=2'), settles);
+    fireEvent.change(searchBox(), { target: { value: 'newer' } });
+    await waitFor(() => expect(router.state.location.search).toBe('?search=newer'), settles);
+    expect(router.state.historyAction).toBe('PUSH');
+    await act(() => router.navigate(-1));
+    expect(router.state.location.search).toBe('?search=new&page=2');
+    expect(searchBox().value).toBe('new');
+    expect(pageShown()).toBe('2');
+  });
+
+  it('writes nothing when the search typed settles on what the address has', async () => {
+    const router = renderAt(['/other', '/list?page=3&search=old'], <List totalPages={5} />);
+    fireEvent.change(searchBox(), { target: { value: 'olde' } });
+    fireEvent.change(searchBox(), { target: { value: 'old' } });
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(router.state.location.search).toBe('?page=3&search=old');
+    await act(() => router.navigate(-1));
+    expect(router.state.location.pathname).toBe('/other');
+  });
+
+  it('keeps a search typed within the pause when the page is left (a reload): the list comes back with it', async () => {
+    const entry = { pathname: '/list', search: '?page=3', key: 'reloaded-entry' };
+    const before = renderAt([entry], <List totalPages={5} />);
+    fireEvent.change(searchBox(), { target: { value: 'typed just now' } });
+    // the page unloads before the pause is over: nothing of it reached the address
+    window.dispatchEvent(new Event('pagehide'));
+    expect(before.state.location.search).toBe('?page=3');
+    act(() => before.dispose());
+    document.body.innerHTML = '';
+
+    // the same entry of the history loaded again
+    const after = renderAt([entry], <List totalPages={5} />);
+    expect(searchBox().value).toBe('typed just now');
+    await waitFor(() => expect(after.state.location.search).toBe('?search=typed+just+now'), settles);
+    expect(queryShown()).toBe('typed just now');
+    await act(() => after.navigate(-1));
+    expect(after.state.location.search).toBe('?page=3');
+  });
+
+  it('does not put a search left unwritten into another entry of the history', () => {
+    const before = renderAt([{ pathname: '/list', search: '?page=3', key: 'left-entry' }], <List totalPages={5} />);
+    fireEvent.change(searchBox(), { target: { value: 'typed just now' } });
+    window.dispatchEvent(new Event('pagehide'));
+    act(() => before.dispose());
+    document.body.innerHTML = '';
+    renderAt([{ pathname: '/list', search: '?page=3', key: 'another-entry' }], <List totalPages={5} />);
+    expect(searchBox().value).toBe('');
   });
 
   it('puts the search text of the address back in the box on back and forward', async () => {
@@ -152,6 +225,11 @@ describe('usePagedSearch: the page and the search text in the address', () => {
       await act(() => vi.runAllTimersAsync());
       expect(router.state.location.pathname).toBe('/other');
       expect(router.state.location.search).toBe('');
+      // back on the list, the search typed is in its box and then its address
+      await act(() => router.navigate(-1));
+      expect(searchBox().value).toBe('abandoned');
+      await act(() => vi.runAllTimersAsync());
+      expect(router.state.location.search).toBe('?search=abandoned');
     } finally {
       vi.useRealTimers();
     }

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
+import { useLocation, type Location } from 'react-router';
 import { useLatestSearchParams } from './use-latest-search-params';
 
 /** The largest page a list call takes (the contract's `pageNum`). */
@@ -13,6 +14,53 @@ const searchPause = 300;
 export function pageFrom(value: string | null): number {
   if (value === null || !/^\d+$/.test(value)) return 1;
   return Math.min(Math.max(Number(value), 1), maxPage);
+}
+
+/** The entry of the history a search typed belongs to, and the search typed there and not yet written. */
+interface UnwrittenSearch {
+  entry: string;
+  path: string;
+  address: string;
+  text: string;
+}
+
+const unwrittenKey = (searchParam: string) => `manifold.unwrittenSearch.${searchParam}`;
+
+/** Keeps a search typed and not yet in the address (the page unloading, the list left) for its entry. */
+function keepUnwritten(searchParam: string, location: Location, text: string): void {
+  const kept: UnwrittenSearch = { entry: location.key, path: location.pathname, address: location.search, text };
+  try {
+    sessionStorage.setItem(unwrittenKey(searchParam), JSON.stringify(kept));
+  } catch {
+    // no storage (a private window that refuses it): the typing is lost as before
+  }
+}
+
+function forgetUnwritten(searchParam: string): void {
+  try {
+    sessionStorage.removeItem(unwrittenKey(searchParam));
+  } catch {
+    // nothing was kept
+  }
+}
+
+/** The search kept for this entry of the history, taken out of the storage; undefined when none. */
+function takeUnwritten(searchParam: string, location: Location): string | undefined {
+  let kept: Partial<UnwrittenSearch> | null = null;
+  try {
+    kept = JSON.parse(sessionStorage.getItem(unwrittenKey(searchParam)) ?? 'null') as Partial<UnwrittenSearch> | null;
+  } catch {
+    return undefined;
+  }
+  if (kept?.entry !== location.key || kept.path !== location.pathname || kept.address !== location.search) return undefined;
+  forgetUnwritten(searchParam);
+  return typeof kept.text === 'string' ? kept.text : undefined;
+}
+
+/** Whether the entry of the history was made by typing in this search box (`setSearch`). */
+function typedIn(location: Location, searchParam: string): boolean {
+  const state: unknown = location.state;
+  return typeof state === 'object' && state !== null && (state as { typedSearch?: unknown }).typedSearch === searchParam;
 }
 
 export interface PagedSearchOptions<TFilter extends string = never> {
@@ -33,7 +81,11 @@ export interface PagedSearch<TFilter extends string = never> {
   setPage: (page: number, options?: { replace?: boolean }) => void;
   /** The text of the search box. */
   search: string;
-  /** The search box typed in: the address follows (replaced, not a new entry) once the typing pauses, at the first page. */
+  /**
+   * The search box typed in: the address follows once the typing pauses, at the first page, as a
+   * new entry of the history (back returns to the page and search before) that further typing
+   * replaces.
+   */
   setSearch: (text: string) => void;
   /** The search the list asks for: the address's, trimmed; undefined when blank. */
   query: string | undefined;
@@ -46,9 +98,12 @@ export interface PagedSearch<TFilter extends string = never> {
 /**
  * The page, the search text and the filters of a list, kept in the address (`?page=3&search=abc`)
  * so that a reload, back after opening a row, and a shared link show the same page. Another page
- * or filter is a new entry of the history; the search follows the typing by replacing the entry,
- * once the typing pauses, and goes back to the first page. The rest of the address is left as it
- * is. A page past the list's end is put right by `usePageInRange`.
+ * or filter is a new entry of the history; the search follows the typing once the typing pauses,
+ * back at the first page: the first search written from an entry is a new entry, and the typing
+ * that follows replaces it (the entry's state says it was typed). A search typed and not yet
+ * written when the page unloads (a reload) or the list is left is kept for its entry
+ * (`sessionStorage`), and back in it the list takes it up again. The rest of the address is left
+ * as it is. A page past the list's end is put right by `usePageInRange`.
  */
 export function usePagedSearch<TFilter extends string = never>({
   pageParam = 'page',
@@ -57,11 +112,18 @@ export function usePagedSearch<TFilter extends string = never>({
   alsoResets = [],
 }: PagedSearchOptions<TFilter> = {}): PagedSearch<TFilter> {
   const [params, setParams] = useLatestSearchParams();
+  const location = useLocation();
+  const shown = useRef(location);
+  shown.current = location;
   const addressSearch = params.get(searchParam) ?? '';
   const [text, setText] = useState(addressSearch);
-  // the search texts written to the address and not seen there yet, oldest first
+  // the search texts written to the address and not seen there yet, oldest first, and whether
+  // they were written as a new entry or in place of the last
   const written = useRef<string[]>([]);
+  const writing = useRef<{ replace: boolean }>({ replace: false });
   const typing = useRef<ReturnType<typeof setTimeout>>(undefined);
+  // the text typed and not yet written to the address
+  const unwritten = useRef<string | undefined>(undefined);
 
   useEffect(() => {
     const at = written.current.indexOf(addressSearch);
@@ -74,11 +136,53 @@ export function usePagedSearch<TFilter extends string = never>({
     // written is dropped
     written.current = [];
     clearTimeout(typing.current);
+    unwritten.current = undefined;
     setText(addressSearch);
   }, [addressSearch]);
 
-  // typing cut short by leaving the screen changes nothing (the next screen's address least of all)
-  useEffect(() => () => clearTimeout(typing.current), []);
+  const write = (value: string) => {
+    unwritten.current = undefined;
+    forgetUnwritten(searchParam);
+    // while an earlier write is on its way, the same way again (the router runs the last only)
+    const replace = written.current.length > 0 ? writing.current.replace : typedIn(shown.current, searchParam);
+    setParams(
+      (latest) => {
+        if ((latest.get(searchParam) ?? '') === value) return latest;
+        written.current.push(value);
+        writing.current = { replace };
+        const next = firstPage(new URLSearchParams(latest));
+        if (value) next.set(searchParam, value);
+        else next.delete(searchParam);
+        return next;
+      },
+      { replace, state: { typedSearch: searchParam } },
+    );
+  };
+
+  const setSearch = (value: string) => {
+    setText(value);
+    unwritten.current = value;
+    clearTimeout(typing.current);
+    typing.current = setTimeout(() => write(value), searchPause);
+  };
+  const typeIn = useRef(setSearch);
+  typeIn.current = setSearch;
+
+  // typing cut short by leaving the screen changes nothing (the next screen's address least of
+  // all): it is kept for the entry left, as it is when the page unloads (a reload)
+  useEffect(() => {
+    const keep = () => {
+      if (unwritten.current !== undefined) keepUnwritten(searchParam, shown.current, unwritten.current);
+    };
+    window.addEventListener('pagehide', keep);
+    const restored = takeUnwritten(searchParam, shown.current);
+    if (restored !== undefined) typeIn.current(restored);
+    return () => {
+      window.removeEventListener('pagehide', keep);
+      clearTimeout(typing.current);
+      keep();
+    };
+  }, [searchParam]);
 
   const firstPage = (next: URLSearchParams) => {
     for (const name of [pageParam, ...alsoResets]) next.delete(name);
@@ -101,25 +205,7 @@ export function usePagedSearch<TFilter extends string = never>({
         return next;
       }, options),
     search: text,
-    setSearch: (value) => {
-      setText(value);
-      clearTimeout(typing.current);
-      typing.current = setTimeout(
-        () =>
-          setParams(
-            (latest) => {
-              if ((latest.get(searchParam) ?? '') === value) return latest;
-              written.current.push(value);
-              const next = firstPage(new URLSearchParams(latest));
-              if (value) next.set(searchParam, value);
-              else next.delete(searchParam);
-              return next;
-            },
-            { replace: true },
-          ),
-        searchPause,
-      );
-    },
+    setSearch,
     query: addressSearch.trim() || undefined,
     filters,
     setFilters: (change) =>

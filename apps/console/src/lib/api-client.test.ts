@@ -1,7 +1,7 @@
 import { ZEmpty, ZUserProfile } from '@manifold/contract';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { apiRequest, apiUpload, buildUrl, uploadForm } from './api-client';
+import { apiDownload, apiRequest, apiUpload, buildUrl, uploadForm } from './api-client';
 import { ApiError, BadRequestError, InvalidSessionError } from './api-errors';
 import { setTestConsoleConfig } from '../test/console-config';
 import { FakeXhr } from '../test/fake-xhr';
@@ -128,6 +128,63 @@ describe('apiRequest', () => {
     setSessionToken('token-2');
     document.cookie = 'sessionToken=; Max-Age=0; Path=/';
     expect((await failure(apiRequest('GET /ui/user/list', z.unknown()))).kind).toBe('loginRequired');
+  });
+
+  it('repeats a call refused for a token another tab replaced meanwhile with the new one, keeping it', async () => {
+    // another tab refreshed the session (the cookie is shared) while this call was on its way with
+    // the token the refresh ended: the refusal is of a token no longer in use
+    const fetchMock = vi.fn(async (_url: string, init?: RequestInit) => {
+      if ((init?.headers as Record<string, string>).Authorization === 'Bearer token-1') {
+        setSessionToken('token-2');
+        return new Response(JSON.stringify({ errorToken: 'invalidSessionToken', errorDescription: 'Invalid session token' }), {
+          status: 401,
+        });
+      }
+      return new Response(JSON.stringify(profile), { status: 200 });
+    });
+    vi.stubGlobal('fetch', fetchMock);
+    const result = await apiRequest('POST /ui/user/edit', ZUserProfile, { body: { username: 'admin' } });
+    expect(result.username).toBe('admin');
+    expect(fetchMock).toHaveBeenCalledTimes(2);
+    expect(fetchMock.mock.calls[1]?.[1]?.headers).toMatchObject({ Authorization: 'Bearer token-2' });
+    expect(getSessionToken()).toBe('token-2');
+    expect(navigations).toEqual([]);
+
+    // the new token refused as well: that one is this console's, and goes as any refused token
+    setSessionToken('token-1');
+    const refusing = vi.fn(async (_url: string, init?: RequestInit) => {
+      if ((init?.headers as Record<string, string>).Authorization === 'Bearer token-1') setSessionToken('token-2');
+      return new Response(JSON.stringify({ errorToken: 'invalidSessionToken', errorDescription: 'Invalid session token' }), {
+        status: 401,
+      });
+    });
+    vi.stubGlobal('fetch', refusing);
+    expect(await failure(apiRequest('GET /ui/user/list', z.unknown()))).toBeInstanceOf(InvalidSessionError);
+    expect(refusing).toHaveBeenCalledTimes(2);
+    expect(getSessionToken()).toBeUndefined();
+    expect(navigations).toEqual(['/login?reason=sessionExpired&redirect=%2Fusers%3FpageNum%3D2']);
+  });
+
+  it('leaves a token another tab put in place alone when a download or an upload with the old one is refused', async () => {
+    const fetchMock = vi.fn(async () => {
+      setSessionToken('token-2');
+      return new Response(JSON.stringify({ errorToken: 'invalidSessionToken', errorDescription: 'Invalid session token' }), {
+        status: 401,
+      });
+    });
+    vi.stubGlobal('fetch', fetchMock);
+    expect(await failure(apiDownload('GET /ui/queue/download', { query: { traceEventId: 'e' } }))).toBeInstanceOf(
+      InvalidSessionError,
+    );
+    expect(getSessionToken()).toBe('token-2');
+    setSessionToken('token-1');
+    vi.stubGlobal('XMLHttpRequest', FakeXhr);
+    const upload = failure(apiUpload('POST /ui/event/upload', ZEmpty, { fields: { file: new Blob(['x']) } }));
+    setSessionToken('token-2');
+    FakeXhr.last!.answer(401, { errorToken: 'invalidSessionToken', errorDescription: 'Invalid session token' });
+    expect(await upload).toBeInstanceOf(InvalidSessionError);
+    expect(getSessionToken()).toBe('token-2');
+    expect(navigations).toEqual([]);
   });
 
   it('uses the default invalid-session message when 401 has no body', async () => {

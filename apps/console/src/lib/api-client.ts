@@ -54,8 +54,18 @@ function tokenFor(route: RouteKey, redirect: boolean): string | undefined {
   return token;
 }
 
-function onFailure(error: ApiError, redirect: boolean): ApiError {
-  if (error.status === 401) {
+/**
+ * Whether a 401 refused a token this console no longer holds: the session cookie is shared by
+ * every tab, and another tab may have refreshed the session (ending the token this call carried)
+ * or logged in again while the call was on its way. The new token is not this refusal's.
+ */
+function refusedStaleToken(status: number, sent: string | undefined): boolean {
+  const current = getSessionToken();
+  return status === 401 && sent !== undefined && current !== undefined && current !== sent;
+}
+
+function onFailure(error: ApiError, redirect: boolean, sent: string | undefined): ApiError {
+  if (error.status === 401 && !refusedStaleToken(error.status, sent)) {
     clearSessionToken('refused');
     if (redirect) redirectToLogin('sessionExpired');
   }
@@ -85,8 +95,26 @@ function isAbort(error: unknown, signal: AbortSignal | undefined): boolean {
 /** Calls a console route (spec §7) and maps every failure to the errors of spec §8. */
 export async function apiRequest<T>(route: RouteKey, schema: z.ZodType<T>, options: RequestOptions = {}): Promise<T> {
   const redirect = options.redirectOnUnauthorized ?? true;
-  const { method, path } = splitRoute(route);
   const token = tokenFor(route, redirect);
+  let sent = token;
+  let { status, body } = await send(route, sent, options);
+  if (refusedStaleToken(status, sent)) {
+    // a 401 is answered before anything is done: refused for a token another tab replaced
+    // meanwhile, the call is made once more with the token now in force
+    sent = getSessionToken();
+    ({ status, body } = await send(route, sent, options));
+  }
+  if (successStatuses.has(status)) return parseSuccess(schema, body);
+  throw onFailure(errorFromResponse(status, body), redirect, sent);
+}
+
+/** One round trip of {@link apiRequest}: the answer's status and parsed body. */
+async function send(
+  route: RouteKey,
+  token: string | undefined,
+  options: RequestOptions,
+): Promise<{ status: number; body: unknown }> {
+  const { method, path } = splitRoute(route);
   const headers: Record<string, string> = { Accept: 'application/json', 'X-API-Version': apiVersion };
   if (token) headers.Authorization = `Bearer ${token}`;
   const init: RequestInit = { method, headers, signal: options.signal ?? null };
@@ -103,9 +131,7 @@ export async function apiRequest<T>(route: RouteKey, schema: z.ZodType<T>, optio
   } catch (error) {
     throw isAbort(error, options.signal) ? abortedError() : networkError();
   }
-  const body = parseJson(text);
-  if (successStatuses.has(response.status)) return parseSuccess(schema, body);
-  throw onFailure(errorFromResponse(response.status, body), redirect);
+  return { status: response.status, body: parseJson(text) };
 }
 
 export interface DownloadOptions {
@@ -170,7 +196,7 @@ export async function apiDownload(route: RouteKey, options: DownloadOptions = {}
     } catch {
       // the body is not needed to name the failure
     }
-    throw onFailure(errorFromResponse(response.status, parseJson(text)), redirect);
+    throw onFailure(errorFromResponse(response.status, parseJson(text)), redirect, token);
   }
   try {
     const blob = await response.blob();
@@ -232,7 +258,7 @@ export function apiUpload<T>(route: RouteKey, schema: z.ZodType<T>, options: Upl
         }
         return;
       }
-      reject(onFailure(errorFromResponse(xhr.status, body), redirect));
+      reject(onFailure(errorFromResponse(xhr.status, body), redirect, token));
     };
     xhr.onerror = () => reject(networkError());
     xhr.onabort = () => reject(abortedError());

@@ -42,3 +42,35 @@ describe('error token messages', () => {
     expect(Object.keys(tokenMessages(file)).filter((token) => !known.has(token))).toEqual([]);
   });
 });
+
+/**
+ * Refusals the console's own forms show under a field (the authentication server and OAuth client
+ * forms, the authorize form's tracking fields): their messages name the field as the form labels it,
+ * never by the API's property name, which is English (and code) in every language.
+ */
+const formFieldTokens: Record<string, string[]> = {
+  issuerEmpty: ['issuer'],
+  jwkSetUriEmpty: ['jwkSetUri'],
+  clientIdEmpty: ['clientId'],
+  clientIdTaken: ['clientId'],
+  clientGrantTypesInvalid: ['authorizedGrantTypes'],
+  clientRedirectUriEmpty: ['webServerRedirectUri'],
+  clientTokenValidityInvalid: ['accessTokenValidity', 'refreshTokenValidity'],
+  clientAuthoritiesInvalid: ['authorities'],
+  trackingFieldDuplicate: ['fieldName'],
+};
+
+describe('error token messages of form fields', () => {
+  it.each([
+    ['en', en],
+    ['zh', zh],
+    ['es', es],
+  ])('%s names the fields by their labels, not by the API', (_locale, file) => {
+    const messages = tokenMessages(file);
+    const wrong = Object.entries(formFieldTokens).filter(([token, names]) => {
+      const message = messages[token];
+      return typeof message === 'string' && names.some((name) => new RegExp(`\\b${name}\\b`).test(message));
+    });
+    expect(wrong.map(([token]) => `${token}: ${String(messages[token])}`)).toEqual([]);
+  });
+});

@@ -36,6 +36,8 @@ if (inBrowser && !Element.prototype.scrollIntoView) {
 afterEach(() => {
   if (!inBrowser) return;
   cleanup();
+  // a search typed and kept for its entry of the history (hooks/use-paged-search.ts)
+  sessionStorage.clear();
   document.cookie.split(';').forEach((part) => {
     const name = part.split('=')[0]?.trim();
     if (name) document.cookie = `${name}=; Max-Age=0; Path=/`;

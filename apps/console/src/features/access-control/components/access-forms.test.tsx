@@ -4,6 +4,7 @@ import type { ReactElement } from 'react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { setSessionToken } from '../../../lib/session-token';
 import { renderWithProviders, type TestLocale } from '../../../test/render';
+import { describedBy } from '../../../test/described-by';
 import { seedAdminSession } from '../../../test/session';
 import { PolicyForm } from './policy-form';
 import { RoleForm } from './role-form';
@@ -36,15 +37,6 @@ function renderForm(form: ReactElement, locale: TestLocale) {
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
   seedAdminSession(client);
   renderWithProviders(<QueryClientProvider client={client}>{form}</QueryClientProvider>, { locale });
-}
-
-/** The texts the input is described by (its description and error). */
-function describedBy(element: HTMLElement): string {
-  return (element.getAttribute('aria-describedby') ?? '')
-    .split(' ')
-    .filter(Boolean)
-    .map((id) => document.getElementById(id)?.textContent ?? '')
-    .join(' ');
 }
 
 describe('the access policy and role forms', () => {

@@ -2,12 +2,13 @@ import { Alert, Button, Center, Paper, PasswordInput, Stack, Text, TextInput, Ti
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router';
-import { apiErrorMessage } from '../../../components/api-error-message';
+import { placeProblems } from '../../../components/api-error-message';
 import { PageHead } from '../../../components/page-head';
 import { alerts } from '../../../lib/alerts';
 import { useConsoleConfig, useConsoleConfigRefresh } from '../../../lib/console-config';
 import { isLoginReason } from '../../../lib/login-redirect';
 import { resolveRedirectTarget } from '../../../lib/redirect-target';
+import { joinSentences } from '../../../lib/text-join';
 import { useLogin } from '../api/login';
 import { ErrorAlert } from '../../../components/error-alert';
 import { SsoButtons } from '../components/sso-buttons';
@@ -25,6 +26,15 @@ export function LoginRoute() {
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const loginMutation = useLogin();
+  // a field left empty is said under it (and marks it invalid); wrong credentials, which say
+  // nothing of which one is wrong, and any other failure above the form
+  const errors = loginMutation.error
+    ? placeProblems(t, loginMutation.error, (problem) =>
+        problem.errorToken !== 'passwordIncorrect' && (problem.field === 'username' || problem.field === 'password')
+          ? problem.field
+          : undefined,
+      )
+    : null;
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -69,14 +79,15 @@ export function LoginRoute() {
                 <Text size="sm">{t('apiErrors.unsafeRedirect')}</Text>
               </Alert>
             ) : null}
-            {loginMutation.error ? (
-              <ErrorAlert data-testid="login-error">{apiErrorMessage(t, loginMutation.error)}</ErrorAlert>
+            {errors && errors.general.length > 0 ? (
+              <ErrorAlert data-testid="login-error">{joinSentences(t, errors.general)}</ErrorAlert>
             ) : null}
             <TextInput
               label={t('login.username')}
               name="username"
               autoComplete="username"
               required
+              error={errors?.fields.username}
               value={username}
               onChange={(event) => setUsername(event.currentTarget.value)}
             />
@@ -85,6 +96,9 @@ export function LoginRoute() {
               name="password"
               autoComplete="current-password"
               required
+              error={errors?.fields.password}
+              // Mantine's PasswordInput marks only its wrapper invalid, not the input a reader is on
+              aria-invalid={Boolean(errors?.fields.password)}
               value={password}
               onChange={(event) => setPassword(event.currentTarget.value)}
             />

@@ -1,10 +1,13 @@
 import { Badge, Group, Table, Text } from '@mantine/core';
 import type { TDeviceParameter, TDeviceParameterValue } from '@manifold/contract';
+import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import { DataTable } from '../../../components/data-table';
 import { formatList } from '../../../lib/text-join';
 
-function valueText(value: TDeviceParameterValue): string {
+/** A value as the reader reads it: yes or no in their language, a number or a text as it is. */
+function valueText(t: TFunction, value: TDeviceParameterValue): string {
+  if (typeof value === 'boolean') return t(value ? 'devices.parameters.yes' : 'devices.parameters.no');
   return typeof value === 'string' ? value : String(value);
 }
 
@@ -50,9 +53,9 @@ export function DeviceParametersTable({ parameters }: { parameters: readonly TDe
       {parameters.map((parameter) => {
         const prompt = textIn(parameter.prompt, i18n.language) || textIn(parameter.description, i18n.language);
         const values = [
-          ...(parameter.valueList ?? []).map(valueText),
+          ...(parameter.valueList ?? []).map((value) => valueText(t, value)),
           ...(parameter.resetValue !== undefined
-            ? [t('devices.parameters.reset', { value: valueText(parameter.resetValue) })]
+            ? [t('devices.parameters.reset', { value: valueText(t, parameter.resetValue) })]
             : []),
         ];
         const flags = [

@@ -103,6 +103,7 @@ export function SsoProviderForm({ provider, onDone, onCancel }: SsoProviderFormP
               withAsterisk={!provider?.clientSecretSet}
               value={values.clientSecret}
               error={errors.fields.clientSecret}
+              aria-invalid={Boolean(errors.fields.clientSecret)}
               onChange={(event) => setField('clientSecret', event.currentTarget.value)}
             />
             <FormTextInput

@@ -59,6 +59,7 @@ export function ChangePasswordForm({ username }: { username: string }) {
             withAsterisk
             value={values[name]}
             error={errors.fields[name]}
+            aria-invalid={Boolean(errors.fields[name])}
             onChange={(event) => setField(name, event.currentTarget.value)}
           />
         ))}

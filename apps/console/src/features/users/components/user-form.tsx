@@ -135,6 +135,7 @@ export function UserForm({ user, currentUsername, onDone, onCancel }: UserFormPr
             withAsterisk={!editing}
             value={values.password}
             error={errors.fields.password}
+            aria-invalid={Boolean(errors.fields.password)}
             onChange={(event) => setField('password', event.currentTarget.value)}
           />
           {editingSelf ? (
@@ -144,6 +145,7 @@ export function UserForm({ user, currentUsername, onDone, onCancel }: UserFormPr
               autoComplete="current-password"
               value={values.currentPassword}
               error={errors.fields.currentPassword}
+              aria-invalid={Boolean(errors.fields.currentPassword)}
               onChange={(event) => setField('currentPassword', event.currentTarget.value)}
             />
           ) : null}
