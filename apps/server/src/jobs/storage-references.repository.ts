@@ -12,30 +12,39 @@ export class StorageReferencesRepository {
   /** Those of `keys` that some row refers to. */
   async referenced(keys: string[]): Promise<Set<string>> {
     if (keys.length === 0) return new Set();
-    const rows = await this.db
-      .selectFrom('images')
-      .select('storage_key')
-      .where('storage_key', 'in', keys)
-      .union(this.db.selectFrom('package_files').select('storage_key').where('storage_key', 'in', keys))
-      .union(this.db.selectFrom('revision_files').select('storage_key').where('storage_key', 'in', keys))
-      .union(this.db.selectFrom('dtls').select('storage_key').where('storage_key', 'in', keys))
-      .union(this.db.selectFrom('das_entries').select('storage_key').where('storage_key', 'in', keys))
-      .union(this.db.selectFrom('storage_files').select('storage_key').where('storage_key', 'in', keys))
-      .union(this.db.selectFrom('quality_inspection_pictures').select('storage_key').where('storage_key', 'in', keys))
-      .union(
-        this.db
-          .selectFrom('svp_values')
-          .select((eb) => eb.fn.coalesce('storage_key', eb.val('')).as('storage_key'))
-          .where('storage_key', 'in', keys),
-      )
-      .union(
-        this.db
-          .selectFrom('secure_repo_nodes')
-          .select((eb) => eb.fn.coalesce('storage_key', eb.val('')).as('storage_key'))
-          .where('storage_key', 'in', keys),
-      )
-      .execute();
+    const rows = await this.references(keys).execute();
     return new Set(rows.map((row) => row.storage_key));
+  }
+
+  /** Every key some row refers to, each once (a backup checks it copied them all). */
+  async *allReferenced(): AsyncIterable<string> {
+    for await (const row of this.references().stream()) yield row.storage_key;
+  }
+
+  /** The storage keys the rows refer to, those of `keys` only when given. */
+  private references(keys?: string[]) {
+    const among = <Q extends { where(column: 'storage_key', op: 'in', values: string[]): Q }>(query: Q): Q =>
+      keys ? query.where('storage_key', 'in', keys) : query;
+    const db = this.db;
+    return among(db.selectFrom('images').select('storage_key'))
+      .union(among(db.selectFrom('package_files').select('storage_key')))
+      .union(among(db.selectFrom('revision_files').select('storage_key')))
+      .union(among(db.selectFrom('dtls').select('storage_key')))
+      .union(among(db.selectFrom('das_entries').select('storage_key')))
+      .union(among(db.selectFrom('storage_files').select('storage_key')))
+      .union(among(db.selectFrom('quality_inspection_pictures').select('storage_key')))
+      .union(
+        among(db.selectFrom('svp_values').select((eb) => eb.fn.coalesce('storage_key', eb.val('')).as('storage_key'))).where(
+          'storage_key',
+          'is not',
+          null,
+        ),
+      )
+      .union(
+        among(
+          db.selectFrom('secure_repo_nodes').select((eb) => eb.fn.coalesce('storage_key', eb.val('')).as('storage_key')),
+        ).where('storage_key', 'is not', null),
+      );
   }
 
   /**
