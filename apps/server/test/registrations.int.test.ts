@@ -15,7 +15,8 @@ import {
   enqueueRegistrationNotice,
   registrationNoticeJob,
 } from '../src/modules/registrations/registration-notice.job.js';
-import type { DevelopmentCa } from '../src/crypto/development-ca.js';
+import { createCsr } from '../src/crypto/csr.js';
+import type { DevelopmentCa, IssueOptions } from '../src/crypto/development-ca.js';
 import { canonicalJson } from '../src/lib/canonical-json.js';
 import { LicenceUsageRepository } from '../src/modules/licence/licence.repository.js';
 import { OutboxRepository } from '../src/modules/outbox/outbox.repository.js';
@@ -35,7 +36,7 @@ import {
 } from './helpers/peer-network.js';
 import { freePort } from './helpers/server-process.js';
 import { describeEachDatabase, expectToken } from './helpers/test-app.js';
-import { peerIdentity, testRoot } from './helpers/test-pki.js';
+import { DAY_MS, issue, peerIdentity, testRoot } from './helpers/test-pki.js';
 
 /** A server process of its own (SQLite) that this suite's app registers with. */
 const peer = await suitePeer('Registrations Network Root', 'Peer Site');
@@ -50,6 +51,13 @@ async function handMadePeer(manageUrl: string, ca: DevelopmentCa = peer.root) {
     apl,
     signature: await signDetachedJws(canonicalJson(apl), signing.privateKeyPem),
   });
+  /** Another certificate of its signing key, from `ca`, valid as `validity` says. */
+  const reissue = async (validity: IssueOptions) =>
+    issue(
+      ca,
+      await createCsr({ siteName: 'Peer', service: 'manage', purpose: 'signing', privateKeyPem: signing.privateKeyPem }),
+      validity,
+    );
   const registration = (registrationNonce = randomUUID()) => ({
     registrationNonce,
     manageSiteName: 'Hand Made',
@@ -58,7 +66,7 @@ async function handMadePeer(manageUrl: string, ca: DevelopmentCa = peer.root) {
     encryptionCertificate: encryption.certificatePem,
     dateCreated: new Date().toISOString(),
   });
-  return { sign, registration };
+  return { sign, registration, reissue };
 }
 
 async function closedPortUrl(): Promise<string> {
@@ -476,6 +484,50 @@ describeEachDatabase(
         expectToken(await register(await outside.sign('downstreamManage', outside.registration())), 420, 'httpClientBadUrl');
         expectToken(await register({ ...forged, aplType: 'sipc' }), 420, 'registrationExchangeInvalidApl');
         expectToken(await register({ ...forged, aplType: 'protect' }), 420, 'registrationExchangeInvalidApl');
+      });
+
+      /** The registration this app stores under a registration nonce. */
+      const storedByNonce = (registrationNonce: string) =>
+        ctx()
+          .app.services.database.db.selectFrom('manage_instances')
+          .select(['id', 'registration_state'])
+          .where('registration_nonce', '=', registrationNonce)
+          .executeTakeFirst();
+
+      it('refuses a registration not signed within five minutes (registrationExchangeInvalidApl on apl.dateCreated)', async () => {
+        const made = await handMadePeer(await closedPortUrl());
+        const minutesAway = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
+        for (const dateCreated of [minutesAway(-6), minutesAway(-60 * 24 * 30), minutesAway(6), 'yesterday', '']) {
+          const registration = { ...made.registration(), dateCreated };
+          expectToken(
+            await register(await made.sign('upstreamManage', registration)),
+            420,
+            'registrationExchangeInvalidApl',
+            'apl.dateCreated',
+          );
+          expect(await storedByNonce(registration.registrationNonce)).toBeUndefined();
+        }
+        const registration = { ...made.registration(), dateCreated: minutesAway(-4) };
+        expect((await register(await made.sign('upstreamManage', registration))).statusCode).toBe(200);
+      });
+
+      it('a registration replayed after it was deleted here registers nothing; a new one from the peer does', async () => {
+        await withStubPeer(async (url, received) => {
+          const made = await handMadePeer(url);
+          const registration = made.registration();
+          const message = await made.sign('upstreamManage', registration);
+          const added = await register(message);
+          expect(added.statusCode, added.body).toBe(200);
+          const { registrationId } = added.json() as { registrationId: string };
+          expect((await call('POST', '/ui/manage/delete', { id: registrationId })).statusCode).toBe(200);
+          expect(await deliverNotices()).toBe(1);
+          expect(received.map((entry) => entry.apl.registrationState)).toEqual(['Cancelled']);
+
+          expectToken(await register(message), 420, 'duplicateAplReceived');
+          expect(await storedByNonce(registration.registrationNonce)).toBeUndefined();
+          const again = await register(await made.sign('upstreamManage', made.registration()));
+          expect(again.json()).toMatchObject({ registrationState: 'Pending' });
+        });
       });
     });
 
@@ -914,6 +966,49 @@ describeEachDatabase(
         );
         const fresh = await made.sign('downstreamManage', { ...(signed.apl as object), nonce: randomUUID() });
         expectToken(await ctx().call('POST', '/apl/registration/delete', { body: fresh }), 420, 'registrationHasBeenCanceled');
+      });
+
+      it('refuses notices and messages once the signing certificate registered for the peer has expired', async () => {
+        await withStubPeer(async (url) => {
+          const { made, registration, id } = await handMadeRegistration(url);
+          expect((await call('POST', '/ui/manage/approve', { id, approve: true })).statusCode).toBe(200);
+          const { db } = ctx().app.services.database;
+          const registered = async (validity: IssueOptions) => {
+            const signingCertificate = await made.reissue(validity);
+            await db
+              .updateTable('manage_instances')
+              .set({ signing_certificate: signingCertificate })
+              .where('id', '=', id)
+              .execute();
+          };
+          const signed = (apl: object) =>
+            made.sign('downstreamManage', {
+              registrationNonce: registration.registrationNonce,
+              timestamp: new Date().toISOString(),
+              nonce: randomUUID(),
+              ...apl,
+            });
+          const suspend = async () =>
+            ctx().call('POST', '/apl/registration/status', { body: await signed({ registrationState: 'Suspended' }) });
+          const message = async () =>
+            ctx().call('POST', '/apl/peer/message', {
+              body: await signed({ messageId: randomUUID(), kind: 'event', body: {} }),
+            });
+
+          // the same key, its certificate's validity over (or not begun)
+          for (const validity of [
+            { notBefore: new Date(Date.now() - 2 * DAY_MS), notAfter: new Date(Date.now() - DAY_MS) },
+            { notBefore: new Date(Date.now() + DAY_MS), notAfter: new Date(Date.now() + 2 * DAY_MS) },
+          ]) {
+            await registered(validity);
+            const refused = expectToken(await suspend(), 420, 'registrationSignatureInvalid', 'signature');
+            expect(refused.errorDescription).toMatch(/expired|not valid before/);
+            expect(await storedState(id)).toBe('Approved');
+            expectToken(await message(), 420, 'registrationSignatureInvalid', 'signature');
+          }
+          await registered({});
+          expect((await suspend()).json()).toEqual({ registrationId: id, registrationState: 'Suspended' });
+        });
       });
 
       it('/status: the peer suspends an approved registration and lifts it; this side cannot lift it', async () => {

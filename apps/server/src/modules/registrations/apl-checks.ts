@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import type { z } from 'zod';
 import type { TAplRegistrationRequest } from '@manifold/contract';
-import { parseCertificateBundle } from '../../crypto/certificates.js';
+import { parseCertificateBundle, validityAt, type ParsedCertificate } from '../../crypto/certificates.js';
 import { isCryptoError } from '../../crypto/crypto-errors.js';
 import { signDetachedJws, verifyDetachedJws } from '../../crypto/jws.js';
 import { AppError } from '../../lib/app-error.js';
@@ -29,6 +29,43 @@ export async function checkPeerChain(credentials: ServerCredentials, pem: string
     });
   }
   return chain[0]!;
+}
+
+/** How far the time a peer signed a message at may be from now, either way. */
+export const SIGNED_WINDOW_MS = 5 * 60 * 1000;
+
+/**
+ * The time a peer says it signed a message at (`timestamp` of a notice or message, `dateCreated`
+ * of a registration): within five minutes of now, either way — an older message (captured and
+ * replayed once its nonce is forgotten) or one from the future is `registrationExchangeInvalidApl`
+ * naming `field`.
+ */
+export function checkSignedRecently(signedAt: string, field: string, now = Date.now()): void {
+  const at = Date.parse(signedAt);
+  if (!Number.isFinite(at) || Math.abs(now - at) > SIGNED_WINDOW_MS) {
+    throw new AppError('registrationExchangeInvalidApl', { field, description: 'The message is not from the last five minutes' });
+  }
+}
+
+/**
+ * The leaf of a peer's registered signing chain (leaf first), every certificate of it valid now: a
+ * key whose certificate (or a CA certificate above it) has expired or is not valid yet signs
+ * nothing here — `registrationSignatureInvalid`, saying which.
+ */
+export function validSigningCertificate(chain: readonly ParsedCertificate[], at = new Date()): string {
+  for (const certificate of chain) {
+    const validity = validityAt(certificate, at);
+    if (validity === 'valid') continue;
+    const { subject, notAfter, notBefore } = certificate.x509;
+    throw new AppError('registrationSignatureInvalid', {
+      field: 'signature',
+      description:
+        validity === 'expired'
+          ? `The signing certificate registered for this peer ("${subject}") expired on ${notAfter.toISOString()}`
+          : `The signing certificate registered for this peer ("${subject}") is not valid before ${notBefore.toISOString()}`,
+    });
+  }
+  return chain[0]!.pem;
 }
 
 /** The detached JWS `signature` over the canonical JSON of `apl`, by this certificate's key; `registrationSignatureInvalid`. */

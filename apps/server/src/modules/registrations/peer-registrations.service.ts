@@ -27,7 +27,15 @@ import { parsePeerUrl, peerBaseText } from '../../peers/http-client.js';
 import { postNotice, postRegistration, type NoticePath } from '../../peers/registration.client.js';
 import type { ServerCredentials } from '../provision/server-credentials.service.js';
 import { enqueueRegistrationNotice } from './registration-notice.job.js';
-import { checkPeerChain, parseApl, signApl, verifyAplSignature } from './apl-checks.js';
+import {
+  checkPeerChain,
+  checkSignedRecently,
+  parseApl,
+  SIGNED_WINDOW_MS,
+  signApl,
+  validSigningCertificate,
+  verifyAplSignature,
+} from './apl-checks.js';
 import { PeerRegistrationsRepository } from './peer-registrations.repository.js';
 import { organizationOf } from './registration-views.js';
 import { memoized } from '../../lib/memo.js';
@@ -39,11 +47,18 @@ export type PeerRelation = TManageType | 'trace';
 export const peerAplTypes = ['upstreamManage', 'downstreamManage', 'trace'] as const;
 export type PeerAplType = (typeof peerAplTypes)[number];
 
-/** The leaf of a peer's stored certificate chain, parsed once per chain. */
-const leafCertificate = memoized((chainPem: string) => parseCertificateBundle(chainPem)[0]!.pem);
+/** A peer's stored certificate chain, parsed once per chain. */
+const storedChain = memoized(parseCertificateBundle);
 
 /** How far a signed message's timestamp may be from now (either way). */
-export const NOTICE_WINDOW_MS = 5 * 60 * 1000;
+export const NOTICE_WINDOW_MS = SIGNED_WINDOW_MS;
+
+/**
+ * The `peer_nonces` owner of the registration nonces of registrations deleted here: a
+ * registration replayed within its `dateCreated` window after the deletion is
+ * `duplicateAplReceived`, not registered again (kept as long as notice nonces, `outbox.purge`).
+ */
+const DELETED_REGISTRATIONS = 'deleted-registrations';
 
 /** The APL type we send to a peer we hold as `relation` (it is our downstream: we are its upstream). */
 export const sentAplType: Record<PeerRelation, PeerAplType> = {
@@ -86,8 +101,6 @@ function checkStatusChange(current: string, wanted: TRegistrationState): void {
 
 const replayed = () =>
   new AppError('duplicateAplReceived', { field: 'apl.nonce', description: 'This message was received before (a replay)' });
-
-const invalidApl = (field: string, description: string) => new AppError('registrationExchangeInvalidApl', { field, description });
 
 /**
  * Registrations between instances: Manage upstream and downstream, and Trace
@@ -168,12 +181,17 @@ export class PeerRegistrationsService {
     return row;
   }
 
-  /** `POST /apl/registration/add` from a peer: stored Pending, not the initiator. */
+  /**
+   * `POST /apl/registration/add` from a peer: stored Pending, not the initiator. Signed within five
+   * minutes (`dateCreated`), with a registration nonce neither held nor of a registration deleted
+   * in that window (`duplicateAplReceived`): a captured registration replayed is not taken again.
+   */
   async receive(input: TAplRegistrationRequest & { aplType: PeerAplType }): Promise<TAplPeerRegistrationResponse> {
     const apl = parseApl(ZManageApl, input.apl);
     const signing = await checkPeerChain(this.credentials, apl.signingCertificate, 'apl.signingCertificate');
     await checkPeerChain(this.credentials, apl.encryptionCertificate, 'apl.encryptionCertificate');
     await verifyAplSignature(input, signing);
+    checkSignedRecently(apl.dateCreated, 'apl.dateCreated');
     const peerUrl = parsePeerUrl(apl.manageUrl, this.config.peers.allowedHosts);
     const fingerprint = parseCertificate(signing).node.fingerprint256;
     const ours = await this.credentials.signingIdentity();
@@ -181,8 +199,14 @@ export class PeerRegistrationsService {
       throw new AppError('registrationExchangeInvalidTarget', { description: 'A registration from this instance itself' });
     }
     const manageType = heldAs[input.aplType];
-    if (await this.instances().findByNonce(apl.registrationNonce)) throw new AppError('duplicateAplReceived', { field: 'apl' });
-    if (await this.instances().findPeer(fingerprint, manageType)) {
+    const instances = this.instances();
+    if (
+      (await instances.findByNonce(apl.registrationNonce)) ||
+      (await instances.nonceSeen(DELETED_REGISTRATIONS, apl.registrationNonce))
+    ) {
+      throw new AppError('duplicateAplReceived', { field: 'apl' });
+    }
+    if (await instances.findPeer(fingerprint, manageType)) {
       throw new AppError('registrationExchangeAlreadyRegistered', { field: 'apl.signingCertificate' });
     }
     const now = isoNow();
@@ -310,7 +334,10 @@ export class PeerRegistrationsService {
       const row = await instances.lock(id, relations, this.database.dialect);
       if (!row) throw new AppError('registrationNotPresent', { field: 'id' });
       if (await instances.referenced(id)) await instances.changeState(id, row.registration_state, 'Cancelled', isoNow());
-      else await instances.delete(id);
+      else {
+        await instances.delete(id);
+        if (row.registration_nonce) await instances.rememberNonce(DELETED_REGISTRATIONS, row.registration_nonce, isoNow());
+      }
       if (row.registration_nonce && row.registration_state !== 'Cancelled') {
         await enqueueRegistrationNotice(
           trx,
@@ -372,7 +399,7 @@ export class PeerRegistrationsService {
   /**
    * A signed message from a registered peer (a notice, an outbox message): the registration its
    * `registrationNonce` names, held as its `aplType` says (`registrationNotPresent`), signed by the
-   * key registered there (`registrationSignatureInvalid`), with a `timestamp` within five minutes
+   * key registered there, whose certificate chain is valid now (`registrationSignatureInvalid`), with a `timestamp` within five minutes
    * (`registrationExchangeInvalidApl`) and a `nonce` not seen before (`duplicateAplReceived`).
    * The caller remembers the nonce with {@link rememberNonce} in the transaction that applies it.
    */
@@ -384,11 +411,8 @@ export class PeerRegistrationsService {
     if (!row?.signing_certificate || row.manage_type !== heldAs[input.aplType]) {
       throw new AppError('registrationNotPresent', { field: 'apl.registrationNonce' });
     }
-    await verifyAplSignature(input, leafCertificate(row.signing_certificate));
-    const signedAt = Date.parse(apl.timestamp);
-    if (!Number.isFinite(signedAt) || Math.abs(Date.now() - signedAt) > NOTICE_WINDOW_MS) {
-      throw invalidApl('apl.timestamp', 'The message is not from the last five minutes');
-    }
+    await verifyAplSignature(input, validSigningCertificate(storedChain(row.signing_certificate)));
+    checkSignedRecently(apl.timestamp, 'apl.timestamp');
     if (await this.instances().nonceSeen(row.id, apl.nonce)) throw replayed();
     return row;
   }
