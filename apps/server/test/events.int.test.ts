@@ -371,6 +371,22 @@ describeEachDatabase('trace events in', (ctx) => {
       expect(again.json<TTraceEventUploadResult>()).toEqual({ received: 2, stored: 0, repeated: 2, findings: 0 });
     });
 
+    it('reads a file starting with a UTF-8 byte order mark without it (one mark only)', async () => {
+      const chain = await ownMachine();
+      const event = chain.next('machineIdle');
+      const json = JSON.stringify({ events: [{ proof: { format: 'xml', xml: chain.xml(event) } }] });
+      const send = async (content: string) =>
+        uploadForm(ctx(), '/ui/event/upload', await ctx().adminToken(), {
+          file: { filename: 'events.json', content: Buffer.from(content), contentType: 'application/json' },
+        });
+      expectToken(await send('\uFEFF\uFEFF' + json), 400, 'traceEventMalformed', 'file');
+      expect(await storedEvents(event.eventId)).toHaveLength(0);
+      const response = await send('\uFEFF' + json);
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.json<TTraceEventUploadResult>()).toEqual({ received: 1, stored: 1, repeated: 0, findings: 0 });
+      expect((await storedEvents(event.eventId))[0]).toMatchObject({ source: 'upload' });
+    });
+
     it('refuses a file whose signed events hold characters XML cannot carry (NUL among them), storing nothing', async () => {
       const chain = await ownMachine();
       const nul = chain.event('machineIdle', { data: { note: 'a\u0000b' } });

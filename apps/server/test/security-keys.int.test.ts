@@ -309,6 +309,64 @@ describeEachDatabase(
         expect((await ctx().call('POST', '/ui/user/add', { token, body: added })).statusCode).toBe(200);
       });
 
+      it('needs escalation from an administrator with a key to change another user’s e-mail or turn their single sign-on on', async () => {
+        const { token } = await ctx().createUser({ role: 'ADMIN' });
+        const key = new SoftwareAuthenticator(rpId, origin);
+        expect((await register(ctx(), token, key)).statusCode).toBe(200);
+        const other = await ctx().createUser();
+        const stored = () =>
+          ctx()
+            .app.services.database.db.selectFrom('users')
+            .select(['email', 'use_sso'])
+            .where('username', '=', other.profile.username)
+            .executeTakeFirstOrThrow()
+            .then((row) => ({ email: row.email, use_sso: Number(row.use_sso) }));
+        const edit = (body: Record<string, unknown>) =>
+          ctx().call('POST', '/ui/user/edit', { token, body: { username: other.profile.username, ...body } });
+        const newEmail = `taken-over-${other.profile.username}@example.org`;
+        for (const change of [{ email: newEmail }, { useSso: true }, { email: newEmail, useSso: true }]) {
+          expectToken(await edit(change), 403, 'escalationRequired');
+        }
+        expect(await stored()).toEqual({ email: other.profile.email, use_sso: 0 });
+        // the user form sends the whole profile: the same e-mail and single sign-on left off need none
+        const unchanged = await edit({ firstName: 'Renamed', email: other.profile.email, useSso: false });
+        expect(unchanged.statusCode, unchanged.body).toBe(200);
+        expect((await escalate(ctx(), token, key)).statusCode).toBe(200);
+        const changed = await edit({ email: newEmail, useSso: true });
+        expect(changed.statusCode, changed.body).toBe(200);
+        expect(await stored()).toEqual({ email: newEmail, use_sso: 1 });
+      });
+
+      it('needs escalation from a user without a password who holds a key to change their e-mail or set a first password', async () => {
+        const { token, profile } = await ctx().createUser();
+        // as an account single sign-on created: no password
+        await ctx()
+          .app.services.database.db.updateTable('users')
+          .set({ password_hash: null, use_sso: 1 })
+          .where('username', '=', profile.username)
+          .execute();
+        const key = new SoftwareAuthenticator(rpId, origin);
+        expect((await register(ctx(), token, key)).statusCode).toBe(200);
+        const edit = (body: Record<string, unknown>) =>
+          ctx().call('POST', '/ui/user/edit', { token, body: { username: profile.username, ...body } });
+        const newEmail = `moved-${profile.username}@example.org`;
+        for (const change of [{ email: newEmail }, { password: 'A-first-long-passw0rd!' }]) {
+          expectToken(await edit(change), 403, 'escalationRequired');
+        }
+        const row = await ctx()
+          .app.services.database.db.selectFrom('users')
+          .select(['email', 'password_hash'])
+          .where('username', '=', profile.username)
+          .executeTakeFirstOrThrow();
+        expect(row).toEqual({ email: profile.email, password_hash: null });
+        expect((await edit({ firstName: 'Me', email: profile.email, useSso: true })).statusCode).toBe(200);
+        expect((await escalate(ctx(), token, key)).statusCode).toBe(200);
+        const changed = await edit({ email: newEmail, password: 'A-first-long-passw0rd!' });
+        expect(changed.statusCode, changed.body).toBe(200);
+        expect(changed.json()).toMatchObject({ email: newEmail });
+        await ctx().login(profile.username, 'A-first-long-passw0rd!');
+      });
+
       it('lets an administrator without a key act without escalation (setting off)', async () => {
         const victim = await ctx().createUser();
         const response = await ctx().call('POST', '/ui/user/delete', {

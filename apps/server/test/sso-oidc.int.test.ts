@@ -225,6 +225,46 @@ describeEachDatabase(
         expect(login.json().userProfile.username).toBe(profile.username);
       });
 
+      it('links or creates no account by an e-mail the provider does not mark verified (email_verified missing or false)', async () => {
+        const admin = await ctx().adminToken();
+        const userinfoProvider = await ctx().call('POST', '/ui/admin/sso/provider', {
+          token: admin,
+          body: providerInput({
+            name: `Unverified in userinfo ${unique()}`,
+            domain: userinfoIdp.issuer,
+            clientId: userinfoIdp.clientId,
+            clientSecret: userinfoIdp.clientSecret,
+          }),
+        });
+        expect(userinfoProvider.statusCode, userinfoProvider.body).toBe(200);
+        const { profile } = await ctx().createUser({ useSso: true } as never);
+        const { db } = ctx().app.services.database;
+        const { id: userId } = await db
+          .selectFrom('users')
+          .select('id')
+          .where('username', '=', profile.username)
+          .executeTakeFirstOrThrow();
+        for (const emailVerified of [null, false]) {
+          idp.signInAs(`sub-${unique()}`, { email: profile.email, preferredUsername: profile.username, emailVerified });
+          expectToken(await roundTrip(providerId), 420, 'ssoAccountNotLinked');
+          // the ID token's unverified e-mail is not taken from the userinfo answer either
+          userinfoIdp.signInAs(`sub-${unique()}`, { email: profile.email, preferredUsername: profile.username, emailVerified });
+          const viaUserinfo = await roundTrip(userinfoProvider.json<{ id: string }>().id, { provider: userinfoIdp });
+          expectToken(viaUserinfo, 420, 'ssoAccountNotLinked');
+        }
+        expect(await db.selectFrom('external_identities').select('subject').where('user_id', '=', userId).execute()).toEqual([]);
+        // a new account: its name would come from the unverified e-mail, and it would carry it
+        const username = `unverified-${unique()}`;
+        idp.signInAs(`sub-${unique()}`, { email: `${username}@example.com`, emailVerified: null });
+        expectToken(await roundTrip(providerId), 420, 'ssoUserNotAllowed');
+        expect(await db.selectFrom('users').select('id').where('email', '=', `${username}@example.com`).execute()).toEqual([]);
+        // marked verified, the same e-mail links the account
+        idp.signInAs(`sub-${unique()}`, { email: profile.email, preferredUsername: profile.username, emailVerified: true });
+        const login = await roundTrip(providerId);
+        expect(login.statusCode, login.body).toBe(200);
+        expect(login.json().userProfile.username).toBe(profile.username);
+      });
+
       it('ends the sessions of an account at once when an administrator turns its single sign-on off', async () => {
         const username = `off-${unique()}`;
         idp.signInAs(`sub-${unique()}`, { email: `${username}@example.com`, preferredUsername: username });

@@ -260,6 +260,34 @@ describeEachDatabase('users', (ctx) => {
       await ctx().login(profile.username, 'New-password-1');
     });
 
+    it('needs the current password to change your own e-mail or turn your single sign-on on, not to save them unchanged', async () => {
+      const { profile, password, token } = await ctx().createUser();
+      const stored = () =>
+        ctx()
+          .app.services.database.db.selectFrom('users')
+          .select(['email', 'use_sso'])
+          .where('username', '=', profile.username)
+          .executeTakeFirstOrThrow()
+          .then((row) => ({ email: row.email, use_sso: Number(row.use_sso) }));
+      const edit = (body: Record<string, unknown>) =>
+        ctx().call('POST', '/ui/user/edit', { token, body: { username: profile.username, ...body } });
+      const newEmail = `moved-${profile.username}@example.org`;
+      for (const change of [{ email: newEmail }, { useSso: true }, { email: `  ${newEmail} `, useSso: true }]) {
+        expectToken(await edit(change), 420, 'currentPasswordRequired', 'currentPassword');
+        expectToken(await edit({ ...change, currentPassword: 'not-the-password' }), 420, 'passwordIncorrect', 'currentPassword');
+      }
+      expect(await stored()).toEqual({ email: profile.email, use_sso: 0 });
+      // what the profile form sends when only a name changes: the same e-mail, single sign-on off
+      const unchanged = await edit({ firstName: 'Same', email: profile.email, useSso: false });
+      expect(unchanged.statusCode, unchanged.body).toBe(200);
+      const moved = await edit({ email: newEmail, useSso: true, currentPassword: password });
+      expect(moved.statusCode, moved.body).toBe(200);
+      expect(moved.json()).toMatchObject({ email: newEmail, useSso: true });
+      expect(await stored()).toEqual({ email: newEmail, use_sso: 1 });
+      // turning it off again hands nothing over
+      expect((await edit({ useSso: false })).statusCode).toBe(200);
+    });
+
     it('ends every session of a user whose password an admin changes', async () => {
       const { profile, token } = await ctx().createUser();
       const response = await ctx().call('POST', '/ui/user/edit', {

@@ -1,9 +1,27 @@
 import { z } from 'zod';
 
+/** Decimal digits only, as a query string gives a number. */
+const ZDecimalDigits = z
+  .string()
+  .regex(/^[0-9]+$/)
+  .transform(Number);
+
+/**
+ * A paging number: a whole JSON number (a body) or decimal digits only (a query string). `Number()`
+ * would also read a sign, spaces, a fraction, an exponent or `0x10` (16); those answer 400 naming
+ * the parameter.
+ */
+function pagingNumber(max: number, fallback: number) {
+  return z
+    .union([z.number(), ZDecimalDigits], { error: 'Expected a whole number written in decimal digits' })
+    .pipe(z.number().int().min(1).max(max))
+    .default(fallback);
+}
+
 /** Paging of spec §7/§9: `pageNum` counts from 1; `numberOfItems` defaults to 10. */
 export const ZPageQuery = z.object({
-  pageNum: z.coerce.number().int().min(1).max(1_000_000_000).default(1),
-  numberOfItems: z.coerce.number().int().min(1).max(500).default(10),
+  pageNum: pagingNumber(1_000_000_000, 1),
+  numberOfItems: pagingNumber(500, 10),
 });
 export type TPageQuery = z.infer<typeof ZPageQuery>;
 

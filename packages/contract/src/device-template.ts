@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZPageQuery } from './common.js';
 import { ZDeviceTemplateId, ZDsiId } from './identifiers.js';
 
 /**
@@ -298,8 +299,7 @@ export const ZDeviceTemplateDetail = ZDeviceTemplate.extend({ parameters: z.arra
 export type TDeviceTemplateDetail = z.infer<typeof ZDeviceTemplateDetail>;
 
 export const ZDeviceTemplateListQuery = z.object({
-  pageNum: z.coerce.number().int().min(1).max(1_000_000_000).default(1),
-  numberOfItems: z.coerce.number().int().min(1).max(500).default(10),
+  ...ZPageQuery.shape,
   /** Only the templates attached to this package. */
   dsiId: ZDsiId.optional(),
   /** Case-insensitive part of the name. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZPageQuery } from './common.js';
 import { ZDeviceId, ZRegistrationId } from './identifiers.js';
 import { ZDeviceParameter } from './device-template.js';
 import { ZRegistrationState } from './enums.js';
@@ -115,8 +116,7 @@ export const ZDeviceDetail = ZDevice.extend({
 export type TDeviceDetail = z.infer<typeof ZDeviceDetail>;
 
 export const ZDeviceListQuery = z.object({
-  pageNum: z.coerce.number().int().min(1).max(1_000_000_000).default(1),
-  numberOfItems: z.coerce.number().int().min(1).max(500).default(10),
+  ...ZPageQuery.shape,
   /** true: Approved only; false: every other state. */
   approved: z
     .enum(['true', 'false'])

@@ -11,10 +11,7 @@ import { ZBreakagePolicy, ZDeviceIdentityConstraint, ZQualityParameter } from '.
  * MILLISECONDS (as JavaScript's `Date.now()`).
  */
 
-const page = {
-  pageNum: z.coerce.number().int().min(1).max(1_000_000_000).default(1),
-  numberOfItems: z.coerce.number().int().min(1).max(500).default(10),
-};
+const page = ZPageQuery.shape;
 
 export const orderSortFields = ['orderId', 'userId', 'companyName', 'dateCreated'] as const;
 

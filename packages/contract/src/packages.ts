@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZPageQuery } from './common.js';
 import { ZDeviceTemplateId, ZDsiId, ZFileId, ZWorkflowStepId } from './identifiers.js';
 import { ZDeviceTemplate } from './device-template.js';
 import { ZClassification } from './security.js';
@@ -34,8 +35,7 @@ export const ZPackage = z
 export type TPackage = z.infer<typeof ZPackage>;
 
 export const ZPackageListQuery = z.object({
-  pageNum: z.coerce.number().int().min(1).max(1_000_000_000).default(1),
-  numberOfItems: z.coerce.number().int().min(1).max(500).default(10),
+  ...ZPageQuery.shape,
   /** Case-insensitive part of the design name. */
   name: z.string().max(256).optional(),
 });
@@ -177,8 +177,7 @@ export const ZDsiEntry = z
 export type TDsiEntry = z.infer<typeof ZDsiEntry>;
 
 export const ZDasListQuery = z.object({
-  pageNum: z.coerce.number().int().min(1).max(1_000_000_000).default(1),
-  numberOfItems: z.coerce.number().int().min(1).max(500).default(10),
+  ...ZPageQuery.shape,
   dsiId: ZDsiId.optional(),
 });
 

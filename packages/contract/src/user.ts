@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ZPageQuery } from './common.js';
 import { ZRole } from './enums.js';
 
 /** A user profile as the server returns it: never a password. */
@@ -41,7 +42,7 @@ export type TUserAddRequest = z.infer<typeof ZUserAddRequest>;
 export const ZUserEditRequest = z
   .object({
     ...profileFields,
-    /** Required when users change their own password. */
+    /** Required when users change their own password or e-mail, or turn their single sign-on on. */
     currentPassword: z.string().max(1024).optional(),
   })
   .meta({ id: 'UserEditRequest' });
@@ -50,8 +51,7 @@ export type TUserEditRequest = z.infer<typeof ZUserEditRequest>;
 export const ZUserDeleteRequest = z.object({ username: z.string().max(128).optional() }).meta({ id: 'UserDeleteRequest' });
 
 export const ZUserListQuery = z.object({
-  pageNum: z.coerce.number().int().min(1).max(1_000_000_000).default(1),
-  numberOfItems: z.coerce.number().int().min(1).max(500).default(10),
+  ...ZPageQuery.shape,
   /** Matches username, first or last name, or email, case-insensitively. */
   search: z.string().max(128).optional(),
 });

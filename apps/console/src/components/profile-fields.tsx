@@ -1,4 +1,5 @@
-import { Select, TextInput } from '@mantine/core';
+import { PasswordInput, Select, TextInput } from '@mantine/core';
+import type { TUserProfile } from '@manifold/contract';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { consoleProfileLanguages } from '../lib/i18n';
@@ -25,6 +26,42 @@ export const profileFieldOfToken: Record<string, string> = {
   userTimeZoneEmpty: 'timeZone',
   userLanguageUndefined: 'language',
 };
+
+/**
+ * Whether a change of one's own profile needs the current password (the server's rule, docs/api.md
+ * Users): a new password, a different e-mail address, or single sign-on turned on.
+ */
+export function handsOverAccount(
+  profile: Pick<TUserProfile, 'email' | 'useSso'>,
+  change: { email: string; password?: string; useSso?: boolean },
+): boolean {
+  return Boolean(change.password) || change.email.trim() !== profile.email || (change.useSso === true && !profile.useSso);
+}
+
+/** The current password, which confirms a change of one's own that {@link handsOverAccount}. */
+export function CurrentPasswordInput({
+  value,
+  error,
+  onChange,
+}: {
+  value: string;
+  error: string | undefined;
+  onChange: (value: string) => void;
+}) {
+  const { t } = useTranslation();
+  return (
+    <PasswordInput
+      label={t('profile.currentPassword')}
+      description={t('profile.currentPasswordHint')}
+      name="currentPassword"
+      autoComplete="current-password"
+      value={value}
+      error={error}
+      aria-invalid={Boolean(error)}
+      onChange={(event) => onChange(event.currentTarget.value)}
+    />
+  );
+}
 
 export interface ProfileFieldsProps {
   values: ProfileValues;

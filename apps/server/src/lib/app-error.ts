@@ -25,6 +25,12 @@ export const errorStatus: Partial<Record<ErrorToken, number>> = {
   qualitySearchRangeTooLarge: 406,
 };
 
+/**
+ * The `WWW-Authenticate` challenge every 401 carries (RFC 9110 §15.5.2): the auth plugin's refusal
+ * of a request without a live session, and a 401 token raised anywhere else (the error handler).
+ */
+export const unauthorizedChallenge = 'Bearer';
+
 /** The status a token answers: its row in `errorStatus`, else 420 (one business error). */
 export function statusOf(token: ErrorToken): number {
   return errorStatus[token] ?? 420;

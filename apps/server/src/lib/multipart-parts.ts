@@ -4,6 +4,7 @@ import { finished, type Readable, Transform, type TransformCallback } from 'node
 import { StorageLimitError } from '../storage/storage.js';
 import type { z } from 'zod';
 import { assertCarryableText } from '../plugins/input-hygiene.js';
+import { FIELD_MAX_BYTES } from '../plugins/multipart.js';
 import { AppError } from './app-error.js';
 import { identifierErrors } from './identifier-errors.js';
 
@@ -36,9 +37,10 @@ function countBodyBytes(raw: FastifyRequest['raw']): void {
 /**
  * The parts of a multipart request, with the route's own limits if it has tighter ones. Failures
  * of the form itself (cut off, malformed, over a limit) become 400 `malformedRequest` or 413
- * `payloadTooLarge`; errors of the code consuming the parts pass through untouched. A client that
- * goes away mid-upload fails the file stream being read ("Premature close"), also when it left
- * before the form was read (see the tests).
+ * `payloadTooLarge` (a text field over its size limit names the field: the parser would cut it);
+ * errors of the code consuming the parts pass through untouched. A client that goes away
+ * mid-upload fails the file stream being read ("Premature close"), also when it left before the
+ * form was read (see the tests).
  */
 export async function* formParts(request: FastifyRequest, limits?: PartsOptions['limits']): AsyncGenerator<Part> {
   assertMultipart(request);
@@ -60,7 +62,11 @@ export async function* formParts(request: FastifyRequest, limits?: PartsOptions[
     }
     if (result.done) return;
     const part = result.value;
-    if (part.type === 'field') assertCarryableText(part.value, part.fieldname);
+    if (part.type === 'field') {
+      // the parser cuts a field at its size limit and goes on: a cut value is never taken
+      if (part.valueTruncated) throw tooLarge(limits?.fieldSize ?? FIELD_MAX_BYTES, part.fieldname, 'field');
+      assertCarryableText(part.value, part.fieldname);
+    }
     // the form broke off (cut short, or the client left) before this file was read: the parser
     // destroyed its stream already, which would then never end nor fail for the reader
     if (part.type === 'file' && part.file.destroyed && !part.file.readableEnded) {
@@ -121,8 +127,9 @@ function byteSize(bytes: number): string {
   return `${bytes} bytes`;
 }
 
-function tooLarge(maxBytes: number, field: string): AppError {
-  return new AppError('payloadTooLarge', { field, description: `The file may have at most ${byteSize(maxBytes)}` });
+function tooLarge(maxBytes: number, field: string, part: 'file' | 'field' = 'file'): AppError {
+  const what = part === 'file' ? 'The file' : `The field ${field}`;
+  return new AppError('payloadTooLarge', { field, description: `${what} may have at most ${byteSize(maxBytes)}` });
 }
 
 /** Reads a small file part into memory, refusing more than `maxBytes` (413 `payloadTooLarge`). */

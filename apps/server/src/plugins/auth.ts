@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { accessOf, errorDescriptions, guardOf } from '@manifold/contract';
+import { unauthorizedChallenge } from '../lib/app-error.js';
 import type { Caller } from '../lib/caller.js';
 import { routeHooks } from './request-steps.js';
 
@@ -17,7 +18,7 @@ function bearerToken(request: FastifyRequest): string | undefined {
 function unauthorized(reply: FastifyReply): FastifyReply {
   return reply
     .status(401)
-    .header('WWW-Authenticate', 'Bearer')
+    .header('WWW-Authenticate', unauthorizedChallenge)
     .send({ errorToken: 'invalidSessionToken', errorDescription: errorDescriptions.invalidSessionToken });
 }
 

@@ -3,7 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { errorDescriptions, type TErrorResponse } from '@manifold/contract';
 import type { z } from 'zod';
-import { AppError, AppErrors, statusOf } from '../lib/app-error.js';
+import { AppError, AppErrors, statusOf, unauthorizedChallenge } from '../lib/app-error.js';
 import { identifierErrors } from '../lib/identifier-errors.js';
 import { StorageNotFoundError } from '../storage/storage.js';
 
@@ -38,14 +38,19 @@ const malformed = (description: string): TErrorResponse => ({ errorToken: 'malfo
 
 /**
  * Maps every failure to the spec's answers (§8): one business error with its token's status
- * (`errorStatus`, 420 by default), 418 several, 400 malformed input (but a malformed identifier
+ * (`errorStatus`, 420 by default; a 401 with the `WWW-Authenticate` challenge), 418 several, 400 malformed input (but a malformed identifier
  * answers its own token, see `identifierErrors`), a stored object gone missing `storageTypeReadError`.
  * Nothing else leaves the server: no stack, no SQL.
  */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((caught: FastifyError, request, reply) => {
     const error = (caught.validation && identifierFailure(caught, request)) || caught;
-    if (error instanceof AppError) return reply.status(error.status).send(error.toResponse());
+    if (error instanceof AppError) {
+      // a 401 raised by a service (a refresh that lost its session, a machine's bad token) carries
+      // the challenge the auth plugin's own 401 does
+      if (error.status === 401) reply.header('WWW-Authenticate', unauthorizedChallenge);
+      return reply.status(error.status).send(error.toResponse());
+    }
     if (error instanceof AppErrors) return reply.status(418).send({ data: error.errors.map((e) => e.toResponse()) });
     if (error.validation) return reply.status(400).send(malformed(describeValidation(error)));
     const status = error.statusCode ?? 500;

@@ -80,15 +80,24 @@ export function assertCarryableText(value: unknown, path = ''): void {
 }
 
 /**
+ * Parses JSON text a client sent as a file: one leading UTF-8 byte order mark, which editors on
+ * Windows write, is not part of the JSON (RFC 8259 §8.1 lets a parser ignore it) and is skipped.
+ * Throws what `JSON.parse` throws.
+ */
+export function parseJsonText(text: string): unknown {
+  return JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text);
+}
+
+/**
  * JSON text a route reads itself (an uploaded file, a multipart field), held to what a JSON body
- * is held to: parsed (`notJson` answers text that is not JSON, with the parser's reason), then
- * {@link assertCarryableText} with the paths of its values under `path`. An escaped `\u0000` is
- * plain text until parsed, so the raw text passing the form's own check says nothing.
+ * is held to: parsed (`parseJsonText`; `notJson` answers text that is not JSON, with the parser's
+ * reason), then {@link assertCarryableText} with the paths of its values under `path`. An escaped
+ * `\u0000` is plain text until parsed, so the raw text passing the form's own check says nothing.
  */
 export function parseCarryableJson(text: string, path: string, notJson: (reason: string) => AppError): unknown {
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = parseJsonText(text);
   } catch (error) {
     throw notJson(error instanceof Error ? error.message : String(error));
   }

@@ -24,6 +24,12 @@ export async function registerMultipart(app: FastifyInstance, uploadMaxBytes: nu
   }
 }
 
+/**
+ * The most bytes one text field of a form may hold, unless the route sets its own `fieldSize`: a
+ * longer field is refused (413 naming it, `formParts`), never cut.
+ */
+export const FIELD_MAX_BYTES = 64 * 1024;
+
 async function registerPlugin(app: FastifyInstance, uploadMaxBytes: number): Promise<void> {
   await app.register(fastifyMultipart, {
     throwFileSizeLimit: true,
@@ -31,7 +37,7 @@ async function registerPlugin(app: FastifyInstance, uploadMaxBytes: number): Pro
       fileSize: uploadMaxBytes,
       files: 1,
       fields: 20,
-      fieldSize: 64 * 1024,
+      fieldSize: FIELD_MAX_BYTES,
       parts: 40,
       headerPairs: 100,
     },

@@ -8,6 +8,8 @@ export interface TestAccount {
   givenName?: string;
   familyName?: string;
   preferredUsername?: string;
+  /** The `email_verified` claim: true unless given; `null` leaves the claim out. */
+  emailVerified?: boolean | null;
 }
 
 /** A real OpenID provider (`oidc-provider`) on a loopback port, for the SSO tests. */
@@ -75,7 +77,7 @@ export async function startOpenIdProvider(
         claims: () => ({
           sub: id,
           email: account.email,
-          email_verified: true,
+          ...(account.emailVerified === null ? {} : { email_verified: account.emailVerified ?? true }),
           preferred_username: account.preferredUsername,
           given_name: account.givenName,
           family_name: account.familyName,

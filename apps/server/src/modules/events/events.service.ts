@@ -37,7 +37,7 @@ import { AppError } from '../../lib/app-error.js';
 import type { Caller } from '../../lib/caller.js';
 import { MAX_NESTING, nestsDeeperThan } from '../../lib/canonical-json.js';
 import { identifierErrors } from '../../lib/identifier-errors.js';
-import { assertCarryableText } from '../../plugins/input-hygiene.js';
+import { assertCarryableText, parseJsonText } from '../../plugins/input-hygiene.js';
 import { isoNow } from '../../lib/time.js';
 import { type AuditRecord, AuditRepository, recordManyWith } from '../audit/audit.repository.js';
 import { DevicesRepository } from '../devices/devices.repository.js';
@@ -375,7 +375,7 @@ export class EventsService {
   async upload(file: Buffer, caller: Pick<Caller, 'username' | 'sourceIp'>): Promise<TTraceEventUploadResult> {
     let json: unknown;
     try {
-      json = JSON.parse(file.toString('utf8'));
+      json = parseJsonText(file.toString('utf8'));
     } catch {
       throw new AppError('traceEventMalformed', { field: 'file', description: 'The file is not JSON' });
     }

@@ -56,12 +56,16 @@ function firstString(...values: unknown[]): string | undefined {
   return undefined;
 }
 
-/** What an ID token or a userinfo answer says of the person (an e-mail marked unverified does not count). */
+/**
+ * What an ID token or a userinfo answer says of the person. The e-mail counts only when the
+ * provider marks it verified (`email_verified: true`): it names, links and admits accounts
+ * (docs/identity.md#accounts), and an address a user merely typed in at the provider must not.
+ */
 function identityFrom(issuer: string, subject: string, claims: Record<string, unknown>): ExternalIdentity {
   return {
     issuer,
     subject,
-    email: claims.email_verified === false ? undefined : firstString(claims.email),
+    email: claims.email_verified === true ? firstString(claims.email) : undefined,
     preferredUsername: firstString(claims.preferred_username),
     firstName: firstString(claims.given_name),
     lastName: firstString(claims.family_name),

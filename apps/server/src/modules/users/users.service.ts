@@ -34,9 +34,22 @@ export function initialAdminPasswordFile(dataDir: string): string {
 
 /**
  * The escalated-session check of a sensitive change (docs/security-keys-and-access.md), for the
- * changes a route's own row cannot tell apart: another user's password or role, a new ADMIN.
+ * changes a route's own row cannot tell apart: another user's password, e-mail, single sign-on
+ * turned on or role, a new ADMIN, and those of one's own without a password to confirm them.
  */
 export type SensitiveGuard = (caller: Caller) => Promise<void>;
+
+/**
+ * Whether a `user/edit` hands the account to whoever holds something new: a new password; a
+ * different e-mail address or single sign-on turned on, which let an identity provider's user of
+ * that name and address log in as it (docs/identity.md#accounts). The same e-mail again and single
+ * sign-on turned off (which only ends sessions) hand nothing over.
+ */
+function handsOverAccount(input: TUserEditRequest, target: UserRow): boolean {
+  const newEmail = input.email !== undefined && input.email.trim() !== target.email;
+  const ssoTurnedOn = input.useSso === true && Number(target.use_sso) !== 1;
+  return !!input.password || newEmail || ssoTurnedOn;
+}
 
 export class UsersService {
   constructor(
@@ -105,15 +118,16 @@ export class UsersService {
     if (caller.role !== 'ADMIN' && !editingSelf) throw new AppError('userNotAuthorizedToEdit');
     const roleChange = input.role !== undefined && input.role !== target.role;
     if (roleChange && caller.role !== 'ADMIN') throw new AppError('userNotAuthorizedToPromoteRole', { field: 'role' });
-    // someone else's password or role is their account: as sensitive as deleting it
-    if (!editingSelf && (roleChange || input.password)) await guard?.(caller);
+    const newPassword = input.password ? input.password : undefined;
+    const handsOver = handsOverAccount(input, target);
+    // someone else's password, e-mail, single sign-on or role is their account: as sensitive as deleting it
+    if (!editingSelf && (roleChange || handsOver)) await guard?.(caller);
 
     const problems = new ErrorCollector();
     checkProfileFields(input, 'ifGiven', problems);
-    const newPassword = input.password ? input.password : undefined;
     if (newPassword !== undefined) checkNewPassword(newPassword, problems);
     problems.throwIfAny();
-    if (newPassword !== undefined && editingSelf) await this.checkCurrentPassword(target, input.currentPassword);
+    if (editingSelf && handsOver) await this.confirmOwnHandOver(target, input.currentPassword, caller, guard);
 
     const changes: UserRowUpdate = { updated_at: isoNow() };
     if (input.firstName !== undefined) changes.first_name = input.firstName.trim();
@@ -274,8 +288,22 @@ export class UsersService {
     await this.removeInitialPasswordFile(`as it no longer holds the password of "${this.initial.username}"`);
   }
 
-  private async checkCurrentPassword(target: UserRow, currentPassword: string | undefined): Promise<void> {
-    if (!target.password_hash) return; // an SSO user setting a first password
+  /**
+   * One's own change that {@link handsOverAccount}: proven with the current password (420
+   * `currentPasswordRequired`, `passwordIncorrect`); an account without one (single sign-on made
+   * it) has nothing to prove it with, so it asks for the escalated session a sensitive action does
+   * (403 `escalationRequired` from a caller who must escalate).
+   */
+  private async confirmOwnHandOver(
+    target: UserRow,
+    currentPassword: string | undefined,
+    caller: Caller,
+    guard: SensitiveGuard | undefined,
+  ): Promise<void> {
+    if (!target.password_hash) {
+      await guard?.(caller);
+      return;
+    }
     if (!currentPassword) throw new AppError('currentPasswordRequired', { field: 'currentPassword' });
     if (!(await verifyPassword(target.password_hash, currentPassword))) {
       throw new AppError('passwordIncorrect', { field: 'currentPassword' });

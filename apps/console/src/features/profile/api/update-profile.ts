@@ -13,6 +13,8 @@ export const ZUpdateProfileInput = z.object({
   company: z.string().nullable(),
   timeZone: z.string(),
   language: z.string(),
+  /** Sent when the e-mail address changes: the server asks for it then (docs/api.md, Users). */
+  currentPassword: z.string().optional(),
 });
 export type UpdateProfileInput = z.infer<typeof ZUpdateProfileInput>;
 

@@ -3,13 +3,27 @@ import type { TUserProfile } from '@manifold/contract';
 import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formErrorsFrom, type FormErrors } from '../../../components/api-error-message';
-import { ProfileFields, profileFieldNames, profileFieldOfToken, type ProfileValues } from '../../../components/profile-fields';
+import {
+  CurrentPasswordInput,
+  handsOverAccount,
+  ProfileFields,
+  profileFieldNames,
+  profileFieldOfToken,
+  type ProfileValues,
+} from '../../../components/profile-fields';
 import { useFields } from '../../../hooks/use-fields';
 import { alerts } from '../../../lib/alerts';
 import { useUpdateProfile } from '../api/update-profile';
 import { FormGeneralErrors } from '../../../components/form-fields';
 
-function valuesOf(profile: TUserProfile): ProfileValues {
+const fieldNames = [...profileFieldNames, 'currentPassword'] as const;
+const fieldOfToken: Record<string, string> = {
+  ...profileFieldOfToken,
+  passwordIncorrect: 'currentPassword',
+  currentPasswordRequired: 'currentPassword',
+};
+
+function valuesOf(profile: TUserProfile): ProfileValues & { currentPassword: string } {
   return {
     firstName: profile.firstName,
     lastName: profile.lastName,
@@ -17,6 +31,7 @@ function valuesOf(profile: TUserProfile): ProfileValues {
     company: profile.company ?? '',
     timeZone: profile.timeZone,
     language: profile.language,
+    currentPassword: '',
   };
 }
 
@@ -27,15 +42,23 @@ export function ProfileDetailsForm({ profile }: { profile: TUserProfile }) {
   const mutation = useUpdateProfile();
 
   useEffect(() => reset(valuesOf(profile)), [profile, reset]);
+  // a new e-mail address is confirmed with the current password, as a new password is
+  const emailChanged = handsOverAccount(profile, values);
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     setErrors({ fields: {}, general: [] });
+    const { currentPassword, ...details } = values;
     mutation.mutate(
-      { username: profile.username, ...values, company: values.company.trim() === '' ? null : values.company },
+      {
+        username: profile.username,
+        ...details,
+        company: values.company.trim() === '' ? null : values.company,
+        ...(emailChanged ? { currentPassword } : {}),
+      },
       {
         onSuccess: () => alerts.success(t('profile.saved')),
-        onError: (error) => setErrors(formErrorsFrom(t, error, profileFieldNames, profileFieldOfToken)),
+        onError: (error) => setErrors(formErrorsFrom(t, error, fieldNames, fieldOfToken)),
       },
     );
   };
@@ -53,6 +76,13 @@ export function ProfileDetailsForm({ profile }: { profile: TUserProfile }) {
             own
             timeZoneHint={t('profile.timeZoneHint')}
           />
+          {emailChanged ? (
+            <CurrentPasswordInput
+              value={values.currentPassword}
+              error={errors.fields.currentPassword}
+              onChange={(value) => setField('currentPassword', value)}
+            />
+          ) : null}
         </SimpleGrid>
         <Group justify="flex-end">
           <Button type="submit" loading={mutation.isPending}>

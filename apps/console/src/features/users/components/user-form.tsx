@@ -3,7 +3,13 @@ import { knownTimeZones, type TUserProfile } from '@manifold/contract';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formErrorsFrom, type FormErrors } from '../../../components/api-error-message';
-import { ProfileFields, profileFieldNames, profileFieldOfToken } from '../../../components/profile-fields';
+import {
+  CurrentPasswordInput,
+  handsOverAccount,
+  ProfileFields,
+  profileFieldNames,
+  profileFieldOfToken,
+} from '../../../components/profile-fields';
 import { useFields } from '../../../hooks/use-fields';
 import { useAddUser } from '../api/add-user';
 import { useEditUser } from '../api/edit-user';
@@ -66,6 +72,8 @@ export function UserForm({ user, currentUsername, onDone, onCancel }: UserFormPr
   const editUser = useEditUser();
   const editing = user !== undefined;
   const editingSelf = editing && user.username === currentUsername;
+  // what the server asks one's own current password for (docs/api.md, Users)
+  const handsOver = editing && handsOverAccount(user, values);
   const pending = addUser.isPending || editUser.isPending;
 
   const roleOptions = (roles.data?.data ?? [values.role]).map((role) => ({ value: role, label: t(`roles.${role}`) }));
@@ -92,7 +100,7 @@ export function UserForm({ user, currentUsername, onDone, onCancel }: UserFormPr
           username: user.username,
           ...common,
           ...(values.password ? { password: values.password } : {}),
-          ...(editingSelf && values.password ? { currentPassword: values.currentPassword } : {}),
+          ...(editingSelf && handsOver ? { currentPassword: values.currentPassword } : {}),
         },
         { onSuccess: onDone, onError },
       );
@@ -139,14 +147,10 @@ export function UserForm({ user, currentUsername, onDone, onCancel }: UserFormPr
             onChange={(event) => setField('password', event.currentTarget.value)}
           />
           {editingSelf ? (
-            <PasswordInput
-              label={t('profile.currentPassword')}
-              name="currentPassword"
-              autoComplete="current-password"
+            <CurrentPasswordInput
               value={values.currentPassword}
               error={errors.fields.currentPassword}
-              aria-invalid={Boolean(errors.fields.currentPassword)}
-              onChange={(event) => setField('currentPassword', event.currentTarget.value)}
+              onChange={(value) => setField('currentPassword', value)}
             />
           ) : null}
         </SimpleGrid>

@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import type { TDeviceTemplate } from '@manifold/contract';
+import { policyFor, suiteLicensingWorld } from './helpers/licensing-fixtures.js';
+import { importTemplate, templateDocument, uploadForm } from './helpers/packages-fixtures.js';
+import { countRows, describeEachDatabase, expectToken } from './helpers/test-app.js';
+
+/** The app's limit on one multipart text field (plugins/multipart.ts). */
+const FIELD_LIMIT = 64 * 1024;
+const BOM = '\uFEFF';
+
+describeEachDatabase('input taken strictly', (ctx) => {
+  const world = suiteLicensingWorld(ctx);
+
+  describe('multipart text fields over the size limit', () => {
+    it('refuse the form with 413 naming the field, even a field the route does not read, and add nothing', async () => {
+      const token = await ctx().adminToken();
+      const before = await countRows(ctx(), 'orders');
+      const file = { filename: 'policy.json', content: JSON.stringify(policyFor(world)), contentType: 'application/json' };
+      // the parser cut the field to the limit and the route went on with the rest
+      const over = await uploadForm(ctx(), '/ui/order/upload', token, { note: 'x'.repeat(FIELD_LIMIT + 1), file });
+      const body = expectToken(over, 413, 'payloadTooLarge', 'note');
+      expect(body.errorDescription).toContain('64 KiB');
+      expect(await countRows(ctx(), 'orders')).toBe(before);
+      // a field of exactly the limit is whole: the upload is taken
+      const atLimit = await uploadForm(ctx(), '/ui/order/upload', token, { note: 'x'.repeat(FIELD_LIMIT), file });
+      expect(atLimit.statusCode, atLimit.body).toBe(200);
+      expect(await countRows(ctx(), 'orders')).toBe(before + 1);
+    });
+
+    it('answer an oversized inspection field 413 naming it, not "not JSON"', async () => {
+      const inspection = JSON.stringify({ partId: world.deviceId, result: 'passed', note: 'x'.repeat(FIELD_LIMIT) });
+      const response = await uploadForm(ctx(), '/ui/qms/inspection', await ctx().adminToken(), { inspection });
+      expectToken(response, 413, 'payloadTooLarge', 'inspection');
+    });
+  });
+
+  describe('JSON files starting with a UTF-8 byte order mark', () => {
+    it('are read without it: a policy list', async () => {
+      const before = await countRows(ctx(), 'orders');
+      const response = await uploadForm(ctx(), '/ui/order/upload', await ctx().adminToken(), {
+        file: { filename: 'policy.json', content: BOM + JSON.stringify(policyFor(world)), contentType: 'application/json' },
+      });
+      expect(response.statusCode, response.body).toBe(200);
+      expect(await countRows(ctx(), 'orders')).toBe(before + 1);
+      // one mark only: a second one is text before the JSON
+      expectToken(
+        await uploadForm(ctx(), '/ui/order/upload', await ctx().adminToken(), {
+          file: {
+            filename: 'policy.json',
+            content: BOM + BOM + JSON.stringify(policyFor(world)),
+            contentType: 'application/json',
+          },
+        }),
+        420,
+        'authorizedPolicyListNotFormattedCorrectly',
+        'file',
+      );
+      expect(await countRows(ctx(), 'orders')).toBe(before + 1);
+    });
+
+    it('are read without it: a device template', async () => {
+      const response = await importTemplate(ctx(), BOM + JSON.stringify(templateDocument({ name: 'With a BOM' })));
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.json<TDeviceTemplate>()).toMatchObject({ name: 'With a BOM', parameterCount: 5 });
+    });
+  });
+
+  describe('paging numbers', () => {
+    it('are plain decimal digits: anything else answers 400 naming the parameter', async () => {
+      const token = await ctx().adminToken();
+      for (const [parameter, value] of [
+        ['pageNum', '0x10'],
+        ['numberOfItems', '%2B5'],
+        ['numberOfItems', '%205'],
+        ['pageNum', '1e1'],
+        ['numberOfItems', '5.0'],
+      ] as const) {
+        for (const list of ['/ui/user/list', '/ui/order/list', '/ui/event/list', '/ui/package/list', '/ui/device/list']) {
+          const response = await ctx().call('GET', `${list}?${parameter}=${value}`, { token });
+          const body = expectToken(response, 400, 'malformedRequest');
+          expect(body.errorDescription, `${list}?${parameter}=${value}`).toContain(`querystring/${parameter}`);
+        }
+      }
+    });
+
+    it('keep taking what they took before', async () => {
+      const token = await ctx().adminToken();
+      const page = await ctx().call('GET', '/ui/user/list?pageNum=01&numberOfItems=5', { token });
+      expect(page.statusCode, page.body).toBe(200);
+      expect(page.json()).toMatchObject({ pageNum: 1, numberOfItems: 5 });
+      const defaults = await ctx().call('GET', '/ui/order/list', { token });
+      expect(defaults.json()).toMatchObject({ pageNum: 1, numberOfItems: 10 });
+    });
+  });
+});
