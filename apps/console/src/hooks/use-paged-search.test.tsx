@@ -115,7 +115,11 @@ describe('usePagedSearch: the page and the search text in the address', () => {
     // the box follows each key at once; the list asks for what is typed after the pause
     expect(searchBox().value).toBe('ab');
     expect(queryShown()).toBe('(none)');
-    await waitFor(() => expect(router.state.location.search).toBe('?search=ab'), settles);
+    // the router's entry and the list rendered from it (a loaded machine renders later than the router moves)
+    await waitFor(() => {
+      expect(router.state.location.search).toBe('?search=ab');
+      expect(queryShown()).toBe('ab');
+    }, settles);
     expect(router.state.historyAction).toBe('PUSH');
     expect(pageShown()).toBe('1');
     expect(queryShown()).toBe('ab');
@@ -123,7 +127,10 @@ describe('usePagedSearch: the page and the search text in the address', () => {
 
     // typing on replaces the search's own entry; a search emptied leaves no trace in the address
     fireEvent.change(searchBox(), { target: { value: '' } });
-    await waitFor(() => expect(router.state.location.search).toBe(''), settles);
+    await waitFor(() => {
+      expect(router.state.location.search).toBe('');
+      expect(queryShown()).toBe('(none)');
+    }, settles);
     expect(router.state.historyAction).toBe('REPLACE');
     expect(queryShown()).toBe('(none)');
     // back: the page before the search, then the screen before the list
@@ -136,7 +143,10 @@ describe('usePagedSearch: the page and the search text in the address', () => {
   it('returns on back to the page and search before a search typed, and on forward to the search', async () => {
     const router = renderAt(['/other', '/list?page=3&search=old'], <List totalPages={5} />);
     fireEvent.change(searchBox(), { target: { value: 'ne' } });
-    await waitFor(() => expect(router.state.location.search).toBe('?search=ne'), settles);
+    await waitFor(() => {
+      expect(router.state.location.search).toBe('?search=ne');
+      expect(queryShown()).toBe('ne');
+    }, settles);
     expect(router.state.historyAction).toBe('PUSH');
     fireEvent.change(searchBox(), { target: { value: 'new' } });
     await waitFor(() => expect(router.state.location.search).toBe('?search=new'), settles);
@@ -154,7 +164,10 @@ describe('usePagedSearch: the page and the search text in the address', () => {
 
     // another page is an entry of its own, and so is the next search typed there
     fireEvent.click(screen.getByRole('button', { name: 'next list' }));
-    await waitFor(() => expect(router.state.location.search).toBe('?search=new&page=2'), settles);
+    await waitFor(() => {
+      expect(router.state.location.search).toBe('?search=new&page=2');
+      expect(pageShown()).toBe('2');
+    }, settles);
     fireEvent.change(searchBox(), { target: { value: 'newer' } });
     await waitFor(() => expect(router.state.location.search).toBe('?search=newer'), settles);
     expect(router.state.historyAction).toBe('PUSH');
