@@ -73,6 +73,27 @@ describe('console: login and session', () => {
     await context.close();
   });
 
+  it('lets a keyboard reach the show-password toggle after the password and press it with Enter and Space', async () => {
+    const { context, page } = await freshPage(browser);
+    await page.goto('/login');
+    const password = page.getByLabel('Password').and(page.locator('input'));
+    await password.fill('typed secret');
+    expect(await password.getAttribute('type')).toBe('password');
+    await page.keyboard.press('Tab');
+    const focused = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? null);
+    expect(await focused()).toBe('Show password');
+    await page.keyboard.press('Enter');
+    expect(await password.getAttribute('type')).toBe('text');
+    expect(await focused()).toBe('Hide password');
+    await page.keyboard.press('Space');
+    expect(await password.getAttribute('type')).toBe('password');
+    expect(await focused()).toBe('Show password');
+    // Enter on the toggle neither submits the form nor leaves the page
+    expect(new URL(page.url()).pathname).toBe('/login');
+    expect(await password.inputValue()).toBe('typed secret');
+    await context.close();
+  });
+
   it('loads no more script for a logged-out deep link than for /login itself', async () => {
     const scriptsOf = async (path: string) => {
       const { context, page } = await freshPage(browser);

@@ -75,7 +75,8 @@ export async function freshPage(browser: Browser, url = baseUrl()): Promise<{ co
 
 export async function logIn(page: Page, username: string, password: string): Promise<void> {
   await page.getByLabel('Username').fill(username);
-  await page.getByLabel('Password').fill(password);
+  // the input, not its show-password toggle (whose name says "password" too)
+  await page.getByLabel('Password').and(page.locator('input')).fill(password);
   await page.getByRole('button', { name: 'Log in' }).click();
 }
 

@@ -39,15 +39,40 @@ export interface FormErrors {
 }
 
 /**
+ * How a form names the fields of its call: for each field the server may name in a problem (the API's
+ * property), the label the reader sees for it, in the reader's language. A field it has no label for
+ * is left unnamed: the API's property names are never shown.
+ */
+export type FieldLabels = Readonly<Partial<Record<string, string>>> | ((field: string) => string | undefined);
+
+/**
+ * A server problem said for the whole form rather than under an input: its message, after the label
+ * the form gives the field the server names (`common.labelled`: "Label: message", in Chinese with the
+ * full-width colon) in place of any API name the server's words start with, or alone when the server
+ * names none the form has a label for. Every form that shows server problems outside their inputs
+ * names the field through this.
+ */
+export function labelledProblemMessage(t: TFunction, problem: ApiProblem, labels: FieldLabels = {}): string {
+  const message = problemMessage(t, problem);
+  if (problem.field === undefined) return message;
+  const label = typeof labels === 'function' ? labels(problem.field) : labels[problem.field];
+  if (!label) return message;
+  // the server's own words (English) may start by naming the field: the label names it instead
+  const named = [problem.field, label].find((name) => message.startsWith(`${name}: `));
+  return t('common.labelled', { label, text: named === undefined ? message : message.slice(named.length + 2) });
+}
+
+/**
  * Places each server problem of a refused request on the form input `fieldOf` names; what fits
- * no input (or a failure that is not a refusal with problems) is reported for the whole form.
+ * no input (or a failure that is not a refusal with problems) is reported for the whole form, named
+ * by its field's label in `labels` (see `labelledProblemMessage`).
  * Problems on the same input are joined; `distinct` leaves out a message the input already shows.
  */
 export function placeProblems(
   t: TFunction,
   error: unknown,
   fieldOf: (problem: ApiProblem) => string | undefined,
-  { distinct = false }: { distinct?: boolean } = {},
+  { distinct = false, labels = {} }: { distinct?: boolean; labels?: FieldLabels } = {},
 ): FormErrors {
   const result: FormErrors = { fields: {}, general: [] };
   if (!isApiError(error) || error.kind !== 'badRequest' || error.problems.length === 0) {
@@ -55,12 +80,12 @@ export function placeProblems(
     return result;
   }
   for (const problem of error.problems) {
-    const message = problemMessage(t, problem);
     const key = fieldOf(problem);
     if (key === undefined) {
-      result.general.push(message);
+      result.general.push(labelledProblemMessage(t, problem, labels));
       continue;
     }
+    const message = problemMessage(t, problem);
     const existing = result.fields[key];
     if (existing === undefined) result.fields[key] = message;
     else if (!distinct || !existing.includes(message)) result.fields[key] = `${existing} ${message}`;
@@ -70,16 +95,23 @@ export function placeProblems(
 
 /**
  * Places each server problem next to its form field: the `field` the server names, else the
- * field its token is about; what fits no field is reported for the whole form.
+ * field its token is about; what fits no field the form shows (`fieldNames`: its inputs on screen)
+ * is reported for the whole form, named by the field's label in `labels`.
  */
 export function formErrorsFrom(
   t: TFunction,
   error: unknown,
   fieldNames: readonly string[],
   fieldOfToken: Readonly<Record<string, string>> = {},
+  labels: FieldLabels = {},
 ): FormErrors {
-  return placeProblems(t, error, (problem) => {
-    const candidate = problem.field ?? fieldOfToken[problem.errorToken];
-    return candidate && fieldNames.includes(candidate) ? candidate : undefined;
-  });
+  return placeProblems(
+    t,
+    error,
+    (problem) => {
+      const candidate = problem.field ?? fieldOfToken[problem.errorToken];
+      return candidate && fieldNames.includes(candidate) ? candidate : undefined;
+    },
+    { labels },
+  );
 }

@@ -1,9 +1,10 @@
-import { PasswordInput, Select, TextInput } from '@mantine/core';
+import { Select, TextInput } from '@mantine/core';
 import type { TUserProfile } from '@manifold/contract';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { consoleProfileLanguages } from '../lib/i18n';
 import { timeZoneGroups } from '../lib/time-zones';
+import { PasswordInput } from './password-input';
 
 /** A user's own details, as the user form and the profile screen edit them. */
 export interface ProfileValues {

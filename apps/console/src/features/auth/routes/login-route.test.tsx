@@ -1,11 +1,8 @@
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { fireEvent, screen, waitFor } from '@testing-library/react';
-import { MemoryRouter } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { setTestConsoleConfig } from '../../../test/console-config';
 import { describedBy } from '../../../test/described-by';
-import { renderWithProviders, type TestLocale } from '../../../test/render';
-import { LoginRoute } from './login-route';
+import { renderLogin } from '../../../test/login-screen';
 
 /** The login call refuses with `status` and `body`; nothing else answers. */
 function refuseLogin(status: number, body: unknown): void {
@@ -26,18 +23,6 @@ const emptyForm = {
     { errorToken: 'userHasNoPassword', errorDescription: 'The user has no password', field: 'password' },
   ],
 };
-
-function renderLogin(locale: TestLocale) {
-  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-  renderWithProviders(
-    <QueryClientProvider client={client}>
-      <MemoryRouter initialEntries={['/login']}>
-        <LoginRoute />
-      </MemoryRouter>
-    </QueryClientProvider>,
-    { locale },
-  );
-}
 
 beforeEach(() => setTestConsoleConfig());
 afterEach(() => vi.unstubAllGlobals());

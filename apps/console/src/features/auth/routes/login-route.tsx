@@ -1,4 +1,4 @@
-import { Alert, Button, Center, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Center, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router';
@@ -12,6 +12,7 @@ import { joinSentences } from '../../../lib/text-join';
 import { useLogin } from '../api/login';
 import { ErrorAlert } from '../../../components/error-alert';
 import { SsoButtons } from '../components/sso-buttons';
+import { PasswordInput } from '../../../components/password-input';
 
 /** /login: the entry of the console; shows why the user was sent here and returns them after. */
 export function LoginRoute() {

@@ -1,24 +1,20 @@
-import { PasswordInput, SegmentedControl, Select, Stack, Switch, Text } from '@mantine/core';
+import { SegmentedControl, Select, Stack, Switch, Text } from '@mantine/core';
 import type { TRole, TSsoConnection, TSsoProvider } from '@manifold/contract';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { formErrorsFrom, type FormErrors } from '../../../components/api-error-message';
+import { formErrorsFrom, type FieldLabels, type FormErrors } from '../../../components/api-error-message';
 import { FormButtons } from '../../../components/form-buttons';
 import { FormGeneralErrors, FormTextarea, FormTextInput } from '../../../components/form-fields';
 import { useFields } from '../../../hooks/use-fields';
 import { getConsoleConfig } from '../../../lib/console-config';
 import { useSaveSsoProvider } from '../api/sso-providers';
+import { PasswordInput } from '../../../components/password-input';
 
-const fieldNames = [
-  'name',
-  'domain',
-  'clientId',
-  'clientSecret',
-  'redirectUri',
-  'ssoUrl',
-  'idpCertificate',
-  'allowedDomains',
-] as const;
+/** The inputs the form shows for each connection (a SAML provider's redirect address is the server's own). */
+const fieldNames = {
+  oidc: ['name', 'domain', 'clientId', 'clientSecret', 'redirectUri', 'allowedDomains'],
+  saml: ['name', 'domain', 'ssoUrl', 'idpCertificate', 'allowedDomains'],
+} as const satisfies Record<TSsoConnection, readonly string[]>;
 
 export interface SsoProviderFormProps {
   provider?: TSsoProvider;
@@ -47,6 +43,17 @@ export function SsoProviderForm({ provider, onDone, onCancel }: SsoProviderFormP
   const save = useSaveSsoProvider();
   const form = { values, setField, errors };
   const oidc = values.connection === 'oidc';
+  const labels: FieldLabels = {
+    name: t('identity.providers.name'),
+    domain: oidc ? t('identity.providers.issuer') : t('identity.providers.entityId'),
+    clientId: t('identity.providers.clientId'),
+    clientSecret: t('identity.providers.clientSecret'),
+    redirectUri: t('identity.providers.redirectUri'),
+    ssoUrl: t('identity.providers.ssoUrl'),
+    idpCertificate: t('identity.providers.idpCertificate'),
+    defaultRole: t('identity.providers.defaultRole'),
+    allowedDomains: t('identity.providers.allowedDomains'),
+  };
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -58,7 +65,10 @@ export function SsoProviderForm({ provider, onDone, onCancel }: SsoProviderFormP
         ...(provider ? { id: provider.id } : {}),
         ...(oidc ? { clientId, redirectUri, ...(clientSecret ? { clientSecret } : {}) } : { ssoUrl, idpCertificate }),
       },
-      { onSuccess: onDone, onError: (error) => setErrors(formErrorsFrom(t, error, fieldNames)) },
+      {
+        onSuccess: onDone,
+        onError: (error) => setErrors(formErrorsFrom(t, error, fieldNames[values.connection], {}, labels)),
+      },
     );
   };
 

@@ -2,8 +2,9 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { fireEvent, screen } from '@testing-library/react';
 import { MemoryRouter } from 'react-router';
 import { describe, expect, it } from 'vitest';
-import { renderWithProviders, type TestLocale } from '../../../test/render';
-import { AddOrderForm } from './add-order-form';
+import { BadRequestError } from '../../../lib/api-errors';
+import { renderWithProviders, testI18n, type TestLocale } from '../../../test/render';
+import { AddOrderForm, policyProblems } from './add-order-form';
 import { jsonErrorOffset, jsonProblem } from './json-problem';
 
 function renderForm(locale: TestLocale = 'en') {
@@ -48,6 +49,33 @@ describe('the add-order form', () => {
     expect(root).toBeTruthy();
     expect((root as HTMLElement).style.fontFamily).toBe('');
   });
+});
+
+describe("the add-order form's refusals", () => {
+  const refused = new BadRequestError('invalid', 418, [
+    {
+      errorToken: 'authorizedPolicyListInvalid',
+      errorDescription: 'deviceParameters[0].min: Too small',
+      field: 'authorizationAuthorizedPolicyList.deviceParameters[0].min',
+    },
+    {
+      errorToken: 'authorizedPolicyListInvalid',
+      errorDescription: 'Not a policy list',
+      field: 'authorizationAuthorizedPolicyList',
+    },
+    { errorToken: 'payloadTooLarge', errorDescription: 'file may have at most 1 MiB', field: 'file' },
+  ]);
+
+  it.each([
+    // English keeps the server's words, naming the place once
+    ['en', ['deviceParameters[0].min: Too small', 'Not a policy list', 'file may have at most 1 MiB']],
+    ['zh', ['deviceParameters[0].min：授权策略列表无效', '授权策略列表无效', '请求过大']],
+  ] as const)(
+    "name the place in the pasted list as the language writes a label, and the form's own fields not at all (%s)",
+    (locale, lines) => {
+      expect(policyProblems(testI18n(locale).t, refused)).toEqual(lines);
+    },
+  );
 });
 
 describe('where a text stops being JSON', () => {

@@ -5,7 +5,7 @@ import type { TFunction } from 'i18next';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
-import { apiErrorMessage, problemMessage } from '../../../components/api-error-message';
+import { apiErrorMessage, labelledProblemMessage } from '../../../components/api-error-message';
 import { alerts } from '../../../lib/alerts';
 import { isApiError } from '../../../lib/api-errors';
 import { uploadTray } from '../../../lib/upload-tray';
@@ -16,14 +16,19 @@ import { jsonProblem } from './json-problem';
 
 const policyField = 'authorizationAuthorizedPolicyList';
 
+/**
+ * Where in the policy list a problem is: its path in the JSON the user pasted or uploaded (the
+ * document's own names, which the user wrote); the list or the file as a whole is the form itself.
+ */
+function placeInPolicy(field: string): string | undefined {
+  if (field.startsWith(`${policyField}.`)) return field.slice(policyField.length + 1);
+  return field === policyField || field === 'file' ? undefined : field;
+}
+
 /** One line per server problem, naming the place in the policy list it is about. */
 export function policyProblems(t: TFunction, error: unknown): string[] {
   if (!isApiError(error) || error.kind !== 'badRequest' || error.problems.length === 0) return [apiErrorMessage(t, error)];
-  return error.problems.map((problem) => {
-    const message = problemMessage(t, problem);
-    const field = problem.field?.startsWith(`${policyField}.`) ? problem.field.slice(policyField.length + 1) : problem.field;
-    return field && field !== policyField && field !== 'file' ? `${field}: ${message}` : message;
-  });
+  return error.problems.map((problem) => labelledProblemMessage(t, problem, placeInPolicy));
 }
 
 /** Adds an order from an authorized policy list: pasted JSON (order/add) or a file (order/upload). */

@@ -1,13 +1,13 @@
 import { ModalsProvider } from '@mantine/modals';
 import type { TAuditEntry, TOrderDetail, TRole } from '@manifold/contract';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { screen, waitFor } from '@testing-library/react';
+import { cleanup, screen, waitFor } from '@testing-library/react';
 import { MemoryRouter, Route, Routes } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { sessionQueryKey } from '../../../lib/session';
 import { setSessionToken } from '../../../lib/session-token';
 import { authorization, orderDetail } from '../../../test/order';
-import { renderWithProviders } from '../../../test/render';
+import { renderWithProviders, type TestLocale } from '../../../test/render';
 import { seedAdminSession } from '../../../test/session';
 import { orderQueryOptions } from '../api/get-order';
 import { OrderRoute } from './order-route';
@@ -30,7 +30,12 @@ const history: TAuditEntry[] = [
 ];
 
 /** The order screen with the order's detail already fetched, for a session of `role`. */
-function renderOrder(historyTruncated: boolean, role: TRole = 'ADMIN', overrides: Partial<TOrderDetail> = {}) {
+function renderOrder(
+  historyTruncated: boolean,
+  role: TRole = 'ADMIN',
+  overrides: Partial<TOrderDetail> = {},
+  locale: TestLocale = 'en',
+) {
   const order = orderDetail({ history, historyTruncated, ...overrides });
   const client = new QueryClient({ defaultOptions: { queries: { staleTime: Infinity, retry: false } } });
   seedAdminSession(client);
@@ -38,12 +43,12 @@ function renderOrder(historyTruncated: boolean, role: TRole = 'ADMIN', overrides
     session ? { ...session, userProfile: { ...session.userProfile, role } } : session,
   );
   client.setQueryData(orderQueryOptions(order.orderId, 1).queryKey, order);
-  renderOrderScreen(client, order.orderId);
+  renderOrderScreen(client, order.orderId, '', locale);
   return order;
 }
 
 /** The order screen of `orderId` opened at `search`, on what `client` holds. */
-function renderOrderScreen(client: QueryClient, orderId: string, search = '') {
+function renderOrderScreen(client: QueryClient, orderId: string, search = '', locale: TestLocale = 'en') {
   renderWithProviders(
     <QueryClientProvider client={client}>
       <MemoryRouter initialEntries={[`/orders/${orderId}${search}`]}>
@@ -54,6 +59,7 @@ function renderOrderScreen(client: QueryClient, orderId: string, search = '') {
         </ModalsProvider>
       </MemoryRouter>
     </QueryClientProvider>,
+    { locale },
   );
 }
 
@@ -112,6 +118,31 @@ describe("the order screen's history of machine events", () => {
       'Upload token issued to machine',
       'Machine data received',
     ]);
+  });
+});
+
+describe("the order screen's machine constraints", () => {
+  const deviceIdentity = { id: 'press-7', serialNumber: 'SN-0042', manufacturer: 'Acme', deviceClass: 'FDM' };
+
+  /** The value cell of the row `label` of the order's details. */
+  const rowValue = (label: string) => screen.getByText(label, { selector: 'th' }).nextElementSibling as HTMLElement;
+
+  it.each([
+    [
+      'en',
+      'Machine constraints',
+      ['Machine id: press-7', 'Serial number: SN-0042', 'Manufacturer: Acme', 'Class: FDM'],
+      'Any machine',
+    ],
+    ['zh', '设备限制', ['设备 ID：press-7', '序列号：SN-0042', '制造商：Acme', '类别：FDM'], '任何设备'],
+  ] as const)('name each field of the machine by its label, not by the API (%s)', async (locale, row, lines, any) => {
+    renderOrder(false, 'ADMIN', { deviceIdentity }, locale);
+    const cell = await waitFor(() => rowValue(row));
+    expect([...cell.querySelectorAll('li')].map((item) => item.textContent)).toEqual(lines);
+    expect(cell.textContent).not.toMatch(/serialNumber|deviceClass/);
+    cleanup();
+    renderOrder(false, 'ADMIN', { deviceIdentity: null }, locale);
+    expect((await waitFor(() => rowValue(row))).textContent).toBe(any);
   });
 });
 

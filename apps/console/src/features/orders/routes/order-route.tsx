@@ -1,5 +1,5 @@
-import { Anchor, Card, Code, Group, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
-import type { TDeviceParameter, TOrderDetail, TQualityParameter } from '@manifold/contract';
+import { Anchor, Card, Code, Group, List, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import type { TDeviceIdentityConstraint, TDeviceParameter, TOrderDetail, TQualityParameter } from '@manifold/contract';
 import { IconArrowLeft } from '@tabler/icons-react';
 import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
@@ -21,6 +21,34 @@ import { Section } from '../../../components/section';
 import { ErrorAlert } from '../../../components/error-alert';
 import { formatList } from '../../../lib/text-join';
 import { usePagedSearch, usePageInRange } from '../../../hooks/use-paged-search';
+
+/** The fields of a machine's identity an order constrains, in the order the device screen shows them. */
+const machineFields = [
+  'id',
+  'name',
+  'serialNumber',
+  'manufacturer',
+  'model',
+  'family',
+  'deviceClass',
+  'technology',
+] as const satisfies readonly (keyof TDeviceIdentityConstraint)[];
+
+/** What a machine must be to take the order's licences: each field by the label the device screen gives it. */
+function MachineConstraints({ constraints }: { constraints: TDeviceIdentityConstraint }) {
+  const { t } = useTranslation();
+  return (
+    <List size="sm" listStyleType="none" spacing={2}>
+      {machineFields
+        .filter((field) => constraints[field] !== undefined)
+        .map((field) => (
+          <List.Item key={field}>
+            {t('common.labelled', { label: t(`devices.identity.${field}`), text: constraints[field] })}
+          </List.Item>
+        ))}
+    </List>
+  );
+}
 
 function ParameterTable({
   parameters,
@@ -250,14 +278,11 @@ export function OrderRoute() {
                   [t('orders.fields.publicKeySN'), data.publicKeySN],
                   [
                     t('orders.fields.deviceIdentity'),
-                    data.deviceIdentity
-                      ? formatList(
-                          t,
-                          Object.entries(data.deviceIdentity).map(([key, value]) =>
-                            t('common.labelled', { label: key, text: String(value) }),
-                          ),
-                        )
-                      : t('orders.anyMachine'),
+                    data.deviceIdentity ? (
+                      <MachineConstraints key="machine" constraints={data.deviceIdentity} />
+                    ) : (
+                      t('orders.anyMachine')
+                    ),
                   ],
                   [t('orders.fields.parameterVersion'), data.parameterVersion],
                   [

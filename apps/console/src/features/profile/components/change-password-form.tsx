@@ -1,4 +1,4 @@
-import { Button, Group, PasswordInput, Stack } from '@mantine/core';
+import { Button, Group, Stack } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formErrorsFrom, type FormErrors } from '../../../components/api-error-message';
@@ -6,6 +6,7 @@ import { useFields } from '../../../hooks/use-fields';
 import { alerts } from '../../../lib/alerts';
 import { useChangePassword } from '../api/change-password';
 import { FormGeneralErrors } from '../../../components/form-fields';
+import { PasswordInput } from '../../../components/password-input';
 
 const fieldNames = ['currentPassword', 'password'] as const;
 const fieldOfToken: Record<string, string> = {

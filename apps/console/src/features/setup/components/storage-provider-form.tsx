@@ -1,4 +1,4 @@
-import { Badge, Button, Group, PasswordInput, Progress, Select, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
+import { Badge, Button, Group, Progress, Select, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import type { TStorageCredentials, TStorageMove } from '@manifold/contract';
 import { IconRefresh } from '@tabler/icons-react';
 import { type FormEvent, useState } from 'react';
@@ -9,6 +9,7 @@ import { useActionError } from '../../../hooks/use-action-error';
 import { alerts } from '../../../lib/alerts';
 import { useSelectStorageProvider, useStorageProvider, useStorageProviderList } from '../api/storage-provider';
 import { stateText } from '../../../app/theme';
+import { PasswordInput } from '../../../components/password-input';
 
 type CredentialField = keyof TStorageCredentials;
 

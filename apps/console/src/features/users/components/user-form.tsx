@@ -1,4 +1,4 @@
-import { Button, Group, PasswordInput, Select, SimpleGrid, Stack, Switch, TextInput } from '@mantine/core';
+import { Button, Group, Select, SimpleGrid, Stack, Switch, TextInput } from '@mantine/core';
 import { knownTimeZones, type TUserProfile } from '@manifold/contract';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -15,6 +15,7 @@ import { useAddUser } from '../api/add-user';
 import { useEditUser } from '../api/edit-user';
 import { useRoles } from '../api/get-roles';
 import { FormGeneralErrors } from '../../../components/form-fields';
+import { PasswordInput } from '../../../components/password-input';
 
 const fieldNames = ['username', 'password', 'currentPassword', 'role', 'useSso', ...profileFieldNames] as const;
 
