@@ -7,6 +7,7 @@ import { multipartForm } from './helpers/multipart.js';
 import { createPackage, provisionServer } from './helpers/packages-fixtures.js';
 import { describeEachDatabase, expectToken, type TestApp } from './helpers/test-app.js';
 
+const BOM = '\uFEFF';
 const sha256 = (text: string | Buffer) => createHash('sha256').update(text).digest('hex');
 
 /** A design package file as another instance's `das/fetch` answers it (the manifest built elsewhere). */
@@ -239,6 +240,55 @@ describeEachDatabase('design archive uploads (das/upload)', (ctx) => {
       const before = await archiveState(ctx());
       const refused = expectToken(await upload(ctx(), content(), admin), 420, 'dasPackageInvalid', 'file');
       expect(refused.errorDescription).toContain(hint);
+      expect(await archiveState(ctx())).toEqual(before);
+    });
+
+    it('reads a package file starting with one UTF-8 byte order mark as without it; two are not JSON', async () => {
+      const { manifest, document } = designPackage();
+      const response = await upload(ctx(), BOM + JSON.stringify(document), admin);
+      expect(response.statusCode, response.body).toBe(200);
+      const entry = response.json<TDsiEntry>();
+      const { manifest: manifestText, ...fields } = document;
+      expect(entry).toEqual({ ...fields, revisionId: entry.revisionId, dateCreated: entry.dateCreated });
+      expect(entry.dsiId).toBe(manifest.dsiId);
+      // the file is kept as sent: das/fetch reads it back, the mark skipped again
+      const fetched = await ctx().call('GET', `/ui/das/fetch?revisionId=${entry.revisionId}`, { token: admin });
+      expect(fetched.statusCode, fetched.body).toBe(200);
+      expect(fetched.json()).toEqual({ ...entry, manifest: manifestText });
+      const listed = await ctx().call('GET', `/ui/das/list?dsiId=${manifest.dsiId}`, { token: admin });
+      expect(listed.json<TPage<TDsiEntry>>()).toMatchObject({ totalNumOfItems: 1, data: [entry] });
+
+      const before = await archiveState(ctx());
+      const twice = expectToken(
+        await upload(ctx(), BOM + BOM + JSON.stringify(designPackage().document), admin),
+        420,
+        'dasPackageInvalid',
+        'file',
+      );
+      expect(twice.errorDescription).toContain('not JSON');
+      expect(await archiveState(ctx())).toEqual(before);
+    });
+
+    it('holds the values of a package file, its manifest too, to what a JSON body is held to, storing nothing', async () => {
+      const before = await archiveState(ctx());
+      // escaped in the JSON text, a NUL is plain text until parsed: it was stored (PostgreSQL refuses it: 500)
+      const nul = expectToken(
+        await upload(ctx(), JSON.stringify(designPackage({}, { displayImage: 'blade\u0000.png' }).document), admin),
+        400,
+        'malformedRequest',
+      );
+      expect(nul.errorDescription).toBe('file.displayImage contains a NUL character');
+      expectToken(
+        // the file's own designName is clean: the manifest's is the one read
+        await upload(
+          ctx(),
+          JSON.stringify(designPackage({ designName: 'Turbine\u0001blade' }, { designName: 'Turbine blade' }).document),
+          admin,
+        ),
+        420,
+        'invalidCharacters',
+        'file.manifest.designName',
+      );
       expect(await archiveState(ctx())).toEqual(before);
     });
 

@@ -1,3 +1,4 @@
+import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { TDeviceTemplate } from '@manifold/contract';
 import { policyFor, suiteLicensingWorld } from './helpers/licensing-fixtures.js';
@@ -7,6 +8,19 @@ import { countRows, describeEachDatabase, expectToken } from './helpers/test-app
 /** The app's limit on one multipart text field (plugins/multipart.ts). */
 const FIELD_LIMIT = 64 * 1024;
 const BOM = '\uFEFF';
+
+/** A form of text parts, each sent with the Content-Type given (no file name: text fields). */
+function typedFields(fields: [name: string, contentType: string, value: string][]) {
+  const boundary = `----manifold${randomBytes(8).toString('hex')}`;
+  const body = [
+    ...fields.map(
+      ([name, type, value]) =>
+        `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\nContent-Type: ${type}\r\n\r\n${value}\r\n`,
+    ),
+    `--${boundary}--\r\n`,
+  ].join('');
+  return { body: Buffer.from(body), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}
 
 describeEachDatabase('input taken strictly', (ctx) => {
   const world = suiteLicensingWorld(ctx);
@@ -31,6 +45,37 @@ describeEachDatabase('input taken strictly', (ctx) => {
       const inspection = JSON.stringify({ partId: world.deviceId, result: 'passed', note: 'x'.repeat(FIELD_LIMIT) });
       const response = await uploadForm(ctx(), '/ui/qms/inspection', await ctx().adminToken(), { inspection });
       expectToken(response, 413, 'payloadTooLarge', 'inspection');
+    });
+  });
+
+  describe('multipart text fields sent as parts of type application/json', () => {
+    const inspect = async (type: string, value: string) =>
+      ctx().call('POST', '/ui/qms/inspection', {
+        token: await ctx().adminToken(),
+        ...typedFields([['inspection', type, value]]),
+      });
+
+    it('reach the route as the text sent: the inspection is read as it is from a text part', async () => {
+      // the plugin parsed such a part into an object: the route read "[object Object]", "not JSON"
+      const unknownPart = JSON.stringify({ partId: randomUUID(), result: 'passed', technician: 'Ada' });
+      for (const type of ['text/plain', 'application/json', 'application/json; charset=utf-8']) {
+        expectToken(await inspect(type, unknownPart), 420, 'partNotPresent', 'partId');
+        // the text's own spacing and a byte order mark are the route's to read, as from a text part
+        expectToken(
+          await inspect(type, `${BOM}{ "result" : "failed", "technician": "Ada" }`),
+          420,
+          'inspectionReasonRequired',
+          'reason',
+        );
+      }
+    });
+
+    it('that is not JSON is refused by the route naming the field, as from a text part', async () => {
+      // the plugin answered 406 FST_INVALID_JSON_FIELD_ERROR, naming no field
+      for (const type of ['text/plain', 'application/json']) {
+        const refused = expectToken(await inspect(type, '{"result": '), 400, 'malformedRequest', 'inspection');
+        expect(refused.errorDescription).toBe('inspection: not JSON');
+      }
     });
   });
 

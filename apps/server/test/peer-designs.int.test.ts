@@ -22,6 +22,8 @@ import { TestProtect, type ProtectTransport } from './helpers/protect-client.js'
 import { describeEachDatabase, expectToken } from './helpers/test-app.js';
 import { peerIdentity } from './helpers/test-pki.js';
 
+const BOM = '\uFEFF';
+
 /** The downstream Manage instance: a server process of its own (SQLite); this suite's app is its upstream. */
 const downstream = await suitePeer('Designs Network Root', 'Downstream Designs', { JOBS_POLL_MS: '200' });
 const { localUrl } = downstream;
@@ -238,9 +240,9 @@ describeEachDatabase(
       };
       let encryptionOfDownstream = '';
       const theirsEncryption = () => encryptionOfDownstream;
-      const post = (message: unknown, parts: Buffer[]) => {
+      const post = (message: unknown, parts: Buffer[], text = JSON.stringify(message)) => {
         const form = multipartEntries([
-          ['message', JSON.stringify(message)],
+          ['message', text],
           ...parts.map(
             (content) =>
               ['file', { filename: 'f.bin', content, contentType: 'application/octet-stream' }] as [
@@ -271,6 +273,28 @@ describeEachDatabase(
         expect((await post(replay.message, replay.parts)).statusCode).toBe(200);
         const replayed = await post(replay.message, replay.parts);
         expect([replayed.statusCode, replayed.json().errorToken]).toEqual([420, 'duplicateAplReceived']);
+      });
+
+      it('reads a message starting with one UTF-8 byte order mark as without it; two are not JSON', async () => {
+        const messageId = randomUUID();
+        const first = await designMessage({ messageId });
+        const applied = await post(first.message, first.parts, BOM + JSON.stringify(first.message));
+        expect(applied.statusCode, applied.body).toBe(200);
+        expect(applied.json()).toEqual({ messageId, received: 'applied' });
+        // taken as the message itself: the same id again, without the mark, is its duplicate
+        const again = await designMessage({ messageId });
+        expect((await post(again.message, again.parts)).json()).toEqual({ messageId, received: 'duplicate' });
+
+        const twiceId = randomUUID();
+        const twice = await designMessage({ messageId: twiceId });
+        expectToken(
+          await post(twice.message, twice.parts, BOM + BOM + JSON.stringify(twice.message)),
+          420,
+          'registrationExchangeInvalidApl',
+          'message',
+        );
+        // refused before anything was kept: the same message is taken afterwards
+        expect((await post(twice.message, twice.parts)).json()).toEqual({ messageId: twiceId, received: 'applied' });
       });
 
       it('refuses forged signatures, a forged manifest, altered files, missing files and the wrong entry point', async () => {
@@ -508,6 +532,75 @@ describeEachDatabase(
         // suspended by an admin (rejected): nothing more
         expect((await call('POST', '/ui/protect/approve', { id, approve: false })).statusCode).toBe(200);
         expectToken((await protect.uploadToken()).answer, 420, 'registrationNotApproved');
+      });
+
+      it("reads a Protect's design field starting with one UTF-8 byte order mark as without it; two are not JSON", async () => {
+        const protect = await TestProtect.create(transport, downstream.root);
+        const pair = await tokens();
+        await protect.registerRequest(pair.token1);
+        expect((await protect.register(pair.token2)).answer.statusCode).toBe(200);
+        const id = (await protectRow(pair.token1)).id;
+        expect((await call('POST', '/ui/protect/approve', { id, approve: true })).statusCode).toBe(200);
+        const token = (await protect.uploadToken()).result!.token as string;
+        const built = await protect.buildDesign([{ fileName: 'part.3mf', bytes: randomBytes(1000), isPublic: false }]);
+        const publish = (design: string) => {
+          const form = multipartEntries([
+            ['token', token],
+            ['design', design],
+            ...built.parts.map((part): [string, { filename: string; content: Buffer; contentType: string }] => [
+              'file',
+              { filename: part.fileName, content: part.stored, contentType: 'application/octet-stream' },
+            ]),
+          ]);
+          return transport('/mpf/design', form.body, form.headers);
+        };
+        // refused before the token is spent
+        expectToken(await publish(BOM + BOM + JSON.stringify(built.design)), 420, 'registrationExchangeInvalidApl', 'design');
+        const published = await publish(BOM + JSON.stringify(built.design));
+        expect(published.statusCode, published.body).toBe(200);
+        expect(published.json()).toEqual({
+          dsiId: built.dsiId,
+          revisionId: built.design.revisionId,
+          dsiVersion: 1,
+          digest: built.digest,
+        });
+        const stored = await ctx()
+          .app.services.database.db.selectFrom('package_revisions')
+          .select(['created_by', 'package_id'])
+          .where('id', '=', built.design.revisionId)
+          .executeTakeFirstOrThrow();
+        expect(stored).toEqual({ created_by: `protect:${pair.token1}`, package_id: built.dsiId });
+      });
+
+      it("holds the values of a design's manifest to what a JSON body is held to, keeping nothing", async () => {
+        const protect = await TestProtect.create(transport, downstream.root);
+        const pair = await tokens();
+        await protect.registerRequest(pair.token1);
+        expect((await protect.register(pair.token2)).answer.statusCode).toBe(200);
+        const id = (await protectRow(pair.token1)).id;
+        expect((await call('POST', '/ui/protect/approve', { id, approve: true })).statusCode).toBe(200);
+        const token = (await protect.uploadToken()).result!.token as string;
+        const files = [{ fileName: 'part.3mf', bytes: randomBytes(1000), isPublic: false }];
+        // the manifest is JSON text in the design, escaped: a NUL in it was stored (PostgreSQL refuses it: 500)
+        const nul = await protect.buildDesign(files, 'Bracket\u0000');
+        const refused = expectToken(await protect.publish(token, nul.design, nul.parts), 400, 'malformedRequest');
+        expect(refused.errorDescription).toBe('design.manifest.designName contains a NUL character');
+        const control = await protect.buildDesign(files, 'Bracket\u0001');
+        expectToken(
+          await protect.publish(token, control.design, control.parts),
+          420,
+          'invalidCharacters',
+          'design.manifest.designName',
+        );
+        const kept = await ctx()
+          .app.services.database.db.selectFrom('package_revisions')
+          .select('id')
+          .where('id', 'in', [nul.design.revisionId, control.design.revisionId])
+          .execute();
+        expect(kept).toEqual([]);
+        // the token was not spent: a clean design is taken with it
+        const clean = await protect.buildDesign(files, 'Bracket');
+        expect((await protect.publish(token, clean.design, clean.parts)).statusCode).toBe(200);
       });
     });
   },

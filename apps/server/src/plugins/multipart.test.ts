@@ -46,4 +46,44 @@ describe('registerMultipart', () => {
       await app.close();
     }
   });
+  it('hands every text field on as the text sent, whatever the content type of its part', async () => {
+    const app = Fastify({ logger: false });
+    try {
+      await registerMultipart(app, 1024);
+      app.post('/form', async (request) => {
+        const fields: [string, unknown][] = [];
+        for await (const part of request.parts()) {
+          if (part.type === 'field') fields.push([part.fieldname, part.value]);
+          else part.file.resume();
+        }
+        return { fields };
+      });
+      const boundary = 'b0undary';
+      const field = (name: string, type: string, value: string) =>
+        `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\nContent-Type: ${type}\r\n\r\n${value}\r\n`;
+      const answer = await app.inject({
+        method: 'POST',
+        url: '/form',
+        headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+        payload: [
+          field('object', 'application/json', '{ "a" : 1 }'),
+          field('withCharset', 'application/json; charset=utf-8', '[1, 2]'),
+          field('notJson', 'application/json', '{'),
+          field('plain', 'text/plain', 'as sent'),
+          `--${boundary}--\r\n`,
+        ].join(''),
+      });
+      expect(answer.statusCode, answer.body).toBe(200);
+      expect(answer.json()).toEqual({
+        fields: [
+          ['object', '{ "a" : 1 }'],
+          ['withCharset', '[1, 2]'],
+          ['notJson', '{'],
+          ['plain', 'as sent'],
+        ],
+      });
+    } finally {
+      await app.close();
+    }
+  });
 });

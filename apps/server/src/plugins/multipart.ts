@@ -1,5 +1,6 @@
 import fastifyMultipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
+import type { Writable } from 'node:stream';
 
 /**
  * Multipart uploads, registered once for the whole app. Parts are streamed: a route reads its
@@ -30,8 +31,28 @@ export async function registerMultipart(app: FastifyInstance, uploadMaxBytes: nu
  */
 export const FIELD_MAX_BYTES = 64 * 1024;
 
+/**
+ * The form parser's stream option `construct`, run once per form before any of its bytes is parsed:
+ * every text field is handed on as the text sent. The plugin parses a field whose part says
+ * `Content-Type: application/json` into a value (and refuses one that is not JSON, naming no
+ * field), so a route reading the field as text got `[object Object]`; the spec's form fields are
+ * text, and a route that takes JSON in one parses it itself (`parseCarryableJson`, naming the
+ * field). So such a field is reported to the plugin as `text/plain`; no route reads a field's type.
+ */
+function textFields(this: Writable, callback: (error?: Error | null) => void): void {
+  const emit = this.emit;
+  this.emit = function (this: Writable, event: string | symbol, ...args: unknown[]): boolean {
+    // busboy's `field` event: (name, value, nameTruncated, valueTruncated, encoding, mimeType)
+    if (event === 'field' && typeof args[5] === 'string' && args[5].startsWith('application/json')) args[5] = 'text/plain';
+    return Reflect.apply(emit, this, [event, ...args]) as boolean;
+  };
+  callback();
+}
+
 async function registerPlugin(app: FastifyInstance, uploadMaxBytes: number): Promise<void> {
   await app.register(fastifyMultipart, {
+    // handed to busboy, and by busboy to its Writable: see textFields
+    ...({ construct: textFields } as object),
     throwFileSizeLimit: true,
     limits: {
       fileSize: uploadMaxBytes,

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { type TPeerMessageResponse, ZAplRegistrationRequest } from '@manifold/contract';
 import { AppError } from '../../lib/app-error.js';
 import type { openForm } from '../../lib/form-files.js';
+import { parseCarryableJson } from '../../plugins/input-hygiene.js';
 import type { FilePath } from '../../peers/registration.client.js';
 import { peerAplTypes, type PeerAplType } from '../registrations/peer-registrations.service.js';
 import type { PeerMessagesService } from './peer-messages.service.js';
@@ -20,12 +21,12 @@ export async function receivePeerForm(
 ): Promise<TPeerMessageResponse | undefined> {
   const raw = form.fields.message;
   if (raw === undefined) return undefined;
-  let json: unknown;
-  try {
-    json = JSON.parse(raw);
-  } catch {
-    throw new AppError('registrationExchangeInvalidApl', { field: 'message', description: 'The message is not JSON' });
-  }
+  // held to what a JSON body is: one leading byte order mark skipped, NUL and the like refused
+  const json = parseCarryableJson(
+    raw,
+    'message',
+    () => new AppError('registrationExchangeInvalidApl', { field: 'message', description: 'The message is not JSON' }),
+  );
   const parsed = ZAplRegistrationRequest.safeParse(json);
   if (!parsed.success) {
     throw new AppError('registrationExchangeInvalidApl', { field: 'message', description: 'The message is not a signed apl' });

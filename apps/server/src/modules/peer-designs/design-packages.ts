@@ -18,6 +18,7 @@ import type { NewRevisionFileRow, RevisionRow } from '../../db/schema-packages.j
 import { AppError } from '../../lib/app-error.js';
 import { canonicalJson } from '../../lib/canonical-json.js';
 import { isoNow } from '../../lib/time.js';
+import { parseCarryableJson } from '../../plugins/input-hygiene.js';
 import { chain } from '../../lib/upload-streams.js';
 import { uploadError } from '../../lib/upload-errors.js';
 import { DigestCounter, type Storage } from '../../storage/storage.js';
@@ -64,12 +65,11 @@ export class DesignPackages {
     const input = parseApl(ZDesignPackage, body, field);
     const invalid = (at: string, description: string) =>
       new AppError('registrationExchangeInvalidApl', { field: `${field}.${at}`, description });
-    let manifest: TPackageManifest;
-    try {
-      manifest = ZPackageManifest.parse(JSON.parse(input.manifest));
-    } catch {
-      throw invalid('manifest', 'The manifest is not a design manifest (JSON of manifest version 1)');
-    }
+    const notManifest = () => invalid('manifest', 'The manifest is not a design manifest (JSON of manifest version 1)');
+    // JSON text in the design: its values held to what a JSON body is (they become columns)
+    const parsed = ZPackageManifest.safeParse(parseCarryableJson(input.manifest, `${field}.manifest`, notManifest));
+    if (!parsed.success) throw notManifest();
+    const manifest: TPackageManifest = parsed.data;
     if (canonicalJson(manifest) !== input.manifest) throw invalid('manifest', 'The manifest is not in canonical JSON');
     const signer = await checkPeerChain(this.credentials, input.signerCertificate, `${field}.signerCertificate`);
     try {

@@ -18,6 +18,7 @@ import type { Database } from '../../db/database.js';
 import { AppError } from '../../lib/app-error.js';
 import { canonicalJson, MAX_NESTING, nestsDeeperThan } from '../../lib/canonical-json.js';
 import { isoNow } from '../../lib/time.js';
+import { parseCarryableJson } from '../../plugins/input-hygiene.js';
 import type { OrdersService } from '../licensing/orders.service.js';
 import type { IncomingFiles } from '../outbox/peer-messages.service.js';
 import type { PackagesService } from '../packages/packages.service.js';
@@ -154,15 +155,16 @@ export class FssService {
     const protect = await this.protectRows().find(grant.protect_id);
     if (!protect) throw new AppError('fssTokenNotFound', { field: 'token' });
     assertApproved(protect);
-    let body: unknown;
-    try {
-      body = JSON.parse(design ?? '');
-    } catch {
-      throw new AppError('registrationExchangeInvalidApl', {
-        field: 'design',
-        description: 'Send the field design (JSON) before the files',
-      });
-    }
+    // held to what a JSON body is: one leading byte order mark skipped, NUL and the like refused
+    const body = parseCarryableJson(
+      design ?? '',
+      'design',
+      () =>
+        new AppError('registrationExchangeInvalidApl', {
+          field: 'design',
+          description: 'Send the field design (JSON) before the files',
+        }),
+    );
     const stored = await this.designs.store(body, files, 'design');
     let applied = false;
     try {

@@ -11,6 +11,7 @@ import { AppError } from '../../lib/app-error.js';
 import type { Caller } from '../../lib/caller.js';
 import { isoNow } from '../../lib/time.js';
 import type { ProviderStorage } from '../../storage/provider-storage.js';
+import { parseCarryableJson, parseJsonText } from '../../plugins/input-hygiene.js';
 import { AuditRepository } from '../audit/audit.repository.js';
 import { DasRepository } from './das.repository.js';
 import { describe, putUpload } from './typed-storage.service.js';
@@ -37,7 +38,8 @@ export class DasService {
     const bytes = await this.read(row.storage_key, 'revisionId');
     let manifest: string | undefined;
     try {
-      manifest = ZDasPackage.parse(JSON.parse(bytes.toString('utf8'))).manifest;
+      // the file as uploaded: it may start with a byte order mark (entryFields)
+      manifest = ZDasPackage.parse(parseJsonText(bytes.toString('utf8'))).manifest;
     } catch {
       manifest = undefined;
     }
@@ -145,28 +147,21 @@ function issueText(error: z.ZodError): string {
 }
 
 /**
- * The DSI entry fields of a design package file. Those the manifest holds are read from it (its
+ * The DSI entry fields of a design package file (JSON, which may start with one UTF-8 byte order
+ * mark: `parseCarryableJson`). Those the manifest holds are read from it (its
  * SHA-256 must be the stated `digestValue`); the links and key serial numbers from the file.
  */
 function entryFields(bytes: Buffer): EntryFields & { manage_url: string } {
-  let document: unknown;
-  try {
-    document = JSON.parse(bytes.toString('utf8'));
-  } catch {
-    throw invalid('The file is not JSON');
-  }
+  // held to what a JSON body is (one leading byte order mark skipped; NUL and the like refused,
+  // naming the value), the manifest too: its values become the entry's columns
+  const document = parseCarryableJson(bytes.toString('utf8'), 'file', () => invalid('The file is not JSON'));
   const parsed = ZDasPackage.safeParse(document);
   if (!parsed.success) throw invalid(issueText(parsed.error));
   const entry = parsed.data;
   if (sha256(entry.manifest) !== entry.digestValue) {
     throw invalid('The SHA-256 of the manifest is not digestValue');
   }
-  let manifestDocument: unknown;
-  try {
-    manifestDocument = JSON.parse(entry.manifest);
-  } catch {
-    throw invalid('The manifest is not JSON');
-  }
+  const manifestDocument = parseCarryableJson(entry.manifest, 'file.manifest', () => invalid('The manifest is not JSON'));
   const manifest = ZPackageManifest.safeParse(manifestDocument);
   if (!manifest.success) throw invalid(`manifest.${issueText(manifest.error)}`);
   const { dsiId, dsiVersion, packageVersion, designName, description, companyName, multiPlaten } = manifest.data;
