@@ -179,6 +179,61 @@ describeEachDatabase('machines', (ctx) => {
       expect(rows).toHaveLength(0);
     });
 
+    /** The machines this app holds with an identity id, and the registrations audited for them. */
+    const storedMachine = async (identityId: string) => {
+      const { db } = ctx().app.services.database;
+      const devices = await db.selectFrom('devices').select('id').where('identity_id', '=', identityId).execute();
+      const audited = await db
+        .selectFrom('audit_events')
+        .select('subject')
+        .where('event_type', '=', 'machineRegistered')
+        .where('details', 'like', `%${identityId}%`)
+        .execute();
+      return { devices: devices.map((row) => row.id), registrations: audited.length };
+    };
+    const minutesAway = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
+
+    it('refuses a registration not signed within five minutes (registrationExchangeInvalidApl on apl.dateCreated), storing nothing', async () => {
+      const machine = await testMachine(root);
+      for (const dateCreated of [minutesAway(-6), minutesAway(-60 * 24 * 30), minutesAway(6), 'yesterday', undefined]) {
+        const apl = dateCreated === undefined ? machine.apl : { ...machine.apl, dateCreated };
+        const refused = expectToken(
+          await register(ctx(), await machine.request({ apl })),
+          420,
+          'registrationExchangeInvalidApl',
+          'apl.dateCreated',
+        );
+        expect(refused.errorDescription).toMatch(/five minutes|dateCreated/);
+        expect(await storedMachine(machine.apl.deviceIdentity.id)).toEqual({ devices: [], registrations: 0 });
+      }
+      const recent = await register(ctx(), await machine.request({ apl: { ...machine.apl, dateCreated: minutesAway(-4) } }));
+      expect(recent.statusCode, recent.body).toBe(200);
+      expect(recent.json()).toMatchObject({ registrationState: 'Pending' });
+    });
+
+    it('a captured registration replayed after the machine was deleted here registers nothing; a fresh one does', async () => {
+      const admin = await ctx().adminToken();
+      const machine = await testMachine(root);
+      const captured = await machine.request();
+      const first = await register(ctx(), captured);
+      expect(first.statusCode, first.body).toBe(200);
+      const { deviceId } = first.json<{ deviceId: string }>();
+      expectToken(await register(ctx(), captured), 420, 'registrationExchangeAlreadyRegistered');
+      const deleted = await ctx().call('POST', '/ui/device/delete', { token: admin, body: { deviceId, forceDelete: false } });
+      expect(deleted.statusCode, deleted.body).toBe(200);
+      expect(await storedMachine(machine.apl.deviceIdentity.id)).toEqual({ devices: [], registrations: 1 });
+
+      expectToken(await register(ctx(), captured), 420, 'duplicateAplReceived');
+      expect(await storedMachine(machine.apl.deviceIdentity.id)).toEqual({ devices: [], registrations: 1 });
+
+      const fresh = await register(ctx(), await machine.request());
+      expect(fresh.statusCode, fresh.body).toBe(200);
+      const again = fresh.json<{ deviceId: string; registrationState: string }>();
+      expect(again.registrationState).toBe('Pending');
+      expect(again.deviceId).not.toBe(deviceId);
+      expect(await storedMachine(machine.apl.deviceIdentity.id)).toEqual({ devices: [again.deviceId], registrations: 2 });
+    });
+
     it('stores nothing of a machine the operating licence has no room for, its picture included', async () => {
       const { db } = ctx().app.services.database;
       const settings = new SettingsRepository(db);

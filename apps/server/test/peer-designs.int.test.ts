@@ -2,6 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TDsiEntry, TDtl, TManageInstance, TOrder, TPage, TProtectInstance } from '@manifold/contract';
 import { describeCertificate, parseCertificateBundle } from '../src/crypto/certificates.js';
+import { createCsr } from '../src/crypto/csr.js';
+import type { IssueOptions } from '../src/crypto/development-ca.js';
 import { decryptContent, encryptForCertificate, unwrapContentKey, wrapContentKey } from '../src/crypto/design-keys.js';
 import { signDetachedJws } from '../src/crypto/jws.js';
 import { verifyXmlSignature } from '../src/crypto/xml-signature.js';
@@ -20,7 +22,7 @@ import { createPackage } from './helpers/packages-fixtures.js';
 import { joinWithApp, LOOPBACK_PEERS, registerDownstream, suitePeer } from './helpers/peer-network.js';
 import { TestProtect, type ProtectTransport } from './helpers/protect-client.js';
 import { describeEachDatabase, expectToken } from './helpers/test-app.js';
-import { peerIdentity } from './helpers/test-pki.js';
+import { DAY_MS, issue, peerIdentity } from './helpers/test-pki.js';
 
 const BOM = '\uFEFF';
 
@@ -601,6 +603,58 @@ describeEachDatabase(
         // the token was not spent: a clean design is taken with it
         const clean = await protect.buildDesign(files, 'Bracket');
         expect((await protect.publish(token, clean.design, clean.parts)).statusCode).toBe(200);
+      });
+
+      it('refuses the calls of an approved Protect whose registered signing certificate has expired or is not valid yet', async () => {
+        const protect = await TestProtect.create(transport, downstream.root);
+        const pair = await tokens();
+        await protect.registerRequest(pair.token1);
+        expect((await protect.register(pair.token2)).answer.statusCode).toBe(200);
+        const id = (await protectRow(pair.token1)).id;
+        expect((await call('POST', '/ui/protect/approve', { id, approve: true })).statusCode).toBe(200);
+        const { db } = ctx().app.services.database;
+        const uploadTokens = async () =>
+          Number(
+            (
+              await db
+                .selectFrom('fss_upload_tokens')
+                .select((eb) => eb.fn.countAll().as('n'))
+                .where('protect_id', '=', id)
+                .executeTakeFirstOrThrow()
+            ).n,
+          );
+        /** The registered signing certificate replaced by another of the same key, valid as `validity` says. */
+        const registered = async (validity: IssueOptions) => {
+          const csr = await createCsr({
+            siteName: protect.name,
+            service: 'protect',
+            purpose: 'signing',
+            privateKeyPem: protect.signingKeyPem,
+          });
+          const signingCertificate = await issue(downstream.root, csr, validity);
+          await db
+            .updateTable('protect_registrations')
+            .set({ signing_certificate: signingCertificate })
+            .where('id', '=', id)
+            .execute();
+        };
+
+        // the same key, its certificate's validity over (or not begun)
+        for (const validity of [
+          { notBefore: new Date(Date.now() - 2 * DAY_MS), notAfter: new Date(Date.now() - DAY_MS) },
+          { notBefore: new Date(Date.now() + DAY_MS), notAfter: new Date(Date.now() + 2 * DAY_MS) },
+        ]) {
+          await registered(validity);
+          const refused = expectToken((await protect.uploadToken()).answer, 420, 'registrationSignatureInvalid', 'signature');
+          expect(refused.errorDescription).toMatch(/expired on|not valid before/);
+          expectToken((await protect.order({})).answer, 420, 'registrationSignatureInvalid', 'signature');
+          expectToken((await protect.deleteDesign(dsiId)).answer, 420, 'registrationSignatureInvalid', 'signature');
+          expect(await uploadTokens()).toBe(0);
+        }
+        await registered({});
+        const granted = await protect.uploadToken();
+        expect(granted.answer.statusCode, granted.answer.body).toBe(200);
+        expect(await uploadTokens()).toBe(1);
       });
     });
   },

@@ -443,6 +443,37 @@ describeEachDatabase(
       });
     });
 
+    describe('POST /ui/enforce/apl/upload: an older file', () => {
+      const upload = (content: string) => {
+        const { body, headers } = multipartForm({ file: { filename: 'machine.apl.json', content } });
+        return ctx().call('POST', '/ui/enforce/apl/upload', { token: admin, body, headers });
+      };
+
+      it('takes an APL file signed long ago or carrying no dateCreated, which over the network is refused as stale', async () => {
+        for (const dateCreated of [new Date(Date.now() - 30 * DAY_MS).toISOString(), undefined]) {
+          const machine = await testMachine(peer.root);
+          const apl = dateCreated === undefined ? machine.apl : { ...machine.apl, dateCreated };
+          const record = await machine.request({ apl });
+          expectToken(
+            await ctx().call('POST', '/apl/registration/add', { body: record }),
+            420,
+            'registrationExchangeInvalidApl',
+            'apl.dateCreated',
+          );
+          const registered = await upload(JSON.stringify(record));
+          expect(registered.statusCode, registered.body).toBe(200);
+          const { deviceId } = registered.json() as { deviceId: string };
+          expect(registered.json()).toEqual({ deviceId, registrationState: 'Pending' });
+          const stored = await ctx()
+            .app.services.database.db.selectFrom('devices')
+            .select(['id', 'registration_state'])
+            .where('identity_id', '=', machine.apl.deviceIdentity.id)
+            .execute();
+          expect(stored).toEqual([{ id: deviceId, registration_state: 'Pending' }]);
+        }
+      });
+    });
+
     describe('POST /apl/registration/add from a Manage peer', () => {
       const register = (body: unknown) => ctx().call('POST', '/apl/registration/add', { body });
 

@@ -43,6 +43,12 @@ export const ZEnforceApl = z
     signingCertificate: z.string().min(1).max(64_000),
     /** PEM: the machine's encryption certificate first, then any intermediates. */
     encryptionCertificate: z.string().min(1).max(64_000),
+    /**
+     * When the machine signed this record (ISO 8601; spec §3 Device registration `dateCreated`).
+     * Over the network (`/apl/registration/add`) it must be within five minutes of the server's
+     * clock; an APL file an administrator uploads may be older or carry none.
+     */
+    dateCreated: z.string().max(64).optional(),
   })
   .strict()
   .meta({ id: 'EnforceApl' });

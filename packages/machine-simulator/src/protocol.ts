@@ -29,7 +29,10 @@ export interface MachineCredentials {
   apl: TEnforceApl;
   signingKeyPem: string;
   encryptionKeyPem: string;
-  /** The body of `/apl/registration/add`: the record signed (detached JWS over its canonical JSON). */
+  /**
+   * The body of `/apl/registration/add`: the record stamped with `dateCreated` now and signed
+   * (detached JWS over its canonical JSON); an `apl` given instead is signed as it is.
+   */
   request(overrides?: { aplType?: string; apl?: unknown; signature?: string }): Promise<Record<string, unknown>>;
 }
 
@@ -85,7 +88,7 @@ export function credentialsOf(apl: TEnforceApl, signingKeyPem: string, encryptio
     signingKeyPem,
     encryptionKeyPem,
     async request(overrides = {}) {
-      const body = overrides.apl ?? apl;
+      const body = overrides.apl ?? { ...apl, dateCreated: new Date().toISOString() };
       return {
         aplType: overrides.aplType ?? 'enforce',
         apl: body,

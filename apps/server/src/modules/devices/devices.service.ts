@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import {
   aplTypes,
@@ -33,6 +33,8 @@ import { decodeImageDataUrl, REGISTRATION_IMAGE_MAX_BYTES, storeImage } from '..
 import { ImagesRepository } from '../images/images.repository.js';
 import type { LicenceService } from '../licence/licence.service.js';
 import { ruleErrors, shapeErrors, throwAll } from '../packages/device-parameters.js';
+import { checkSignedRecently } from '../registrations/apl-checks.js';
+import { PeerRegistrationsRepository } from '../registrations/peer-registrations.repository.js';
 import { DevicesRepository, toDevice, toDeviceDetail, type DeviceListFilter } from './devices.repository.js';
 
 /** What registrations need of the server's credentials (provided by `ServerCredentials`). */
@@ -72,7 +74,33 @@ function decidable(row: DeviceRow | undefined, approve: boolean, decidedOn?: str
   return row;
 }
 
+/**
+ * A machine registration over the network: `dateCreated` within five minutes of now
+ * (`registrationExchangeInvalidApl` on `apl.dateCreated`); answers the SHA-256 of the signed record.
+ */
+function signedRecently(dateCreated: string | undefined, apl: unknown): string {
+  if (dateCreated === undefined) {
+    throw new AppError('registrationExchangeInvalidApl', {
+      field: 'apl.dateCreated',
+      description: 'A registration over the network carries dateCreated, the time the machine signed it',
+    });
+  }
+  checkSignedRecently(dateCreated, 'apl.dateCreated');
+  return createHash('sha256').update(canonicalJson(apl)).digest('hex');
+}
+
 type DeviceChanges = Partial<Omit<DeviceRow, 'id' | 'version'>>;
+
+/**
+ * The `peer_nonces` owner of the digests of machine registrations taken over the network: the
+ * same signed record again within its `dateCreated` window is `duplicateAplReceived` (after that
+ * window it is stale), so a captured registration replayed after the machine was deleted here
+ * registers nothing.
+ */
+const MACHINE_REGISTRATIONS = 'machine-registrations';
+
+/** Where a machine registration came from: the machine over the network, or its APL file uploaded by an admin. */
+export type RegistrationSource = 'network' | 'file';
 
 const deletedMeanwhile = () =>
   new AppError('deviceIdNotValid', { field: 'deviceId', description: 'The machine was deleted meanwhile' });
@@ -103,11 +131,16 @@ export class DevicesService {
   /**
    * `POST /apl/registration/add` with `aplType: enforce`: checks the payload, that both
    * certificate chains end in a trust anchor and fit their purposes, and that the request is
-   * signed by the signing key; stores the registration `Pending`.
+   * signed by the signing key; stores the registration `Pending`. Over the network (`source`
+   * `network`) the record must also have been signed within five minutes (`apl.dateCreated`,
+   * `registrationExchangeInvalidApl`) and not be one taken in that window
+   * (`duplicateAplReceived`); an APL file an admin uploads (`file`, `/ui/enforce/apl/upload`) may
+   * be older.
    */
   async register(
     input: TAplRegistrationRequest,
     sourceIp: string,
+    source: RegistrationSource = 'network',
   ): Promise<{ deviceId: string; registrationState: TRegistrationState }> {
     if (input.aplType !== 'enforce') {
       const known = (aplTypes as readonly string[]).includes(input.aplType);
@@ -138,6 +171,8 @@ export class DevicesService {
       });
     }
     await this.checkSignature(input, signing);
+    // the digest of what the machine signed: the same record again is a replay
+    const digest = source === 'network' ? signedRecently(apl.dateCreated, input.apl) : undefined;
     // before the picture is stored: a refusal must leave nothing behind
     await this.licence.assertRoom('machines');
 
@@ -179,6 +214,15 @@ export class DevicesService {
       await this.database.transaction(async (trx) => {
         if (await this.devices(trx).findSameMachine(row.identity_id, row.signing_fingerprint)) {
           throw new AppError('registrationExchangeAlreadyRegistered', { field: 'apl.deviceIdentity.id' });
+        }
+        if (digest !== undefined) {
+          if (await new PeerRegistrationsRepository(trx).nonceSeen(MACHINE_REGISTRATIONS, digest)) {
+            throw new AppError('duplicateAplReceived', {
+              field: 'apl',
+              description: 'This registration was received before (a replay); the machine must sign a new one',
+            });
+          }
+          await new PeerRegistrationsRepository(trx).rememberNonce(MACHINE_REGISTRATIONS, digest, now);
         }
         if (image) await new ImagesRepository(trx).insert(image);
         await this.devices(trx).insert(row);

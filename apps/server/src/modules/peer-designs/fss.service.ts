@@ -17,6 +17,7 @@ import { signDetachedJws } from '../../crypto/jws.js';
 import type { Database } from '../../db/database.js';
 import { AppError } from '../../lib/app-error.js';
 import { canonicalJson, MAX_NESTING, nestsDeeperThan } from '../../lib/canonical-json.js';
+import { memoized } from '../../lib/memo.js';
 import { isoNow } from '../../lib/time.js';
 import { parseCarryableJson } from '../../plugins/input-hygiene.js';
 import type { OrdersService } from '../licensing/orders.service.js';
@@ -24,7 +25,7 @@ import type { IncomingFiles } from '../outbox/peer-messages.service.js';
 import type { PackagesService } from '../packages/packages.service.js';
 import type { ServerCredentials } from '../provision/server-credentials.service.js';
 import type { ServerSettings } from '../settings/server-settings.js';
-import { parseApl, verifyAplSignature } from '../registrations/apl-checks.js';
+import { checkSignedRecently, parseApl, validSigningCertificate, verifyAplSignature } from '../registrations/apl-checks.js';
 import type { PeerRegistrationsService } from '../registrations/peer-registrations.service.js';
 import {
   ProtectRegistrationsRepository,
@@ -34,13 +35,13 @@ import type { ProtectRegistrationsService } from '../registrations/protect-regis
 import type { DesignPackages } from './design-packages.js';
 import { FssRepository } from './fss.repository.js';
 
-/** How far a payload's timestamp may be from now (the peer notices' window). */
-const WINDOW_MS = 5 * 60 * 1000;
 /** How long an upload token from `/fss/getUploadToken` lasts. */
 export const FSS_UPLOAD_TOKEN_SECONDS = 15 * 60;
 
 const decryptError = (description: string) => new AppError('fssPayloadDecryptError', { field: 'payload', description });
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+/** A Protect's stored certificate chain, parsed once per chain. */
+const storedChain = memoized(parseCertificateBundle);
 
 /** A payload opened: its claims (not yet trusted) and the detached JWS over their canonical JSON. */
 interface Opened {
@@ -95,7 +96,7 @@ export class FssService {
   async register(input: TFssPayload): Promise<TFssPayload> {
     const opened = await this.open(input.payload);
     const claims = parseApl(ZFssRegisterClaims, opened.claims, 'payload');
-    checkTimestamp(claims.timestamp);
+    checkSignedRecently(claims.timestamp, 'payload.timestamp');
     const recipient = parseCertificateBundle(claims.encryptionCertificate)[0]?.pem;
     if (!recipient) throw decryptError('payload.encryptionCertificate holds no PEM certificate');
     await this.assertCanSeal(recipient);
@@ -181,7 +182,11 @@ export class FssService {
     }
   }
 
-  /** Opens a payload, finds its Protect (`fssTokenNotFound`), checks signature, approval, time and nonce. */
+  /**
+   * Opens a payload, finds its Protect (`fssTokenNotFound`), checks the signature with its registered
+   * signing certificate, every certificate of that chain valid now (`registrationSignatureInvalid`),
+   * approval, time (`registrationExchangeInvalidApl` on `payload.timestamp`) and nonce.
+   */
   private async authenticate<T extends z.ZodType<{ protectId: string; timestamp: string; nonce: string }>>(
     input: TFssPayload,
     schema: T,
@@ -198,10 +203,10 @@ export class FssService {
     }
     await verifyAplSignature(
       { aplType: 'protect', apl: opened.claims, signature: opened.signature },
-      parseCertificateBundle(protect.signing_certificate)[0]!.pem,
+      validSigningCertificate(storedChain(protect.signing_certificate)),
     );
     assertApproved(protect);
-    checkTimestamp(claims.timestamp);
+    checkSignedRecently(claims.timestamp, 'payload.timestamp');
     const recipient = parseCertificateBundle(protect.encryption_certificate)[0]!.pem;
     await this.assertCanSeal(recipient);
     await this.database.transaction((trx) => this.registrations.rememberNonce(trx, protect.id, claims.nonce));
@@ -276,16 +281,6 @@ function assertApproved(protect: ProtectRegistrationRow): void {
     throw new AppError('registrationNotApproved', {
       field: 'payload.protectId',
       description: `The Protect registration is ${protect.registration_state}`,
-    });
-  }
-}
-
-function checkTimestamp(timestamp: string): void {
-  const signedAt = Date.parse(timestamp);
-  if (!Number.isFinite(signedAt) || Math.abs(Date.now() - signedAt) > WINDOW_MS) {
-    throw new AppError('registrationExchangeInvalidApl', {
-      field: 'payload.timestamp',
-      description: 'The payload is not from the last five minutes',
     });
   }
 }
