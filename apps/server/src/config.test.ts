@@ -36,6 +36,20 @@ describe('loadConfig', () => {
     expect(config.cookieSecure).toBe(true);
   });
 
+  it('reads the absolute session lifetime (default 7 days, at least the session TTL) and refuses one shorter than the TTL', () => {
+    expect(loadConfig({}).sessionMaxLifetimeSeconds).toBe(7 * 86400);
+    expect(loadConfig({ SESSION_TTL_SECONDS: '60', SESSION_MAX_LIFETIME_SECONDS: '60' }).sessionMaxLifetimeSeconds).toBe(60);
+    // a TTL set longer than the default maximum, with no maximum set, is its own maximum
+    expect(loadConfig({ SESSION_TTL_SECONDS: String(10 * 86400) }).sessionMaxLifetimeSeconds).toBe(10 * 86400);
+    expect(() => loadConfig({ SESSION_TTL_SECONDS: '3600', SESSION_MAX_LIFETIME_SECONDS: '3599' })).toThrow(
+      'SESSION_MAX_LIFETIME_SECONDS (3599) must be at least SESSION_TTL_SECONDS (3600)',
+    );
+    expect(() => loadConfig({ SESSION_MAX_LIFETIME_SECONDS: '1000' })).toThrow(
+      'SESSION_MAX_LIFETIME_SECONDS (1000) must be at least SESSION_TTL_SECONDS (28800)',
+    );
+    expect(() => loadConfig({ SESSION_MAX_LIFETIME_SECONDS: 'week' })).toThrow(ConfigError);
+  });
+
   it('reads the database pool size (default 10) and refuses one out of 1–1000', () => {
     expect(loadConfig({}).databasePoolSize).toBe(10);
     expect(loadConfig({ DATABASE_POOL_SIZE: '4' }).databasePoolSize).toBe(4);

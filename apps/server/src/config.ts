@@ -24,6 +24,11 @@ export interface Config {
   logLevel: string;
   /** Lifetime of a session token, seconds. */
   sessionTtlSeconds: number;
+  /**
+   * `SESSION_MAX_LIFETIME_SECONDS`: how long after its login a session may be refreshed to live, at
+   * most (at least `sessionTtlSeconds`).
+   */
+  sessionMaxLifetimeSeconds: number;
   loginThrottle: LoginThrottleConfig;
   /** Built console served at `/`; absent when the console was not built. */
   consoleDir: string;
@@ -207,6 +212,29 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return value;
 }
 
+/** Default of `SESSION_MAX_LIFETIME_SECONDS`: a week, or the session TTL when that is set longer. */
+const DEFAULT_SESSION_MAX_LIFETIME_SECONDS = 7 * 86400;
+
+/**
+ * `SESSION_MAX_LIFETIME_SECONDS`: refreshes never carry a session past its login plus this. Not
+ * shorter than the TTL (a fresh login would outlive it): startup refuses such a pair.
+ */
+function sessionMaxLifetime(env: Env, ttlSeconds: number): number {
+  const value = integer(
+    env,
+    'SESSION_MAX_LIFETIME_SECONDS',
+    Math.max(DEFAULT_SESSION_MAX_LIFETIME_SECONDS, ttlSeconds),
+    60,
+    365 * 86400,
+  );
+  if (value < ttlSeconds) {
+    throw new ConfigError(
+      `SESSION_MAX_LIFETIME_SECONDS (${value}) must be at least SESSION_TTL_SECONDS (${ttlSeconds}): a session may not outlive the limit of its own login`,
+    );
+  }
+  return value;
+}
+
 function boolean(env: Env, name: string, fallback: boolean): boolean {
   const raw = env[name]?.toLowerCase();
   if (raw === undefined || raw === '') return fallback;
@@ -340,6 +368,7 @@ export function loadConfig(env: Env = process.env): Config {
   const host = env.HOST || '127.0.0.1';
   const dataDir = path.resolve(env.DATA_DIR || './data');
   const publicUrl = publicAddress(env.PUBLIC_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`);
+  const sessionTtlSeconds = integer(env, 'SESSION_TTL_SECONDS', 8 * 3600, 60, 30 * 24 * 3600);
   const timeouts: TimeoutConfig = {
     headersMs: integer(env, 'HEADERS_TIMEOUT_SECONDS', 10, 1, 600) * 1000,
     bodyMs: integer(env, 'BODY_TIMEOUT_SECONDS', 15, 1, 3600) * 1000,
@@ -360,7 +389,8 @@ export function loadConfig(env: Env = process.env): Config {
     cookieDomain: env.COOKIE_DOMAIN || null,
     trustProxy: boolean(env, 'TRUST_PROXY', false),
     logLevel: logLevel(env.LOG_LEVEL),
-    sessionTtlSeconds: integer(env, 'SESSION_TTL_SECONDS', 8 * 3600, 60, 30 * 24 * 3600),
+    sessionTtlSeconds,
+    sessionMaxLifetimeSeconds: sessionMaxLifetime(env, sessionTtlSeconds),
     loginThrottle: {
       maxFailures: integer(env, 'LOGIN_MAX_FAILURES', 10, 1, 1000),
       slowAfter: integer(env, 'LOGIN_SLOW_AFTER', 3, 0, 1000),

@@ -19,6 +19,23 @@ import { seededAuditRow, seededBuildRow, seededPartRow } from './helpers/seeded-
 type Rows = Record<string, unknown>[];
 const rows = async (db: Kysely<DB>, query: ReturnType<typeof sql.raw>): Promise<Rows> => (await query.execute(db)).rows as Rows;
 
+/** A user row as the migrations' tables take it (no password), created `now`. */
+const userRow = (username: string, now: string) => ({
+  username,
+  username_key: usernameKey(username),
+  password_hash: null,
+  first_name: 'F',
+  last_name: 'L',
+  email: 'f.l@example.com',
+  company: null,
+  role: 'USER',
+  time_zone: 'UTC',
+  language: 'en',
+  use_sso: 0,
+  created_at: now,
+  updated_at: now,
+});
+
 /** Everything the migrations make, read back in a stable order. */
 async function schemaOf(database: Database, kind: string): Promise<Record<string, unknown>> {
   const { db } = database;
@@ -195,21 +212,7 @@ describe.each(inject('databases'))('databases copied from the run template [%s]'
   it('takes the username keys back to lower case and forward to confusable skeletons', async () => {
     const migrator = new Migrator({ db: migrated.db, provider: migrationProvider(kind), allowUnorderedMigrations: true });
     const now = new Date().toISOString();
-    const user = (username: string) => ({
-      username,
-      username_key: usernameKey(username),
-      password_hash: null,
-      first_name: 'F',
-      last_name: 'L',
-      email: 'f.l@example.com',
-      company: null,
-      role: 'USER',
-      time_zone: 'UTC',
-      language: 'en',
-      use_sso: 0,
-      created_at: now,
-      updated_at: now,
-    });
+    const user = (username: string) => userRow(username, now);
     await migrated.db
       .insertInto('users')
       .values([user('paypa1'), user('Mixed.Case')])
@@ -267,5 +270,62 @@ describe.each(inject('databases'))('databases copied from the run template [%s]'
       { inspection_id: withOne.id, position: 0, storage_key: keys[2] },
     ]);
     expect([...(await new StorageReferencesRepository(migrated.db).referenced([...keys, 'd'.repeat(32)]))].sort()).toEqual(keys);
+  });
+
+  it('gives sessions opened before migration 037 their creation as login time, and no identity provider', async () => {
+    const migrator = new Migrator({ db: migrated.db, provider: migrationProvider(kind), allowUnorderedMigrations: true });
+    expect((await migrator.migrateTo('036-stored-object-references')).error).toBeUndefined();
+    const now = new Date().toISOString();
+    await migrated.db.insertInto('users').values(userRow('before037', now)).execute();
+    const { id: userId } = await migrated.db
+      .selectFrom('users')
+      .select('id')
+      .where('username', '=', 'before037')
+      .executeTakeFirstOrThrow();
+    await sql`insert into sessions (id, user_id, created_at, expires_at, revoked_at, escalated)
+      values ('before-037', ${userId}, '2026-11-01T08:00:00.000Z', '2026-11-01T16:00:00.000Z', null, 0)`.execute(migrated.db);
+    expect((await migrator.migrateToLatest()).error).toBeUndefined();
+    expect(
+      await migrated.db
+        .selectFrom('sessions')
+        .select(['created_at', 'login_at', 'identity_provider_id'])
+        .where('id', '=', 'before-037')
+        .executeTakeFirstOrThrow(),
+    ).toEqual({ created_at: '2026-11-01T08:00:00.000Z', login_at: '2026-11-01T08:00:00.000Z', identity_provider_id: null });
+  });
+
+  it('keeps external subjects that differ only in case or accents apart from migration 038 (MariaDB), and takes them back', async () => {
+    const migrator = new Migrator({ db: migrated.db, provider: migrationProvider(kind), allowUnorderedMigrations: true });
+    const { id: userId } = await migrated.db.selectFrom('users').select('id').orderBy('id').executeTakeFirstOrThrow();
+    const link = (subject: string) =>
+      migrated.db
+        .insertInto('external_identities')
+        .values({ issuer: 'https://idp.example', subject, user_id: userId, created_at: new Date().toISOString() })
+        .execute();
+    await link('case-subject');
+    expect((await migrator.migrateTo('037-session-origin')).error).toBeUndefined();
+    if (kind === 'mysql') {
+      await expect(link('Case-subject')).rejects.toThrow(/Duplicate entry/);
+    } else {
+      await link('Case-subject');
+      await migrated.db.deleteFrom('external_identities').where('subject', '=', 'Case-subject').execute();
+    }
+    expect((await migrator.migrateToLatest()).error).toBeUndefined();
+    await link('Case-subject');
+    await link('c\u00e4se-subject');
+    const subjects = await migrated.db
+      .selectFrom('external_identities')
+      .select('subject')
+      .where('issuer', '=', 'https://idp.example')
+      .where('subject', '=', 'case-subject')
+      .execute();
+    expect(subjects).toEqual([{ subject: 'case-subject' }]);
+    // back to the table's collation is refused while two links differ only in case, changing nothing
+    if (kind === 'mysql') {
+      const down = await migrator.migrateTo('037-session-origin');
+      expect(String(down.error)).toMatch(/Duplicate entry/);
+      await link('CASE-SUBJECT');
+    }
+    await migrated.db.deleteFrom('external_identities').where('issuer', '=', 'https://idp.example').execute();
   });
 });

@@ -2,7 +2,7 @@ import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { SettingsRepository } from '../src/modules/settings/settings.repository.js';
 import { usernameKey } from '../src/modules/users/usernames.js';
-import { adminPassword, describeEachDatabase, liveSessionIds } from './helpers/test-app.js';
+import { adminPassword, describeEachDatabase, expectToken, liveSessionIds } from './helpers/test-app.js';
 
 describeEachDatabase('session', (ctx) => {
   /** Audit records of one kind by one actor: tests use users of their own, so a count is their own doing. */
@@ -304,6 +304,37 @@ describeEachDatabase(
       expect(again.json()).toMatchObject({ errorToken: 'loginThrottleKeyNotPresent', field: 'key' });
     });
 
+    it('counts the addresses of one IPv6 /64 as one source, and an IPv4-mapped address as its IPv4 address', async () => {
+      const { profile, password } = await ctx().createUser();
+      // one client's /64: every address in it is the same source
+      for (const source of ['2001:db8:5:6::1', '2001:db8:5:6::2', '2001:db8:5:6:ffff:ffff:ffff:ffff']) {
+        expect((await attempt(profile.username, 'wrong', source)).json().errorToken).toBe('passwordIncorrect');
+      }
+      expect((await attempt(profile.username, 'wrong', '2001:db8:5:6:1234::abcd')).json().errorToken).toBe(
+        'loginTemporarilyLocked',
+      );
+      expect((await attempt(profile.username, password, '2001:db8:5:6::99')).json().errorToken).toBe('loginTemporarilyLocked');
+      // the next /64 is another source
+      expect((await attempt(profile.username, password, '2001:db8:5:7::1')).statusCode).toBe(200);
+      const { db } = ctx().app.services.database;
+      const rows = await db
+        .selectFrom('login_failures')
+        .select(['key', 'failures'])
+        .where('key', 'like', `pair:${usernameKey(profile.username)}|2001:%`)
+        .orderBy('key')
+        .execute();
+      expect(rows.map((row) => ({ key: row.key, failures: Number(row.failures) }))).toEqual([
+        { key: `pair:${usernameKey(profile.username)}|2001:db8:5:6::/64`, failures: 3 },
+        { key: `pair:${usernameKey(profile.username)}|2001:db8:5:7::/64`, failures: 0 },
+      ]);
+
+      const other = await ctx().createUser();
+      for (const source of ['::ffff:192.0.2.40', '192.0.2.40', '::ffff:192.0.2.40']) {
+        expect((await attempt(other.profile.username, 'wrong', source)).json().errorToken).toBe('passwordIncorrect');
+      }
+      expect((await attempt(other.profile.username, 'wrong', '192.0.2.40')).json().errorToken).toBe('loginTemporarilyLocked');
+    });
+
     it('lets only administrators see and clear the counters', async () => {
       const { token } = await ctx().createUser();
       expect((await ctx().call('GET', '/ui/admin/login-throttle')).statusCode).toBe(401);
@@ -313,4 +344,71 @@ describeEachDatabase(
     });
   },
   { LOGIN_MAX_FAILURES: '3', LOGIN_SLOW_AFTER: '2', LOGIN_SLOWDOWN_MS: '2000' },
+);
+
+describeEachDatabase(
+  'the absolute session lifetime',
+  (ctx) => {
+    const ttlMs = 60_000;
+    const maxMs = 120_000;
+    const sessionIdOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).sid as string;
+    const expOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).exp as number;
+    const row = (token: string) =>
+      ctx()
+        .app.services.database.db.selectFrom('sessions')
+        .select(['login_at', 'created_at', 'expires_at', 'revoked_at'])
+        .where('id', '=', sessionIdOf(token))
+        .executeTakeFirstOrThrow();
+    /** Makes a session's login `ago` ms old, as if the person had logged in that long ago. */
+    const loggedInAgo = async (token: string, ago: number) => {
+      const loginAt = new Date(Date.now() - ago).toISOString();
+      await ctx()
+        .app.services.database.db.updateTable('sessions')
+        .set({ login_at: loginAt })
+        .where('id', '=', sessionIdOf(token))
+        .execute();
+      return loginAt;
+    };
+    const refresh = (token: string) => ctx().call('POST', '/ui/user/refresh', { token });
+
+    it('remembers when the login happened and carries it over on refresh', async () => {
+      const { token } = await ctx().createUser();
+      const first = await row(token);
+      expect(first.login_at).toBe(first.created_at);
+      expect(new Date(first.expires_at).getTime() - new Date(first.login_at!).getTime()).toBe(ttlMs);
+      const refreshed = await refresh(token);
+      expect(refreshed.statusCode, refreshed.body).toBe(200);
+      const second = await row(refreshed.json().sessionToken);
+      expect(second.login_at).toBe(first.login_at);
+      expect(second.created_at >= first.created_at).toBe(true);
+    });
+
+    it('refreshes until login + the maximum, never past it, then answers 401', async () => {
+      const { token } = await ctx().createUser();
+      // 117 s after the login: the refresh gives the 3 s left, not the 60 s of a session
+      const loginAt = await loggedInAgo(token, maxMs - 3000);
+      const refreshed = await refresh(token);
+      expect(refreshed.statusCode, refreshed.body).toBe(200);
+      const fresh = refreshed.json().sessionToken as string;
+      const stored = await row(fresh);
+      expect(stored.login_at).toBe(loginAt);
+      const limit = new Date(loginAt).getTime() + maxMs;
+      expect(new Date(stored.expires_at).getTime()).toBe(limit);
+      expect(expOf(fresh) * 1000).toBeLessThanOrEqual(limit);
+      expect((await ctx().call('GET', '/ui/user/login', { token: fresh })).statusCode).toBe(200);
+
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, limit - Date.now()) + 200));
+      expectToken(await ctx().call('GET', '/ui/user/login', { token: fresh }), 401, 'invalidSessionToken');
+      expectToken(await refresh(fresh), 401, 'invalidSessionToken');
+    });
+
+    it('refuses to refresh a session whose login is older than the maximum, and ends it', async () => {
+      const { profile, token } = await ctx().createUser();
+      await loggedInAgo(token, maxMs + 1000);
+      expectToken(await refresh(token), 401, 'invalidSessionToken');
+      expectToken(await ctx().call('GET', '/ui/user/login', { token }), 401, 'invalidSessionToken');
+      expect(await liveSessionIds(ctx().app, profile.username)).toEqual([]);
+    });
+  },
+  { SESSION_TTL_SECONDS: '60', SESSION_MAX_LIFETIME_SECONDS: '120' },
 );

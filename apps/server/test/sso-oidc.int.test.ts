@@ -285,33 +285,124 @@ describeEachDatabase(
         expectToken(await roundTrip(providerId), 420, 'ssoUserNotAllowed');
       });
 
-      it('never takes a subject that differs from a linked one only in case, accents or trailing spaces for that one', async () => {
+      it('links subjects that differ only in case or accents to different people, and refuses one that differs only in trailing spaces on MariaDB', async () => {
         const subject = `sub-${unique()}`;
         const owner = `owner-${unique()}`;
         idp.signInAs(subject, { email: `${owner}@example.com`, preferredUsername: owner });
         const first = await roundTrip(providerId);
         expect(first.statusCode, first.body).toBe(200);
-        // other people at the provider (its subjects are exact strings, OIDC Core §2), whom
-        // MariaDB's default collation would take for the owner
-        for (const other of [subject.toUpperCase(), `s\u00fc${subject.slice(2)}`, `${subject} `]) {
+        // other people at the provider (its subjects are exact strings, OIDC Core §2): distinct
+        // links on every database (MariaDB compares issuer and subject as binary, migration 038)
+        const others: { subject: string; username: string }[] = [];
+        for (const other of [subject.toUpperCase(), `S${subject.slice(1)}`, `s\u00fc${subject.slice(2)}`]) {
           const name = `other-${unique()}`;
           idp.signInAs(other, { email: `${name}@example.com`, preferredUsername: name });
           const login = await roundTrip(providerId);
-          if (ctx().kind === 'mysql') {
-            // the database cannot keep a second link it takes for the first: refused, not merged
-            expectToken(login, 420, 'ssoAccountNotLinked');
-          } else {
-            expect(login.statusCode, login.body).toBe(200);
-            expect(login.json().userProfile.username).toBe(name);
-          }
+          expect(login.statusCode, login.body).toBe(200);
+          expect(login.json().userProfile.username).toBe(name);
+          others.push({ subject: other, username: name });
+        }
+        // MariaDB's binary collation still ignores trailing spaces (PAD SPACE): the key cannot
+        // hold both, so that one is refused, never merged
+        const padded = `other-${unique()}`;
+        idp.signInAs(`${subject} `, { email: `${padded}@example.com`, preferredUsername: padded });
+        const paddedLogin = await roundTrip(providerId);
+        if (ctx().kind === 'mysql') {
+          expectToken(paddedLogin, 420, 'ssoAccountNotLinked');
+        } else {
+          expect(paddedLogin.statusCode, paddedLogin.body).toBe(200);
+          expect(paddedLogin.json().userProfile.username).toBe(padded);
+        }
+        // each subject is linked to its own user, found again by its exact subject
+        for (const other of others) {
+          idp.signInAs(other.subject, { email: `${other.username}@example.com`, preferredUsername: other.username });
+          const again = await roundTrip(providerId);
+          expect(again.statusCode, again.body).toBe(200);
+          expect(again.json().userProfile.username).toBe(other.username);
         }
         const links = await ctx()
           .app.services.database.db.selectFrom('external_identities')
           .innerJoin('users', 'users.id', 'external_identities.user_id')
           .select(['external_identities.subject', 'users.username'])
-          .where('users.username', '=', owner)
+          .where('users.username', 'in', [owner, ...others.map((other) => other.username)])
           .execute();
-        expect(links).toEqual([{ subject, username: owner }]);
+        expect(links.sort((a, b) => (a.username < b.username ? -1 : 1))).toEqual(
+          [{ subject, username: owner }, ...others].sort((a, b) => (a.username < b.username ? -1 : 1)),
+        );
+      });
+
+      describe('an identity provider an administrator removes or turns off', () => {
+        /** A provider of its own, and a login through it: answers the provider's id and the session token. */
+        const providerAndLogin = async () => {
+          const admin = await ctx().adminToken();
+          const saved = await ctx().call('POST', '/ui/admin/sso/provider', {
+            token: admin,
+            body: providerInput({ name: `Short-lived ${unique()}` }),
+          });
+          expect(saved.statusCode, saved.body).toBe(200);
+          const id = saved.json<{ id: string }>().id;
+          const username = `sso-${unique()}`;
+          idp.signInAs(`sub-${unique()}`, { email: `${username}@example.com`, preferredUsername: username });
+          const login = await roundTrip(id);
+          expect(login.statusCode, login.body).toBe(200);
+          return { id, username, token: login.json<{ sessionToken: string }>().sessionToken };
+        };
+        const sessionCheck = (token: string) => ctx().call('GET', '/ui/user/login', { token });
+
+        it('ends the sessions its logins opened, refreshed ones included, when it is turned off', async () => {
+          const admin = await ctx().adminToken();
+          const { id, username, token } = await providerAndLogin();
+          const refreshed = await ctx().call('POST', '/ui/user/refresh', { token });
+          expect(refreshed.statusCode, refreshed.body).toBe(200);
+          const session = refreshed.json<{ sessionToken: string }>().sessionToken;
+          const other = await ctx().createUser();
+          const viaOtherProvider = `kept-${unique()}`;
+          idp.signInAs(`sub-${unique()}`, { email: `${viaOtherProvider}@example.com`, preferredUsername: viaOtherProvider });
+          const keptLogin = await roundTrip(providerId);
+          expect(keptLogin.statusCode, keptLogin.body).toBe(200);
+
+          // a change that leaves it on keeps the sessions
+          const renamed = await ctx().call('POST', '/ui/admin/sso/provider', {
+            token: admin,
+            body: providerInput({ id, name: `Renamed ${unique()}` }),
+          });
+          expect(renamed.statusCode, renamed.body).toBe(200);
+          expect((await sessionCheck(session)).statusCode).toBe(200);
+
+          const off = await ctx().call('POST', '/ui/admin/sso/provider', {
+            token: admin,
+            body: providerInput({ id, name: 'Turned off', enabled: false }),
+          });
+          expect(off.statusCode, off.body).toBe(200);
+          expect(off.json().enabled).toBe(false);
+          expectToken(await sessionCheck(session), 401, 'invalidSessionToken');
+          expectToken(await ctx().call('POST', '/ui/user/refresh', { token: session }), 401, 'invalidSessionToken');
+          expect(await liveSessionIds(ctx().app, username)).toEqual([]);
+          // a password session of another user, and a session of another provider, stay live
+          expect((await sessionCheck(other.token)).statusCode).toBe(200);
+          expect((await sessionCheck(keptLogin.json<{ sessionToken: string }>().sessionToken)).statusCode).toBe(200);
+          expect((await sessionCheck(admin)).statusCode).toBe(200);
+
+          // turning it on again brings no session back
+          const on = await ctx().call('POST', '/ui/admin/sso/provider', {
+            token: admin,
+            body: providerInput({ id, name: 'Turned on', enabled: true }),
+          });
+          expect(on.statusCode, on.body).toBe(200);
+          expectToken(await sessionCheck(session), 401, 'invalidSessionToken');
+        });
+
+        it('ends the sessions its logins opened when it is deleted', async () => {
+          const admin = await ctx().adminToken();
+          const { id, username, token } = await providerAndLogin();
+          const other = await ctx().createUser();
+          const deleted = await ctx().call('POST', '/ui/admin/sso/delete', { token: admin, body: { id } });
+          expect(deleted.statusCode, deleted.body).toBe(200);
+          expectToken(await sessionCheck(token), 401, 'invalidSessionToken');
+          expect(await liveSessionIds(ctx().app, username)).toEqual([]);
+          expect((await sessionCheck(other.token)).statusCode).toBe(200);
+          expect((await sessionCheck(admin)).statusCode).toBe(200);
+        });
       });
 
       /** `count` logins, each through the provider's callback one after the other, then back to the server at once. */

@@ -266,4 +266,25 @@ describeEachDatabase('single sign-on with SAML 2.0', (ctx) => {
     expect(login.statusCode, login.body).toBe(200);
     expect(login.json<{ userProfile: { username: string } }>().userProfile.username).toBe(mallory);
   });
+
+  // last: it deletes the suite's provider
+  it('ends the sessions its logins opened, refreshed ones included, when the provider is deleted', async () => {
+    const name = `ended-${unique()}`;
+    const { cookie, samlResponse } = await browse({ nameId: name, email: `${name}@example.com` });
+    const login = await finish(cookie, samlResponse);
+    expect(login.statusCode, login.body).toBe(200);
+    const refreshed = await ctx().call('POST', '/ui/user/refresh', {
+      token: login.json<{ sessionToken: string }>().sessionToken,
+    });
+    expect(refreshed.statusCode, refreshed.body).toBe(200);
+    const session = refreshed.json<{ sessionToken: string }>().sessionToken;
+    const other = await ctx().createUser();
+    const admin = await ctx().adminToken();
+
+    const deleted = await ctx().call('POST', '/ui/admin/sso/delete', { token: admin, body: { id: providerId } });
+    expect(deleted.statusCode, deleted.body).toBe(200);
+    expectToken(await ctx().call('GET', '/ui/user/login', { token: session }), 401, 'invalidSessionToken');
+    expect((await ctx().call('GET', '/ui/user/login', { token: other.token })).statusCode).toBe(200);
+    expect((await ctx().call('GET', '/ui/user/login', { token: admin })).statusCode).toBe(200);
+  });
 });

@@ -44,6 +44,14 @@ export interface SessionsTable {
   escalated_until: ColumnType<string | null, string | null | undefined, string | null>;
   source_ip: string | null;
   user_agent: string | null;
+  /**
+   * When the login that opened the session (or the one it was refreshed from) happened: refreshes
+   * carry it over and never take the session past it plus `SESSION_MAX_LIFETIME_SECONDS`. Null
+   * only in a row written before migration 037 by a server still running the old code.
+   */
+  login_at: string | null;
+  /** The identity provider whose login opened the session (carried over on refresh); null: a password login. */
+  identity_provider_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface UserGroupsTable {

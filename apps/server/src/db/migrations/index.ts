@@ -28,6 +28,8 @@ import * as listCounts from './033-list-counts.js';
 import * as authorizationFilterIndexes from './034-authorization-filter-indexes.js';
 import * as usernameOrder from './035-username-order.js';
 import * as storedObjectReferences from './036-stored-object-references.js';
+import * as sessionOrigin from './037-session-origin.js';
+import * as externalIdentityBinary from './038-external-identity-binary.js';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -64,6 +66,8 @@ const migrations: Record<string, DialectMigration> = {
   '034-authorization-filter-indexes': authorizationFilterIndexes,
   '035-username-order': usernameOrder,
   '036-stored-object-references': storedObjectReferences,
+  '037-session-origin': sessionOrigin,
+  '038-external-identity-binary': externalIdentityBinary,
 };
 
 export function migrationProvider(kind: DatabaseKind): MigrationProvider {

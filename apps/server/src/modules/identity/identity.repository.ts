@@ -1,6 +1,6 @@
 import type { Kysely, Insertable } from 'kysely';
 import type { TSsoProvider, TSsoConnection, TRole } from '@manifold/contract';
-import { isUniqueViolation } from '../../db/dialect.js';
+import { type Dialect, isUniqueViolation } from '../../db/dialect.js';
 import type { DB, UserRow } from '../../db/schema.js';
 import type { IdentityProviderRow, IdentityProvidersTable, SsoLoginRow, SsoLoginsTable } from '../../db/schema-identity.js';
 
@@ -37,6 +37,18 @@ export class IdentityRepository {
 
   findProvider(id: string): Promise<IdentityProviderRow | undefined> {
     return this.db.selectFrom('identity_providers').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /**
+   * Whether the provider is there and turned on, under a shared row lock until the transaction
+   * ends: a login's session is written only while no one deletes or turns off the provider, so the
+   * change's revocation of its sessions (same transaction as the change) sees the session.
+   */
+  async lockEnabledProvider(id: string, dialect: Pick<Dialect, 'forShare'>): Promise<boolean> {
+    const row = await dialect
+      .forShare(this.db.selectFrom('identity_providers').select('enabled').where('id', '=', id))
+      .executeTakeFirst();
+    return row !== undefined && Number(row.enabled) === 1;
   }
 
   async insertProvider(row: Insertable<IdentityProvidersTable>): Promise<void> {

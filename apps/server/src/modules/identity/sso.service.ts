@@ -13,6 +13,7 @@ import type {
 } from '@manifold/contract';
 import type { Config } from '../../config.js';
 import type { Database } from '../../db/database.js';
+import type { UserRow } from '../../db/schema.js';
 import type { IdentityProviderRow, SsoLoginRow } from '../../db/schema-identity.js';
 import { AppError, ErrorCollector } from '../../lib/app-error.js';
 import type { Caller } from '../../lib/caller.js';
@@ -21,6 +22,7 @@ import { parsePeerUrl } from '../../peers/http-client.js';
 import { AuditRepository } from '../audit/audit.repository.js';
 import type { KeySealer } from '../provision/key-sealer.js';
 import type { RequestMeta, SessionService } from '../session/session.service.js';
+import { SessionsRepository } from '../session/sessions.repository.js';
 import { IdentityRepository, toSsoProvider } from './identity.repository.js';
 import { outboundFetch } from './outbound-fetch.js';
 import { resolveSsoAccount, type ExternalIdentity } from './sso-accounts.js';
@@ -198,12 +200,15 @@ export class SsoService {
       const providers = new IdentityRepository(trx);
       if (existing) await providers.updateProvider(id, row);
       else await providers.insertProvider({ ...row, id, created_at: now });
+      // turned off: the sessions its logins opened end with the change
+      const sessionsEnded = existing && !input.enabled ? await new SessionsRepository(trx).revokeOpenedBy(id, now) : undefined;
       await new AuditRepository(trx, this.database.dialect).recordBy(caller, 'ssoProviderSaved', row.name, {
         id,
         connection: row.connection,
         domain: row.domain,
         enabled: input.enabled,
         clientSecretChanged: !!input.clientSecret,
+        ...(sessionsEnded !== undefined ? { sessionsEnded } : {}),
       });
     });
     this.discovered.delete(id);
@@ -215,7 +220,12 @@ export class SsoService {
       const providers = new IdentityRepository(trx);
       const existing = await providers.findProvider(id);
       if (!existing || !(await providers.deleteProvider(id))) throw new AppError('ssoProviderNotFound', { field: 'id' });
-      await new AuditRepository(trx, this.database.dialect).recordBy(caller, 'ssoProviderDeleted', existing.name, { id });
+      // the sessions its logins opened end with it
+      const sessionsEnded = await new SessionsRepository(trx).revokeOpenedBy(id, isoNow());
+      await new AuditRepository(trx, this.database.dialect).recordBy(caller, 'ssoProviderDeleted', existing.name, {
+        id,
+        sessionsEnded,
+      });
     });
     this.discovered.delete(id);
   }
@@ -336,7 +346,7 @@ export class SsoService {
       throw new AppError('ssoLoginFailed');
     }
     const user = await resolveSsoAccount(this.database, provider, identity, meta.sourceIp);
-    return this.sessions.startSession(user, meta, 'ssoLoginSucceeded');
+    return this.startSession(user, provider, meta);
   }
 
   private saml(provider: IdentityProviderRow, cacheProvider: CacheProvider): SAML {
@@ -422,7 +432,24 @@ export class SsoService {
       lastName: firstString(profile['sn'], profile['urn:oid:2.5.4.4']),
     };
     const user = await resolveSsoAccount(this.database, provider, identity, meta.sourceIp);
-    return this.sessions.startSession(user, meta, 'ssoLoginSucceeded');
+    return this.startSession(user, provider, meta);
+  }
+
+  /**
+   * The session of a login through `provider`, which remembers the provider. The provider is
+   * looked at again under a shared lock in the session's transaction: a login that finishes while
+   * an administrator deletes or turns off the provider either commits first (and the change ends
+   * its session) or finds the provider gone (`ssoProviderNotFound`), never a session left live.
+   */
+  private startSession(user: UserRow, provider: IdentityProviderRow, meta: RequestMeta): Promise<TLoginResponse> {
+    return this.sessions.startSession(user, meta, 'ssoLoginSucceeded', {
+      identityProviderId: provider.id,
+      alsoInTransaction: async (trx) => {
+        if (!(await new IdentityRepository(trx).lockEnabledProvider(provider.id, this.database.dialect))) {
+          throw new AppError('ssoProviderNotFound');
+        }
+      },
+    });
   }
 
   /** The ID of the (verified) assertion node-saml read. */

@@ -1,7 +1,44 @@
+import { isIPv4, isIPv6 } from 'node:net';
 import type { LoginThrottleConfig } from '../../config.js';
 
+/** The eight 16-bit groups of an IPv6 address (zone removed), or undefined when it is not one. */
+function ipv6Groups(address: string): number[] | undefined {
+  const text = address.replace(/%.*$/s, '');
+  if (!isIPv6(text)) return undefined;
+  // a dotted IPv4 tail (`::ffff:192.0.2.1`) is two groups
+  const withoutDots = text.replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (_all, a: string, b: string, c: string, d: string) =>
+    [(Number(a) << 8) | Number(b), (Number(c) << 8) | Number(d)].map((group) => group.toString(16)).join(':'),
+  );
+  const [head, tail] = withoutDots.split('::') as [string, string | undefined];
+  const parse = (part: string | undefined) => (part ? part.split(':').map((group) => parseInt(group, 16)) : []);
+  const before = parse(head);
+  const after = parse(tail);
+  const groups = tail === undefined ? before : [...before, ...Array<number>(8 - before.length - after.length).fill(0), ...after];
+  return groups.length === 8 ? groups : undefined;
+}
+
 /**
- * Failed-login throttling (docs/api.md#failed-logins). Three counters, each with a growing delay:
+ * The source a failed login is counted against: an IPv4 address itself (an IPv4-mapped IPv6
+ * address as its IPv4 address), an IPv6 address by its /64 (`2001:db8:1:2::/64`, the usual
+ * allocation to one client: counting each address would give it 2^64 fresh counters). Anything
+ * else as it is.
+ */
+export function throttleSource(address: string): string {
+  if (isIPv4(address)) return address;
+  const groups = ipv6Groups(address);
+  if (!groups) return address;
+  if (groups.slice(0, 5).every((group) => group === 0) && groups[5] === 0xffff) {
+    return [groups[6]! >> 8, groups[6]! & 0xff, groups[7]! >> 8, groups[7]! & 0xff].join('.');
+  }
+  // the /64 written as RFC 5952 writes it: its four zero groups at the end are the longest run
+  const prefix = groups.slice(0, 4);
+  while (prefix.length > 0 && prefix.at(-1) === 0) prefix.pop();
+  return `${prefix.map((group) => group.toString(16)).join(':')}::/64`;
+}
+
+/**
+ * Failed-login throttling (docs/api.md#failed-logins). Three counters, each with a growing delay
+ * (an address is its `throttleSource`: an IPv6 client's /64):
  *
  * - `pair:<username>|<address>` — one source guessing one account: free for `slowAfter`
  *   failures, then each further failure doubles the wait (from `slowdownMs`, capped at
@@ -21,7 +58,7 @@ export class LoginThrottlePolicy {
 
   keys(usernameKey: string, sourceIp: string): { pair: string; ip: string; user: string } {
     const user = usernameKey.slice(0, 150);
-    const ip = sourceIp.slice(0, 45);
+    const ip = throttleSource(sourceIp).slice(0, 45);
     return { pair: `pair:${user}|${ip}`, ip: `ip:${ip}`, user: `user:${user}` };
   }
 

@@ -85,27 +85,34 @@ export class SessionService {
       throw new AppError('passwordIncorrect', { field: 'password' });
     }
 
-    return this.startSession(user, meta, 'loginSucceeded', (trx) => this.forgive(trx, keys, new Date()));
+    return this.startSession(user, meta, 'loginSucceeded', {
+      alsoInTransaction: (trx) => this.forgive(trx, keys, new Date()),
+    });
   }
 
   /**
    * Opens a session for a user whose identity has been established (password or single
-   * sign-on) and answers what a login answers; audited as `auditType`.
+   * sign-on) and answers what a login answers; audited as `auditType`. A single sign-on login
+   * names its identity provider: the session remembers it (so that deleting or turning off the
+   * provider ends the session), and `alsoInTransaction` runs first, in the session's transaction.
    */
   async startSession(
     user: UserRow,
     meta: RequestMeta,
     auditType: 'loginSucceeded' | 'ssoLoginSucceeded',
-    alsoInTransaction?: (trx: Transaction<DB>) => Promise<void>,
+    options: { identityProviderId?: string; alsoInTransaction?: (trx: Transaction<DB>) => Promise<void> } = {},
   ): Promise<TLoginResponse> {
     const sessionId = randomBytes(24).toString('base64url');
-    const expiresAt = new Date(Date.now() + this.config.sessionTtlSeconds * 1000);
+    const now = new Date();
+    const expiresAt = new Date(now.getTime() + this.config.sessionTtlSeconds * 1000);
     await this.database.transaction(async (trx) => {
-      await alsoInTransaction?.(trx);
+      await options.alsoInTransaction?.(trx);
       await new SessionsRepository(trx).create({
         id: sessionId,
         user_id: user.id,
-        created_at: isoNow(),
+        created_at: now.toISOString(),
+        login_at: now.toISOString(),
+        identity_provider_id: options.identityProviderId ?? null,
         expires_at: expiresAt.toISOString(),
         revoked_at: null,
         escalated: 0,
@@ -249,27 +256,40 @@ export class SessionService {
    * A new token on a new session; the old token stops working. Only the refresh that itself ends
    * the old session opens the new one: of refreshes that race, one wins (the others answer 401),
    * and a session revoked meanwhile (logout, a role or password change, the user deleted) is
-   * never carried over into a new one.
+   * never carried over into a new one. The new session keeps the old one's login time and
+   * identity provider, and lives `SESSION_TTL_SECONDS` but never past the login plus
+   * `SESSION_MAX_LIFETIME_SECONDS`: a session whose login is that old is ended, and answered 401.
    */
   async refresh(caller: Caller, meta: RequestMeta): Promise<{ sessionToken: string }> {
     if (caller.via) throw new AppError('actionNotAllowed', { description: 'An API token cannot be turned into a session' });
     const sessionId = randomBytes(24).toString('base64url');
-    const expiresAt = new Date(Date.now() + this.config.sessionTtlSeconds * 1000);
-    await this.database.transaction(async (trx) => {
+    const now = new Date();
+    const expiresAt = await this.database.transaction(async (trx) => {
       const sessions = new SessionsRepository(trx);
-      if (!(await sessions.revoke(caller.sessionId, isoNow()))) throw new AppError('invalidSessionToken');
+      const origin = await sessions.revokeForRefresh(caller.sessionId, now.toISOString());
+      if (!origin) throw new AppError('invalidSessionToken');
+      const limit = new Date(origin.loginAt).getTime() + this.config.sessionMaxLifetimeSeconds * 1000;
+      // past the limit (or no usable login time): the old session stays ended, no new one opens
+      if (!(limit > now.getTime())) return undefined;
+      const expires = new Date(Math.min(now.getTime() + this.config.sessionTtlSeconds * 1000, limit));
       await sessions.create({
         id: sessionId,
         user_id: caller.userId,
-        created_at: isoNow(),
-        expires_at: expiresAt.toISOString(),
+        created_at: now.toISOString(),
+        login_at: origin.loginAt,
+        identity_provider_id: origin.identityProviderId,
+        expires_at: expires.toISOString(),
         revoked_at: null,
         escalated: caller.escalated ? 1 : 0,
         escalated_until: caller.escalated ? caller.escalatedUntil : null,
         source_ip: meta.sourceIp.slice(0, 64),
         user_agent: meta.userAgent?.slice(0, 256) ?? null,
       });
+      return expires;
     });
+    if (!expiresAt) {
+      throw new AppError('invalidSessionToken', { description: 'The session has reached its maximum lifetime; log in again' });
+    }
     return { sessionToken: await this.tokens.sign({ sessionId, userId: caller.userId }, expiresAt) };
   }
 

@@ -53,6 +53,36 @@ export class SessionsRepository {
     return Number(result.numUpdatedRows) === 1;
   }
 
+  /**
+   * Ends a session that is being refreshed and answers what the new one carries over: when its
+   * login happened and the identity provider that opened it. Undefined when this call did not
+   * end it (see `revoke`).
+   */
+  async revokeForRefresh(
+    sessionId: string,
+    now: string,
+  ): Promise<{ loginAt: string; identityProviderId: string | null } | undefined> {
+    if (!(await this.revoke(sessionId, now))) return undefined;
+    const row = await this.db
+      .selectFrom('sessions')
+      .select(['login_at', 'created_at', 'identity_provider_id'])
+      .where('id', '=', sessionId)
+      .executeTakeFirstOrThrow();
+    // no login time: a row an older server wrote after migration 037; its creation is the best known
+    return { loginAt: row.login_at ?? row.created_at, identityProviderId: row.identity_provider_id };
+  }
+
+  /** Ends every live session an identity provider's logins opened (refreshed ones included); answers how many. */
+  async revokeOpenedBy(identityProviderId: string, now: string): Promise<number> {
+    const result = await this.db
+      .updateTable('sessions')
+      .set({ revoked_at: now })
+      .where('identity_provider_id', '=', identityProviderId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
   /** Ends every live session of a user, except the one given (the caller's own, when kept). */
   async revokeAllOfUser(userId: number, now: string, except?: string): Promise<void> {
     let query = this.db
