@@ -44,6 +44,17 @@ function forgetUnwritten(searchParam: string): void {
   }
 }
 
+/**
+ * The search `value` is in the address: the typing that was `unwritten` until then is written. It
+ * stays unwritten until the address shows it, not only until it is sent there: a page unloading
+ * between the two (a reload under load) keeps it for its entry instead of losing it.
+ */
+function settled(unwritten: { current: string | undefined }, searchParam: string, value: string): void {
+  if (unwritten.current !== value) return;
+  unwritten.current = undefined;
+  forgetUnwritten(searchParam);
+}
+
 /** The search kept for this entry of the history, taken out of the storage; undefined when none. */
 function takeUnwritten(searchParam: string, location: Location): string | undefined {
   let kept: Partial<UnwrittenSearch> | null = null;
@@ -130,6 +141,7 @@ export function usePagedSearch<TFilter extends string = never>({
     if (at !== -1) {
       // one this list wrote (the box may be ahead of it by now): those before it are done too
       written.current = written.current.slice(at + 1);
+      settled(unwritten, searchParam, addressSearch);
       return;
     }
     // another navigation (back, forward, a link): its search goes in the box, and typing not yet
@@ -138,16 +150,17 @@ export function usePagedSearch<TFilter extends string = never>({
     clearTimeout(typing.current);
     unwritten.current = undefined;
     setText(addressSearch);
-  }, [addressSearch]);
+  }, [addressSearch, searchParam]);
 
   const write = (value: string) => {
-    unwritten.current = undefined;
-    forgetUnwritten(searchParam);
     // while an earlier write is on its way, the same way again (the router runs the last only)
     const replace = written.current.length > 0 ? writing.current.replace : typedIn(shown.current, searchParam);
     setParams(
       (latest) => {
-        if ((latest.get(searchParam) ?? '') === value) return latest;
+        if ((latest.get(searchParam) ?? '') === value) {
+          settled(unwritten, searchParam, value);
+          return latest;
+        }
         written.current.push(value);
         writing.current = { replace };
         const next = firstPage(new URLSearchParams(latest));
