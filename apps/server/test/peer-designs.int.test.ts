@@ -374,6 +374,16 @@ describeEachDatabase(
         (await call('GET', '/ui/protect/list?numberOfItems=100'))
           .json<TPage<TProtectInstance>>()
           .data.find((row) => row.protectId === token1)!;
+      /** A Protect registered with a fresh token pair and approved here. */
+      const approvedProtect = async () => {
+        const protect = await TestProtect.create(transport, downstream.root);
+        const pair = await tokens();
+        await protect.registerRequest(pair.token1);
+        expect((await protect.register(pair.token2)).answer.statusCode).toBe(200);
+        const id = (await protectRow(pair.token1)).id;
+        expect((await call('POST', '/ui/protect/approve', { id, approve: true })).statusCode).toBe(200);
+        return { protect, pair, id };
+      };
 
       it('registers with the token pair; every refusal of the registration', async () => {
         const protect = await TestProtect.create(transport, downstream.root);
@@ -445,12 +455,7 @@ describeEachDatabase(
       });
 
       it('an approved Protect publishes a design, orders it and deletes another; replays and forgeries are refused', async () => {
-        const protect = await TestProtect.create(transport, downstream.root);
-        const pair = await tokens();
-        await protect.registerRequest(pair.token1);
-        expect((await protect.register(pair.token2)).answer.statusCode).toBe(200);
-        const id = (await protectRow(pair.token1)).id;
-        expect((await call('POST', '/ui/protect/approve', { id, approve: true })).statusCode).toBe(200);
+        const { protect, pair, id } = await approvedProtect();
 
         const granted = await protect.uploadToken();
         expect(granted.answer.statusCode, granted.answer.body).toBe(200);
@@ -537,12 +542,7 @@ describeEachDatabase(
       });
 
       it("reads a Protect's design field starting with one UTF-8 byte order mark as without it; two are not JSON", async () => {
-        const protect = await TestProtect.create(transport, downstream.root);
-        const pair = await tokens();
-        await protect.registerRequest(pair.token1);
-        expect((await protect.register(pair.token2)).answer.statusCode).toBe(200);
-        const id = (await protectRow(pair.token1)).id;
-        expect((await call('POST', '/ui/protect/approve', { id, approve: true })).statusCode).toBe(200);
+        const { protect, pair } = await approvedProtect();
         const token = (await protect.uploadToken()).result!.token as string;
         const built = await protect.buildDesign([{ fileName: 'part.3mf', bytes: randomBytes(1000), isPublic: false }]);
         const publish = (design: string) => {
@@ -575,12 +575,7 @@ describeEachDatabase(
       });
 
       it("holds the values of a design's manifest to what a JSON body is held to, keeping nothing", async () => {
-        const protect = await TestProtect.create(transport, downstream.root);
-        const pair = await tokens();
-        await protect.registerRequest(pair.token1);
-        expect((await protect.register(pair.token2)).answer.statusCode).toBe(200);
-        const id = (await protectRow(pair.token1)).id;
-        expect((await call('POST', '/ui/protect/approve', { id, approve: true })).statusCode).toBe(200);
+        const { protect } = await approvedProtect();
         const token = (await protect.uploadToken()).result!.token as string;
         const files = [{ fileName: 'part.3mf', bytes: randomBytes(1000), isPublic: false }];
         // the manifest is JSON text in the design, escaped: a NUL in it was stored (PostgreSQL refuses it: 500)
@@ -606,12 +601,7 @@ describeEachDatabase(
       });
 
       it('refuses the calls of an approved Protect whose registered signing certificate has expired or is not valid yet', async () => {
-        const protect = await TestProtect.create(transport, downstream.root);
-        const pair = await tokens();
-        await protect.registerRequest(pair.token1);
-        expect((await protect.register(pair.token2)).answer.statusCode).toBe(200);
-        const id = (await protectRow(pair.token1)).id;
-        expect((await call('POST', '/ui/protect/approve', { id, approve: true })).statusCode).toBe(200);
+        const { protect, id } = await approvedProtect();
         const { db } = ctx().app.services.database;
         const uploadTokens = async () =>
           Number(
