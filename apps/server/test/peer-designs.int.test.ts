@@ -374,6 +374,13 @@ describeEachDatabase(
         (await call('GET', '/ui/protect/list?numberOfItems=100'))
           .json<TPage<TProtectInstance>>()
           .data.find((row) => row.protectId === token1)!;
+      /** What `/mpf/design` answers for the first revision of a design built by `buildDesign`. */
+      const firstRevision = (built: { dsiId: string; digest: string; design: { revisionId: string } }) => ({
+        dsiId: built.dsiId,
+        revisionId: built.design.revisionId,
+        dsiVersion: 1,
+        digest: built.digest,
+      });
       /** A Protect registered with a fresh token pair and approved here. */
       const approvedProtect = async () => {
         const protect = await TestProtect.create(transport, downstream.root);
@@ -466,12 +473,7 @@ describeEachDatabase(
         ]);
         const published = await protect.publish(token, built.design, built.parts);
         expect(published.statusCode, published.body).toBe(200);
-        expect(published.json()).toEqual({
-          dsiId: built.dsiId,
-          revisionId: built.design.revisionId,
-          dsiVersion: 1,
-          digest: built.digest,
-        });
+        expect(published.json()).toEqual(firstRevision(built));
         expectToken(await protect.publish(token, built.design, built.parts), 420, 'fssTokenNotFound', 'token');
         const stored = await ctx()
           .app.services.database.db.selectFrom('package_revisions')
@@ -545,27 +547,12 @@ describeEachDatabase(
         const { protect, pair } = await approvedProtect();
         const token = (await protect.uploadToken()).result!.token as string;
         const built = await protect.buildDesign([{ fileName: 'part.3mf', bytes: randomBytes(1000), isPublic: false }]);
-        const publish = (design: string) => {
-          const form = multipartEntries([
-            ['token', token],
-            ['design', design],
-            ...built.parts.map((part): [string, { filename: string; content: Buffer; contentType: string }] => [
-              'file',
-              { filename: part.fileName, content: part.stored, contentType: 'application/octet-stream' },
-            ]),
-          ]);
-          return transport('/mpf/design', form.body, form.headers);
-        };
+        const publish = (text: string) => protect.publish(token, built.design, built.parts, text);
         // refused before the token is spent
         expectToken(await publish(BOM + BOM + JSON.stringify(built.design)), 420, 'registrationExchangeInvalidApl', 'design');
         const published = await publish(BOM + JSON.stringify(built.design));
         expect(published.statusCode, published.body).toBe(200);
-        expect(published.json()).toEqual({
-          dsiId: built.dsiId,
-          revisionId: built.design.revisionId,
-          dsiVersion: 1,
-          digest: built.digest,
-        });
+        expect(published.json()).toEqual(firstRevision(built));
         const stored = await ctx()
           .app.services.database.db.selectFrom('package_revisions')
           .select(['created_by', 'package_id'])

@@ -192,11 +192,19 @@ export class TestProtect {
     return { design, parts, digest: createHash('sha256').update(text).digest('hex'), dsiId };
   }
 
-  /** `POST /mpf/design` with an upload token: fields `token`, `design`, then the files. */
-  publish(token: string, design: unknown, parts: { stored: Buffer; fileName: string }[]): Promise<ProtectAnswer> {
+  /**
+   * `POST /mpf/design` with an upload token: fields `token`, `design` (its JSON, or the `text` given
+   * instead), then the files.
+   */
+  publish(
+    token: string,
+    design: unknown,
+    parts: { stored: Buffer; fileName: string }[],
+    text = JSON.stringify(design),
+  ): Promise<ProtectAnswer> {
     const form = multipartEntries([
       ['token', token],
-      ['design', JSON.stringify(design)],
+      ['design', text],
       ...parts.map(
         (part) =>
           ['file', { filename: part.fileName, content: part.stored, contentType: 'application/octet-stream' }] as [
