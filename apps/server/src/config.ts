@@ -329,7 +329,19 @@ function sqliteSynchronous(raw: string | undefined): 'FULL' | 'NORMAL' {
   throw new ConfigError(`SQLITE_SYNCHRONOUS must be FULL or NORMAL, got "${raw}"`);
 }
 
-const repoRoot = path.resolve(import.meta.dirname, '../../..');
+/**
+ * The repository's root: the nearest directory above this module holding `apps/console` — whether
+ * the module runs as its source (apps/server/src) or from a bundle (apps/server/dist, or a tool's
+ * under apps/server/dist/cli).
+ */
+function findRepoRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, 'apps', 'console'))) return dir;
+    if (path.dirname(dir) === dir) return path.resolve(from, '../../..');
+  }
+}
+
+const repoRoot = findRepoRoot(import.meta.dirname);
 
 /** Where `GET /metrics` answers (docs/operations.md); both off by default. */
 export interface MetricsConfig {
