@@ -124,6 +124,8 @@ describeEachDatabase('input taken strictly', (ctx) => {
           const response = await ctx().call('GET', `${list}?${parameter}=${value}`, { token });
           const body = expectToken(response, 400, 'malformedRequest');
           expect(body.errorDescription, `${list}?${parameter}=${value}`).toContain(`querystring/${parameter}`);
+          // `field` names a property of the body only
+          expect(body, `${list}?${parameter}=${value}`).not.toHaveProperty('field');
         }
       }
     });
@@ -135,6 +137,71 @@ describeEachDatabase('input taken strictly', (ctx) => {
       expect(page.json()).toMatchObject({ pageNum: 1, numberOfItems: 5 });
       const defaults = await ctx().call('GET', '/ui/order/list', { token });
       expect(defaults.json()).toMatchObject({ pageNum: 1, numberOfItems: 10 });
+    });
+  });
+
+  describe('JSON bodies their contract refuses', () => {
+    const samlProvider = (name: string) => ({
+      name,
+      connection: 'saml',
+      enabled: true,
+      domain: 'https://idp.example.com/metadata',
+      ssoUrl: 'https://idp.example.com/sso',
+      idpCertificate: 'not checked: the contract refuses first',
+      defaultRole: 'USER',
+      allowCreate: false,
+    });
+    const saveProvider = async (body: unknown) =>
+      ctx().call('POST', '/ui/admin/sso/provider', { token: await ctx().adminToken(), body });
+    const providerNames = async () =>
+      (await ctx().call('GET', '/ui/admin/sso', { token: await ctx().adminToken() }))
+        .json<{ data: { name: string }[] }>()
+        .data.map((provider) => provider.name);
+
+    it('answer 400 naming the property at fault, and store nothing', async () => {
+      const name = `Too long an address ${randomUUID()}`;
+      const refused = expectToken(
+        await saveProvider({ ...samlProvider(name), ssoUrl: `https://idp.example.com/${'x'.repeat(512)}` }),
+        400,
+        'malformedRequest',
+        'ssoUrl',
+      );
+      expect(refused.errorDescription).toBe('body/ssoUrl: Too big: expected string to have <=512 characters');
+      expect(await providerNames()).not.toContain(name);
+    });
+
+    it('name a nested property by its path, as business errors name nested fields', async () => {
+      const response = await ctx().call('POST', '/ui/admin/storage/provider', {
+        token: await ctx().adminToken(),
+        body: { identifier: 'aws', credentials: { awsStorageRegion: 'eu-west-1', awsStorageEndpoint: 'x'.repeat(2049) } },
+      });
+      const refused = expectToken(response, 400, 'malformedRequest', 'credentials.awsStorageEndpoint');
+      expect(refused.errorDescription).toContain('body/credentials/awsStorageEndpoint: ');
+    });
+
+    it('name the first property of several at fault and list them all', async () => {
+      const refused = expectToken(
+        await saveProvider({ ...samlProvider('x'.repeat(129)), enabled: 'yes' }),
+        400,
+        'malformedRequest',
+        'name',
+      );
+      expect(refused.errorDescription).toBe(
+        'body/name: Too big: expected string to have <=128 characters; body/enabled: Invalid input: expected boolean, received string',
+      );
+    });
+
+    it('name no property when the body as a whole is refused', async () => {
+      const token = await ctx().adminToken();
+      const json = { 'content-type': 'application/json' };
+      for (const [url, body] of [
+        ['/ui/admin/sso/provider', JSON.stringify([samlProvider('In a list')])],
+        ['/ui/admin/sso/provider', '"a text"'],
+        ['/ui/admin/storage/provider', 'null'],
+      ] as const) {
+        const refused = expectToken(await ctx().call('POST', url, { token, body, headers: json }), 400, 'malformedRequest');
+        expect(refused, `${url} ${body}`).not.toHaveProperty('field');
+      }
     });
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { BadRequestError } from '../lib/api-errors';
+import { BadRequestError, errorFromResponse } from '../lib/api-errors';
 import { testI18n, type TestLocale } from '../test/render';
-import { apiErrorMessage, namedErrorMessage } from './api-error-message';
+import { apiErrorMessage, formErrorsFrom, namedErrorMessage } from './api-error-message';
 
 const malformed = new BadRequestError('malformed', 400, [
   { errorToken: 'malformedRequest', errorDescription: 'The request is malformed' },
@@ -44,5 +44,45 @@ describe('several refusals at once', () => {
     ['zh', '该订单已无剩余数量。请求格式不正确。'],
   ] as const)('are sentences one after another as the language joins them (%s)', (locale: TestLocale, said) => {
     expect(apiErrorMessage(testI18n(locale).t, two)).toBe(said);
+  });
+});
+
+describe('a refusal naming a field, placed on a form', () => {
+  const { t } = testI18n('en');
+  const fields = ['name', 'ssoUrl'];
+
+  it('lands on that input whether the schema refused it (400) or a business rule (420, 418)', () => {
+    const schema = errorFromResponse(400, {
+      errorToken: 'malformedRequest',
+      errorDescription: 'body/ssoUrl: Too big: expected string to have <=512 characters',
+      field: 'ssoUrl',
+    });
+    expect(formErrorsFrom(t, schema, fields)).toEqual({ fields: { ssoUrl: 'The request is malformed' }, general: [] });
+    const rule = errorFromResponse(420, { errorToken: 'ssoProviderInvalid', errorDescription: 'x', field: 'ssoUrl' });
+    expect(formErrorsFrom(t, rule, fields).fields).toEqual({ ssoUrl: 'The identity provider settings are not valid' });
+    const several = errorFromResponse(418, {
+      data: [
+        { errorToken: 'malformedRequest', errorDescription: 'x', field: 'ssoUrl' },
+        { errorToken: 'ssoProviderInvalid', errorDescription: 'name is required', field: 'name' },
+      ],
+    });
+    expect(formErrorsFrom(t, several, fields).fields).toEqual({
+      ssoUrl: 'The request is malformed',
+      name: 'The identity provider settings are not valid',
+    });
+  });
+
+  it('goes above the form when it names no field, or one the form does not show', () => {
+    const unnamed = errorFromResponse(400, { errorToken: 'malformedRequest', errorDescription: 'body: Invalid input' });
+    expect(formErrorsFrom(t, unnamed, fields)).toEqual({ fields: {}, general: ['The request is malformed'] });
+    const elsewhere = errorFromResponse(400, {
+      errorToken: 'malformedRequest',
+      errorDescription: 'body/redirectUri: Too big',
+      field: 'redirectUri',
+    });
+    expect(formErrorsFrom(t, elsewhere, fields, {}, { redirectUri: 'Redirect URI' })).toEqual({
+      fields: {},
+      general: ['Redirect URI: The request is malformed'],
+    });
   });
 });

@@ -18,6 +18,20 @@ function describeValidation(error: FastifyError): string {
   return error.message;
 }
 
+/**
+ * The body property a validation failure is about, named as business errors name fields: the
+ * property, nested ones joined by dots, list items by index (`credentials.awsStorageEndpoint`,
+ * `batch[0].deviceId`). Several faults: the first one's. None when the failure is not the body's
+ * (querystring, params, headers) or is the body's as a whole (not an object, unknown properties).
+ */
+function validationField(error: FastifyError): string | undefined {
+  if (error.validationContext !== 'body' || !hasZodFastifySchemaValidationErrors(error)) return undefined;
+  const instancePath: string = error.validation[0]?.instancePath ?? '';
+  const [first, ...rest] = instancePath.split('/').filter(Boolean);
+  if (first === undefined || /^\d+$/.test(first)) return undefined;
+  return rest.reduce((field, segment) => (/^\d+$/.test(segment) ? `${field}[${segment}]` : `${field}.${segment}`), first);
+}
+
 /** The contract schema the failed request part was validated against. */
 function validatedSchema(error: FastifyError, request: FastifyRequest): z.ZodType | undefined {
   const context = error.validationContext;
@@ -34,12 +48,18 @@ function identifierFailure(error: FastifyError, request: FastifyRequest): AppErr
   return identifierErrors(schema, paths);
 }
 
-const malformed = (description: string): TErrorResponse => ({ errorToken: 'malformedRequest', errorDescription: description });
+const malformed = (description: string, field?: string): TErrorResponse => ({
+  errorToken: 'malformedRequest',
+  errorDescription: description,
+  ...(field ? { field } : {}),
+});
 
 /**
  * Maps every failure to the spec's answers (§8): one business error with its token's status
- * (`errorStatus`, 420 by default; a 401 with the `WWW-Authenticate` challenge), 418 several, 400 malformed input (but a malformed identifier
- * answers its own token, see `identifierErrors`), a stored object gone missing `storageTypeReadError`.
+ * (`errorStatus`, 420 by default; a 401 with the `WWW-Authenticate` challenge), 418 several, 400
+ * malformed input (naming the body property at fault, see `validationField`; but a malformed
+ * identifier answers its own token, see `identifierErrors`), a stored object gone missing
+ * `storageTypeReadError`.
  * Nothing else leaves the server: no stack, no SQL.
  */
 export function registerErrorHandling(app: FastifyInstance): void {
@@ -52,7 +72,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return reply.status(error.status).send(error.toResponse());
     }
     if (error instanceof AppErrors) return reply.status(418).send({ data: error.errors.map((e) => e.toResponse()) });
-    if (error.validation) return reply.status(400).send(malformed(describeValidation(error)));
+    if (error.validation) return reply.status(400).send(malformed(describeValidation(error), validationField(error)));
     const status = error.statusCode ?? 500;
     if (status === statusOf('payloadTooLarge')) {
       const tooLarge = new AppError('payloadTooLarge');

@@ -7,14 +7,14 @@ import { describedBy } from '../../../test/described-by';
 import { renderWithProviders, type TestLocale } from '../../../test/render';
 import { SsoProviderForm } from './sso-provider-form';
 
-/** The save call refuses with `body` (418: one problem per field); nothing else answers. */
-function refuseSave(body: unknown): void {
+/** The save call refuses with `body` (418 by default: one problem per field); nothing else answers. */
+function refuseSave(body: unknown, status = 418): void {
   vi.stubGlobal(
     'fetch',
     vi.fn(async (url: string) => {
       const { pathname } = new URL(url, 'http://localhost');
       if (pathname !== '/ui/admin/sso/provider') return new Response('{}', { status: 404 });
-      return Response.json(body, { status: 418 });
+      return Response.json(body, { status });
     }),
   );
 }
@@ -66,6 +66,30 @@ describe('the identity provider form', () => {
       await waitFor(() => expect(describedBy(name)).toBe(nameRefusal));
       expect(screen.getByRole('alert').textContent).toBe(redirectRefusal);
       expect(screen.getByRole('alert').textContent).not.toContain('redirectUri');
+    },
+  );
+
+  it.each([
+    ['en', 'Single sign-on address (redirect binding)', 'Save', 'The request is malformed'],
+    ['zh', '单点登录地址（重定向绑定）', '保存', '请求格式不正确'],
+  ] as const)(
+    'shows a request its schema refuses (400 naming the field) on that input, as a business error (%s)',
+    async (locale, ssoUrlLabel, save, refusal) => {
+      refuseSave(
+        {
+          errorToken: 'malformedRequest',
+          errorDescription: 'body/ssoUrl: Too big: expected string to have <=512 characters',
+          field: 'ssoUrl',
+        },
+        400,
+      );
+      renderForm(locale);
+      fireEvent.click(screen.getByText('SAML 2.0'));
+      fireEvent.click(screen.getByRole('button', { name: save }));
+      const ssoUrl = screen.getByRole('textbox', { name: ssoUrlLabel });
+      await waitFor(() => expect(describedBy(ssoUrl)).toBe(refusal));
+      expect(ssoUrl.getAttribute('aria-invalid')).toBe('true');
+      expect(screen.queryByRole('alert')).toBeNull();
     },
   );
 });
