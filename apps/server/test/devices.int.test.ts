@@ -218,7 +218,7 @@ describeEachDatabase('machines', (ctx) => {
       const first = await register(ctx(), captured);
       expect(first.statusCode, first.body).toBe(200);
       const { deviceId } = first.json<{ deviceId: string }>();
-      expectToken(await register(ctx(), captured), 420, 'registrationExchangeAlreadyRegistered');
+      expectToken(await register(ctx(), captured), 420, 'duplicateAplReceived');
       const deleted = await ctx().call('POST', '/ui/device/delete', { token: admin, body: { deviceId, forceDelete: false } });
       expect(deleted.statusCode, deleted.body).toBe(200);
       expect(await storedMachine(machine.apl.deviceIdentity.id)).toEqual({ devices: [], registrations: 1 });
@@ -232,6 +232,28 @@ describeEachDatabase('machines', (ctx) => {
       expect(again.registrationState).toBe('Pending');
       expect(again.deviceId).not.toBe(deviceId);
       expect(await storedMachine(machine.apl.deviceIdentity.id)).toEqual({ devices: [again.deviceId], registrations: 2 });
+    });
+
+    it('takes the same signed record sent twice at once once: one Pending machine, the other duplicateAplReceived', async () => {
+      for (let round = 0; round < 3; round++) {
+        const machine = await testMachine(root, { image: `data:image/png;base64,${onePixelPng.toString('base64')}` });
+        const captured = await machine.request();
+        const objectsBefore = await storedObjects(ctx());
+        const answers = await Promise.all([register(ctx(), captured), register(ctx(), captured)]);
+        const taken = answers.filter((answer) => answer.statusCode === 200);
+        expect(taken, answers.map((answer) => answer.body).join('\n')).toHaveLength(1);
+        const refused = answers.find((answer) => answer !== taken[0])!;
+        expectToken(refused, 420, 'duplicateAplReceived', 'apl');
+        const { deviceId, registrationState } = taken[0]!.json<{ deviceId: string; registrationState: string }>();
+        expect(registrationState).toBe('Pending');
+        expect(await storedMachine(machine.apl.deviceIdentity.id)).toEqual({ devices: [deviceId], registrations: 1 });
+        // the refused one's picture is not left behind: one object more, the machine's
+        const objectsAfter = await storedObjects(ctx());
+        expect(objectsAfter.filter((name) => !objectsBefore.includes(name))).toHaveLength(1);
+        expect(objectsAfter).toHaveLength(objectsBefore.length + 1);
+        // and sent again later: the same answer
+        expectToken(await register(ctx(), captured), 420, 'duplicateAplReceived', 'apl');
+      }
     });
 
     it('stores nothing of a machine the operating licence has no room for, its picture included', async () => {

@@ -633,6 +633,78 @@ describeEachDatabase(
         expect(granted.answer.statusCode, granted.answer.body).toBe(200);
         expect(await uploadTokens()).toBe(1);
       });
+
+      it('refuses a design uploaded with its token once the registered signing certificate has expired or is not valid yet, storing nothing', async () => {
+        const { protect, id } = await approvedProtect();
+        const { db } = ctx().app.services.database;
+        const granted = await protect.uploadToken();
+        expect(granted.answer.statusCode, granted.answer.body).toBe(200);
+        const token = granted.result!.token as string;
+        const built = await protect.buildDesign([
+          { fileName: 'part.3mf', bytes: randomBytes(5000), isPublic: false },
+          { fileName: 'notes.txt', bytes: Buffer.from('notes'), isPublic: true },
+        ]);
+        /** The registered signing certificate replaced by another of the same key, valid as `validity` says. */
+        const registered = async (validity: IssueOptions) => {
+          const csr = await createCsr({
+            siteName: protect.name,
+            service: 'protect',
+            purpose: 'signing',
+            privateKeyPem: protect.signingKeyPem,
+          });
+          const signingCertificate = await issue(downstream.root, csr, validity);
+          await db
+            .updateTable('protect_registrations')
+            .set({ signing_certificate: signingCertificate })
+            .where('id', '=', id)
+            .execute();
+        };
+        const storageKeys = async () => {
+          const keys: string[] = [];
+          for await (const object of ctx().app.services.storage.list()) keys.push(object.key);
+          return keys.sort();
+        };
+        const kept = async () => ({
+          packages: await db.selectFrom('packages').select('id').where('id', '=', built.dsiId).execute(),
+          revisions: await db.selectFrom('package_revisions').select('id').where('id', '=', built.design.revisionId).execute(),
+          files: await db
+            .selectFrom('revision_files')
+            .select('file_id')
+            .where('revision_id', '=', built.design.revisionId)
+            .execute(),
+          token: await db
+            .selectFrom('fss_upload_tokens')
+            .select('used_at')
+            .where('protect_id', '=', id)
+            .executeTakeFirstOrThrow(),
+        });
+        const keysBefore = await storageKeys();
+
+        // the token was granted while the certificate was valid; by the upload it expired (or is not valid yet)
+        for (const validity of [
+          { notBefore: new Date(Date.now() - 2 * DAY_MS), notAfter: new Date(Date.now() - DAY_MS) },
+          { notBefore: new Date(Date.now() + DAY_MS), notAfter: new Date(Date.now() + 2 * DAY_MS) },
+        ]) {
+          await registered(validity);
+          const refused = expectToken(
+            await protect.publish(token, built.design, built.parts),
+            420,
+            'registrationSignatureInvalid',
+            'signature',
+          );
+          expect(refused.errorDescription).toMatch(
+            validity.notAfter < new Date() ? /Protect .*expired on/ : /Protect .*not valid before/,
+          );
+          expect(await kept()).toEqual({ packages: [], revisions: [], files: [], token: { used_at: null } });
+          expect(await storageKeys()).toEqual(keysBefore);
+        }
+
+        // a current certificate again: the same token, still unspent, publishes the design
+        await registered({});
+        const published = await protect.publish(token, built.design, built.parts);
+        expect(published.statusCode, published.body).toBe(200);
+        expect(published.json()).toEqual(firstRevision(built));
+      });
     });
   },
   { PEER_ALLOWED_HOSTS: LOOPBACK_PEERS, PUBLIC_URL: localUrl },

@@ -99,6 +99,28 @@ type DeviceChanges = Partial<Omit<DeviceRow, 'id' | 'version'>>;
  */
 const MACHINE_REGISTRATIONS = 'machine-registrations';
 
+const replayed = () =>
+  new AppError('duplicateAplReceived', {
+    field: 'apl',
+    description: 'This registration was received before (a replay); the machine must sign a new one',
+  });
+
+/**
+ * Keeps the digest of a machine registration taken over the network (first thing in its
+ * transaction): one kept before is `duplicateAplReceived`, and so is one kept by a copy of the
+ * record taken at the same time — its row's unique key refuses the second insert.
+ */
+async function rememberRegistration(trx: Kysely<DB>, digest: string, now: string): Promise<void> {
+  const nonces = new PeerRegistrationsRepository(trx);
+  if (await nonces.nonceSeen(MACHINE_REGISTRATIONS, digest)) throw replayed();
+  try {
+    await nonces.rememberNonce(MACHINE_REGISTRATIONS, digest, now);
+  } catch (error) {
+    if (isUniqueViolation(error)) throw replayed();
+    throw error;
+  }
+}
+
 /** Where a machine registration came from: the machine over the network, or its APL file uploaded by an admin. */
 export type RegistrationSource = 'network' | 'file';
 
@@ -212,17 +234,11 @@ export class DevicesService {
     };
     try {
       await this.database.transaction(async (trx) => {
+        // the replay first: the same record again is duplicateAplReceived whether the machine is
+        // still here or not, and whether the first copy has committed or is being taken right now
+        if (digest !== undefined) await rememberRegistration(trx, digest, now);
         if (await this.devices(trx).findSameMachine(row.identity_id, row.signing_fingerprint)) {
           throw new AppError('registrationExchangeAlreadyRegistered', { field: 'apl.deviceIdentity.id' });
-        }
-        if (digest !== undefined) {
-          if (await new PeerRegistrationsRepository(trx).nonceSeen(MACHINE_REGISTRATIONS, digest)) {
-            throw new AppError('duplicateAplReceived', {
-              field: 'apl',
-              description: 'This registration was received before (a replay); the machine must sign a new one',
-            });
-          }
-          await new PeerRegistrationsRepository(trx).rememberNonce(MACHINE_REGISTRATIONS, digest, now);
         }
         if (image) await new ImagesRepository(trx).insert(image);
         await this.devices(trx).insert(row);

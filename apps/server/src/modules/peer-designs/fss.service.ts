@@ -140,7 +140,9 @@ export class FssService {
 
   /**
    * `/mpf/design` from a Protect: the upload token (spent once, only when the design is stored)
-   * names the Protect, which must still be approved; the package is checked like one from a peer.
+   * names the Protect, which must still be approved and whose registered signing chain must still
+   * be valid (`registrationSignatureInvalid`, as its FSS calls); the package is checked like one
+   * from a peer. A refusal stores nothing and leaves the token unspent.
    */
   async publishDesign(
     token: string,
@@ -154,8 +156,11 @@ export class FssService {
     if (!grant || grant.used_at !== null || grant.expires_at <= isoNow())
       throw new AppError('fssTokenNotFound', { field: 'token' });
     const protect = await this.protectRows().find(grant.protect_id);
-    if (!protect) throw new AppError('fssTokenNotFound', { field: 'token' });
+    if (!protect?.signing_certificate) throw new AppError('fssTokenNotFound', { field: 'token' });
     assertApproved(protect);
+    // the token stands for the Protect's signing key: once its certificate has expired (or is not
+    // valid yet) it publishes nothing, as it signs no FSS call
+    validSigningCertificate(storedChain(protect.signing_certificate), 'Protect');
     // held to what a JSON body is: one leading byte order mark skipped, NUL and the like refused
     const body = parseCarryableJson(
       design ?? '',
@@ -203,7 +208,7 @@ export class FssService {
     }
     await verifyAplSignature(
       { aplType: 'protect', apl: opened.claims, signature: opened.signature },
-      validSigningCertificate(storedChain(protect.signing_certificate)),
+      validSigningCertificate(storedChain(protect.signing_certificate), 'Protect'),
     );
     assertApproved(protect);
     checkSignedRecently(claims.timestamp, 'payload.timestamp');

@@ -48,21 +48,28 @@ export function checkSignedRecently(signedAt: string, field: string, now = Date.
 }
 
 /**
- * The leaf of a peer's registered signing chain (leaf first), every certificate of it valid now: a
- * key whose certificate (or a CA certificate above it) has expired or is not valid yet signs
- * nothing here — `registrationSignatureInvalid`, saying which.
+ * The leaf of a registered signing chain (leaf first) — a peer's (`registrant` `peer`) or a
+ * Protect's (`Protect`) — every certificate of it valid at `at`: a key whose certificate (or a CA
+ * certificate above it) has expired or is not valid yet signs nothing here —
+ * `registrationSignatureInvalid` on `signature`, the description naming the registrant, which
+ * certificate and when.
  */
-export function validSigningCertificate(chain: readonly ParsedCertificate[], at = new Date()): string {
+export function validSigningCertificate(
+  chain: readonly ParsedCertificate[],
+  registrant: 'peer' | 'Protect',
+  at = new Date(),
+): string {
   for (const certificate of chain) {
     const validity = validityAt(certificate, at);
     if (validity === 'valid') continue;
     const { subject, notAfter, notBefore } = certificate.x509;
+    const which = `The signing certificate registered for this ${registrant} ("${subject}")`;
     throw new AppError('registrationSignatureInvalid', {
       field: 'signature',
       description:
         validity === 'expired'
-          ? `The signing certificate registered for this peer ("${subject}") expired on ${notAfter.toISOString()}`
-          : `The signing certificate registered for this peer ("${subject}") is not valid before ${notBefore.toISOString()}`,
+          ? `${which} expired on ${notAfter.toISOString()}`
+          : `${which} is not valid before ${notBefore.toISOString()}`,
     });
   }
   return chain[0]!.pem;

@@ -411,7 +411,7 @@ export class PeerRegistrationsService {
     if (!row?.signing_certificate || row.manage_type !== heldAs[input.aplType]) {
       throw new AppError('registrationNotPresent', { field: 'apl.registrationNonce' });
     }
-    await verifyAplSignature(input, validSigningCertificate(storedChain(row.signing_certificate)));
+    await verifyAplSignature(input, validSigningCertificate(storedChain(row.signing_certificate), 'peer'));
     checkSignedRecently(apl.timestamp, 'apl.timestamp');
     if (await this.instances().nonceSeen(row.id, apl.nonce)) throw replayed();
     return row;
