@@ -72,4 +72,24 @@ describe('the profile details form', () => {
     await waitFor(() => expect(sent).toHaveLength(2));
     expect(sent[1]).toMatchObject({ email: 'ada@example.org', currentPassword: 'my-password' });
   });
+
+  it('shows a current-password refusal above the form when its input is not shown (the e-mail changed elsewhere)', async () => {
+    renderForm();
+    answer = () =>
+      new Response(
+        JSON.stringify({
+          errorToken: 'currentPasswordRequired',
+          errorDescription: 'Enter your current password to set a new one',
+          field: 'currentPassword',
+        }),
+        { status: 420 },
+      );
+    fireEvent.change(screen.getByRole('textbox', { name: /First name/ }), { target: { value: 'Grace' } });
+    fireEvent.submit(form());
+    await waitFor(() => expect(sent).toHaveLength(1));
+    await waitFor(() =>
+      expect(screen.getByRole('alert').textContent).toBe('Current password: Enter your current password to set a new one'),
+    );
+    expect(currentPassword()).toBeNull();
+  });
 });

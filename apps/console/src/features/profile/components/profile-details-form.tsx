@@ -2,7 +2,7 @@ import { Button, Group, SimpleGrid, Stack, TextInput } from '@mantine/core';
 import type { TUserProfile } from '@manifold/contract';
 import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { formErrorsFrom, type FormErrors } from '../../../components/api-error-message';
+import { formErrorsFrom, type FieldLabels, type FormErrors } from '../../../components/api-error-message';
 import {
   CurrentPasswordInput,
   handsOverAccount,
@@ -16,7 +16,6 @@ import { alerts } from '../../../lib/alerts';
 import { useUpdateProfile } from '../api/update-profile';
 import { FormGeneralErrors } from '../../../components/form-fields';
 
-const fieldNames = [...profileFieldNames, 'currentPassword'] as const;
 const fieldOfToken: Record<string, string> = {
   ...profileFieldOfToken,
   passwordIncorrect: 'currentPassword',
@@ -44,6 +43,10 @@ export function ProfileDetailsForm({ profile }: { profile: TUserProfile }) {
   useEffect(() => reset(valuesOf(profile)), [profile, reset]);
   // a new e-mail address is confirmed with the current password, as a new password is
   const emailChanged = handsOverAccount(profile, values);
+  // the current password's input is there only with a new e-mail address: the server asking for it
+  // otherwise (the address changed elsewhere since this screen loaded) is said above the form
+  const fieldNames: readonly string[] = emailChanged ? [...profileFieldNames, 'currentPassword'] : profileFieldNames;
+  const labels: FieldLabels = { currentPassword: t('profile.currentPassword') };
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -58,7 +61,7 @@ export function ProfileDetailsForm({ profile }: { profile: TUserProfile }) {
       },
       {
         onSuccess: () => alerts.success(t('profile.saved')),
-        onError: (error) => setErrors(formErrorsFrom(t, error, fieldNames, fieldOfToken)),
+        onError: (error) => setErrors(formErrorsFrom(t, error, fieldNames, fieldOfToken, labels)),
       },
     );
   };

@@ -23,16 +23,20 @@ const user: TUserProfile = {
 
 /** The bodies `user/edit` was sent. */
 let sent: Record<string, unknown>[];
+/** What `user/edit` answers: the profile, unless a test sets a refusal. */
+let refusal: { status: number; body: Record<string, unknown> } | undefined;
 
 beforeEach(() => {
   setSessionToken('token-1');
   sent = [];
+  refusal = undefined;
   vi.stubGlobal(
     'fetch',
     vi.fn(async (url: string, init?: RequestInit) => {
       const { pathname } = new URL(url, 'http://localhost');
       if (pathname === '/ui/user/edit') {
         sent.push(JSON.parse(String(init?.body)) as Record<string, unknown>);
+        if (refusal) return new Response(JSON.stringify(refusal.body), { status: refusal.status });
         return new Response(JSON.stringify(user), { status: 200 });
       }
       if (pathname === '/ui/user/roles') return new Response(JSON.stringify({ data: ['ADMIN', 'USER'] }));
@@ -83,5 +87,34 @@ describe('the user form editing a user', () => {
     await waitFor(() => expect(sent).toHaveLength(1));
     expect(sent[0]).toMatchObject({ email: 'mona@example.org' });
     expect(sent[0]).not.toHaveProperty('currentPassword');
+  });
+
+  it('shows a refused current password on its input when editing oneself', async () => {
+    refusal = {
+      status: 420,
+      body: { errorToken: 'passwordIncorrect', errorDescription: 'Username or password is incorrect', field: 'currentPassword' },
+    };
+    renderForm('mona');
+    fireEvent.change(screen.getByRole('textbox', { name: /Email/ }), { target: { value: 'mona@example.org' } });
+    fireEvent.change(screen.getByLabelText('Current password'), { target: { value: 'wrong' } });
+    fireEvent.submit(form());
+    await waitFor(() =>
+      expect(describedBy(screen.getByLabelText('Current password'))).toContain('Username or password is incorrect'),
+    );
+    expect(screen.getByLabelText('Current password').getAttribute('aria-invalid')).toBe('true');
+    expect(screen.queryByTestId('user-form-error')).toBeNull();
+  });
+
+  it.each([
+    ['passwordIncorrect', 'Username or password is incorrect'],
+    ['currentPasswordRequired', 'Enter your current password to set a new one'],
+  ])('shows %s above the form when editing another user, who has no current password input', async (errorToken, message) => {
+    refusal = { status: 420, body: { errorToken, errorDescription: message, field: 'currentPassword' } };
+    renderForm('admin');
+    fireEvent.change(screen.getByRole('textbox', { name: /Email/ }), { target: { value: 'mona@example.org' } });
+    fireEvent.submit(form());
+    const alert = await screen.findByTestId('user-form-error');
+    expect(alert.textContent).toBe(`Current password: ${message}`);
+    expect(screen.queryByLabelText('Current password')).toBeNull();
   });
 });

@@ -2,7 +2,7 @@ import { Button, Group, Select, SimpleGrid, Stack, Switch, TextInput } from '@ma
 import { knownTimeZones, type TUserProfile } from '@manifold/contract';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { formErrorsFrom, type FormErrors } from '../../../components/api-error-message';
+import { formErrorsFrom, type FieldLabels, type FormErrors } from '../../../components/api-error-message';
 import {
   CurrentPasswordInput,
   handsOverAccount,
@@ -17,7 +17,8 @@ import { useRoles } from '../api/get-roles';
 import { FormGeneralErrors } from '../../../components/form-fields';
 import { PasswordInput } from '../../../components/password-input';
 
-const fieldNames = ['username', 'password', 'currentPassword', 'role', 'useSso', ...profileFieldNames] as const;
+/** The inputs the form always shows; the current password only when one edits oneself. */
+const shownFieldNames = ['username', 'password', 'role', 'useSso', ...profileFieldNames] as const;
 
 /** Where a business error belongs when the server names no field. */
 const fieldOfToken: Record<string, string> = {
@@ -79,7 +80,11 @@ export function UserForm({ user, currentUsername, onDone, onCancel }: UserFormPr
 
   const roleOptions = (roles.data?.data ?? [values.role]).map((role) => ({ value: role, label: t(`roles.${role}`) }));
 
-  const onError = (error: unknown) => setErrors(formErrorsFrom(t, error, fieldNames, fieldOfToken));
+  // a problem about an input the form does not show (the current password of another user, whom
+  // the server asks no password for) goes above the form, named by its label
+  const fieldNames: readonly string[] = editingSelf ? [...shownFieldNames, 'currentPassword'] : shownFieldNames;
+  const labels: FieldLabels = { currentPassword: t('profile.currentPassword') };
+  const onError = (error: unknown) => setErrors(formErrorsFrom(t, error, fieldNames, fieldOfToken, labels));
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
