@@ -328,4 +328,45 @@ describe.each(inject('databases'))('databases copied from the run template [%s]'
     }
     await migrated.db.deleteFrom('external_identities').where('issuer', '=', 'https://idp.example').execute();
   });
+
+  it('keeps external subjects that differ only in trailing spaces apart from migration 039 (MariaDB), and takes them back', async () => {
+    const migrator = new Migrator({ db: migrated.db, provider: migrationProvider(kind), allowUnorderedMigrations: true });
+    const { id: userId } = await migrated.db.selectFrom('users').select('id').orderBy('id').executeTakeFirstOrThrow();
+    const issuer = 'https://padded.idp.example';
+    const link = (subject: string) =>
+      migrated.db
+        .insertInto('external_identities')
+        .values({ issuer, subject, user_id: userId, created_at: new Date().toISOString() })
+        .execute();
+    expect((await migrator.migrateTo('038-external-identity-binary')).error).toBeUndefined();
+    await link('pad-subject');
+    if (kind === 'mysql') {
+      // utf8mb4_bin is PAD SPACE: the key took `pad-subject ` for `pad-subject`
+      await expect(link('pad-subject ')).rejects.toThrow(/Duplicate entry/);
+    } else {
+      await link('pad-subject ');
+      await migrated.db.deleteFrom('external_identities').where('subject', '=', 'pad-subject ').execute();
+    }
+    expect((await migrator.migrateToLatest()).error).toBeUndefined();
+    await link('pad-subject ');
+    await link('pad-subject  ');
+    const found = (subject: string) =>
+      migrated.db
+        .selectFrom('external_identities')
+        .select('subject')
+        .where('issuer', '=', issuer)
+        .where('subject', '=', subject)
+        .execute();
+    expect(await found('pad-subject')).toEqual([{ subject: 'pad-subject' }]);
+    expect(await found('pad-subject ')).toEqual([{ subject: 'pad-subject ' }]);
+    // back to utf8mb4_bin is refused while two links differ only in trailing spaces, changing nothing
+    if (kind === 'mysql') {
+      const down = await migrator.migrateTo('038-external-identity-binary');
+      expect(String(down.error)).toMatch(/Duplicate entry/);
+      expect(await found('pad-subject ')).toEqual([{ subject: 'pad-subject ' }]);
+    }
+    await migrated.db.deleteFrom('external_identities').where('issuer', '=', issuer).execute();
+    expect((await migrator.migrateTo('038-external-identity-binary')).error).toBeUndefined();
+    expect((await migrator.migrateToLatest()).error).toBeUndefined();
+  });
 });

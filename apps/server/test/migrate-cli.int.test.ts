@@ -50,7 +50,7 @@ describe('npm run migrate', () => {
     const { code, stdout } = await migrate(env, '--down-to', '033-list-counts');
     expect(code).toBe(0);
     expect(stdout).toBe(
-      'would undo, newest first (add --yes to do it):\n  038-external-identity-binary\n  037-session-origin\n  036-stored-object-references\n  035-username-order\n  034-authorization-filter-indexes\n',
+      'would undo, newest first (add --yes to do it):\n  039-external-identity-nopad\n  038-external-identity-binary\n  037-session-origin\n  036-stored-object-references\n  035-username-order\n  034-authorization-filter-indexes\n',
     );
     expect(await ranMigrations(database)).toEqual(before);
   });
@@ -59,7 +59,7 @@ describe('npm run migrate', () => {
     const { code, stdout } = await migrate(env, '--down-to', '033-list-counts', '--yes');
     expect(code).toBe(0);
     expect(stdout).toBe(
-      '038-external-identity-binary  undone\n037-session-origin  undone\n036-stored-object-references  undone\n035-username-order  undone\n034-authorization-filter-indexes  undone\n',
+      '039-external-identity-nopad  undone\n038-external-identity-binary  undone\n037-session-origin  undone\n036-stored-object-references  undone\n035-username-order  undone\n034-authorization-filter-indexes  undone\n',
     );
     expect((await ranMigrations(database)).at(-1)).toBe('033-list-counts');
     expect(
@@ -67,13 +67,13 @@ describe('npm run migrate', () => {
     ).toBe(false);
     const listed = await migrate(env, '--list');
     expect(listed.stdout).toMatch(
-      /034-authorization-filter-indexes {2}pending\n035-username-order {2}pending\n036-stored-object-references {2}pending\n037-session-origin {2}pending\n038-external-identity-binary {2}pending\n$/,
+      /034-authorization-filter-indexes {2}pending\n035-username-order {2}pending\n036-stored-object-references {2}pending\n037-session-origin {2}pending\n038-external-identity-binary {2}pending\n039-external-identity-nopad {2}pending\n$/,
     );
 
     await database.migrate();
-    expect((await ranMigrations(database)).at(-1)).toBe('038-external-identity-binary');
-    expect((await migrate(env, '--down-to', '038-external-identity-binary', '--yes')).stdout).toBe(
-      'nothing to undo: 038-external-identity-binary is the last migration that ran\n',
+    expect((await ranMigrations(database)).at(-1)).toBe('039-external-identity-nopad');
+    expect((await migrate(env, '--down-to', '039-external-identity-nopad', '--yes')).stdout).toBe(
+      'nothing to undo: 039-external-identity-nopad is the last migration that ran\n',
     );
   });
 
@@ -99,7 +99,7 @@ describe('npm run migrate', () => {
       stderr: `no database at ${path.join(missing, 'manifold.db')}: set DATA_DIR or DATABASE_URL as the server has them\n`,
     });
     expect(badUrl).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(/^DATABASE_URL: /) });
-    expect(await ranMigrations(database)).toContain('038-external-identity-binary');
+    expect(await ranMigrations(database)).toContain('039-external-identity-nopad');
   });
 });
 
@@ -123,7 +123,7 @@ describe.runIf(inject('databases').includes('postgres'))('npm run migrate on Pos
         'stopped at 031-peer-devices: value too long for type character varying(36)\n' +
           'nothing was undone: the whole call ran in one transaction\n',
       );
-      expect((await ranMigrations(database)).at(-1)).toBe('038-external-identity-binary');
+      expect((await ranMigrations(database)).at(-1)).toBe('039-external-identity-nopad');
       const kept = await sql<{ subject_id: string }>`select subject_id from outbox`.execute(database.db);
       expect(kept.rows).toEqual([{ subject_id: subject }]);
     } finally {

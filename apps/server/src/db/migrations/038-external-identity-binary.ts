@@ -8,8 +8,8 @@ import type { DatabaseKind } from '../../config.js';
  * (sso-accounts.ts refused the login). Both columns compare as binary (`utf8mb4_bin`) from here:
  * subjects that differ in case or accents are distinct links. MariaDB's `utf8mb4_bin` still
  * ignores trailing spaces (PAD SPACE), so `sub-1 ` keeps meeting `sub-1` and is still refused
- * there. Nothing to do on SQLite and PostgreSQL, which compare text exactly. Existing links are
- * all distinct under the stricter comparison.
+ * there (until 039-external-identity-nopad). Nothing to do on SQLite and PostgreSQL, which compare
+ * text exactly. Existing links are all distinct under the stricter comparison.
  */
 export async function up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void> {
   if (kind !== 'mysql') return;

@@ -30,6 +30,7 @@ import * as usernameOrder from './035-username-order.js';
 import * as storedObjectReferences from './036-stored-object-references.js';
 import * as sessionOrigin from './037-session-origin.js';
 import * as externalIdentityBinary from './038-external-identity-binary.js';
+import * as externalIdentityNopad from './039-external-identity-nopad.js';
 
 interface DialectMigration {
   up(db: Kysely<unknown>, kind: DatabaseKind): Promise<void>;
@@ -68,6 +69,7 @@ const migrations: Record<string, DialectMigration> = {
   '036-stored-object-references': storedObjectReferences,
   '037-session-origin': sessionOrigin,
   '038-external-identity-binary': externalIdentityBinary,
+  '039-external-identity-nopad': externalIdentityNopad,
 };
 
 export function migrationProvider(kind: DatabaseKind): MigrationProvider {

@@ -86,9 +86,11 @@ export class IdentityRepository {
 
   /**
    * The user linked to exactly this issuer and subject; `'collision'` when the database took
-   * another link for this one. MariaDB/MySQL's default collation compares text ignoring case,
-   * accents and trailing spaces, so `SUB-1`, `süb-1` or `sub-1 ` would find the link of `sub-1` —
-   * another person at the provider (subjects are exact strings) — and the key cannot hold both.
+   * another link for this one. MariaDB's default collation compares text ignoring case, accents
+   * and trailing spaces, so there `SUB-1`, `süb-1` or `sub-1 ` would find the link of `sub-1` —
+   * another person at the provider (subjects are exact strings) — and the key could not hold both.
+   * Migrations 038 and 039 make both columns compare exactly (`utf8mb4_nopad_bin`), as SQLite and
+   * PostgreSQL do; the check stays for a database whose collation was changed by hand.
    */
   async findLinkedUserId(issuer: string, subject: string): Promise<number | 'collision' | undefined> {
     const rows = await this.db

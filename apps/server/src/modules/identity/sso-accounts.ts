@@ -76,7 +76,7 @@ async function resolveOnce(
   const identities = new IdentityRepository(database.db);
   const linkedId = await identities.findLinkedUserId(identity.issuer, identity.subject);
   if (linkedId === 'collision') {
-    return refuse('ssoAccountNotLinked', 'the subject differs from a linked one only in case, accents or trailing spaces');
+    return refuse('ssoAccountNotLinked', 'the database took a linked subject that is not exactly this one for it');
   }
   if (linkedId !== undefined) {
     const linked = await identities.findUser(linkedId);
