@@ -7,7 +7,11 @@ declare module 'fastify' {
     services: Services;
   }
   interface FastifyContextConfig {
-    /** A multipart route's form, for the OpenAPI document only (the route reads the parts itself). */
+    /**
+     * A multipart route's form, for the OpenAPI document and for which parts are text: a part
+     * without a filename that it names as a text field is read as one, whatever its content type
+     * (plugins/multipart.ts). The route reads the parts itself.
+     */
     multipartForm?: z.ZodType;
   }
   interface FastifyRequest {

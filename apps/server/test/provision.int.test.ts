@@ -290,6 +290,36 @@ describeEachDatabase('keys and certificates', (ctx) => {
       expect(await step(ctx())).toBe('signCert');
     });
 
+    it('reads certificateType, a text field of its declared form, as text even sent as application/octet-stream', async () => {
+      const token = await ctx().adminToken();
+      const boundary = 'octet-boundary';
+      const part = (name: string, value: string, headers = '') =>
+        `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n${headers}\r\n${value}\r\n`;
+      const send = (...parts: string[]) =>
+        ctx().call('POST', '/ui/admin/upload/provision', {
+          token,
+          body: [...parts, `--${boundary}--\r\n`].join(''),
+          headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+        });
+      const octet = 'Content-Type: application/octet-stream\r\n';
+      const file = part('file', root.certificatePem, octet);
+      for (const form of [
+        [part('certificateType', 'trustAnchor', octet), file],
+        [file, part('certificateType', 'trustAnchor', octet)],
+      ]) {
+        const response = await send(...form);
+        expect(response.statusCode, response.body).toBe(200);
+        expect(response.json<TProvisionUploadResponse>().certificateType).toBe('trustAnchor');
+      }
+      expect((await certificates(ctx(), token)).trustAnchors).toHaveLength(1);
+      // with the limits of the route's text fields (1 KiB), not of its file
+      const long = expectToken(await send(part('certificateType', 'x'.repeat(1025), octet), file), 413, 'payloadTooLarge');
+      expect(long).toMatchObject({
+        field: 'certificateType',
+        errorDescription: 'The field certificateType may have at most 1 KiB',
+      });
+    });
+
     it('installs the signing certificate issued for the CSR and moves the wizard to cryptCert', async () => {
       const token = await ctx().adminToken();
       const { signingCSR } = await csrs(ctx(), token, '?csr=signing');

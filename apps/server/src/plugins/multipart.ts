@@ -1,12 +1,15 @@
 import fastifyMultipart from '@fastify/multipart';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Writable } from 'node:stream';
+import { z } from 'zod';
 
 /**
  * Multipart uploads, registered once for the whole app. Parts are streamed: a route reads its
  * fields and files with `request.parts()` / `request.file()` and may pass tighter limits (the
  * certificate upload allows 256 KiB); the default allows `UPLOAD_MAX_BYTES` per file (design
- * packages). A file over its limit ends the request with 413 `payloadTooLarge`.
+ * packages). A file over its limit ends the request with 413 `payloadTooLarge`. A part without a
+ * filename is a file when it says `Content-Type: application/octet-stream`, unless the route's
+ * declared form names it a text field (`readsDeclaredTextFields`).
  */
 export async function registerMultipart(app: FastifyInstance, uploadMaxBytes: number): Promise<void> {
   // The plugin adds an `onResponse` hook to every request of the server to delete the files
@@ -18,11 +21,61 @@ export async function registerMultipart(app: FastifyInstance, uploadMaxBytes: nu
     if (name === 'onResponse') return this;
     return Reflect.apply(addHook, this, [name, hook]) as FastifyInstance;
   } as FastifyInstance['addHook'];
+  // The request's readers of the form, as the plugin decorates the requests with them.
+  const decorateRequest = app.decorateRequest;
+  app.decorateRequest = function (this: FastifyInstance, name: string | symbol, value: unknown, ...rest: unknown[]) {
+    const reader = typeof value === 'function' && formReaders.has(name) ? readsDeclaredTextFields(value as FormReader) : value;
+    return Reflect.apply(decorateRequest, this, [name, reader, ...rest]) as FastifyInstance;
+  } as FastifyInstance['decorateRequest'];
   try {
     await registerPlugin(app, uploadMaxBytes);
   } finally {
     app.addHook = addHook;
+    app.decorateRequest = decorateRequest;
   }
+}
+
+/** The plugin's request methods that read a form, each taking the parser's options first. */
+const formReaders = new Set<string | symbol>(['parts', 'file', 'files']);
+
+type FormReader = (this: FastifyRequest, options?: Record<string, unknown>, ...rest: unknown[]) => unknown;
+
+/**
+ * A form reader that takes a part without a filename for a text field when the route's declared
+ * form (`config.multipartForm`) names it one, whatever the part's content type: the parser takes
+ * any part that says `Content-Type: application/octet-stream` for a file, so a text field a client
+ * sent that way never reached the route as the field (the route drained it as a file, or it hit
+ * the form's file limit). Read as a field it has a text field's limits (`fieldSize`, the route's or
+ * {@link FIELD_MAX_BYTES}; `fields`). A part with a filename stays a file, as does every part of a
+ * route that declares no form.
+ */
+function readsDeclaredTextFields(read: FormReader): FormReader {
+  return function (this: FastifyRequest, options?: Record<string, unknown>, ...rest: unknown[]) {
+    const form = this.routeOptions.config.multipartForm;
+    if (!form) return Reflect.apply(read, this, [options, ...rest]);
+    const textNames = declaredTextFields(form);
+    const isPartAFile = (name: string | undefined, contentType: string | undefined, fileName: string | undefined) =>
+      fileName !== undefined || (contentType === 'application/octet-stream' && !(name !== undefined && textNames.has(name)));
+    return Reflect.apply(read, this, [{ ...options, isPartAFile }, ...rest]);
+  };
+}
+
+/** The text fields of each declared form, worked out once per form. */
+const textFieldsOfForm = new WeakMap<z.ZodType, ReadonlySet<string>>();
+
+/** The fields of a declared form that are not files (`format: 'binary'`, or a list of such). */
+function declaredTextFields(form: z.ZodType): ReadonlySet<string> {
+  let names = textFieldsOfForm.get(form);
+  if (names) return names;
+  type Property = { format?: string; items?: { format?: string } };
+  const { properties = {} } = z.toJSONSchema(form, { io: 'input' }) as { properties?: Record<string, Property> };
+  names = new Set(
+    Object.entries(properties)
+      .filter(([, property]) => property.format !== 'binary' && property.items?.format !== 'binary')
+      .map(([name]) => name),
+  );
+  textFieldsOfForm.set(form, names);
+  return names;
 }
 
 /**
