@@ -392,6 +392,22 @@ describeEachDatabase(
         return { protect, pair, id };
       };
 
+      /** The Protect's registered signing certificate replaced by another of the same key, valid as `validity` says. */
+      const reissueSigningCertificate = async (protect: TestProtect, id: string, validity: IssueOptions) => {
+        const csr = await createCsr({
+          siteName: protect.name,
+          service: 'protect',
+          purpose: 'signing',
+          privateKeyPem: protect.signingKeyPem,
+        });
+        const signingCertificate = await issue(downstream.root, csr, validity);
+        await ctx()
+          .app.services.database.db.updateTable('protect_registrations')
+          .set({ signing_certificate: signingCertificate })
+          .where('id', '=', id)
+          .execute();
+      };
+
       it('registers with the token pair; every refusal of the registration', async () => {
         const protect = await TestProtect.create(transport, downstream.root);
         expectToken(await protect.registerRequest('no-such-token'), 420, 'fssTokenNotFound', 'token');
@@ -600,21 +616,7 @@ describeEachDatabase(
                 .executeTakeFirstOrThrow()
             ).n,
           );
-        /** The registered signing certificate replaced by another of the same key, valid as `validity` says. */
-        const registered = async (validity: IssueOptions) => {
-          const csr = await createCsr({
-            siteName: protect.name,
-            service: 'protect',
-            purpose: 'signing',
-            privateKeyPem: protect.signingKeyPem,
-          });
-          const signingCertificate = await issue(downstream.root, csr, validity);
-          await db
-            .updateTable('protect_registrations')
-            .set({ signing_certificate: signingCertificate })
-            .where('id', '=', id)
-            .execute();
-        };
+        const registered = (validity: IssueOptions) => reissueSigningCertificate(protect, id, validity);
 
         // the same key, its certificate's validity over (or not begun)
         for (const validity of [
@@ -644,21 +646,7 @@ describeEachDatabase(
           { fileName: 'part.3mf', bytes: randomBytes(5000), isPublic: false },
           { fileName: 'notes.txt', bytes: Buffer.from('notes'), isPublic: true },
         ]);
-        /** The registered signing certificate replaced by another of the same key, valid as `validity` says. */
-        const registered = async (validity: IssueOptions) => {
-          const csr = await createCsr({
-            siteName: protect.name,
-            service: 'protect',
-            purpose: 'signing',
-            privateKeyPem: protect.signingKeyPem,
-          });
-          const signingCertificate = await issue(downstream.root, csr, validity);
-          await db
-            .updateTable('protect_registrations')
-            .set({ signing_certificate: signingCertificate })
-            .where('id', '=', id)
-            .execute();
-        };
+        const registered = (validity: IssueOptions) => reissueSigningCertificate(protect, id, validity);
         const storageKeys = async () => {
           const keys: string[] = [];
           for await (const object of ctx().app.services.storage.list()) keys.push(object.key);
