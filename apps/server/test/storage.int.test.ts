@@ -117,19 +117,26 @@ describeEachDatabase(
         await select({ identifier: 'aws', credentials: noBucket }),
         420,
         'storageProviderConfigurationNotValid',
-        'awsStorageBucket',
+        'credentials.awsStorageBucket',
+      );
+      // the request's schema (400) names a credential as the provider's check (420) does
+      expectToken(
+        await select({ identifier: 'aws', credentials: { ...place.s3Credentials, awsStorageBucket: 'b'.repeat(64) } }),
+        400,
+        'malformedRequest',
+        'credentials.awsStorageBucket',
       );
       expectToken(
         await select({ identifier: 'aws', credentials: { ...place.s3Credentials, awsStorageEndpoint: 'http://10.9.9.9:9000' } }),
         420,
         'storageProviderConfigurationNotValid',
-        'awsStorageEndpoint',
+        'credentials.awsStorageEndpoint',
       );
       expectToken(
         await select({ identifier: 'aws', credentials: { ...place.s3Credentials, awsStorageEndpoint: 'file:///etc' } }),
         420,
         'storageProviderConfigurationNotValid',
-        'awsStorageEndpoint',
+        'credentials.awsStorageEndpoint',
       );
       expectToken(
         await select({ identifier: 'aws', credentials: { ...place.s3Credentials, awsAccessKeyId: 'NOT-A-KEY' } }),

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { BadRequestError, errorFromResponse } from '../lib/api-errors';
 import { testI18n, type TestLocale } from '../test/render';
 import { apiErrorMessage, formErrorsFrom, namedErrorMessage } from './api-error-message';
@@ -84,5 +85,36 @@ describe('a refusal naming a field, placed on a form', () => {
       fields: {},
       general: ['Redirect URI: The request is malformed'],
     });
+  });
+});
+
+describe('input the console refuses to send (a ZodError of an api wrapper)', () => {
+  const { t } = testI18n('en');
+  const ZInput = z.object({
+    name: z.string().max(3),
+    credentials: z.object({ awsStorageEndpoint: z.string().max(5) }),
+    batch: z.array(z.object({ deviceId: z.string() })),
+  });
+  const refused = ZInput.safeParse({
+    name: 'long name',
+    credentials: { awsStorageEndpoint: 'http://long' },
+    batch: [{ deviceId: 7 }],
+  }).error;
+
+  it('is said as the server says a malformed request, not as a failure of the console', () => {
+    expect(apiErrorMessage(t, ZInput.shape.credentials.safeParse({ awsStorageEndpoint: 'http://long' }).error)).toBe(
+      'The request is malformed',
+    );
+    expect(apiErrorMessage(testI18n('zh').t, z.string().safeParse(1).error)).toBe('请求格式不正确');
+    expect(apiErrorMessage(t, new Error('boom'))).toBe('Oops! Something went wrong. Try again later.');
+  });
+
+  it('lands on each input its issues name, the fields named as the server names them', () => {
+    expect(formErrorsFrom(t, refused, ['name', 'credentials.awsStorageEndpoint'], {}, { 'batch[0].deviceId': 'Device' })).toEqual(
+      {
+        fields: { name: 'The request is malformed', 'credentials.awsStorageEndpoint': 'The request is malformed' },
+        general: ['Device: The request is malformed'],
+      },
+    );
   });
 });

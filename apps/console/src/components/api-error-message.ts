@@ -1,5 +1,5 @@
 import type { TFunction } from 'i18next';
-import { isApiError, type ApiProblem } from '../lib/api-errors';
+import { asApiFailure, isApiError, type ApiProblem } from '../lib/api-errors';
 import { joinSentences } from '../lib/text-join';
 
 /** A server problem in the reader's language: by token when translated, else as the server said it. */
@@ -7,8 +7,12 @@ export function problemMessage(t: TFunction, problem: ApiProblem): string {
   return t(`errorTokens.${problem.errorToken}`, { defaultValue: problem.errorDescription });
 }
 
-/** The message of any failure of an API call (spec §8), translated. */
-export function apiErrorMessage(t: TFunction, error: unknown): string {
+/**
+ * The message of any failure of an API call (spec §8), translated; input the console refused to
+ * send is said as the server's 400 for it (see `asApiFailure`).
+ */
+export function apiErrorMessage(t: TFunction, failure: unknown): string {
+  const error = asApiFailure(failure);
   if (!isApiError(error)) return t('apiErrors.server');
   if (error.kind === 'badRequest') {
     if (error.problems.length === 0) return t('apiErrors.server');
@@ -65,16 +69,19 @@ export function labelledProblemMessage(t: TFunction, problem: ApiProblem, labels
 /**
  * Places each server problem of a refused request on the form input `fieldOf` names; what fits
  * no input (or a failure that is not a refusal with problems) is reported for the whole form, named
- * by its field's label in `labels` (see `labelledProblemMessage`).
+ * by its field's label in `labels` (see `labelledProblemMessage`). Input the console refused to
+ * send (a ZodError of an api wrapper's check) is placed as the server's 400 for it would be (see
+ * `asApiFailure`).
  * Problems on the same input are joined; `distinct` leaves out a message the input already shows.
  */
 export function placeProblems(
   t: TFunction,
-  error: unknown,
+  failure: unknown,
   fieldOf: (problem: ApiProblem) => string | undefined,
   { distinct = false, labels = {} }: { distinct?: boolean; labels?: FieldLabels } = {},
 ): FormErrors {
   const result: FormErrors = { fields: {}, general: [] };
+  const error = asApiFailure(failure);
   if (!isApiError(error) || error.kind !== 'badRequest' || error.problems.length === 0) {
     result.general.push(apiErrorMessage(t, error));
     return result;

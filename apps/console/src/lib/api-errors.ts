@@ -1,4 +1,5 @@
 import { ZErrorResponse, ZMultipleErrorResponse, type TErrorResponse } from '@manifold/contract';
+import { ZodError } from 'zod';
 
 /** Client messages of spec §8, in English; the screens translate them by `kind`. */
 export const apiMessages = {
@@ -67,6 +68,43 @@ export function isApiError(error: unknown): error is ApiError {
 export function isRetryable(error: unknown): boolean {
   if (!isApiError(error)) return false;
   return error.kind === 'network' || error.status >= 500;
+}
+
+/**
+ * The property an input check's issue is about, named as the server names the field of a 400
+ * `malformedRequest` (plugins/errors.ts on the server): nested properties joined by dots, list
+ * items by index (`credentials.awsStorageEndpoint`, `batch[0].deviceId`). None for the input as a
+ * whole or a list of it.
+ */
+function issueField(path: readonly PropertyKey[]): string | undefined {
+  const [first, ...rest] = path;
+  if (typeof first !== 'string') return undefined;
+  return rest.reduce<string>(
+    (field, segment) => (typeof segment === 'number' ? `${field}[${segment}]` : `${field}.${String(segment)}`),
+    first,
+  );
+}
+
+/**
+ * A failure of an API call as the errors of spec §8. The api wrappers check their input against the
+ * contract's schema before sending it (`ZSomething.parse(input)`), so input the server would refuse
+ * (a value over its length, say) fails in the console with a ZodError before any request: it is
+ * said as the server says the same fault, a 400 `malformedRequest` for each property at fault,
+ * naming its field. Any other failure is answered as it is.
+ */
+export function asApiFailure(error: unknown): unknown {
+  if (!(error instanceof ZodError)) return error;
+  const problems: ApiProblem[] = [];
+  for (const issue of error.issues) {
+    const field = issueField(issue.path);
+    if (field !== undefined && problems.some((problem) => problem.field === field)) continue;
+    problems.push({
+      errorToken: 'malformedRequest',
+      errorDescription: field === undefined ? issue.message : `${field}: ${issue.message}`,
+      ...(field === undefined ? {} : { field }),
+    });
+  }
+  return new BadRequestError(problems[0]?.errorDescription ?? apiMessages.server, 400, problems);
 }
 
 export function networkError(): ApiError {

@@ -70,7 +70,8 @@ describe('providerSettings', () => {
     const policy = field === 'awsStorageEndpoint' && credentials.awsStorageEndpoint?.startsWith('http://127') ? none : loopback;
     expect(refusal(() => providerSettings(identifier, credentials, policy))).toEqual({
       token: 'storageProviderConfigurationNotValid',
-      field,
+      // named as the request names it (and as a 400 names it): a property of `credentials`
+      field: `credentials.${field}`,
     });
   });
 });

@@ -9,18 +9,24 @@ import type { S3Settings } from './s3-storage.js';
 export type ProviderSettings =
   { identifier: 'local' } | { identifier: 'aws'; s3: S3Settings } | { identifier: 'azure'; azure: AzureSettings };
 
-const invalid = (field: string, description: string) =>
-  new AppError('storageProviderConfigurationNotValid', { field, description });
+/**
+ * How a refusal names a credential: as the request holds it and as a 400 of the request's schema
+ * names it, a property of `credentials` (`credentials.awsStorageEndpoint`).
+ */
+const fieldOf = (credential: keyof TStorageCredentials) => `credentials.${credential}`;
 
-function required(value: string | undefined, field: string, pattern: RegExp, what: string): string {
+const invalid = (credential: keyof TStorageCredentials, description: string) =>
+  new AppError('storageProviderConfigurationNotValid', { field: fieldOf(credential), description });
+
+function required(value: string | undefined, field: keyof TStorageCredentials, pattern: RegExp, what: string): string {
   const text = value?.trim() ?? '';
-  if (!text) throw invalid(field, `${field} is required`);
-  if (!pattern.test(text)) throw invalid(field, `${field} is not ${what}`);
+  if (!text) throw invalid(field, `${fieldOf(field)} is required`);
+  if (!pattern.test(text)) throw invalid(field, `${fieldOf(field)} is not ${what}`);
   return text;
 }
 
 /** An endpoint an admin typed: http(s), no credentials, a host `STORAGE_ENDPOINT_ALLOWED_HOSTS` allows. */
-function endpoint(value: string | undefined, field: string, policy: PeerHostPolicy): string | undefined {
+function endpoint(value: string | undefined, field: keyof TStorageCredentials, policy: PeerHostPolicy): string | undefined {
   const text = value?.trim();
   if (!text) return undefined;
   try {

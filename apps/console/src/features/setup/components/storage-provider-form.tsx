@@ -4,8 +4,8 @@ import { IconRefresh } from '@tabler/icons-react';
 import { type FormEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ErrorAlert } from '../../../components/error-alert';
-import { apiErrorMessage } from '../../../components/api-error-message';
-import { useActionError } from '../../../hooks/use-action-error';
+import { apiErrorMessage, formErrorsFrom, type FieldLabels, type FormErrors } from '../../../components/api-error-message';
+import { FormGeneralErrors } from '../../../components/form-fields';
 import { alerts } from '../../../lib/alerts';
 import { useSelectStorageProvider, useStorageProvider, useStorageProviderList } from '../api/storage-provider';
 import { stateText } from '../../../app/theme';
@@ -31,6 +31,11 @@ const providerFields: Record<string, { field: CredentialField; secret?: boolean;
   ],
 };
 
+/** How the API names a credential in a problem (`field`): as a property of the request's `credentials`. */
+const credentialField = (field: CredentialField) => `credentials.${field}`;
+
+const noErrors: FormErrors = { fields: {}, general: [] };
+
 const moveColors: Record<TStorageMove['state'], string> = { running: 'blue', done: 'green', failed: 'red' };
 
 /** Where the stored files go (local disk, S3, Azure Blob): chosen, probed by the server, then moved there. */
@@ -39,17 +44,26 @@ export function StorageProviderForm() {
   const provider = useStorageProvider();
   const list = useStorageProviderList();
   const select = useSelectStorageProvider();
-  const action = useActionError();
+  const [errors, setErrors] = useState<FormErrors>(noErrors);
   const [identifier, setIdentifier] = useState<string | null>(null);
   const [credentials, setCredentials] = useState<TStorageCredentials>({});
   const chosen = identifier ?? provider.data?.identifier ?? 'local';
   const move = provider.data?.move ?? null;
+  const shownFields = providerFields[chosen] ?? [];
+  // every credential is labelled, so a problem about one the chosen provider does not show is named too
+  const labels: FieldLabels = (field) => {
+    if (field === 'identifier') return t('storage.provider.identifier');
+    const credential = field.startsWith('credentials.') ? field.slice('credentials.'.length) : undefined;
+    return credential && Object.values(providerFields).some((fields) => fields.some((shown) => shown.field === credential))
+      ? t(`storage.fields.${credential}`)
+      : undefined;
+  };
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    action.clearError();
+    setErrors(noErrors);
     const filled = Object.fromEntries(
-      (providerFields[chosen] ?? []).map(({ field }) => [field, credentials[field]?.trim()]).filter(([, value]) => value),
+      shownFields.map(({ field }) => [field, credentials[field]?.trim()]).filter(([, value]) => value),
     ) as TStorageCredentials;
     select.mutate(
       { identifier: chosen, credentials: filled },
@@ -63,7 +77,10 @@ export function StorageProviderForm() {
               : t('storage.provider.saved', { provider: t(`storage.providers.${chosen}`) }),
           );
         },
-        onError: action.onError,
+        onError: (error) =>
+          setErrors(
+            formErrorsFrom(t, error, ['identifier', ...shownFields.map(({ field }) => credentialField(field))], {}, labels),
+          ),
       },
     );
   };
@@ -112,25 +129,29 @@ export function StorageProviderForm() {
       ) : null}
       <form onSubmit={submit} aria-label={t('storage.provider.formLabel')}>
         <Stack gap="sm">
+          <FormGeneralErrors errors={errors} testId="storage-provider-error" />
           <Select
             label={t('storage.provider.identifier')}
             data={(list.data?.data ?? ['local']).map((value) => ({ value, label: t(`storage.providers.${value}`) }))}
             value={chosen}
             allowDeselect={false}
+            error={errors.fields.identifier}
             onChange={(value) => {
               setIdentifier(value);
               setCredentials({});
+              setErrors(noErrors);
             }}
             data-testid="storage-provider-select"
           />
           <SimpleGrid cols={{ base: 1, sm: 2 }}>
-            {(providerFields[chosen] ?? []).map(({ field, secret, optional }) => {
+            {shownFields.map(({ field, secret, optional }) => {
               const props = {
                 key: field,
                 label: t(`storage.fields.${field}`),
                 required: !optional,
                 autoComplete: 'off',
                 value: credentials[field] ?? '',
+                error: errors.fields[credentialField(field)],
                 onChange: (event: React.ChangeEvent<HTMLInputElement>) =>
                   setCredentials((current) => ({ ...current, [field]: event.currentTarget.value })),
                 'data-testid': `storage-field-${field}`,
@@ -143,7 +164,6 @@ export function StorageProviderForm() {
               {t('storage.provider.secretsHint')}
             </Text>
           ) : null}
-          {action.error ? <ErrorAlert data-testid="storage-provider-error">{action.error}</ErrorAlert> : null}
           <Group>
             <Button type="submit" loading={select.isPending} data-testid="storage-provider-save">
               {t('storage.provider.testAndSave')}
