@@ -167,6 +167,58 @@ describeEachDatabase('admin and operations', (ctx) => {
       expect(document.paths['/ui/user/add'].post.security).toEqual([{ bearerAuth: [] }]);
       expect(document.paths['/ui/user/login'].post.security).toBeUndefined();
     });
+    it("shows each multipart route's form: its text fields, and its files as binary strings", async () => {
+      const response = await ctx().call('GET', '/ui/admin/api-spec', { token: await ctx().adminToken() });
+      expect(response.statusCode).toBe(200);
+      type FormSchema = { properties: Record<string, { format?: string; items?: { format?: string } }> };
+      const paths = response.json<{
+        paths: Record<string, { post: { requestBody?: { content: Record<string, { schema: FormSchema }> } } }>;
+      }>().paths;
+      const form = (path: string) => {
+        const schema = paths[path]?.post.requestBody?.content['multipart/form-data']?.schema;
+        expect(schema, path).toBeDefined();
+        return Object.entries(schema!.properties).map(([name, property]) =>
+          property.format === 'binary' || property.items?.format === 'binary' ? `${name}: binary` : name,
+        );
+      };
+      expect(
+        Object.fromEntries(
+          [
+            '/ui/admin/upload/provision',
+            '/ui/admin/upload/licensing',
+            '/ui/package/files/upload',
+            '/ui/package/device-template/import',
+            '/ui/secure-repo/upload',
+            '/mpf/dtl',
+            '/ui/storage/dtl/upload',
+            '/ui/svp-value/file/add',
+            '/ui/svp-value/file/edit',
+            '/ui/qms/inspection',
+            '/mpf/design',
+            '/ui/enforce/apl/upload',
+            '/ui/event/upload',
+            '/ui/order/upload',
+            '/ui/device/image',
+          ].map((path) => [path, form(path)]),
+        ),
+      ).toEqual({
+        '/ui/admin/upload/provision': ['file: binary', 'certificateType'],
+        '/ui/admin/upload/licensing': ['file: binary'],
+        '/ui/package/files/upload': ['dsiId', 'isPublic', 'classification', 'file: binary'],
+        '/ui/package/device-template/import': ['file: binary', 'dsiId'],
+        '/ui/secure-repo/upload': ['nodeId', 'file: binary'],
+        '/mpf/dtl': ['token', 'message', 'file: binary'],
+        '/ui/storage/dtl/upload': ['deviceId', 'authorizationId', 'file: binary'],
+        '/ui/svp-value/file/add': ['parameterId', 'partId', 'buildId', 'file: binary'],
+        '/ui/svp-value/file/edit': ['id', 'parameterId', 'file: binary'],
+        '/ui/qms/inspection': ['inspection', 'picture: binary'],
+        '/mpf/design': ['message', 'token', 'design', 'file: binary'],
+        '/ui/enforce/apl/upload': ['file: binary'],
+        '/ui/event/upload': ['file: binary'],
+        '/ui/order/upload': ['file: binary'],
+        '/ui/device/image': ['deviceId', 'file: binary'],
+      });
+    });
   });
 
   describe('calls the spec marks unimplemented', () => {

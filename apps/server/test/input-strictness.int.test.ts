@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { TDeviceTemplate } from '@manifold/contract';
+import type { TDeviceTemplate, TPackageFile } from '@manifold/contract';
 import { policyFor, suiteLicensingWorld } from './helpers/licensing-fixtures.js';
-import { importTemplate, templateDocument, uploadForm } from './helpers/packages-fixtures.js';
+import { createPackage, importTemplate, templateDocument, uploadForm } from './helpers/packages-fixtures.js';
 import { countRows, describeEachDatabase, expectToken } from './helpers/test-app.js';
 
 /** The app's limit on one multipart text field (plugins/multipart.ts). */
@@ -76,6 +76,66 @@ describeEachDatabase('input taken strictly', (ctx) => {
         const refused = expectToken(await inspect(type, '{"result": '), 400, 'malformedRequest', 'inspection');
         expect(refused.errorDescription).toBe('inspection: not JSON');
       }
+    });
+  });
+
+  describe('multipart text fields sent as parts of type application/octet-stream without a file name', () => {
+    const octetForm = (parts: [name: string, value: string, fileName?: string][]) => {
+      const boundary = `----manifold${randomBytes(8).toString('hex')}`;
+      const body = [
+        ...parts.map(
+          ([name, value, fileName]) =>
+            `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${fileName ? `; filename="${fileName}"` : ''}\r\n` +
+            `Content-Type: application/octet-stream\r\n\r\n${value}\r\n`,
+        ),
+        `--${boundary}--\r\n`,
+      ].join('');
+      return { body: Buffer.from(body), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+    };
+    const packageFileRows = (dsiId: string) =>
+      ctx()
+        .app.services.database.db.selectFrom('package_files')
+        .select(['file_name', 'is_public'])
+        .where('package_id', '=', dsiId)
+        .execute();
+
+    it('are the fields the package file upload declares: dsiId and isPublic are read, the file stored', async () => {
+      const token = await ctx().adminToken();
+      const { dsiId } = await createPackage(ctx());
+      // the parser took such a part for a file: dsiId never reached the route (packageFileFieldsFirst)
+      const response = await ctx().call('POST', '/ui/package/files/upload', {
+        token,
+        ...octetForm([
+          ['dsiId', dsiId],
+          ['isPublic', 'true'],
+          ['file', 'solid body', 'part.stl'],
+        ]),
+      });
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.json<TPackageFile>()).toMatchObject({ dsiId, fileName: 'part.stl', isPublic: true, size: 10 });
+      expect(await packageFileRows(dsiId)).toEqual([{ file_name: 'part.stl', is_public: 1 }]);
+      // with a text field's size limit, naming it, and nothing stored
+      const long = await ctx().call('POST', '/ui/package/files/upload', {
+        token,
+        ...octetForm([
+          ['dsiId', 'x'.repeat(FIELD_LIMIT + 1)],
+          ['isPublic', 'true'],
+          ['file', 'solid body', 'other.stl'],
+        ]),
+      });
+      expectToken(long, 413, 'payloadTooLarge', 'dsiId');
+      expect(await packageFileRows(dsiId)).toHaveLength(1);
+    });
+
+    it('are the fields the inspection declares: the inspection is read as from a text part', async () => {
+      const before = await countRows(ctx(), 'quality_inspections');
+      const response = await ctx().call('POST', '/ui/qms/inspection', {
+        token: await ctx().adminToken(),
+        ...octetForm([['inspection', JSON.stringify({ partId: randomUUID(), result: 'passed', technician: 'Ada' })]]),
+      });
+      // the parser took the part for a file and the route drained it: no inspection field at all
+      expectToken(response, 420, 'partNotPresent', 'partId');
+      expect(await countRows(ctx(), 'quality_inspections')).toBe(before);
     });
   });
 

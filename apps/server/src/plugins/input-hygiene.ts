@@ -59,18 +59,24 @@ function locateForbidden(value: unknown, path: string, depth: number): Forbidden
 /**
  * NUL is malformed input (400; databases refuse or cut it), as is nesting deeper than
  * {@link MAX_NESTING}; other characters XML cannot carry answer 420 `invalidCharacters` naming the
- * field, before anything changes.
+ * field, before anything changes. A NUL names its field (`field`, as a refused body property is
+ * named: `a.b`, `list[0]`) when it is in a property of JSON (`inProperty`: a request body, a file
+ * or field a route reads); in the query string or a path parameter, or in a body that is not an
+ * object, only the description says where.
  */
-export function forbiddenCharacterError(found: Forbidden): AppError {
+export function forbiddenCharacterError(found: Forbidden, inProperty = true): AppError {
   if (found.deep) {
     return new AppError('malformedRequest', {
       field: found.path,
       description: `${found.path} nests more than ${MAX_NESTING} levels deep`,
     });
   }
-  return found.nul
-    ? new AppError('malformedRequest', { description: `${found.path} contains a NUL character` })
-    : new AppError('invalidCharacters', { field: found.path });
+  if (!found.nul) return new AppError('invalidCharacters', { field: found.path });
+  const named = inProperty && found.path !== '' && !found.path.startsWith('[');
+  return new AppError('malformedRequest', {
+    ...(named ? { field: found.path } : {}),
+    description: `${found.path || 'body'} contains a NUL character`,
+  });
 }
 
 /** Throws when `value` holds a forbidden character (for content read by a route itself, e.g. an uploaded JSON file). */
@@ -112,8 +118,9 @@ export function parseCarryableJson(text: string, path: string, notJson: (reason:
  */
 export function registerInputHygiene(app: FastifyInstance): void {
   app.addHook('preValidation', (request, _reply, done) => {
-    const found =
-      findForbidden(request.params, 'params') ?? findForbidden(request.query, 'querystring') ?? findForbidden(request.body, '');
-    done(found ? forbiddenCharacterError(found.path ? found : { ...found, path: 'body' }) : undefined);
+    const outside = findForbidden(request.params, 'params') ?? findForbidden(request.query, 'querystring');
+    if (outside) return done(forbiddenCharacterError(outside, false));
+    const found = findForbidden(request.body, '');
+    done(found ? forbiddenCharacterError(found.path ? found : { ...found, path: 'body' }, found.path !== '') : undefined);
   });
 }

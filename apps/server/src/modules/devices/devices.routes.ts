@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import {
   ZDevice,
   ZDeviceApproveRequest,
@@ -17,6 +18,12 @@ import { responses } from '../../lib/route-schemas.js';
 import { callerOf } from '../../plugins/auth.js';
 import { sendImage } from '../images/image-route.js';
 import { IMAGE_MAX_BYTES } from '../images/images.js';
+
+/** The multipart form of `device/image`. */
+const ZDeviceImageForm = z.object({
+  deviceId: ZDeviceId.meta({ description: 'The machine' }),
+  file: z.string().meta({ format: 'binary', description: 'PNG, JPEG or WebP, at most 5 MiB' }),
+});
 
 export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
   const { devices } = app.services;
@@ -96,6 +103,7 @@ export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/ui/device/image',
     {
+      config: { multipartForm: ZDeviceImageForm },
       schema: {
         tags,
         summary: 'Set a machine picture (multipart: deviceId, file = PNG, JPEG or WebP, at most 5 MiB)',

@@ -29,6 +29,11 @@ const EVENT_FILE_MAX_BYTES = 16 * 1024 * 1024;
 /** A machine's batch (`/stp/event` with up to 1000 signed events) at most this many bytes. */
 const EVENT_BATCH_MAX_BYTES = 8 * 1024 * 1024;
 
+/** The multipart form of `event/upload`. */
+const ZEventUploadForm = z.object({
+  file: z.string().meta({ format: 'binary', description: 'A JSON file of signed events, as event/export writes them' }),
+});
+
 /** Events in (docs/traceability.md): machines report signed events, users upload files of them; events, builds and parts listed. */
 export const eventsRoutes: FastifyPluginAsyncZod = async (app) => {
   const { events, parts, svp } = app.services;
@@ -73,6 +78,7 @@ export const eventsRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/ui/event/upload',
     {
+      config: { multipartForm: ZEventUploadForm },
       schema: {
         tags,
         summary: 'A JSON file of signed events (multipart: file), as event/export writes them',

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import {
   ORDER_SIGNATURE_HEADER,
   policyJsonSchema,
@@ -24,6 +25,11 @@ import { POLICY_FIELD } from './policy-check.js';
 
 /** An uploaded policy list is JSON of at most this many bytes. */
 const POLICY_MAX_BYTES = 2 * 1024 * 1024;
+
+/** The multipart form of `order/upload`. */
+const ZOrderUploadForm = z.object({
+  file: z.string().meta({ format: 'binary', description: 'JSON of the policy list, as order/add takes it' }),
+});
 
 /** Orders: added from a policy list (console, upload, signed partner call), listed, archived, grouped, revoked. */
 export const ordersRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -55,6 +61,7 @@ export const ordersRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/ui/order/upload',
     {
+      config: { multipartForm: ZOrderUploadForm },
       schema: {
         tags,
         summary: 'Add an order from a policy list file (multipart: file = JSON of the policy list)',

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { ZDeviceId, ZDtl, ZId, ZPeerMessageResponse } from '@manifold/contract';
 import { AppError } from '../../lib/app-error.js';
 import { identifierField, streamFormFile } from '../../lib/multipart-parts.js';
@@ -9,6 +10,27 @@ import { callerOf } from '../../plugins/auth.js';
 
 const ZDtlAuthorizationId = ZId('authorizationNotAvailable');
 
+/** The multipart form of `/mpf/dtl`: a machine's upload token, or a peer's message, before the file. */
+const ZMachineDataPartnerForm = z
+  .object({
+    token: z.string().optional().meta({ description: 'A machine: its upload token (from /stp/upload/token, purpose dtl)' }),
+    message: z
+      .string()
+      .optional()
+      .meta({ description: 'A Manage peer: the signed outbox message (JSON {aplType, apl, signature})' }),
+    file: z.string().meta({ format: 'binary', description: 'The data file, streamed' }),
+  })
+  .meta({ description: 'multipart/form-data fields: token or message before file' });
+
+/** The multipart form of `storage/dtl/upload` (its text fields are read before the file). */
+const ZMachineDataUploadForm = z
+  .object({
+    deviceId: ZDeviceId.meta({ description: 'The machine the data comes from' }),
+    authorizationId: ZDtlAuthorizationId.optional().meta({ description: 'The authorization the data was made under' }),
+    file: z.string().meta({ format: 'binary', description: 'The data file, streamed' }),
+  })
+  .meta({ description: 'multipart/form-data fields: deviceId and authorizationId before file' });
+
 /** Machine data in: from machines with their upload token, from the console (docs/traceability.md). */
 export const machineDataRoutes: FastifyPluginAsyncZod = async (app) => {
   const { machineData, config, peerMessages } = app.services;
@@ -16,6 +38,7 @@ export const machineDataRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/mpf/dtl',
     {
+      config: { multipartForm: ZMachineDataPartnerForm },
       schema: {
         tags: ['partner'],
         summary:
@@ -39,6 +62,7 @@ export const machineDataRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/ui/storage/dtl/upload',
     {
+      config: { multipartForm: ZMachineDataUploadForm },
       schema: {
         tags: ['machine data'],
         summary:

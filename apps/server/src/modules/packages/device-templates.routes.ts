@@ -16,6 +16,12 @@ import { responses } from '../../lib/route-schemas.js';
 import { callerOf } from '../../plugins/auth.js';
 import { TEMPLATE_MAX_BYTES } from './device-templates.service.js';
 
+/** The multipart form of `package/device-template/import`. */
+const ZDeviceTemplateImportForm = z.object({
+  file: z.string().meta({ format: 'binary', description: 'JSON of the device template format' }),
+  dsiId: ZDsiId.optional().meta({ description: 'A design package to attach the imported template to' }),
+});
+
 /** Device templates: the library and those of a package. */
 export const deviceTemplatesRoutes: FastifyPluginAsyncZod = async (app) => {
   const { deviceTemplates } = app.services;
@@ -59,6 +65,7 @@ export const deviceTemplatesRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/ui/package/device-template/import',
     {
+      config: { multipartForm: ZDeviceTemplateImportForm },
       schema: {
         tags,
         summary: 'Import a device template (multipart: file = JSON of the template format; optional dsiId to attach it)',

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { ZDsiId, ZEmpty, ZFileIdQuery, ZFileIdRequest, ZFilePrivacyRequest, ZPackageFile } from '@manifold/contract';
 import { AppError } from '../../lib/app-error.js';
 import { booleanField, identifierField, streamFormFile } from '../../lib/multipart-parts.js';
@@ -6,6 +7,16 @@ import { responses } from '../../lib/route-schemas.js';
 import { sendFile } from '../../lib/send-file.js';
 import { classificationField } from '../access-control/classification.js';
 import { callerOf } from '../../plugins/auth.js';
+
+/** The multipart form of `package/files/upload` (its text fields are read before the file). */
+const ZPackageFileUploadForm = z
+  .object({
+    dsiId: ZDsiId.meta({ description: 'The design package the file belongs to' }),
+    isPublic: z.enum(['true', 'false']).meta({ description: 'false: the file is encrypted at rest' }),
+    classification: z.string().optional().meta({ description: 'CUI, FCI, or empty or absent: unlabelled' }),
+    file: z.string().meta({ format: 'binary', description: 'The file, streamed' }),
+  })
+  .meta({ description: 'multipart/form-data fields: dsiId, isPublic and classification before file' });
 
 /** The files of a design package: uploaded, made public or private, deleted, downloaded. */
 export const packageFilesRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -15,6 +26,7 @@ export const packageFilesRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/ui/package/files/upload',
     {
+      config: { multipartForm: ZPackageFileUploadForm },
       schema: {
         tags,
         summary:

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import {
   ZDasTransferRequest,
   ZDesignReceived,
@@ -27,6 +28,19 @@ const designFormLimits = (uploadMaxBytes: number) => ({
   fieldSize: 8 * 1024 * 1024,
   fileSize: uploadMaxBytes + CONTENT_OVERHEAD_BYTES,
 });
+
+/** The multipart form of `/mpf/design`: a peer's message, or a Protect's token and design, before the files. */
+const ZDesignArrivalForm = z
+  .object({
+    message: z
+      .string()
+      .optional()
+      .meta({ description: 'A Manage peer: the signed outbox message (JSON {aplType, apl, signature})' }),
+    token: z.string().optional().meta({ description: 'A Protect: its upload token (from /fss/getUploadToken)' }),
+    design: z.string().optional().meta({ description: 'A Protect: the design package, JSON' }),
+    file: z.array(z.string().meta({ format: 'binary', description: 'A file of the design package' })).optional(),
+  })
+  .meta({ description: 'multipart/form-data fields: message, or token and design, before the files' });
 
 /** `das/transfer`, `dtl/transfer`, `/mpf/design` and the FSS calls (docs/peer-network.md). */
 export function peerDesignsRoutes(transfers: PeerTransfers, fss: FssService): FastifyPluginAsyncZod {
@@ -63,6 +77,7 @@ export function peerDesignsRoutes(transfers: PeerTransfers, fss: FssService): Fa
     app.post(
       '/mpf/design',
       {
+        config: { multipartForm: ZDesignArrivalForm },
         schema: {
           tags: ['partner'],
           summary:

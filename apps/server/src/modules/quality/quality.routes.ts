@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { Readable } from 'node:stream';
 import {
   ZErrorResponse,
@@ -26,6 +27,17 @@ import type { CheckedInspection, StoredPicture } from './inspections.service.js'
 /** At most this many pictures per inspection (each an image of at most `IMAGE_MAX_BYTES`). */
 const PICTURES_MAX = 10;
 
+/** The multipart form of `qms/inspection` (the inspection is read before the pictures). */
+const ZInspectionForm = z
+  .object({
+    inspection: z.string().meta({ description: 'JSON of the inspection request' }),
+    picture: z
+      .array(z.string().meta({ format: 'binary', description: 'PNG, JPEG or WebP, at most 5 MiB' }))
+      .max(PICTURES_MAX)
+      .optional(),
+  })
+  .meta({ description: 'multipart/form-data fields: inspection before up to 10 picture files' });
+
 /** Quality (docs/quality.md): inspections and the parts search with its statistics. */
 export const qualityRoutes: FastifyPluginAsyncZod = async (app) => {
   const { inspections, partsSearch, storage } = app.services;
@@ -34,6 +46,7 @@ export const qualityRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/ui/qms/inspection',
     {
+      config: { multipartForm: ZInspectionForm },
       schema: {
         tags,
         summary:

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import {
   ZBuildId,
   ZEmpty,
@@ -29,6 +30,25 @@ import { responses } from '../../lib/route-schemas.js';
 import { uploadError } from '../../lib/upload-errors.js';
 import { callerOf } from '../../plugins/auth.js';
 import type { StoredValueFile } from './svp.service.js';
+
+/** The multipart form of `svp-value/file/add` (its text fields are read before the file). */
+const ZSvpFileAddForm = z
+  .object({
+    parameterId: ZSvpParameterId.meta({ description: 'The trace parameter the value is of' }),
+    partId: ZPartId.optional().meta({ description: 'The part the value is for' }),
+    buildId: ZBuildId.optional().meta({ description: 'The build the value is for' }),
+    file: z.string().meta({ format: 'binary', description: 'The file, streamed and digested' }),
+  })
+  .meta({ description: 'multipart/form-data fields: parameterId, partId and buildId before file' });
+
+/** The multipart form of `svp-value/file/edit` (its text fields are read before the file). */
+const ZSvpFileEditForm = z
+  .object({
+    id: ZSvpValueId.meta({ description: 'The file value to replace the file of' }),
+    parameterId: ZSvpParameterId.meta({ description: 'Its trace parameter' }),
+    file: z.string().meta({ format: 'binary', description: 'The new file, streamed and digested' }),
+  })
+  .meta({ description: 'multipart/form-data fields: id and parameterId before file' });
 
 /** Trace parameters (docs/quality.md): types, templates, values. */
 export const svpRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -168,6 +188,7 @@ export const svpRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/ui/svp-value/file/add',
     {
+      config: { multipartForm: ZSvpFileAddForm },
       schema: {
         tags,
         summary: 'Record a file value (multipart: parameterId, partId, buildId first, then file); streamed and digested',
@@ -192,6 +213,7 @@ export const svpRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/ui/svp-value/file/edit',
     {
+      config: { multipartForm: ZSvpFileEditForm },
       schema: {
         tags,
         summary: 'Replace a file value\u2019s file (multipart: id, parameterId first, then file)',

@@ -39,6 +39,14 @@ const noticeSummaries = {
     'A registered peer suspends the registration or lifts its suspension (signed apl {registrationNonce, registrationState: Suspended or Approved, timestamp, nonce})',
 } as const;
 
+/** The multipart form of `enforce/apl/upload`. */
+const ZAplUploadForm = z.object({
+  file: z.string().meta({
+    format: 'binary',
+    description: 'The APL file: the JSON {aplType, apl, signature} the machine would post to /apl/registration/add',
+  }),
+});
+
 /**
  * The partner entry points of registrations (spec §7 APL): machines (`enforce`), Manage peers
  * (`upstreamManage`, `downstreamManage`), Trace registrations (`trace`) and Protect instances
@@ -113,6 +121,7 @@ export const aplRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/ui/enforce/apl/upload',
     {
+      config: { multipartForm: ZAplUploadForm },
       schema: {
         tags: ['devices'],
         summary:

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import {
   ZEmpty,
   ZSecureRepoCreateFolderRequest,
@@ -15,6 +16,14 @@ import { identifierField, streamFormFile } from '../../lib/multipart-parts.js';
 import { responses } from '../../lib/route-schemas.js';
 import { sendFile } from '../../lib/send-file.js';
 import { callerOf } from '../../plugins/auth.js';
+
+/** The multipart form of `secure-repo/upload` (nodeId is read before the file). */
+const ZSecureRepoUploadForm = z
+  .object({
+    nodeId: ZSecureRepoNodeId.meta({ description: 'The folder to upload into' }),
+    file: z.string().meta({ format: 'binary', description: 'The file, streamed and encrypted at rest' }),
+  })
+  .meta({ description: 'multipart/form-data fields: nodeId before file' });
 
 /** The secure file repository (spec §7 `secure-repo/*`; docs/secure-repository.md). */
 export const secureRepoRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -50,6 +59,7 @@ export const secureRepoRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/ui/secure-repo/upload',
     {
+      config: { multipartForm: ZSecureRepoUploadForm },
       schema: {
         tags,
         summary: 'Upload a file into a folder (multipart: nodeId first, then file); streamed, encrypted at rest',
