@@ -204,6 +204,20 @@ export const ZErrorResponse = z
   .meta({ id: 'ErrorResponse' });
 export type TErrorResponse = z.infer<typeof ZErrorResponse>;
 
+/**
+ * A field named as errors name it (`field`): nested properties joined by dots, list items by index
+ * — `parameters[2].low` from zod's `['parameters', 2, 'low']`, after `base` when given. The server's
+ * refusals and the console's own input checks name fields with it alike.
+ */
+export function formatPath(path: readonly PropertyKey[], base = ''): string {
+  let text = base;
+  for (const segment of path) {
+    if (typeof segment === 'number') text += `[${segment}]`;
+    else text += text ? `.${String(segment)}` : String(segment);
+  }
+  return text;
+}
+
 export const ZMultipleErrorResponse = z.object({ data: z.array(ZErrorResponse) }).meta({ id: 'MultipleErrorResponse' });
 export type TMultipleErrorResponse = z.infer<typeof ZMultipleErrorResponse>;
 

@@ -1,4 +1,4 @@
-import { ZErrorResponse, ZMultipleErrorResponse, type TErrorResponse } from '@manifold/contract';
+import { formatPath, ZErrorResponse, ZMultipleErrorResponse, type TErrorResponse } from '@manifold/contract';
 import { ZodError } from 'zod';
 
 /** Client messages of spec §8, in English; the screens translate them by `kind`. */
@@ -77,12 +77,7 @@ export function isRetryable(error: unknown): boolean {
  * whole or a list of it.
  */
 function issueField(path: readonly PropertyKey[]): string | undefined {
-  const [first, ...rest] = path;
-  if (typeof first !== 'string') return undefined;
-  return rest.reduce<string>(
-    (field, segment) => (typeof segment === 'number' ? `${field}[${segment}]` : `${field}.${String(segment)}`),
-    first,
-  );
+  return typeof path[0] === 'string' ? formatPath(path) : undefined;
 }
 
 /**

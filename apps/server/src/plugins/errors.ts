@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { errorDescriptions, type TErrorResponse } from '@manifold/contract';
+import { errorDescriptions, formatPath, type TErrorResponse } from '@manifold/contract';
 import type { z } from 'zod';
 import { AppError, AppErrors, statusOf, unauthorizedChallenge } from '../lib/app-error.js';
 import { identifierErrors } from '../lib/identifier-errors.js';
@@ -27,9 +27,11 @@ function describeValidation(error: FastifyError): string {
 function validationField(error: FastifyError): string | undefined {
   if (error.validationContext !== 'body' || !hasZodFastifySchemaValidationErrors(error)) return undefined;
   const instancePath: string = error.validation[0]?.instancePath ?? '';
-  const [first, ...rest] = instancePath.split('/').filter(Boolean);
-  if (first === undefined || /^\d+$/.test(first)) return undefined;
-  return rest.reduce((field, segment) => (/^\d+$/.test(segment) ? `${field}[${segment}]` : `${field}.${segment}`), first);
+  const path = instancePath
+    .split('/')
+    .filter(Boolean)
+    .map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment));
+  return typeof path[0] === 'string' ? formatPath(path) : undefined;
 }
 
 /** The contract schema the failed request part was validated against. */

@@ -21,6 +21,7 @@ import {
   type TTraceEventReceipt,
   type TTraceEventUploadResult,
   type TTraceHistory,
+  formatPath,
 } from '@manifold/contract';
 import type { z } from 'zod';
 import { randomUUID } from 'node:crypto';
@@ -41,7 +42,6 @@ import { assertCarryableText, parseJsonText } from '../../plugins/input-hygiene.
 import { isoNow } from '../../lib/time.js';
 import { type AuditRecord, AuditRepository, recordManyWith } from '../audit/audit.repository.js';
 import { DevicesRepository } from '../devices/devices.repository.js';
-import { formatPath } from '../packages/device-parameters.js';
 import type { StpService } from '../licensing/stp.service.js';
 import type { MessageHandler } from '../outbox/peer-messages.service.js';
 import { parseApl } from '../registrations/apl-checks.js';

@@ -10,9 +10,10 @@ import {
   type TKeyRole,
   type TQualityParameter,
   ZAuthorizedPolicyList,
+  formatPath,
 } from '@manifold/contract';
 import { AppError } from '../../lib/app-error.js';
-import { formatPath, throwAll } from '../packages/device-parameters.js';
+import { throwAll } from '../packages/device-parameters.js';
 
 export const POLICY_FIELD = 'authorizationAuthorizedPolicyList';
 

@@ -11,11 +11,11 @@ import {
   ZStpPageBody,
   ZStpUploadToken,
   ZStpUploadTokenBody,
+  formatPath,
 } from '@manifold/contract';
 import { AppError } from '../../lib/app-error.js';
 import { identifierErrors } from '../../lib/identifier-errors.js';
 import { responses } from '../../lib/route-schemas.js';
-import { formatPath } from '../packages/device-parameters.js';
 import type { StpCaller } from './stp.service.js';
 
 /**

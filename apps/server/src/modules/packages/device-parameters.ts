@@ -2,22 +2,13 @@ import type { z } from 'zod';
 import {
   deviceParameterProblems,
   errorDescriptions,
+  formatPath,
   type TDeviceParameter,
   type TDeviceTemplateDocument,
   ZDeviceTemplateDocument,
 } from '@manifold/contract';
 import { AppError, AppErrors } from '../../lib/app-error.js';
 import { parseCarryableJson } from '../../plugins/input-hygiene.js';
-
-/** `parameters[2].low` from zod's `['parameters', 2, 'low']`. */
-export function formatPath(path: readonly PropertyKey[], base = ''): string {
-  let text = base;
-  for (const segment of path) {
-    if (typeof segment === 'number') text += `[${segment}]`;
-    else text += text ? `.${String(segment)}` : String(segment);
-  }
-  return text;
-}
 
 /** One error per zod issue, each naming the offending field. */
 export function shapeErrors(issues: readonly z.core.$ZodIssue[], base = ''): AppError[] {
