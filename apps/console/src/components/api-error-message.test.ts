@@ -109,6 +109,14 @@ describe('input the console refuses to send (a ZodError of an api wrapper)', () 
     expect(apiErrorMessage(t, new Error('boom'))).toBe('Oops! Something went wrong. Try again later.');
   });
 
+  it.each([
+    ['en', 'The request is malformed'],
+    ['zh', '请求格式不正确'],
+  ] as const)('says a fault once however many properties are at fault, outside a form (%s)', (locale, said) => {
+    expect(refused?.issues.length).toBe(3);
+    expect(apiErrorMessage(testI18n(locale).t, refused)).toBe(said);
+  });
+
   it('lands on each input its issues name, the fields named as the server names them', () => {
     expect(formErrorsFrom(t, refused, ['name', 'credentials.awsStorageEndpoint'], {}, { 'batch[0].deviceId': 'Device' })).toEqual(
       {

@@ -9,17 +9,15 @@ export function problemMessage(t: TFunction, problem: ApiProblem): string {
 
 /**
  * The message of any failure of an API call (spec §8), translated; input the console refused to
- * send is said as the server's 400 for it (see `asApiFailure`).
+ * send is said as the server's 400 for it (see `asApiFailure`). Each distinct message is said once.
  */
 export function apiErrorMessage(t: TFunction, failure: unknown): string {
   const error = asApiFailure(failure);
   if (!isApiError(error)) return t('apiErrors.server');
   if (error.kind === 'badRequest') {
     if (error.problems.length === 0) return t('apiErrors.server');
-    return joinSentences(
-      t,
-      error.problems.map((problem) => problemMessage(t, problem)),
-    );
+    // a fault of several properties (input the console refused to send) is said once, not once for each
+    return joinSentences(t, [...new Set(error.problems.map((problem) => problemMessage(t, problem)))]);
   }
   // a refusal that says why (access controls, escalation) is shown as said, not as a bare 403
   const reasoned = error.problems.find((problem) => problem.errorToken !== 'actionNotAllowed');

@@ -11,6 +11,13 @@ export interface BoundForm<T> {
   errors: FormErrors;
 }
 
+/**
+ * The height of an input's label (one line of the label's size): the top margin that sets a button or
+ * checkbox in a row of labelled inputs level with them, however tall an input's error makes it (the
+ * row aligned to the start, not the end).
+ */
+export const inputLabelHeight = 'calc(var(--mantine-font-size-sm) * var(--mantine-line-height))';
+
 /** The fields of `T` that hold text. */
 type TextKey<T> = { [K in keyof T]: T[K] extends string ? K : never }[keyof T] & string;
 

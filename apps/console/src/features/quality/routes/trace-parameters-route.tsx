@@ -2,16 +2,16 @@ import { Badge, Button, Group, Stack, Table, TextInput } from '@mantine/core';
 import type { TSvpTemplate } from '@manifold/contract';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { apiErrorMessage } from '../../../components/api-error-message';
+import { apiErrorMessage, placeProblems, type FormErrors } from '../../../components/api-error-message';
 import { useConfirm } from '../../../components/confirm-modal';
 import { DataTable } from '../../../components/data-table';
 import { ErrorAlert } from '../../../components/error-alert';
+import { FormGeneralErrors, inputLabelHeight } from '../../../components/form-fields';
 import { FormModal } from '../../../components/form-modal';
 import { ListHeader } from '../../../components/list-header';
 import { ListPagination } from '../../../components/list-pagination';
 import { EditDeleteActions } from '../../../components/row-actions';
 import { Section } from '../../../components/section';
-import { useActionError } from '../../../hooks/use-action-error';
 import { usePagedSearch, usePageInRange } from '../../../hooks/use-paged-search';
 import { alerts } from '../../../lib/alerts';
 import { pageCount } from '../../../lib/paging';
@@ -21,6 +21,11 @@ import { SvpTemplateForm } from '../components/svp-template-form';
 const pageSize = 10;
 
 type Editing = { mode: 'add' } | { mode: 'edit'; template: TSvpTemplate } | null;
+
+const noErrors: FormErrors = { fields: {}, general: [] };
+
+/** The inputs of the type form, by the fields of `svp-type/add` the server names in a problem. */
+const typeFields: readonly string[] = ['name', 'description'];
 
 /** Trace parameters (ADMIN): parameter types, and templates of parameters with their data type, association, units and bounds. */
 export function TraceParametersRoute() {
@@ -38,14 +43,14 @@ export function TraceParametersRoute() {
   usePageInRange(templatePaging, templates);
   const addType = useAddSvpType();
   const deleteTemplate = useDeleteSvpTemplate();
-  const typeError = useActionError();
+  const [typeErrors, setTypeErrors] = useState<FormErrors>(noErrors);
   const [typeName, setTypeName] = useState('');
   const [typeDescription, setTypeDescription] = useState('');
   const [editing, setEditing] = useState<Editing>(null);
 
   const submitType = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    typeError.clearError();
+    setTypeErrors(noErrors);
     addType.mutate(
       { name: typeName, description: typeDescription },
       {
@@ -54,7 +59,12 @@ export function TraceParametersRoute() {
           setTypeName('');
           setTypeDescription('');
         },
-        onError: typeError.onError,
+        onError: (error) =>
+          setTypeErrors(
+            placeProblems(t, error, (problem) =>
+              problem.field !== undefined && typeFields.includes(problem.field) ? problem.field : undefined,
+            ),
+          ),
       },
     );
   };
@@ -73,24 +83,28 @@ export function TraceParametersRoute() {
       <Section id="svp-types" title={t('svp.types')}>
         <Stack gap="sm">
           <form onSubmit={submitType} aria-label={t('svp.addType')}>
-            <Group align="end">
-              <TextInput
-                label={t('svp.typeName')}
-                required
-                value={typeName}
-                onChange={(e) => setTypeName(e.currentTarget.value)}
-              />
-              <TextInput
-                label={t('svp.descriptionField')}
-                value={typeDescription}
-                onChange={(e) => setTypeDescription(e.currentTarget.value)}
-              />
-              <Button type="submit" loading={addType.isPending}>
-                {t('svp.addType')}
-              </Button>
-            </Group>
+            <Stack gap="xs">
+              <FormGeneralErrors errors={typeErrors} testId="svp-type-error" />
+              <Group align="flex-start">
+                <TextInput
+                  label={t('svp.typeName')}
+                  required
+                  value={typeName}
+                  error={typeErrors.fields.name}
+                  onChange={(e) => setTypeName(e.currentTarget.value)}
+                />
+                <TextInput
+                  label={t('svp.descriptionField')}
+                  value={typeDescription}
+                  error={typeErrors.fields.description}
+                  onChange={(e) => setTypeDescription(e.currentTarget.value)}
+                />
+                <Button type="submit" loading={addType.isPending} mt={inputLabelHeight}>
+                  {t('svp.addType')}
+                </Button>
+              </Group>
+            </Stack>
           </form>
-          {typeError.error ? <ErrorAlert>{typeError.error}</ErrorAlert> : null}
           <DataTable
             testId="svp-types-table"
             caption={t('svp.typesCaption', { count: types.data?.totalNumOfItems ?? 0 })}

@@ -1,26 +1,40 @@
-import { Button, Checkbox, Group, Skeleton, Stack, Switch, Table, Text, TextInput } from '@mantine/core';
-import { type FormEvent, useState } from 'react';
+import { Button, Checkbox, Group, Input, Skeleton, Stack, Switch, Table, Text, TextInput } from '@mantine/core';
+import { type FormEvent, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { apiErrorMessage } from '../../../components/api-error-message';
+import { apiErrorMessage, placeProblems, type FormErrors } from '../../../components/api-error-message';
 import { DataTable } from '../../../components/data-table';
 import { ErrorAlert } from '../../../components/error-alert';
+import { FormGeneralErrors, inputLabelHeight } from '../../../components/form-fields';
 import { Section } from '../../../components/section';
-import { useActionError } from '../../../hooks/use-action-error';
 import { alerts } from '../../../lib/alerts';
 import { useDasConfig, useSaveStorageTypes, useSetDasConfig, useStorageTypes } from '../api/storage-provider';
 import { StorageProviderForm } from './storage-provider-form';
+
+const noErrors: FormErrors = { fields: {}, general: [] };
+
+type StorageTypeField = 'name' | 'path' | 'configured';
+
+/**
+ * The property of the saved type a problem names: the form sends one type, so the server names its
+ * fields as those of the list's first entry, by its rules `data.0.path` and by the request's schema
+ * `data[0].path`.
+ */
+function storageTypeField(field: string | undefined): StorageTypeField | undefined {
+  const match = /^data(?:\.0|\[0\])\.(name|path|configured)$/.exec(field ?? '');
+  return match?.[1] as StorageTypeField | undefined;
+}
 
 /** Adds a storage type or changes one (by name). */
 function StorageTypeForm() {
   const { t } = useTranslation();
   const save = useSaveStorageTypes();
-  const action = useActionError();
+  const [errors, setErrors] = useState<FormErrors>(noErrors);
   const [name, setName] = useState('');
   const [path, setPath] = useState('');
   const [configured, setConfigured] = useState(true);
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    action.clearError();
+    setErrors(noErrors);
     save.mutate([{ name: name.trim(), path: path.trim(), configured }], {
       onSuccess: () => {
         alerts.success(t('storage.types.saved', { name: name.trim() }));
@@ -28,39 +42,53 @@ function StorageTypeForm() {
         setPath('');
         setConfigured(true);
       },
-      onError: action.onError,
+      onError: (error) =>
+        setErrors(
+          placeProblems(
+            t,
+            error,
+            (problem) => {
+              const field = storageTypeField(problem.field);
+              return field === 'configured' ? undefined : field;
+            },
+            // the checkbox shows no message of its own: a problem about it is said above, by its label
+            { labels: (field) => (storageTypeField(field) ? t(`storage.types.${storageTypeField(field)}`) : undefined) },
+          ),
+        ),
     });
   };
   return (
     <form onSubmit={submit} aria-label={t('storage.types.formLabel')}>
       <Stack gap="xs">
-        <Group align="flex-end">
+        <FormGeneralErrors errors={errors} testId="storage-type-error" />
+        <Group align="flex-start">
           <TextInput
             label={t('storage.types.name')}
             required
             value={name}
+            error={errors.fields.name}
             onChange={(event) => setName(event.currentTarget.value)}
           />
           <TextInput
             label={t('storage.types.path')}
             required
             value={path}
+            error={errors.fields.path}
             onChange={(event) => setPath(event.currentTarget.value)}
           />
           <Checkbox
             label={t('storage.types.configured')}
             checked={configured}
             onChange={(event) => setConfigured(event.currentTarget.checked)}
-            mb={8}
+            mt={`calc(${inputLabelHeight} + 8px)`}
           />
-          <Button type="submit" variant="default" loading={save.isPending}>
+          <Button type="submit" variant="default" loading={save.isPending} mt={inputLabelHeight}>
             {t('storage.types.save')}
           </Button>
         </Group>
         <Text size="xs" c="dimmed">
           {t('storage.types.hint')}
         </Text>
-        {action.error ? <ErrorAlert data-testid="storage-type-error">{action.error}</ErrorAlert> : null}
       </Stack>
     </form>
   );
@@ -100,7 +128,8 @@ function DasSwitch() {
   const { t } = useTranslation();
   const das = useDasConfig();
   const setDas = useSetDasConfig();
-  const action = useActionError();
+  const [errors, setErrors] = useState<FormErrors>(noErrors);
+  const errorId = useId();
   if (das.error) return <ErrorAlert>{apiErrorMessage(t, das.error)}</ErrorAlert>;
   if (!das.data) return <Skeleton h={24} w={200} />;
   return (
@@ -110,15 +139,23 @@ function DasSwitch() {
         checked={das.data.enabled}
         disabled={setDas.isPending}
         onChange={(event) => {
-          action.clearError();
-          setDas.mutate(event.currentTarget.checked, { onError: action.onError });
+          setErrors(noErrors);
+          setDas.mutate(event.currentTarget.checked, {
+            onError: (error) =>
+              setErrors(placeProblems(t, error, (problem) => (problem.field === 'enabled' ? 'enabled' : undefined))),
+          });
         }}
+        // a Switch says its error inside its label: said beside it instead, describing the switch
+        error={errors.fields.enabled !== undefined}
+        aria-invalid={errors.fields.enabled !== undefined}
+        aria-describedby={errors.fields.enabled === undefined ? undefined : errorId}
         data-testid="das-enabled"
       />
+      {errors.fields.enabled === undefined ? null : <Input.Error id={errorId}>{errors.fields.enabled}</Input.Error>}
       <Text size="xs" c="dimmed">
         {t('storage.das.hint')}
       </Text>
-      {action.error ? <ErrorAlert>{action.error}</ErrorAlert> : null}
+      <FormGeneralErrors errors={errors} testId="das-error" />
     </Stack>
   );
 }
