@@ -52,7 +52,12 @@ function StorageTypeForm() {
               return field === 'configured' ? undefined : field;
             },
             // the checkbox shows no message of its own: a problem about it is said above, by its label
-            { labels: (field) => (storageTypeField(field) ? t(`storage.types.${storageTypeField(field)}`) : undefined) },
+            {
+              labels: (field) => {
+                const named = storageTypeField(field);
+                return named ? t(`storage.types.${named}`) : undefined;
+              },
+            },
           ),
         ),
     });
