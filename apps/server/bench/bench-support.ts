@@ -417,6 +417,7 @@ export async function registerBenchMachine(
     parameters: [],
     signingCertificate: await certificate('signing'),
     encryptionCertificate: await certificate('encryption'),
+    dateCreated: new Date().toISOString(),
   };
   const registered = (await call('POST', '/apl/registration/add', {
     aplType: 'enforce',
