@@ -233,7 +233,7 @@ describeEachDatabase(
             ],
           },
         });
-        expect(expectToken(response, 420, 'addonNotFound').field).toBe('data.1.name');
+        expect(expectToken(response, 420, 'addonNotFound').field).toBe('data[1].name');
         expect((await ctx().call('GET', '/ui/admin/addons', { token })).json().data[1]).toEqual({
           name: 'quality',
           enabled: true,
@@ -352,7 +352,7 @@ describeEachDatabase(
           token,
           body: { data: [{ name: 'secureRepository', enabled: true }] },
         });
-        expect(expectToken(unlicensed, 420, 'addonNotLicensed').field).toBe('data.0.name');
+        expect(expectToken(unlicensed, 420, 'addonNotLicensed').field).toBe('data[0].name');
 
         // a later licence replaces it
         const wider = await uploadLicence(ctx(), token, await issueLicence(licenceDocument(), publisher.privateKeyPem));

@@ -280,8 +280,8 @@ describeEachDatabase(
       });
       expect(bad.statusCode).toBe(418);
       expect(bad.json<{ data: { errorToken: string; field: string }[] }>().data).toEqual([
-        expect.objectContaining({ errorToken: 'storageTypeNotConfigured', field: 'data.0.path' }),
-        expect.objectContaining({ errorToken: 'storageTypeNotConfigured', field: 'data.1.name' }),
+        expect.objectContaining({ errorToken: 'storageTypeNotConfigured', field: 'data[0].path' }),
+        expect.objectContaining({ errorToken: 'storageTypeNotConfigured', field: 'data[1].name' }),
       ]);
     });
 

@@ -47,9 +47,9 @@ export class AdminService {
     const installed = await this.licence.installed();
     const errors = new ErrorCollector();
     changes.forEach((change, index) => {
-      if (!(addonNames as readonly string[]).includes(change.name)) errors.add('addonNotFound', `data.${index}.name`);
+      if (!(addonNames as readonly string[]).includes(change.name)) errors.add('addonNotFound', `data[${index}].name`);
       else if (change.enabled && installed && !installed.terms.addons.includes(change.name as TAddonName)) {
-        errors.add('addonNotLicensed', `data.${index}.name`);
+        errors.add('addonNotLicensed', `data[${index}].name`);
       }
     });
     errors.throwIfAny();

@@ -185,14 +185,14 @@ export class StorageSettingsService {
       if (!storageTypeNamePattern.test(name) || names.has(name)) {
         errors.add(
           'storageTypeNotConfigured',
-          `data.${index}.name`,
+          `data[${index}].name`,
           'A storage type needs a unique name of lower-case letters, digits and dashes',
         );
       }
       if (!storageTypePathPattern.test(path)) {
         errors.add(
           'storageTypeNotConfigured',
-          `data.${index}.path`,
+          `data[${index}].path`,
           'A storage type needs a relative path of letters, digits, ".", "_" and "-" (no "..")',
         );
       }

@@ -54,13 +54,13 @@ beforeEach(() => {
 afterEach(() => vi.unstubAllGlobals());
 
 describe('the storage type form', () => {
-  it('shows a refusal of the path (420 naming data.0.path) on the path input', async () => {
+  it('shows a refusal of the path (420 naming data[0].path) on the path input', async () => {
     refuse(
       '/ui/admin/storage/type/list',
       {
         errorToken: 'storageTypeNotConfigured',
         errorDescription: 'A storage type needs a relative path of letters, digits, ".", "_" and "-" (no "..")',
-        field: 'data.0.path',
+        field: 'data[0].path',
       },
       420,
     );
@@ -68,7 +68,7 @@ describe('the storage type form', () => {
     await saveType('reports', '../escape');
     const path = typeInput('Path');
     await waitFor(() => expect(path.getAttribute('aria-invalid')).toBe('true'));
-    expect(describedBy(path)).toBe('This storage type is not configured.');
+    expect(describedBy(path)).toBe('This storage type is not configured, or its name or path is not valid.');
     expect(typeInput('Name').getAttribute('aria-invalid')).not.toBe('true');
     expect(screen.queryByTestId('storage-type-error')).toBeNull();
   });
@@ -79,7 +79,7 @@ describe('the storage type form', () => {
       {
         data: [
           { errorToken: 'malformedRequest', errorDescription: 'data[0].name: Too big', field: 'data[0].name' },
-          { errorToken: 'storageTypeNotConfigured', errorDescription: 'bad path', field: 'data.0.path' },
+          { errorToken: 'storageTypeNotConfigured', errorDescription: 'bad path', field: 'data[0].path' },
           { errorToken: 'storageNotEnabled', errorDescription: 'Storage is not enabled' },
         ],
       },
@@ -89,7 +89,7 @@ describe('the storage type form', () => {
     await saveType('reports', '../escape');
     const alert = await screen.findByTestId('storage-type-error');
     expect(describedBy(typeInput('Name'))).toBe('The request is malformed');
-    expect(describedBy(typeInput('Path'))).toBe('This storage type is not configured.');
+    expect(describedBy(typeInput('Path'))).toBe('This storage type is not configured, or its name or path is not valid.');
     expect(alert.textContent).toBe('Storage is not enabled: an administrator must choose a storage provider first.');
   });
 });

@@ -16,11 +16,10 @@ type StorageTypeField = 'name' | 'path' | 'configured';
 
 /**
  * The property of the saved type a problem names: the form sends one type, so the server names its
- * fields as those of the list's first entry, by its rules `data.0.path` and by the request's schema
- * `data[0].path`.
+ * fields as those of the list's first entry (`data[0].path`).
  */
 function storageTypeField(field: string | undefined): StorageTypeField | undefined {
-  const match = /^data(?:\.0|\[0\])\.(name|path|configured)$/.exec(field ?? '');
+  const match = /^data\[0\]\.(name|path|configured)$/.exec(field ?? '');
   return match?.[1] as StorageTypeField | undefined;
 }
 
