@@ -1,7 +1,7 @@
 import { Alert, Center, Stack, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { isRouteErrorResponse, useRouteError } from 'react-router';
-import { isApiError } from '../lib/api-errors';
+import { asApiFailure, isApiError } from '../lib/api-errors';
 import { apiErrorMessage } from './api-error-message';
 import { PageHead, pageTitle } from './page-head';
 
@@ -34,9 +34,12 @@ const statusKinds: Record<number, string> = {
   404: 'pageNotFound',
 };
 
-/** The route error element: unknown routes and screens whose loader or rendering failed. */
+/**
+ * The route error element: unknown routes and screens whose loader or rendering failed. Input the
+ * console refused to send (a ZodError) is said as the server's 400 for it (`asApiFailure`).
+ */
 export function RouteErrorView({ standalone = false }: { standalone?: boolean }) {
-  const error = useRouteError();
+  const error = asApiFailure(useRouteError());
   const { t } = useTranslation();
   if (isRouteErrorResponse(error)) {
     const kind = statusKinds[error.status];
