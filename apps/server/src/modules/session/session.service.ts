@@ -265,6 +265,8 @@ export class SessionService {
     const sessionId = randomBytes(24).toString('base64url');
     const now = new Date();
     const expiresAt = await this.database.transaction(async (trx) => {
+      // the user's row before the session's: the order a change of the user takes (holdShared)
+      await new UsersRepository(trx, this.database.dialect).holdShared(caller.userId);
       const sessions = new SessionsRepository(trx);
       const origin = await sessions.revokeForRefresh(caller.sessionId, now.toISOString());
       if (!origin) throw new AppError('invalidSessionToken');

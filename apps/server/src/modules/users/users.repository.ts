@@ -122,6 +122,16 @@ export class UsersRepository {
   }
 
   /**
+   * Holds the user's row shared until the transaction ends. A transaction that changes a user's
+   * sessions takes the user's row first, as every change of the user does before it ends the
+   * user's sessions: taken the other way round (a session row, then the user's row for the new
+   * session's foreign key), a refresh and a role change deadlock on MariaDB.
+   */
+  async holdShared(id: number): Promise<void> {
+    await this.dialect.forShare(this.db.selectFrom('users').select('id').where('id', '=', id)).execute();
+  }
+
+  /**
    * Locks every ADMIN row until the transaction ends and answers their ids. Two transactions
    * that each remove an admin therefore run one after the other, and the second sees the first's
    * result: the last ADMIN can never be removed, however requests race.
