@@ -199,6 +199,9 @@ describeEachDatabase('admin and operations', (ctx) => {
             '/ui/event/upload',
             '/ui/order/upload',
             '/ui/device/image',
+            '/ui/das/upload',
+            '/ui/storage/{type}/upload',
+            '/ui/storage/dsi/upload',
           ].map((path) => [path, form(path)]),
         ),
       ).toEqual({
@@ -217,6 +220,9 @@ describeEachDatabase('admin and operations', (ctx) => {
         '/ui/event/upload': ['file: binary'],
         '/ui/order/upload': ['file: binary'],
         '/ui/device/image': ['deviceId', 'file: binary'],
+        '/ui/das/upload': ['file: binary'],
+        '/ui/storage/{type}/upload': ['file: binary'],
+        '/ui/storage/dsi/upload': ['file: binary'],
       });
     });
   });

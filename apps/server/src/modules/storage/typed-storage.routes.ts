@@ -9,6 +9,12 @@ import { callerOf } from '../../plugins/auth.js';
 
 const ZTypeParams = z.object({ type: z.string().max(64) });
 const ZFetchParams = z.object({ type: z.string().max(64), filename: z.string().max(255) });
+const ZStorageUploadForm = z.object({
+  file: z.string().meta({
+    format: 'binary',
+    description: 'The file; its file name names it in the type, replacing a file of that name (at most UPLOAD_MAX_BYTES)',
+  }),
+});
 
 /** `storage/{type}/list|upload|fetch/{filename}` and `storage/dsi/upload`: files kept by type and name. */
 export const typedStorageRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -47,6 +53,7 @@ export const typedStorageRoutes: FastifyPluginAsyncZod = async (app) => {
         params: ZTypeParams,
         response: responses(ZStorageFile),
       },
+      config: { multipartForm: ZStorageUploadForm },
     },
     (request) => upload(request, request.params.type),
   );
@@ -60,6 +67,7 @@ export const typedStorageRoutes: FastifyPluginAsyncZod = async (app) => {
         consumes: ['multipart/form-data'],
         response: responses(ZStorageFile),
       },
+      config: { multipartForm: ZStorageUploadForm },
     },
     (request) => upload(request, 'dsi'),
   );
