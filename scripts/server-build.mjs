@@ -8,9 +8,10 @@
 // run the bundle: Node reads and compiles one file instead of resolving and loading each package's
 // modules, or of compiling some 400 TypeScript modules through tsx's loader, at every start (about
 // 1.1 s to the first answer, against 1.7 s with the npm packages loaded from node_modules and 4 s
-// through tsx, on this machine under load). The
-// benchmarks' bare programs are bundled the same way (apps/server/bench/x.ts →
-// apps/server/dist/bench/x.mjs), so both sides run alike.
+// through tsx, on this machine under load). The benchmarks' bare programs are bundled the same way
+// (apps/server/bench/x.ts → apps/server/dist/bench/x.mjs), so both sides run alike, and so is the
+// machine simulator's command line (packages/machine-simulator/src/cli.ts →
+// packages/machine-simulator/dist/cli.mjs, `npm run machine`).
 //
 //   node scripts/server-build.mjs [entry.ts]   builds the entry's bundle (the server's by default) when stale
 import { spawnSync } from 'node:child_process';
@@ -25,11 +26,15 @@ export const serverEntry = path.join(serverDir, 'src/main.ts');
 /** The npm packages with native code (a `.node` addon esbuild cannot bundle), loaded from node_modules. */
 const nativePackages = ['better-sqlite3', '@node-rs/argon2'];
 
-/** Where the bundle of `entry` (a TypeScript file under apps/server) is written. */
+/** The workspaces whose programs are bundled: the server (and its tools and bare programs), the machine simulator. */
+const bundledWorkspaces = [serverDir, path.join(root, 'packages/machine-simulator')];
+
+/** Where the bundle of `entry` (a TypeScript file of a bundled workspace) is written: its `dist`. */
 export function bundlePath(entry = serverEntry) {
-  const relative = path.relative(serverDir, entry).replace(/^src\//, '');
-  if (relative.startsWith('..')) throw new Error(`${entry} is not under apps/server`);
-  return path.join(serverDir, 'dist', relative.replace(/\.ts$/, '.mjs'));
+  const workspace = bundledWorkspaces.find((dir) => !path.relative(dir, entry).startsWith('..'));
+  if (!workspace) throw new Error(`${entry} is not under apps/server or packages/machine-simulator`);
+  const relative = path.relative(workspace, entry).replace(/^src\//, '');
+  return path.join(workspace, 'dist', relative.replace(/\.ts$/, '.mjs'));
 }
 
 function sourcesOf(entry) {

@@ -24,7 +24,8 @@ import { describeEachDatabase, type TestApp } from './helpers/test-app.js';
 import { testRoot } from './helpers/test-pki.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
-const cliPath = path.join(repoRoot, 'packages/machine-simulator/src/cli.ts');
+// what `npm run machine` runs: the simulator's command line from its bundle, built when stale
+const cliPath = path.join(repoRoot, 'scripts/machine.mjs');
 
 /** Fast machines: jobs of milliseconds, frequent failures, cancellations and pauses. */
 const FAST: Partial<MachineBehaviour> = {
@@ -295,8 +296,6 @@ describeEachDatabase('the machine simulator against a real server', (ctx) => {
     const child = spawn(
       process.execPath,
       [
-        '--import',
-        'tsx',
         cliPath,
         '--server',
         world.url,
