@@ -59,7 +59,15 @@ try {
   const table: Record<string, string | number>[] = [];
   for (const path of paths) {
     const scores: number[] = [];
-    const metrics: Record<string, number[]> = { fcp: [], lcp: [], tbt: [], cpuTbt: [], cls: [], scriptKb: [] };
+    const metrics: Record<string, number[]> = {
+      fcp: [],
+      lcp: [],
+      tbt: [],
+      cpuTbt: [],
+      cls: [],
+      scriptKb: [],
+      benchmarkIndex: [],
+    };
     let failed = 0;
     for (let run = 0; run < runs; run += 1) {
       const result = await lighthouse(`${server.baseUrl}${path}`, {
@@ -91,6 +99,9 @@ try {
       metrics.tbt!.push(lhr.audits['total-blocking-time']?.numericValue ?? 0);
       metrics.cpuTbt!.push(cpuBlockingTime(artifacts.Trace.traceEvents, preset === 'desktop' ? 1 : 4));
       metrics.cls!.push(lhr.audits['cumulative-layout-shift']?.numericValue ?? 0);
+      // Lighthouse's own measure of the host's CPU speed: its simulated phone is this machine slowed
+      // four times, so scores of machines whose index differs are not comparable
+      metrics.benchmarkIndex!.push(lhr.environment.benchmarkIndex);
       // the scripts the page fetched, gzip at level 9 (what the server sends: see docs/console.md)
       const scripts = (artifacts.DevtoolsLog ?? []).flatMap((entry) =>
         entry.method === 'Network.responseReceived' && entry.params.type === 'Script' ? [entry.params.response.url] : [],
@@ -113,6 +124,7 @@ try {
       'TBT from CPU ms': Math.round(median(metrics.cpuTbt!)),
       CLS: Number(median(metrics.cls!).toFixed(3)),
       'script kB gzip': Number(median(metrics.scriptKb!).toFixed(1)),
+      'host benchmarkIndex': Math.round(median(metrics.benchmarkIndex!)),
     });
   }
   console.table(table);
