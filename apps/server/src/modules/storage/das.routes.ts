@@ -8,7 +8,7 @@ import { callerOf } from '../../plugins/auth.js';
 const ZDasUploadForm = z.object({
   file: z.string().meta({
     format: 'binary',
-    description: 'A design package file: a DSI entry with its manifest and signature (at most 16 MiB)',
+    description: `A design package file: a DSI entry with its manifest and signature (at most ${DAS_PACKAGE_MAX_BYTES / 1024 / 1024} MiB)`,
   }),
 });
 
