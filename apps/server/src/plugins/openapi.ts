@@ -42,6 +42,44 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         },
       };
     },
-    transformObject: jsonSchemaTransformObject,
+    transformObject: (document) => withReachedSchemasOnly(jsonSchemaTransformObject(document)),
   });
+}
+
+const schemaRef = '#/components/schemas/';
+
+/**
+ * The document with only the component schemas its operations reach, each without `$schema` and
+ * `$id`. The zod type provider lists every registered schema, in its input and its output shape
+ * both, so about half were referenced by nothing (538 kB of document with them, 375 kB without; the
+ * console's API reference resolves the whole document before it shows anything); and each
+ * carried `$id: "#/components/schemas/Name"`, a bare fragment, which JSON Schema 2020-12 does not
+ * allow as an identifier. References are JSON pointers into `components`, which need neither.
+ */
+function withReachedSchemasOnly<T>(document: T): T {
+  const { paths, components } = document as { paths?: unknown; components?: { schemas?: Record<string, object> } };
+  const schemas = components?.schemas;
+  if (!schemas) return document;
+  const reached = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (node === null || typeof node !== 'object') return;
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' && typeof value === 'string' && value.startsWith(schemaRef)) {
+        const name = value.slice(schemaRef.length);
+        if (!reached.has(name)) {
+          reached.add(name);
+          visit(schemas[name]);
+        }
+      } else visit(value);
+    }
+  };
+  visit(paths);
+  const kept = Object.entries(schemas)
+    .filter(([name]) => reached.has(name))
+    .map(([name, schema]) => {
+      const { $schema: _dialect, $id: _id, ...rest } = schema as Record<string, unknown>;
+      return [name, rest];
+    });
+  return { ...document, components: { ...components, schemas: Object.fromEntries(kept) } };
 }
