@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { accessOf, permissions } from '@manifold/contract';
 import { unimplementedRoutes } from '../src/modules/unimplemented/unimplemented.routes.js';
+import { responseDescriptions } from '../src/plugins/openapi.js';
 import { serverUrl } from './helpers/database-servers.js';
 import { describeEachDatabase, expectToken } from './helpers/test-app.js';
 
@@ -191,6 +192,31 @@ describeEachDatabase('admin and operations', (ctx) => {
       // every reference names a schema the document has
       expect([...reached].filter((ref) => !(ref.replace('#/components/schemas/', '') in schemas))).toEqual([]);
       expect(names.filter((name) => '$id' in schemas[name]! || '$schema' in schemas[name]!)).toEqual([]);
+    });
+    it('describes every response by what its status means', async () => {
+      const response = await ctx().call('GET', '/ui/admin/api-spec', { token: await ctx().adminToken() });
+      expect(response.statusCode).toBe(200);
+      type Responses = Record<string, { description: string }>;
+      const paths = response.json<{ paths: Record<string, Record<string, { responses: Responses }>> }>().paths;
+      const descriptions = new Map<string, Set<string>>();
+      for (const operations of Object.values(paths)) {
+        for (const operation of Object.values(operations)) {
+          for (const [status, { description }] of Object.entries(operation.responses)) {
+            descriptions.set(status, (descriptions.get(status) ?? new Set()).add(description));
+          }
+        }
+      }
+      expect(Object.fromEntries([...descriptions].map(([status, texts]) => [status, [...texts]]))).toEqual({
+        '200': ['Success'],
+        '400': ['Malformed request: a parameter or field fails its schema ({errorToken, errorDescription, field})'],
+        '401': ['No valid session token, or a partner credential (signature, upload token) that does not verify'],
+        '403': ["The caller's role may not make this call"],
+        '406': ['A search this call cannot answer (an unknown sort field or too long a period)'],
+        '413': ['The upload is larger than its limit (payloadTooLarge)'],
+        '418': ['Several business errors: {data: [{errorToken, errorDescription, field}]}'],
+        '420': ['One business error: {errorToken, errorDescription}'],
+      });
+      expect(paths['/ui/qms/parts/search']?.post?.responses['406']?.description).toBe(responseDescriptions['406']);
     });
     it("shows each multipart route's form: its text fields, and its files as binary strings", async () => {
       const response = await ctx().call('GET', '/ui/admin/api-spec', { token: await ctx().adminToken() });

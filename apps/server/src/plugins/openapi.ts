@@ -42,11 +42,43 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         },
       };
     },
-    transformObject: (document) => withReachedSchemasOnly(jsonSchemaTransformObject(document)),
+    transformObject: (document) => withResponseDescriptions(withReachedSchemasOnly(jsonSchemaTransformObject(document))),
   });
 }
 
 const schemaRef = '#/components/schemas/';
+
+/** What each status of the console's and partners' answers means (spec §8), for the document's responses. */
+export const responseDescriptions: Readonly<Record<string, string>> = {
+  '200': 'Success',
+  '400': 'Malformed request: a parameter or field fails its schema ({errorToken, errorDescription, field})',
+  '401': 'No valid session token, or a partner credential (signature, upload token) that does not verify',
+  '403': "The caller's role may not make this call",
+  '406': 'A search this call cannot answer (an unknown sort field or too long a period)',
+  '413': 'The upload is larger than its limit (payloadTooLarge)',
+  '418': 'Several business errors: {data: [{errorToken, errorDescription, field}]}',
+  '420': 'One business error: {errorToken, errorDescription}',
+  '501': 'Not implemented by this server (functionNotImplemented)',
+};
+
+/**
+ * The document with each response described by what its status means: the generator names every
+ * response "Default Response", as no route describes its statuses one by one.
+ */
+function withResponseDescriptions<T>(document: T): T {
+  const paths = (document as { paths?: Record<string, Record<string, { responses?: Record<string, { description?: string }> }>> })
+    .paths;
+  for (const operations of Object.values(paths ?? {})) {
+    for (const operation of Object.values(operations)) {
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        const description = responseDescriptions[status];
+        if (description && (!response.description || response.description === 'Default Response'))
+          response.description = description;
+      }
+    }
+  }
+  return document;
+}
 
 /**
  * The document with only the component schemas its operations reach, each without `$schema` and
