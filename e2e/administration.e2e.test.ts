@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -146,36 +147,42 @@ describe('console: administration settings (ADMIN)', () => {
     await page.goto('/settings/server');
     await page.getByRole('link', { name: 'API reference' }).click();
     const reference = page.getByTestId('api-reference');
-    await reference.getByText('/ui/admin/state', { exact: true }).first().waitFor({ timeout: 30_000 });
-    // Swagger UI renders only the operations near the viewport: step a tall window down the page
-    // once (the reference grows with every route), and at each step note which of the paths are rendered
-    const viewport = page.viewportSize();
-    await page.setViewportSize({ width: viewport?.width ?? 1280, height: 2400 });
-    const remaining = new Set([
+    await reference.locator('[data-path="/ui/admin/state"]').first().waitFor();
+    // every operation is listed (closed): the console's, the partner interfaces'
+    for (const path of [
       '/ui/admin/server',
       '/ui/user/login',
       '/ui/order/list',
       '/certificate/certificateChain',
       '/apl/registration/add',
-    ]);
-    const rendered = (paths: Iterable<string>) => reference.locator([...paths].map((path) => `[data-path="${path}"]`).join(', '));
-    for (let y = 0; remaining.size > 0; y += 2200) {
-      const height = await page.evaluate((to) => {
-        window.scrollTo(0, to);
-        return document.documentElement.scrollHeight;
-      }, y);
-      // what came into view is rendered within moments: wait for any of the paths still sought
-      await rendered(remaining)
-        .first()
-        .waitFor({ state: 'attached', timeout: 400 })
-        .catch(() => undefined);
-      for (const path of [...remaining]) if ((await rendered([path]).count()) > 0) remaining.delete(path);
-      if (y > height) break;
+    ]) {
+      await expect.poll(() => reference.locator(`[data-path="${path}"]`).count(), path).toBeGreaterThan(0);
     }
-    expect([...remaining]).toEqual([]);
-    if (viewport) await page.setViewportSize(viewport);
-    await page.evaluate(() => window.scrollTo(0, 0));
+    const count = await reference.locator('[data-path]').count();
+    expect(count).toBeGreaterThan(200);
+    await expect
+      .poll(() => reference.getByTestId('api-reference-count').textContent())
+      .toMatch(new RegExp(`^${count} of ${count} operations`));
+    // a search narrows the list; an operation opens to who may call it, its parameters and responses
+    await reference.getByLabel('Search operations').fill('order list');
+    await expect.poll(() => reference.locator('[data-path]').count()).toBeLessThan(10);
+    const orders = reference.locator('[data-path="/ui/order/list"]');
+    await orders.getByRole('button', { name: /\/ui\/order\/list/ }).click();
+    await orders.getByText('Any signed-in user (USER or ADMIN)').waitFor();
+    await expect
+      .poll(() => orders.getByRole('row').allTextContents())
+      .toContain('sortByquerystring  one of orderId, userId, companyName, dateCreated · default orderId');
+    await expect
+      .poll(() => orders.locator('[data-status="420"]').textContent())
+      .toContain('One business error: {errorToken, errorDescription}');
+    await orders.locator('[data-status="200"] [data-field="data"] [data-field="orderId"]').waitFor();
     await checkScreenInBothThemes(page, 'settings-api-reference');
+    // the document itself, as the server gave it
+    const download = page.waitForEvent('download');
+    await reference.getByRole('button', { name: 'Download the OpenAPI document' }).click();
+    const saved = JSON.parse(fs.readFileSync((await (await download).path())!, 'utf8')) as { openapi: string; paths: object };
+    expect(saved.openapi).toBe('3.1.0');
+    expect(Object.keys(saved.paths)).toContain('/ui/order/list');
     await context.close();
   });
 });

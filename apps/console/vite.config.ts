@@ -226,7 +226,7 @@ export default defineConfig({
       plugins: [
         postcssPresetMantine(),
         postcssSimpleVars({
-          // a library's stylesheet may contain `$word` text (swagger-ui's does); only ours must resolve
+          // a library's stylesheet may contain `$word` text of its own; only ours must resolve
           unknown(node, name) {
             if (node.source?.input.file?.includes(`${sep}node_modules${sep}`)) return;
             throw node.error(`Undefined variable $${name}`);
