@@ -156,7 +156,7 @@ describe('console: administration settings (ADMIN)', () => {
       '/certificate/certificateChain',
       '/apl/registration/add',
     ]) {
-      await expect.poll(() => reference.locator(`[data-path="${path}"]`).count(), path).toBeGreaterThan(0);
+      expect(await reference.locator(`[data-path="${path}"]`).count(), path).toBeGreaterThan(0);
     }
     const count = await reference.locator('[data-path]').count();
     expect(count).toBeGreaterThan(200);
