@@ -37,6 +37,7 @@ import { usersModule } from './modules/users/users.module.js';
 import { registerApiVersion } from './plugins/api-version.js';
 import { registerAuth } from './plugins/auth.js';
 import { registerFunctionGates } from './plugins/function-gates.js';
+import { registerCompression } from './plugins/compression.js';
 import { registerConsole } from './plugins/console.js';
 import { answerClientError, registerErrorHandling } from './plugins/errors.js';
 import { registerMultipart } from './plugins/multipart.js';
@@ -173,6 +174,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   }
   await registerSecurityHeaders(app, config.publicUrl);
   registerRequestLimits(app, config.timeouts);
+  registerCompression(app);
   if (!config.trustProxy) warnOnForwardingHeaders(app);
   registerApiVersion(app);
   registerInputHygiene(app);

@@ -1,3 +1,4 @@
+import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { accessOf, permissions } from '@manifold/contract';
 import { unimplementedRoutes } from '../src/modules/unimplemented/unimplemented.routes.js';
@@ -192,6 +193,20 @@ describeEachDatabase('admin and operations', (ctx) => {
       // every reference names a schema the document has
       expect([...reached].filter((ref) => !(ref.replace('#/components/schemas/', '') in schemas))).toEqual([]);
       expect(names.filter((name) => '$id' in schemas[name]! || '$schema' in schemas[name]!)).toEqual([]);
+    });
+    it('goes compressed to a client that takes brotli or gzip, the same document once decoded', async () => {
+      const token = await ctx().adminToken();
+      const plain = await ctx().call('GET', '/ui/admin/api-spec', { token });
+      expect(plain.headers['content-encoding']).toBeUndefined();
+      expect(plain.headers.vary).toBe('Accept-Encoding');
+      const br = await ctx().call('GET', '/ui/admin/api-spec', { token, headers: { 'accept-encoding': 'gzip, deflate, br' } });
+      expect(br.statusCode).toBe(200);
+      expect(br.headers['content-encoding']).toBe('br');
+      expect(br.rawPayload.length).toBeLessThan(plain.rawPayload.length / 8);
+      expect(zlib.brotliDecompressSync(br.rawPayload).toString()).toBe(plain.body);
+      const gzip = await ctx().call('GET', '/ui/admin/api-spec', { token, headers: { 'accept-encoding': 'gzip' } });
+      expect(gzip.headers['content-encoding']).toBe('gzip');
+      expect(zlib.gunzipSync(gzip.rawPayload).toString()).toBe(plain.body);
     });
     it('describes every response by what its status means', async () => {
       const response = await ctx().call('GET', '/ui/admin/api-spec', { token: await ctx().adminToken() });
