@@ -163,6 +163,8 @@ describe('console: administration settings (ADMIN)', () => {
     await expect
       .poll(() => reference.getByTestId('api-reference-count').textContent())
       .toMatch(new RegExp(`^${count} of ${count} operations`));
+    // the whole list, every tag's section named by its heading
+    await checkScreen(page, 'settings-api-reference-all');
     // a search narrows the list; an operation opens to who may call it, its parameters and responses
     await reference.getByLabel('Search operations').fill('order list');
     await expect.poll(() => reference.locator('[data-path]').count()).toBeLessThan(10);

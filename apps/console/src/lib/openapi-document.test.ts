@@ -46,7 +46,7 @@ describe('operationsOf', () => {
     expect(groups.map((group) => [group.tag, group.description, group.operations.map((operation) => operation.key)])).toEqual([
       ['orders', 'Licence orders', ['GET /ui/order/list']],
       ['other', undefined, ['GET /healthz']],
-      ['session', undefined, ['POST /ui/user/login']],
+      ['user session', undefined, ['POST /ui/user/login']],
     ]);
   });
 

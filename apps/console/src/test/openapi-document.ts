@@ -42,7 +42,7 @@ export const exampleOpenApiDocument: OpenApiDocument = {
     '/ui/user/login': {
       post: {
         summary: 'Log in',
-        tags: ['session'],
+        tags: ['user session'],
         'x-access': 'anonymous',
         requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/Login' } } } },
         responses: { '200': { description: 'Success' } },

@@ -19,10 +19,17 @@ describe('ApiReference', () => {
     expect(screen.getAllByRole('heading', { level: 3 }).map((heading) => heading.textContent)).toEqual([
       'orders',
       'other',
-      'session',
+      'user session',
     ]);
     expect(within(operation('/ui/order/list')).getByRole('button')?.textContent).toContain('GET/ui/order/listOrders, paged');
     expect(within(operation('/ui/user/login')).getByRole('button')?.textContent).toContain('POST/ui/user/loginLog in');
+    // each tag's section is named by its heading (a tag may have spaces; ids may not)
+    for (const section of document.querySelectorAll('section[data-tag]')) {
+      expect(document.getElementById(section.getAttribute('aria-labelledby')!)?.textContent).toBe(
+        section.getAttribute('data-tag'),
+      );
+    }
+    expect(screen.getByRole('region', { name: 'user session' })).toBeTruthy();
     // details are drawn when an operation opens, not before
     expect(screen.queryByRole('heading', { name: 'Responses' })).toBeNull();
   });

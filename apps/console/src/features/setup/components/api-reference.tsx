@@ -31,11 +31,12 @@ const statusColor = (status: string) =>
   status.startsWith('2') ? 'green' : status.startsWith('5') ? 'gray' : status.startsWith('4') ? 'orange' : 'blue';
 
 /**
- * An accordion item's value, from which Mantine makes its element ids: letters and digits kept,
- * every other character as `_` and its code (ids referenced by `aria-controls` take no spaces).
+ * `text` as a part of an element id (an accordion item's value, of which Mantine makes its ids):
+ * letters and digits kept, every other character as `_` and its code, so that no two texts give
+ * the same id and none has a space (`aria-labelledby` and `aria-controls` read spaces as lists).
  */
-const itemValue = (key: string) =>
-  `op-${[...key].map((char) => (/[A-Za-z0-9]/.test(char) ? char : `_${char.codePointAt(0)!.toString(16)}`)).join('')}`;
+const idPart = (text: string) =>
+  [...text].map((char) => (/[A-Za-z0-9]/.test(char) ? char : `_${char.codePointAt(0)!.toString(16)}`)).join('');
 
 const valueText = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
 
@@ -99,8 +100,8 @@ export function ApiReference({ spec }: { spec: OpenApiDocument }) {
       </Text>
       {shown.length === 0 ? <Text>{t('settings.api.noMatch')}</Text> : null}
       {shown.map((group) => (
-        <Box component="section" key={group.tag} aria-labelledby={`api-tag-${group.tag}`} data-tag={group.tag}>
-          <Title order={3} size="h4" id={`api-tag-${group.tag}`} mb={4}>
+        <Box component="section" key={group.tag} aria-labelledby={`api-tag-${idPart(group.tag)}`} data-tag={group.tag}>
+          <Title order={3} size="h4" id={`api-tag-${idPart(group.tag)}`} mb={4}>
             {group.tag}
           </Title>
           {group.description ? (
@@ -117,7 +118,7 @@ export function ApiReference({ spec }: { spec: OpenApiDocument }) {
             transitionDuration={0}
           >
             {group.operations.map((operation) => {
-              const value = itemValue(`${group.tag} ${operation.key}`);
+              const value = `op-${idPart(`${group.tag} ${operation.key}`)}`;
               return (
                 <Accordion.Item key={value} value={value} data-path={operation.path} data-method={operation.method}>
                   <Accordion.Control>
