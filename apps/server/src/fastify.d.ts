@@ -13,6 +13,11 @@ declare module 'fastify' {
      * (plugins/multipart.ts). The route reads the parts itself.
      */
     multipartForm?: z.ZodType;
+    /**
+     * A POST route whose answer is a search's results, with nothing in it the server chose as a
+     * secret: compressed as a GET answer is (plugins/compression.ts).
+     */
+    compressAnswer?: true;
   }
   interface FastifyRequest {
     /** Set by the auth plugin on routes that need a session. */

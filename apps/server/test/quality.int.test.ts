@@ -1,3 +1,4 @@
+import zlib from 'node:zlib';
 import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -454,6 +455,20 @@ describeEachDatabase('quality: inspections, parts search, trace parameters', (ct
       const today = new Date().toISOString().slice(0, 10);
       expect((await search({ from: today, to: today })).statistics.inspected).toBe(4);
       expect((await search({ from: '2020-01-01', to: '2020-12-31' })).statistics.inspected).toBe(0);
+    });
+
+    it('goes compressed to a client that takes brotli, the same answer once decoded', async () => {
+      const plain = await ctx().call('POST', '/ui/qms/parts/search', { token: user, body: {} });
+      expect(plain.statusCode).toBe(200);
+      expect(plain.rawPayload.length).toBeGreaterThan(1024);
+      const br = await ctx().call('POST', '/ui/qms/parts/search', {
+        token: user,
+        body: {},
+        headers: { 'accept-encoding': 'br' },
+      });
+      expect(br.statusCode).toBe(200);
+      expect(br.headers['content-encoding']).toBe('br');
+      expect(JSON.parse(zlib.brotliDecompressSync(br.rawPayload).toString())).toEqual(plain.json());
     });
 
     it('pages each list and sorts as asked', async () => {

@@ -18,6 +18,7 @@ describe('registerCompression', () => {
     app.get('/huge', async () => huge);
     app.get('/small', async () => ({ ok: true }));
     app.post('/big', async () => big);
+    app.post('/search', { config: { compressAnswer: true } }, async () => big);
     app.get('/xml', async (_request, reply) => reply.type('application/xml').send(`<list>${'<order/>'.repeat(500)}</list>`));
     app.get('/picture', async (_request, reply) => reply.type('image/png').send(Buffer.alloc(4096, 1)));
     app.get('/stream', async (_request, reply) => reply.type('application/json').send(Readable.from([bigText])));
@@ -71,6 +72,13 @@ describe('registerCompression', () => {
     expect(post.headers['content-encoding']).toBeUndefined();
     expect(post.headers.vary).toBeUndefined();
     expect(post.body).toBe(bigText);
+  });
+
+  it("compresses a POST search's answer when its route says so", async () => {
+    const response = await app.inject({ method: 'POST', url: '/search', headers: { 'accept-encoding': 'br' } });
+    expect(response.headers['content-encoding']).toBe('br');
+    expect(response.headers.vary).toBe('Accept-Encoding');
+    expect(zlib.brotliDecompressSync(response.rawPayload).toString()).toBe(bigText);
   });
 
   it('leaves pictures, streams and answers already encoded alone, and adds to a Vary already set', async () => {

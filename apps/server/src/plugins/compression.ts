@@ -32,7 +32,8 @@ const compressAsync: Record<Encoding, (input: Buffer) => Promise<Buffer>> = {
 /**
  * Compresses the answers to GET requests (lists, details, the OpenAPI document, metrics, the
  * console's config) of 1 KiB and more, with brotli or gzip as the client's `Accept-Encoding`
- * allows; `Vary: Accept-Encoding` on every answer that could be. Only GET answers: a POST answer
+ * allows; `Vary: Accept-Encoding` on every answer that could be. Only GET answers and those of
+ * POST searches that say so (`config.compressAnswer`, the quality search): another POST answer
  * may carry a secret chosen by the server (a session token, a client secret) beside text the
  * caller sent, which compression would let an eavesdropper guess at (BREACH); GET answers here
  * carry none. Streamed answers (file downloads, the console's files, which the build compresses
@@ -56,7 +57,7 @@ export function registerCompression(app: FastifyInstance): void {
   };
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (!methods.includes('GET')) return;
+    if (!methods.includes('GET') && route.config?.compressAnswer !== true) return;
     route.onSend = [...routeHooks(route.onSend), hook];
   });
 }

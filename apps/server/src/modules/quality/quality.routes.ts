@@ -153,6 +153,7 @@ export const qualityRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/ui/qms/parts/search',
     {
+      config: { compressAnswer: true },
       schema: {
         tags,
         summary:
