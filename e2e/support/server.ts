@@ -53,7 +53,7 @@ async function waitForHealth(url: string, server: ChildProcess, log: () => strin
     } catch {
       // not listening yet
     }
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    await new Promise((resolve) => setTimeout(resolve, 25));
   }
   throw new Error(`the server did not answer /healthz in time:\n${log()}`);
 }

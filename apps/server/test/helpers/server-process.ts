@@ -12,6 +12,10 @@ export function freePort(): Promise<number> {
   });
 }
 
+/**
+ * The first answer of `url`, asked every 25 ms until one comes (a refused connection costs about a
+ * millisecond; a server starts in about one second, and the suite starts a few hundred).
+ */
 export async function waitForHttp(url: string, timeoutMs = 60_000): Promise<Response> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -19,7 +23,7 @@ export async function waitForHttp(url: string, timeoutMs = 60_000): Promise<Resp
       return await fetch(url);
     } catch (error) {
       if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await new Promise((resolve) => setTimeout(resolve, 25));
     }
   }
 }
