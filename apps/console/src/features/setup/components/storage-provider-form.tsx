@@ -146,7 +146,6 @@ export function StorageProviderForm() {
           <SimpleGrid cols={{ base: 1, sm: 2 }}>
             {shownFields.map(({ field, secret, optional }) => {
               const props = {
-                key: field,
                 label: t(`storage.fields.${field}`),
                 required: !optional,
                 autoComplete: 'off',
@@ -156,7 +155,7 @@ export function StorageProviderForm() {
                   setCredentials((current) => ({ ...current, [field]: event.currentTarget.value })),
                 'data-testid': `storage-field-${field}`,
               };
-              return secret ? <PasswordInput {...props} /> : <TextInput {...props} />;
+              return secret ? <PasswordInput key={field} {...props} /> : <TextInput key={field} {...props} />;
             })}
           </SimpleGrid>
           {chosen !== 'local' ? (
