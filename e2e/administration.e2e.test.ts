@@ -171,6 +171,7 @@ describe('console: administration settings (ADMIN)', () => {
     const orders = reference.locator('[data-path="/ui/order/list"]');
     await orders.getByRole('button', { name: /\/ui\/order\/list/ }).click();
     await orders.getByText('Any signed-in user (USER or ADMIN)').waitFor();
+    expect(new URL(page.url()).hash).toBe('#get/ui/order/list');
     await expect
       .poll(() => orders.getByRole('row').allTextContents())
       .toContain('sortByquerystring  one of orderId, userId, companyName, dateCreated · default orderId');
@@ -185,6 +186,10 @@ describe('console: administration settings (ADMIN)', () => {
     const saved = JSON.parse(fs.readFileSync((await (await download).path())!, 'utf8')) as { openapi: string; paths: object };
     expect(saved.openapi).toBe('3.1.0');
     expect(Object.keys(saved.paths)).toContain('/ui/order/list');
+    // the address names the operation opened: loaded again, the page opens it
+    await page.reload();
+    await reference.locator('[data-path="/ui/order/list"]').getByText('Any signed-in user (USER or ADMIN)').waitFor();
+    expect(await reference.getByRole('button', { expanded: true, name: /\/ui\/order\/list/ }).count()).toBe(1);
     await context.close();
   });
 });

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { exampleOpenApiDocument as document } from '../test/openapi-document';
 import {
+  anchoredKey,
   groupByTag,
   type JsonSchema,
+  operationAnchor,
   operationMatches,
   operationsOf,
   resolvePointer,
@@ -56,6 +58,18 @@ describe('operationsOf', () => {
     expect(operationMatches(list!, 'ORDER get')).toBe(true);
     expect(operationMatches(list!, 'paged orders')).toBe(true);
     expect(operationMatches(list!, 'order post')).toBe(false);
+  });
+});
+
+describe('anchors', () => {
+  it('name an operation in the address by its method and path, and read back its key, encoded or not', () => {
+    expect(operationAnchor({ method: 'get', path: '/ui/order/list' })).toBe('get/ui/order/list');
+    expect(anchoredKey('#get/ui/order/list')).toBe('GET /ui/order/list');
+    expect(anchoredKey('post/ui/user/login')).toBe('POST /ui/user/login');
+    expect(anchoredKey('#get/ui/device/image/%7Bname%7D')).toBe('GET /ui/device/image/{name}');
+    for (const fragment of ['', '#', '#orders', '#GET/ui/order/list', '#get', '#fetch/ui/x', '#get/%E0%A4%A']) {
+      expect(anchoredKey(fragment), fragment).toBeUndefined();
+    }
   });
 });
 

@@ -183,6 +183,23 @@ export function groupByTag(document: OpenApiDocument, operations: readonly ApiOp
   }));
 }
 
+/** An operation's anchor in the reference's address: its method in lower case, then its path (`get/ui/order/list`). */
+export function operationAnchor(operation: Pick<ApiOperation, 'method' | 'path'>): string {
+  return `${operation.method}${operation.path}`;
+}
+
+/** The key (`GET /ui/order/list`) an anchor names, from the address's fragment (`#get/ui/order/list`, percent-encoded or not). */
+export function anchoredKey(fragment: string): string | undefined {
+  let anchor: string;
+  try {
+    anchor = decodeURIComponent(fragment.replace(/^#/, ''));
+  } catch {
+    return undefined;
+  }
+  const match = new RegExp(`^(${methods.join('|')})(/.*)$`).exec(anchor);
+  return match ? `${match[1]!.toUpperCase()} ${match[2]}` : undefined;
+}
+
 /** Whether an operation matches a search: every word in its method, path, summary or tags. */
 export function operationMatches(operation: ApiOperation, query: string): boolean {
   const words = query.toLowerCase().split(/\s+/).filter(Boolean);

@@ -1,5 +1,5 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { exampleOpenApiDocument } from '../../../test/openapi-document';
 import { renderWithProviders } from '../../../test/render';
 import { ApiReference } from './api-reference';
@@ -13,6 +13,8 @@ function open(path: string): HTMLElement {
 }
 
 describe('ApiReference', () => {
+  afterEach(() => window.history.replaceState(null, '', '/settings/api'));
+
   it('lists every operation by tag with its method, path and summary, and counts them', () => {
     renderWithProviders(<ApiReference spec={exampleOpenApiDocument} />);
     expect(screen.getByTestId('api-reference-count')?.textContent).toContain('3 of 3 operations (version 1.2.3)');
@@ -102,6 +104,27 @@ describe('ApiReference', () => {
     expect(labels.textContent).toContain('Hide the fields of labelsOther fields: string.');
     fireEvent.click(toggle);
     expect(labels.textContent).not.toContain('Other fields');
+  });
+
+  it('names the operation opened last in the address, and opens the operation an address names', () => {
+    window.history.replaceState(null, '', '/settings/api?x=1');
+    const first = renderWithProviders(<ApiReference spec={exampleOpenApiDocument} />);
+    open('/ui/order/list');
+    expect(window.location.hash).toBe('#get/ui/order/list');
+    open('/ui/user/login');
+    expect(window.location.hash).toBe('#post/ui/user/login');
+    // closing another leaves the name; closing the one named takes it away
+    fireEvent.click(within(operation('/ui/order/list')).getByRole('button', { expanded: true, name: /\/ui\/order\/list/ }));
+    expect(window.location.hash).toBe('#post/ui/user/login');
+    fireEvent.click(within(operation('/ui/user/login')).getByRole('button', { expanded: true, name: /\/ui\/user\/login/ }));
+    expect(`${window.location.pathname}${window.location.search}${window.location.hash}`).toBe('/settings/api?x=1');
+    first.unmount();
+
+    window.history.replaceState(null, '', '/settings/api#post/ui/user/login');
+    renderWithProviders(<ApiReference spec={exampleOpenApiDocument} />);
+    expect(within(operation('/ui/user/login')).getAllByRole('button')[0]!.getAttribute('aria-expanded')).toBe('true');
+    expect(within(operation('/ui/order/list')).getByRole('button').getAttribute('aria-expanded')).toBe('false');
+    expect(within(operation('/ui/user/login')).getByText('Anyone, without a session')).toBeTruthy();
   });
 
   it('downloads the document as it is, named after its version', async () => {

@@ -1,16 +1,18 @@
 import { Accordion, Badge, Box, Button, Group, Select, Stack, Table, Text, Title, UnstyledButton } from '@mantine/core';
 import { IconDownload } from '@tabler/icons-react';
-import { type ReactNode, useDeferredValue, useMemo, useState } from 'react';
+import { type ReactNode, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { stateText } from '../../../app/theme';
 import { SearchField } from '../../../components/search-field';
 import { saveText } from '../../../lib/download';
 import {
+  anchoredKey,
   type ApiContent,
   type ApiOperation,
   groupByTag,
   type JsonSchema,
   type OpenApiDocument,
+  operationAnchor,
   operationMatches,
   operationsOf,
   type SchemaConstraint,
@@ -63,6 +65,35 @@ export function ApiReference({ spec }: { spec: OpenApiDocument }) {
     [groups, tag, search],
   );
   const shownCount = new Set(shown.flatMap((group) => group.operations.map((operation) => operation.key))).size;
+  const itemOf = (tag: string, operation: ApiOperation) => `op-${idPart(`${tag} ${operation.key}`)}`;
+  const operationOfItem = useMemo(
+    () =>
+      new Map(groups.flatMap((group) => group.operations.map((operation) => [itemOf(group.tag, operation), operation] as const))),
+    [groups],
+  );
+
+  // an address naming an operation (`#get/ui/order/list`) opens it and shows it at the top
+  const anchored = useRef(anchoredKey(window.location.hash));
+  useEffect(() => {
+    const key = anchored.current;
+    const items = [...operationOfItem].filter(([, operation]) => operation.key === key).map(([item]) => item);
+    if (items.length === 0) return;
+    anchored.current = undefined; // once, on arrival
+    setOpened(items);
+    requestAnimationFrame(() => document.getElementById(items[0]!)?.scrollIntoView?.({ block: 'start' }));
+  }, [operationOfItem]);
+
+  // the operation opened last is named in the address, to be linked to; closing it takes it away
+  const openedChanged = (next: string[]) => {
+    const added = next.find((item) => !opened.includes(item));
+    const current = anchoredKey(window.location.hash);
+    const stillOpen = next.some((item) => operationOfItem.get(item)?.key === current);
+    setOpened(next);
+    const named = added ? operationOfItem.get(added) : undefined;
+    if (!named && stillOpen) return;
+    const { pathname, search } = window.location;
+    window.history.replaceState(window.history.state, '', `${pathname}${search}${named ? `#${operationAnchor(named)}` : ''}`);
+  };
   const version = spec.info?.version ?? '';
 
   return (
@@ -112,15 +143,15 @@ export function ApiReference({ spec }: { spec: OpenApiDocument }) {
           <Accordion
             multiple
             value={opened}
-            onChange={setOpened}
+            onChange={openedChanged}
             variant="contained"
             chevronPosition="left"
             transitionDuration={0}
           >
             {group.operations.map((operation) => {
-              const value = `op-${idPart(`${group.tag} ${operation.key}`)}`;
+              const value = itemOf(group.tag, operation);
               return (
-                <Accordion.Item key={value} value={value} data-path={operation.path} data-method={operation.method}>
+                <Accordion.Item key={value} id={value} value={value} data-path={operation.path} data-method={operation.method}>
                   <Accordion.Control>
                     <OperationLine operation={operation} />
                   </Accordion.Control>
