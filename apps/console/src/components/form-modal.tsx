@@ -6,7 +6,8 @@ export interface FormModalProps {
   opened: boolean;
   onClose: () => void;
   title: string;
-  size?: MantineSize;
+  /** A Mantine size, or a width in pixels (a form wider than `xl`). */
+  size?: MantineSize | number;
   children: ReactNode;
 }
 

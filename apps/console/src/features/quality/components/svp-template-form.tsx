@@ -94,7 +94,7 @@ export function SvpTemplateForm({
           onChange={setTypeId}
         />
         <Textarea label={t('svp.descriptionField')} value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
-        <Table.ScrollContainer minWidth={820}>
+        <Table.ScrollContainer minWidth={1010}>
           <Table>
             <Table.Caption>{t('svp.parametersCaption')}</Table.Caption>
             <Table.Thead>
@@ -109,7 +109,7 @@ export function SvpTemplateForm({
                   t('svp.required'),
                   t('common.actions'),
                 ].map((column) => (
-                  <Table.Th key={column} scope="col">
+                  <Table.Th key={column} scope="col" style={{ whiteSpace: 'nowrap' }}>
                     {column}
                   </Table.Th>
                 ))}
@@ -121,6 +121,7 @@ export function SvpTemplateForm({
                   <Table.Td>
                     <TextInput
                       aria-label={t('svp.parameterName', { index: index + 1 })}
+                      miw={140}
                       required
                       value={row.name}
                       onChange={(e) => change(row.key, { name: e.currentTarget.value })}
@@ -129,6 +130,7 @@ export function SvpTemplateForm({
                   <Table.Td>
                     <Select
                       aria-label={t('svp.parameterDataType', { index: index + 1 })}
+                      w={170}
                       data={svpDataTypes.map((value) => ({ value, label: t(`svp.dataTypes.${value}`) }))}
                       value={row.dataType}
                       allowDeselect={false}
@@ -138,6 +140,7 @@ export function SvpTemplateForm({
                   <Table.Td>
                     <Select
                       aria-label={t('svp.parameterAssociation', { index: index + 1 })}
+                      w={150}
                       data={svpAssociations.map((value) => ({ value, label: t(`svp.associations.${value}`) }))}
                       value={row.association}
                       allowDeselect={false}

@@ -175,7 +175,8 @@ export function TraceParametersRoute() {
         opened={editing !== null}
         onClose={() => setEditing(null)}
         title={editing?.mode === 'edit' ? t('svp.editTemplate') : t('svp.addTemplate')}
-        size="xl"
+        // the parameters' table: eight columns of inputs side by side
+        size={1100}
       >
         {editing ? (
           <SvpTemplateForm
