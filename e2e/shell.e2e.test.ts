@@ -134,7 +134,7 @@ describe('console: shell, languages, roles', () => {
     await page.getByText('Enter your current password to set a new one').waitFor();
     await page.getByLabel('Current password').fill('wrong-password');
     await page.getByRole('button', { name: 'Change password' }).click();
-    await page.getByText('Username or password is incorrect').waitFor();
+    await page.getByText('The current password is incorrect').waitFor();
     await checkScreen(page, 'profile-password-error');
     await page.getByLabel('Current password').fill(user.password);
     await page.getByRole('button', { name: 'Change password' }).click();

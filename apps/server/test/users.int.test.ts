@@ -274,7 +274,9 @@ describeEachDatabase('users', (ctx) => {
       const newEmail = `moved-${profile.username}@example.org`;
       for (const change of [{ email: newEmail }, { useSso: true }, { email: `  ${newEmail} `, useSso: true }]) {
         expectToken(await edit(change), 420, 'currentPasswordRequired', 'currentPassword');
-        expectToken(await edit({ ...change, currentPassword: 'not-the-password' }), 420, 'passwordIncorrect', 'currentPassword');
+        const wrongCurrent = await edit({ ...change, currentPassword: 'not-the-password' });
+        expectToken(wrongCurrent, 420, 'passwordIncorrect', 'currentPassword');
+        expect(wrongCurrent.json()).toMatchObject({ errorDescription: 'The current password is incorrect' });
       }
       expect(await stored()).toEqual({ email: profile.email, use_sso: 0 });
       // what the profile form sends when only a name changes: the same e-mail, single sign-on off

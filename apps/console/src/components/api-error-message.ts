@@ -2,9 +2,15 @@ import type { TFunction } from 'i18next';
 import { asApiFailure, isApiError, type ApiProblem } from '../lib/api-errors';
 import { joinSentences } from '../lib/text-join';
 
-/** A server problem in the reader's language: by token when translated, else as the server said it. */
+/**
+ * A server problem in the reader's language: by token and field when the token means something
+ * particular on that field (`fieldErrors.<field>.<token>`: `passwordIncorrect` on `currentPassword`
+ * is about that password alone, not a username), else by token when translated, else as the
+ * server said it.
+ */
 export function problemMessage(t: TFunction, problem: ApiProblem): string {
-  return t(`errorTokens.${problem.errorToken}`, { defaultValue: problem.errorDescription });
+  const onField = problem.field ? t(`fieldErrors.${problem.field}.${problem.errorToken}`, { defaultValue: '' }) : '';
+  return onField || t(`errorTokens.${problem.errorToken}`, { defaultValue: problem.errorDescription });
 }
 
 /**

@@ -40,4 +40,11 @@ describe('RouteErrorView', () => {
     expect((await screen.findByTestId('error-view-text')).textContent).toBe('500 - Oops! Something went wrong. Try again later.');
     expect(errorLog).toHaveBeenCalled();
   });
+
+  it('links to the home page below the message', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    renderFailingRoute(new TypeError('boom'));
+    const home = await screen.findByRole('link', { name: 'Go to the home page' });
+    expect(home.getAttribute('href')).toBe('/');
+  });
 });

@@ -1,4 +1,4 @@
-import { Alert, Center, Stack, Text } from '@mantine/core';
+import { Alert, Anchor, Center, Stack, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { isRouteErrorResponse, useRouteError } from 'react-router';
 import { asApiFailure, isApiError } from '../lib/api-errors';
@@ -12,18 +12,28 @@ export interface ErrorViewProps {
   standalone?: boolean;
 }
 
-/** Error view of spec §2: '{code} - {message}' in a centred danger box; title '{code} — ' + usual title. */
+/**
+ * Error view of spec §2: '{code} - {message}' in a centred danger box; title '{code} — ' + usual
+ * title. Below it a link to the home page (loaded afresh: the view may stand where the app could
+ * not start its screens).
+ */
 export function ErrorView({ code, message, standalone = false }: ErrorViewProps) {
+  const { t } = useTranslation();
   return (
     <Center mih="60vh" p="md" component={standalone ? 'main' : 'div'}>
       <PageHead documentTitle={`${code} — ${pageTitle()}`} />
-      <Alert color="red" variant="light" role="alert" maw={560} w="100%">
-        <Stack gap="xs" align="center">
-          <Text component="h1" fw={700} fz="xl" c="var(--manifold-danger)" data-testid="error-view-text">
-            {`${code} - ${message}`}
-          </Text>
-        </Stack>
-      </Alert>
+      <Stack gap="md" align="center" maw={560} w="100%">
+        <Alert color="red" variant="light" role="alert" w="100%">
+          <Stack gap="xs" align="center">
+            <Text component="h1" fw={700} fz="xl" c="var(--manifold-danger)" data-testid="error-view-text">
+              {`${code} - ${message}`}
+            </Text>
+          </Stack>
+        </Alert>
+        <Anchor href="/" c="var(--manifold-link)" data-testid="error-view-home">
+          {t('errorView.home')}
+        </Anchor>
+      </Stack>
     </Center>
   );
 }

@@ -306,7 +306,7 @@ export class UsersService {
     }
     if (!currentPassword) throw new AppError('currentPasswordRequired', { field: 'currentPassword' });
     if (!(await verifyPassword(target.password_hash, currentPassword))) {
-      throw new AppError('passwordIncorrect', { field: 'currentPassword' });
+      throw new AppError('passwordIncorrect', { field: 'currentPassword', description: 'The current password is incorrect' });
     }
   }
 

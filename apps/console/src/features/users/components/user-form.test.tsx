@@ -99,14 +99,15 @@ describe('the user form editing a user', () => {
     fireEvent.change(screen.getByLabelText('Current password'), { target: { value: 'wrong' } });
     fireEvent.submit(form());
     await waitFor(() =>
-      expect(describedBy(screen.getByLabelText('Current password'))).toContain('Username or password is incorrect'),
+      // said of the current password alone (fieldErrors), not as the login's "username or password"
+      expect(describedBy(screen.getByLabelText('Current password'))).toContain('The current password is incorrect'),
     );
     expect(screen.getByLabelText('Current password').getAttribute('aria-invalid')).toBe('true');
     expect(screen.queryByTestId('user-form-error')).toBeNull();
   });
 
   it.each([
-    ['passwordIncorrect', 'Username or password is incorrect'],
+    ['passwordIncorrect', 'The current password is incorrect'],
     ['currentPasswordRequired', 'Enter your current password to set a new one'],
   ])('shows %s above the form when editing another user, who has no current password input', async (errorToken, message) => {
     refusal = { status: 420, body: { errorToken, errorDescription: message, field: 'currentPassword' } };
