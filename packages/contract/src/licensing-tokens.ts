@@ -9,7 +9,7 @@ export const licensingErrorTokens = {
   orderSenderNotTrusted: 'The order is not signed by a sender certificate the administrator trusted',
   orderSenderCertificateInvalid: 'The certificate cannot be trusted as an order sender',
   orderSenderNotPresent: 'No trusted order sender has this fingerprint',
-  trackingFieldDuplicate: 'Each tracking fieldName may appear once',
+  trackingFieldDuplicate: 'Each tracking field name may appear once',
   authorizedUserNotInOrder: 'The user is not on the order\u2019s authorized user list',
   stpSignatureInvalid: 'The request is not signed by the machine\u2019s registered signing key',
   stpTimestampOutOfWindow: 'The request timestamp is outside the accepted window (\u00b15 minutes)',
