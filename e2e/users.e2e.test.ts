@@ -138,6 +138,8 @@ describe('console: users and groups (ADMIN)', () => {
     await dialog.getByRole('button', { name: 'Add group' }).click();
     await dialog.getByText('Group name is required').waitFor();
     await field(page, 'Name').fill(name);
+    // the message was about the empty name: typing one takes it away
+    await dialog.getByText('Group name is required').waitFor({ state: 'detached' });
     await field(page, 'Description').fill('Printers of the east hall');
     await dialog.getByRole('textbox', { name: 'Members' }).click();
     await page.getByRole('option', { name: /\(admin\)$/ }).click();

@@ -47,6 +47,16 @@ export interface FormErrors {
 }
 
 /**
+ * `errors` without the message of `field`: its input was changed since, and the message was about
+ * what it held then (a form's other messages stay until it is sent again).
+ */
+export function withoutFieldError(errors: FormErrors, field: string): FormErrors {
+  if (!(field in errors.fields)) return errors;
+  const { [field]: _changed, ...fields } = errors.fields;
+  return { ...errors, fields };
+}
+
+/**
  * How a form names the fields of its call: for each field the server may name in a problem (the API's
  * property), the label the reader sees for it, in the reader's language. A field it has no label for
  * is left unnamed: the API's property names are never shown.

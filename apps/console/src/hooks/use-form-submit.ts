@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { formErrorsFrom, type FormErrors } from '../components/api-error-message';
+import { formErrorsFrom, type FormErrors, withoutFieldError } from '../components/api-error-message';
 
 const noErrors: FormErrors = { fields: {}, general: [] };
 
@@ -14,6 +14,7 @@ export interface SubmitHandlers<R> {
  * A form's submit and its errors: submitting clears them and calls `send` with the handlers for
  * its mutation, which run `onDone` with the answer or place the server's refusal on the form's
  * `fieldNames` (a problem's field, or the field `fieldOfToken` names for its token).
+ * `clearFieldError` takes one field's message away (its input was changed).
  */
 export function useFormSubmit<R>(
   fieldNames: readonly string[],
@@ -28,5 +29,6 @@ export function useFormSubmit<R>(
     setErrors(noErrors);
     send({ onSuccess: onDone, onError: (error) => setErrors(formErrorsFrom(t, error, fieldNames, fieldOfToken)) });
   };
-  return { errors, submit };
+  const clearFieldError = (field: string) => setErrors((current) => withoutFieldError(current, field));
+  return { errors, submit, clearFieldError };
 }

@@ -26,16 +26,19 @@ export interface PolicyFormProps {
 /** Adds an access policy or changes one (all its fields sent again). */
 export function PolicyForm({ policy, onDone, onCancel }: PolicyFormProps) {
   const { t } = useTranslation();
-  const { values, setField } = useFields({
-    policyName: policy?.policyName ?? '',
-    constraints: policy?.constraints ?? ([] as TAccessConstraint[]),
-    incomingIpAddresses: policy?.incomingIpAddresses ?? ([] as string[]),
-  });
+  const { values, setField } = useFields(
+    {
+      policyName: policy?.policyName ?? '',
+      constraints: policy?.constraints ?? ([] as TAccessConstraint[]),
+      incomingIpAddresses: policy?.incomingIpAddresses ?? ([] as string[]),
+    },
+    (field) => clearFieldError(field),
+  );
   const add = useAddAccessPolicy();
   const edit = useEditAccessPolicy();
   // what the server requires and refuses only as a malformed request: said on its input instead
   const [missing, setMissing] = useState<Record<string, string>>({});
-  const { errors, submit } = useFormSubmit(fieldNames, fieldOfToken, onDone, (handlers) => {
+  const { errors, submit, clearFieldError } = useFormSubmit(fieldNames, fieldOfToken, onDone, (handlers) => {
     const lacking: Record<string, string> = {
       ...(values.policyName.trim() === '' ? { policyName: t('accessControl.policies.nameRequired') } : {}),
       ...(values.constraints.length === 0 ? { constraints: t('accessControl.policies.constraintsRequired') } : {}),

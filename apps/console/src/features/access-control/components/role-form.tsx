@@ -32,17 +32,20 @@ export interface RoleFormProps {
 /** Adds an access role or changes one (the member list given replaces the stored one). */
 export function RoleForm({ role, onDone, onCancel }: RoleFormProps) {
   const { t } = useTranslation();
-  const { values, setField } = useFields({
-    roleCode: role?.roleCode ?? ('user' as TAccessRoleCode),
-    constraintName: role?.constraintName ?? ('cui-download' as TAccessConstraint),
-    roleMembers: role?.roleMembers ?? ([] as string[]),
-  });
+  const { values, setField } = useFields(
+    {
+      roleCode: role?.roleCode ?? ('user' as TAccessRoleCode),
+      constraintName: role?.constraintName ?? ('cui-download' as TAccessConstraint),
+      roleMembers: role?.roleMembers ?? ([] as string[]),
+    },
+    (field) => clearFieldError(field),
+  );
   const add = useAddAccessRole();
   const edit = useEditAccessRole();
   const granted = accessConstraints.filter((constraint) => roleCodeGrants(values.roleCode, constraint));
   // a role without members is refused only as a malformed request: said on its input instead
   const [membersMissing, setMembersMissing] = useState<string | undefined>(undefined);
-  const { errors, submit } = useFormSubmit(fieldNames, fieldOfToken, onDone, (handlers) => {
+  const { errors, submit, clearFieldError } = useFormSubmit(fieldNames, fieldOfToken, onDone, (handlers) => {
     const lacking = values.roleMembers.length === 0 ? t('accessControl.roles.membersRequired') : undefined;
     setMembersMissing(lacking);
     if (lacking !== undefined) return;

@@ -2,7 +2,7 @@ import { Button, Group, Stack, TextInput, Textarea } from '@mantine/core';
 import type { TGroup, TUserProfile } from '@manifold/contract';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { formErrorsFrom, type FormErrors } from '../../../components/api-error-message';
+import { formErrorsFrom, type FormErrors, withoutFieldError } from '../../../components/api-error-message';
 import { SearchMultiSelect, type SearchSource } from '../../../components/search-select';
 import { useFields } from '../../../hooks/use-fields';
 import { userOption, userPickerQueryOptions } from '../../../lib/pickers';
@@ -27,11 +27,14 @@ export interface GroupFormProps {
 
 export function GroupForm({ group, onDone, onCancel }: GroupFormProps) {
   const { t } = useTranslation();
-  const { values, setField } = useFields({
-    name: group?.name ?? '',
-    description: group?.description ?? '',
-    members: group?.members ?? [],
-  });
+  const { values, setField } = useFields(
+    {
+      name: group?.name ?? '',
+      description: group?.description ?? '',
+      members: group?.members ?? [],
+    },
+    (field) => setErrors((current) => withoutFieldError(current, field)),
+  );
   const [errors, setErrors] = useState<FormErrors>({ fields: {}, general: [] });
   const addGroup = useAddGroup();
   const editGroup = useEditGroup();

@@ -2,7 +2,7 @@ import { Group, NumberInput, Stack } from '@mantine/core';
 import type { TOauthClientCreated } from '@manifold/contract';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { formErrorsFrom, type FormErrors } from '../../../components/api-error-message';
+import { formErrorsFrom, type FormErrors, withoutFieldError } from '../../../components/api-error-message';
 import { FormButtons } from '../../../components/form-buttons';
 import { FormGeneralErrors, FormTextarea, FormTextInput } from '../../../components/form-fields';
 import { useFields } from '../../../hooks/use-fields';
@@ -25,18 +25,21 @@ const textFields = ['resourceIds', 'scope', 'authorities', 'autoapprove'] as con
 /** Adds an OAuth client (spec §3 Client; lists comma-delimited without spaces, validities in seconds). */
 export function OauthClientForm({ onDone, onCancel }: { onDone: (client: TOauthClientCreated) => void; onCancel: () => void }) {
   const { t } = useTranslation();
-  const { values, setField } = useFields({
-    clientId: '',
-    resourceIds: '',
-    scope: '',
-    authorizedGrantTypes: 'client_credentials,refresh_token',
-    webServerRedirectUri: '',
-    authorities: 'USER',
-    additionalInformation: '',
-    autoapprove: '',
-    accessTokenValidity: 3600 as number | string,
-    refreshTokenValidity: 2_592_000 as number | string,
-  });
+  const { values, setField } = useFields(
+    {
+      clientId: '',
+      resourceIds: '',
+      scope: '',
+      authorizedGrantTypes: 'client_credentials,refresh_token',
+      webServerRedirectUri: '',
+      authorities: 'USER',
+      additionalInformation: '',
+      autoapprove: '',
+      accessTokenValidity: 3600 as number | string,
+      refreshTokenValidity: 2_592_000 as number | string,
+    },
+    (field) => setErrors((current) => withoutFieldError(current, field)),
+  );
   const [errors, setErrors] = useState<FormErrors>({ fields: {}, general: [] });
   const add = useAddOauthClient();
   const form = { values, setField, errors };

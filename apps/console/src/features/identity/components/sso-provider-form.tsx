@@ -2,7 +2,7 @@ import { SegmentedControl, Select, Stack, Switch, Text } from '@mantine/core';
 import type { TRole, TSsoConnection, TSsoProvider } from '@manifold/contract';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { formErrorsFrom, type FieldLabels, type FormErrors } from '../../../components/api-error-message';
+import { formErrorsFrom, type FieldLabels, type FormErrors, withoutFieldError } from '../../../components/api-error-message';
 import { FormButtons } from '../../../components/form-buttons';
 import { FormGeneralErrors, FormTextarea, FormTextInput } from '../../../components/form-fields';
 import { useFields } from '../../../hooks/use-fields';
@@ -25,20 +25,23 @@ export interface SsoProviderFormProps {
 /** Adds or changes an identity provider; the client secret is write-only (left empty: kept). */
 export function SsoProviderForm({ provider, onDone, onCancel }: SsoProviderFormProps) {
   const { t } = useTranslation();
-  const { values, setField } = useFields({
-    name: provider?.name ?? '',
-    connection: provider?.connection ?? ('oidc' as TSsoConnection),
-    enabled: provider?.enabled ?? true,
-    domain: provider?.domain ?? '',
-    clientId: provider?.clientId ?? '',
-    clientSecret: '',
-    redirectUri: provider?.connection === 'oidc' ? provider.redirectUri : `${getConsoleConfig().publicUrl}/login/oidc`,
-    ssoUrl: provider?.ssoUrl ?? '',
-    idpCertificate: provider?.idpCertificate ?? '',
-    defaultRole: provider?.defaultRole ?? ('USER' as TRole),
-    allowCreate: provider?.allowCreate ?? false,
-    allowedDomains: provider?.allowedDomains ?? '',
-  });
+  const { values, setField } = useFields(
+    {
+      name: provider?.name ?? '',
+      connection: provider?.connection ?? ('oidc' as TSsoConnection),
+      enabled: provider?.enabled ?? true,
+      domain: provider?.domain ?? '',
+      clientId: provider?.clientId ?? '',
+      clientSecret: '',
+      redirectUri: provider?.connection === 'oidc' ? provider.redirectUri : `${getConsoleConfig().publicUrl}/login/oidc`,
+      ssoUrl: provider?.ssoUrl ?? '',
+      idpCertificate: provider?.idpCertificate ?? '',
+      defaultRole: provider?.defaultRole ?? ('USER' as TRole),
+      allowCreate: provider?.allowCreate ?? false,
+      allowedDomains: provider?.allowedDomains ?? '',
+    },
+    (field) => setErrors((current) => withoutFieldError(current, field)),
+  );
   const [errors, setErrors] = useState<FormErrors>({ fields: {}, general: [] });
   const save = useSaveSsoProvider();
   const form = { values, setField, errors };

@@ -3,7 +3,7 @@ import type { TTrustedIssuer } from '@manifold/contract';
 import { IconTrash } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { apiErrorMessage, formErrorsFrom, type FormErrors } from '../../../components/api-error-message';
+import { apiErrorMessage, formErrorsFrom, type FormErrors, withoutFieldError } from '../../../components/api-error-message';
 import { useConfirm } from '../../../components/confirm-modal';
 import { DataTable } from '../../../components/data-table';
 import { ErrorAlert } from '../../../components/error-alert';
@@ -23,7 +23,9 @@ const pageSize = 10;
 
 function TrustedIssuerForm({ onDone, onCancel }: { onDone: (issuer: TTrustedIssuer) => void; onCancel: () => void }) {
   const { t } = useTranslation();
-  const { values, setField } = useFields({ issuer: '', jwkSetUri: '' });
+  const { values, setField } = useFields({ issuer: '', jwkSetUri: '' }, (field) =>
+    setErrors((current) => withoutFieldError(current, field)),
+  );
   const [errors, setErrors] = useState<FormErrors>({ fields: {}, general: [] });
   const add = useAddTrustedIssuer();
   const form = { values, setField, errors };

@@ -3,7 +3,7 @@ import type { TPackage } from '@manifold/contract';
 import { IconPhoto, IconRefresh, IconTrash } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { formErrorsFrom, type FormErrors } from '../../../components/api-error-message';
+import { formErrorsFrom, type FormErrors, withoutFieldError } from '../../../components/api-error-message';
 import { useFields } from '../../../hooks/use-fields';
 import { isApiError } from '../../../lib/api-errors';
 import { useAuthorizedImage } from '../../../lib/authorized-image';
@@ -53,7 +53,9 @@ export interface PackageDetailsFormProps {
 /** Design name, description, company, multi-platen and display image, with optimistic versioning. */
 export function PackageDetailsForm({ pkg, readOnly = false, onSaved, onReload, onCancel }: PackageDetailsFormProps) {
   const { t } = useTranslation();
-  const { values, setField } = useFields(initialValues(pkg));
+  const { values, setField } = useFields(initialValues(pkg), (field) =>
+    setErrors((current) => withoutFieldError(current, field)),
+  );
   const [image, setImage] = useState<ImageChange>(undefined);
   const [errors, setErrors] = useState<FormErrors>(noErrors);
   const [conflict, setConflict] = useState(false);

@@ -31,15 +31,18 @@ export interface WorkflowStepFormProps {
 /** Adds a step at the end of the workflow, or edits one. */
 export function WorkflowStepForm({ dsiId, step, templates, onDone, onCancel }: WorkflowStepFormProps) {
   const { t } = useTranslation();
-  const { values, setField } = useFields({
-    type: step?.type ?? ('manual' as TWorkflowStepType),
-    name: step?.name ?? '',
-    instructions: step?.instructions ?? '',
-    deviceTemplateId: step?.deviceTemplateId ?? null,
-  });
+  const { values, setField } = useFields(
+    {
+      type: step?.type ?? ('manual' as TWorkflowStepType),
+      name: step?.name ?? '',
+      instructions: step?.instructions ?? '',
+      deviceTemplateId: step?.deviceTemplateId ?? null,
+    },
+    (field) => clearFieldError(field),
+  );
   const add = useAddWorkflowStep();
   const edit = useEditWorkflowStep();
-  const { errors, submit } = useFormSubmit(fieldNames, fieldOfToken, onDone, (handlers) => {
+  const { errors, submit, clearFieldError } = useFormSubmit(fieldNames, fieldOfToken, onDone, (handlers) => {
     const input = {
       dsiId,
       type: values.type,

@@ -1,7 +1,7 @@
 import { Button, Group, Stack } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { formErrorsFrom, type FormErrors } from '../../../components/api-error-message';
+import { formErrorsFrom, type FormErrors, withoutFieldError } from '../../../components/api-error-message';
 import { useFields } from '../../../hooks/use-fields';
 import { alerts } from '../../../lib/alerts';
 import { useChangePassword } from '../api/change-password';
@@ -24,7 +24,7 @@ const passwordInputs = [
 
 export function ChangePasswordForm({ username }: { username: string }) {
   const { t } = useTranslation();
-  const { values, setField, reset } = useFields(empty);
+  const { values, setField, reset } = useFields(empty, (field) => setErrors((current) => withoutFieldError(current, field)));
   const [errors, setErrors] = useState<FormErrors>({ fields: {}, general: [] });
   const mutation = useChangePassword();
 

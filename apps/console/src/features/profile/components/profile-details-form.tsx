@@ -2,7 +2,7 @@ import { Button, Group, SimpleGrid, Stack, TextInput } from '@mantine/core';
 import type { TUserProfile } from '@manifold/contract';
 import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { formErrorsFrom, type FieldLabels, type FormErrors } from '../../../components/api-error-message';
+import { formErrorsFrom, type FieldLabels, type FormErrors, withoutFieldError } from '../../../components/api-error-message';
 import {
   CurrentPasswordInput,
   handsOverAccount,
@@ -36,7 +36,9 @@ function valuesOf(profile: TUserProfile): ProfileValues & { currentPassword: str
 
 export function ProfileDetailsForm({ profile }: { profile: TUserProfile }) {
   const { t } = useTranslation();
-  const { values, setField, reset } = useFields(valuesOf(profile));
+  const { values, setField, reset } = useFields(valuesOf(profile), (field) =>
+    setErrors((current) => withoutFieldError(current, field)),
+  );
   const [errors, setErrors] = useState<FormErrors>({ fields: {}, general: [] });
   const mutation = useUpdateProfile();
 

@@ -104,6 +104,10 @@ describe('the user form editing a user', () => {
     );
     expect(screen.getByLabelText('Current password').getAttribute('aria-invalid')).toBe('true');
     expect(screen.queryByTestId('user-form-error')).toBeNull();
+    // typing another password takes the message away: it was about the one sent
+    fireEvent.change(screen.getByLabelText('Current password'), { target: { value: 'another' } });
+    expect(screen.getByLabelText('Current password').getAttribute('aria-invalid')).toBe('false');
+    expect(describedBy(screen.getByLabelText('Current password'))).not.toContain('The current password is incorrect');
   });
 
   it.each([

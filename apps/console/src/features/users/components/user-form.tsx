@@ -2,7 +2,7 @@ import { Button, Group, Select, SimpleGrid, Stack, Switch, TextInput } from '@ma
 import { knownTimeZones, type TUserProfile } from '@manifold/contract';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { formErrorsFrom, type FieldLabels, type FormErrors } from '../../../components/api-error-message';
+import { formErrorsFrom, type FieldLabels, type FormErrors, withoutFieldError } from '../../../components/api-error-message';
 import {
   CurrentPasswordInput,
   handsOverAccount,
@@ -67,7 +67,9 @@ function initialValues(user: TUserProfile | undefined) {
 
 export function UserForm({ user, currentUsername, onDone, onCancel }: UserFormProps) {
   const { t } = useTranslation();
-  const { values, setField } = useFields(initialValues(user));
+  const { values, setField } = useFields(initialValues(user), (field) =>
+    setErrors((current) => withoutFieldError(current, field)),
+  );
   const [errors, setErrors] = useState<FormErrors>({ fields: {}, general: [] });
   const roles = useRoles();
   const addUser = useAddUser();
