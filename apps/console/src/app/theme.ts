@@ -49,6 +49,9 @@ export const cssVariablesResolver: CSSVariablesResolver = () => ({
   },
   dark: {
     '--mantine-color-dimmed': 'var(--mantine-color-dark-1)',
+    // a disabled button's fill: Mantine's (dark-6) is the cards' own colour, so on a card a
+    // disabled button showed as bare text
+    '--mantine-color-disabled': 'var(--mantine-color-dark-5)',
     '--manifold-link': 'var(--mantine-color-green-2)',
     '--manifold-text': 'var(--mantine-color-gray-0)',
     '--manifold-danger': 'var(--mantine-color-red-3)',
