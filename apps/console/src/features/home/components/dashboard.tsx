@@ -97,6 +97,8 @@ function PartsChart({ parts }: { parts: TDashboard['parts'] }) {
           h={200}
           data={parts.days.map((day) => ({ ...day, day: day.day.slice(5) }))}
           dataKey="day"
+          // counts of parts: whole numbers on the axis
+          yAxisProps={{ allowDecimals: false }}
           withLegend
           series={[
             { name: 'made', label: t('dashboard.parts.made'), color: 'blue.8' },

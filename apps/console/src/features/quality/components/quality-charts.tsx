@@ -35,6 +35,8 @@ function GroupChart({ id, title, groups }: { id: string; title: string; groups: 
           data={data}
           dataKey="label"
           type="stacked"
+          // counts of parts: whole numbers on the axis
+          yAxisProps={{ allowDecimals: false }}
           withLegend
           series={[
             { name: 'passed', label: t('quality.passed'), color: 'teal.7' },
@@ -96,6 +98,7 @@ export function QualityCharts({ statistics }: { statistics: TQualityStatistics }
             h={220}
             data={statistics.failuresByReason}
             dataKey="reason"
+            yAxisProps={{ allowDecimals: false }}
             series={[{ name: 'failed', label: t('quality.failed'), color: 'red.8' }]}
           />
         }
