@@ -45,27 +45,23 @@ export function KeysStep({ keyType }: { keyType: TKeyType | null }) {
   const create = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     setErrors(noErrors);
-    provision.mutate(
-      { keyType: choice, rekey: false },
-      {
-        onSuccess: (result) => alerts.success(t('setup.keys.created', { keyType: result.keyType })),
-        onError: (error) => setErrors(formErrorsFrom(t, error, fieldNames, fieldOfToken)),
-      },
+    // through the promise, not mutate's callbacks: the new keys remount this step (its key is the
+    // key type) as the state is fetched again, and mutate's callbacks are dropped with the old one
+    provision.mutateAsync({ keyType: choice, rekey: false }).then(
+      (result) => alerts.success(t('setup.keys.created', { keyType: result.keyType })),
+      (error: unknown) => setErrors(formErrorsFrom(t, error, fieldNames, fieldOfToken)),
     );
   };
 
   const rekey = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     setRekeyErrors(noErrors);
-    provision.mutate(
-      { keyType: rekeyChoice, rekey: true },
-      {
-        onSuccess: (result) => {
-          setRekeyOpen(false);
-          alerts.success(t('setup.keys.replaced', { keyType: result.keyType, generation: result.generation }));
-        },
-        onError: (error) => setRekeyErrors(formErrorsFrom(t, error, fieldNames, fieldOfToken)),
+    provision.mutateAsync({ keyType: rekeyChoice, rekey: true }).then(
+      (result) => {
+        setRekeyOpen(false);
+        alerts.success(t('setup.keys.replaced', { keyType: result.keyType, generation: result.generation }));
       },
+      (error: unknown) => setRekeyErrors(formErrorsFrom(t, error, fieldNames, fieldOfToken)),
     );
   };
 
