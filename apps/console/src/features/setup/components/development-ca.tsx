@@ -50,7 +50,10 @@ export function DevelopmentCa({ provisioned }: { provisioned: boolean }) {
           variant="default"
           disabled={!provisioned}
           loading={create.isPending}
-          leftSection={<IconCertificate size={16} color="var(--mantine-color-orange-7)" aria-hidden />}
+          // the warning colour only on a button that can be pressed (a disabled one is grey throughout)
+          leftSection={
+            <IconCertificate size={16} color={provisioned ? 'var(--mantine-color-orange-7)' : 'currentColor'} aria-hidden />
+          }
           onClick={confirm}
         >
           {t('setup.developmentCa.issue')}
