@@ -5,7 +5,8 @@ export function PageLoader() {
   const { t } = useTranslation();
   return (
     <Center mih="50vh">
-      <Loader color="green" aria-label={t('common.loading')} />
+      {/* a status: an aria-label alone is not allowed on the loader's element, which has no role */}
+      <Loader color="green" role="status" aria-label={t('common.loading')} />
     </Center>
   );
 }

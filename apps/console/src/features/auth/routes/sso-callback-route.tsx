@@ -68,7 +68,7 @@ export function SsoCallbackRoute() {
           ) : null}
           {finish.isPending ? (
             <Center>
-              <Loader aria-label={t('login.sso.finishing')} />
+              <Loader role="status" aria-label={t('login.sso.finishing')} />
             </Center>
           ) : null}
           {!finish.isPending && !finish.isSuccess ? (

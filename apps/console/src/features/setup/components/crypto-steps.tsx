@@ -18,7 +18,7 @@ export function CryptoSteps() {
   if (certificates.error) {
     return <ErrorAlert>{apiErrorMessage(t, certificates.error)}</ErrorAlert>;
   }
-  if (!certificates.data) return <Skeleton h={160} aria-label={t('common.loading')} />;
+  if (!certificates.data) return <Skeleton h={160} role="status" aria-label={t('common.loading')} />;
   const { keyType, signing, encryption, trustAnchors, developmentCaEnabled } = certificates.data;
   const provisioned = keyType !== null;
 
