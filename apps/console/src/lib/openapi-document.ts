@@ -167,7 +167,9 @@ export function groupByTag(document: OpenApiDocument, operations: readonly ApiOp
   const groups = new Map<string, ApiOperation[]>();
   for (const operation of operations) {
     for (const tag of operation.tags.length > 0 ? operation.tags : [untagged]) {
-      groups.set(tag, [...(groups.get(tag) ?? []), operation]);
+      const group = groups.get(tag);
+      if (group) group.push(operation);
+      else groups.set(tag, [operation]);
     }
   }
   const names = [
@@ -177,9 +179,9 @@ export function groupByTag(document: OpenApiDocument, operations: readonly ApiOp
   return names.map((tag) => ({
     tag,
     description: text(declared.find((entry) => entry.name === tag)?.description),
-    operations: [...(groups.get(tag) ?? [])].sort(
-      (a, b) => a.path.localeCompare(b.path) || methods.indexOf(a.method as never) - methods.indexOf(b.method as never),
-    ),
+    operations: groups
+      .get(tag)!
+      .sort((a, b) => a.path.localeCompare(b.path) || methods.indexOf(a.method as never) - methods.indexOf(b.method as never)),
   }));
 }
 
