@@ -245,6 +245,9 @@ export function TraceValuesPanel({ target, deviceId }: { target: ValueTarget; de
     label: `${dtl.fileName} · ${format(dtl.dateCreated)}`,
   }));
 
+  // no template has a parameter for this page: the form says so instead of offering an empty picker
+  const nothingToRecord = choices.length === 0 && templates.data !== undefined && editing === null;
+
   return (
     <Section id="trace-values" title={t('trace.values.title')}>
       <Stack gap="md">
@@ -299,71 +302,75 @@ export function TraceValuesPanel({ target, deviceId }: { target: ValueTarget; de
             <Text fw={600} size="sm" component="h3">
               {editing ? t('trace.values.editTitle') : t('trace.values.addTitle')}
             </Text>
-            {choices.length === 0 && templates.data ? <Text c="dimmed">{t('trace.values.noParameters')}</Text> : null}
-            <Group align="flex-start">
-              <Select
-                label={t('trace.values.parameter')}
-                placeholder={t('trace.values.pickParameter')}
-                data={parameterData}
-                value={chosenId}
-                disabled={editing !== null}
-                error={errors.fields.parameterId}
-                searchable
-                w={320}
-                onChange={(next) => {
-                  setParameterId(next);
-                  setEntry('');
-                  setDtlId(null);
-                  setErrors(noErrors);
-                }}
-              />
-              {chosen?.parameter.dataType === 'MANUAL_ENTRY' ? (
-                <TextInput
-                  label={parameterLabel(chosen.parameter)}
-                  description={bounds ? t('quality.bounds', { bounds }) : undefined}
-                  required={chosen.parameter.required}
-                  value={entry}
-                  error={errors.fields.value}
-                  w={280}
-                  data-parameter={chosen.parameter.name}
-                  onChange={(event) => setEntry(event.currentTarget.value)}
-                />
-              ) : null}
-              {chosen?.parameter.dataType === 'DTL' ? (
-                <Select
-                  label={t('trace.values.dtl')}
-                  description={t('trace.values.dtlHelp')}
-                  data={dtlData}
-                  value={dtlId}
-                  error={errors.fields.dtlId}
-                  searchable
-                  w={360}
-                  nothingFoundMessage={t('trace.values.noDtl')}
-                  onChange={setDtlId}
-                />
-              ) : null}
-            </Group>
-            <FormGeneralErrors errors={errors} />
-            <Group>
-              {chosen?.parameter.dataType === 'FILE' ? (
-                <FileButton onChange={sendFile}>
-                  {(props) => (
-                    <Button {...props} leftSection={<IconUpload size={16} aria-hidden />}>
-                      {editing ? t('trace.values.replaceFile') : t('trace.values.chooseFile')}
+            {nothingToRecord ? <Text c="dimmed">{t('trace.values.noParameters')}</Text> : null}
+            {nothingToRecord ? null : (
+              <>
+                <Group align="flex-start">
+                  <Select
+                    label={t('trace.values.parameter')}
+                    placeholder={t('trace.values.pickParameter')}
+                    data={parameterData}
+                    value={chosenId}
+                    disabled={editing !== null}
+                    error={errors.fields.parameterId}
+                    searchable
+                    w={320}
+                    onChange={(next) => {
+                      setParameterId(next);
+                      setEntry('');
+                      setDtlId(null);
+                      setErrors(noErrors);
+                    }}
+                  />
+                  {chosen?.parameter.dataType === 'MANUAL_ENTRY' ? (
+                    <TextInput
+                      label={parameterLabel(chosen.parameter)}
+                      description={bounds ? t('quality.bounds', { bounds }) : undefined}
+                      required={chosen.parameter.required}
+                      value={entry}
+                      error={errors.fields.value}
+                      w={280}
+                      data-parameter={chosen.parameter.name}
+                      onChange={(event) => setEntry(event.currentTarget.value)}
+                    />
+                  ) : null}
+                  {chosen?.parameter.dataType === 'DTL' ? (
+                    <Select
+                      label={t('trace.values.dtl')}
+                      description={t('trace.values.dtlHelp')}
+                      data={dtlData}
+                      value={dtlId}
+                      error={errors.fields.dtlId}
+                      searchable
+                      w={360}
+                      nothingFoundMessage={t('trace.values.noDtl')}
+                      onChange={setDtlId}
+                    />
+                  ) : null}
+                </Group>
+                <FormGeneralErrors errors={errors} />
+                <Group>
+                  {chosen?.parameter.dataType === 'FILE' ? (
+                    <FileButton onChange={sendFile}>
+                      {(props) => (
+                        <Button {...props} leftSection={<IconUpload size={16} aria-hidden />}>
+                          {editing ? t('trace.values.replaceFile') : t('trace.values.chooseFile')}
+                        </Button>
+                      )}
+                    </FileButton>
+                  ) : (
+                    <Button type="submit" disabled={!chosen} loading={add.isPending || edit.isPending}>
+                      {editing ? t('common.save') : t('trace.values.record')}
                     </Button>
                   )}
-                </FileButton>
-              ) : (
-                <Button type="submit" disabled={!chosen} loading={add.isPending || edit.isPending}>
-                  {editing ? t('common.save') : t('trace.values.record')}
-                </Button>
-              )}
-              {editing ? (
-                <Button variant="default" onClick={reset}>
-                  {t('common.cancel')}
-                </Button>
-              ) : null}
-            </Group>
+                  {editing ? (
+                    <Button variant="default" onClick={reset}>
+                      {t('common.cancel')}
+                    </Button>
+                  ) : null}
+                </Group>
+              </>
+            )}
           </Stack>
         </form>
       </Stack>
