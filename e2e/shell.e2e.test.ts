@@ -14,11 +14,14 @@ const userNavigation = [
   'Builds',
   'Machine data',
   'Event queue',
-  'Network',
   'Quality',
   'Inspect a part',
+  'Network',
   'Secure files',
 ];
+
+/** The headings of a USER's navigation (administration's screens are an ADMIN's). */
+const userSections = ['Licensing', 'Traceability', 'Quality', 'Supply chain', 'Secure repository'];
 
 describe('console: shell, languages, roles', () => {
   let browser: Browser;
@@ -100,6 +103,15 @@ describe('console: shell, languages, roles', () => {
     const navigation = page.getByRole('navigation', { name: 'Main navigation' });
     await navigation.getByRole('link', { name: 'Home' }).waitFor();
     expect(await navigation.getByRole('link').allTextContents()).toEqual(userNavigation);
+    const sections = await navigation
+      .getByRole('group')
+      .evaluateAll((groups) =>
+        groups.map((group) => document.getElementById(group.getAttribute('aria-labelledby') ?? '')?.textContent),
+      );
+    expect(sections).toEqual(userSections);
+    expect(await navigation.getByRole('group', { name: 'Supply chain' }).getByRole('link').allTextContents()).toEqual([
+      'Network',
+    ]);
     await checkScreen(page, 'home-user');
 
     for (const path of ['/users', '/groups', '/setup']) {

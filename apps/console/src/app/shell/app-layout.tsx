@@ -11,7 +11,7 @@ import { redirectToLogin } from '../../lib/login-redirect';
 import { sessionQueryOptions } from '../../lib/session';
 import { scheduleSessionRefresh } from '../../lib/session-refresh';
 import { EscalationPrompt } from './escalation-prompt';
-import { activeNavigationTo, navigationFor } from './navigation';
+import { activeNavigationTo, navigationFor, navigationGroups } from './navigation';
 import { UserMenu } from './user-menu';
 import '../styles/signed-in';
 
@@ -55,19 +55,31 @@ export function AppLayout() {
       <AppShell.Navbar p="xs" aria-label={t('layout.navigation')}>
         {/* the entries outgrow a short window: they scroll */}
         <AppShell.Section grow component={ScrollArea}>
-          {items.map((item) => {
-            const active = item.to === activeTo;
+          {navigationGroups(items).map(({ section, items: entries }) => {
+            const links = entries.map((item) => {
+              const active = item.to === activeTo;
+              return (
+                <NavLink
+                  key={item.to}
+                  component={Link}
+                  to={item.to}
+                  label={t(item.labelKey)}
+                  leftSection={<item.icon size={18} aria-hidden />}
+                  active={active}
+                  aria-current={active ? 'page' : undefined}
+                  variant="filled"
+                />
+              );
+            });
+            if (!section) return links;
+            // a named group, not a heading: the page's own headings start at its title
             return (
-              <NavLink
-                key={item.to}
-                component={Link}
-                to={item.to}
-                label={t(item.labelKey)}
-                leftSection={<item.icon size={18} aria-hidden />}
-                active={active}
-                aria-current={active ? 'page' : undefined}
-                variant="filled"
-              />
+              <div key={section} role="group" aria-labelledby={`nav-section-${section}`}>
+                <Text id={`nav-section-${section}`} size="xs" fw={700} c="dimmed" tt="uppercase" px="sm" pt="md" pb={4}>
+                  {t(`nav.sections.${section}`)}
+                </Text>
+                {links}
+              </div>
             );
           })}
         </AppShell.Section>

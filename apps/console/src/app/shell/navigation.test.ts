@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { activeNavigationTo, navigationItems } from './navigation';
+import { activeNavigationTo, navigationGroups, navigationItems, navigationSections } from './navigation';
 
 describe('the navigation entry of a page', () => {
   it('is one entry only: the inspection form is not also the quality screen', () => {
@@ -13,5 +13,23 @@ describe('the navigation entry of a page', () => {
     expect(activeNavigationTo(navigationItems, '/')).toBe('/');
     expect(activeNavigationTo(navigationItems, '/partsx')).toBeUndefined();
     expect(activeNavigationTo(navigationItems, '/login')).toBeUndefined();
+  });
+});
+
+describe('the sections of the navigation', () => {
+  it('lists every section together, in the order of the headings, after the unheaded first entries', () => {
+    const sections = navigationItems.map((item) => item.section);
+    expect(sections.slice(0, 2)).toEqual([undefined, undefined]);
+    const order = navigationGroups(navigationItems).map((group) => group.section);
+    expect(order).toEqual([undefined, ...navigationSections]);
+  });
+
+  it('shows a heading only for the sections a role sees an entry of', () => {
+    const seen = navigationItems.filter((item) => ['/', '/orders', '/devices', '/quality'].includes(item.to));
+    expect(navigationGroups(seen).map((group) => [group.section, group.items.map((item) => item.to)])).toEqual([
+      [undefined, ['/']],
+      ['licensing', ['/devices', '/orders']],
+      ['quality', ['/quality']],
+    ]);
   });
 });

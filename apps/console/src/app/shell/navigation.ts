@@ -34,50 +34,136 @@ import {
 } from '@tabler/icons-react';
 import { getConsoleConfig, isScreenOpen, type TConsoleConfig } from '../../lib/console-config';
 
+/** The headed parts of the navigation, in their order; the first entries (home, profile) have none. */
+export const navigationSections = [
+  'licensing',
+  'traceability',
+  'quality',
+  'supplyChain',
+  'secureRepository',
+  'administration',
+] as const;
+export type NavigationSection = (typeof navigationSections)[number];
+
 export interface NavigationItem {
   to: string;
   labelKey: string;
   icon: Icon;
   /** The call a screen is built on: the permission table decides who sees it. */
   requires: RouteKey;
+  /** The heading it is listed under (`nav.sections.<section>`); none for the first entries. */
+  section?: NavigationSection;
 }
 
+/** Every screen of the navigation, section by section in the order of `navigationSections`. */
 export const navigationItems: readonly NavigationItem[] = [
   { to: '/', labelKey: 'nav.home', icon: IconHome, requires: 'GET /ui/version' },
   { to: '/profile', labelKey: 'nav.profile', icon: IconUserCircle, requires: 'POST /ui/user/edit' },
-  { to: '/users', labelKey: 'nav.users', icon: IconUsers, requires: 'POST /ui/user/add' },
-  { to: '/groups', labelKey: 'nav.groups', icon: IconUsersGroup, requires: 'POST /ui/groups/add' },
-  { to: '/packages', labelKey: 'nav.packages', icon: IconPackage, requires: 'GET /ui/package/list' },
-  { to: '/devices', labelKey: 'nav.devices', icon: IconPrinter, requires: 'GET /ui/device/list' },
-  { to: '/orders', labelKey: 'orders.nav', icon: IconClipboardList, requires: 'GET /ui/order/list' },
-  { to: '/authorizations', labelKey: 'authorizations.nav', icon: IconLicense, requires: 'GET /ui/authorization/list' },
-  { to: '/events', labelKey: 'nav.events', icon: IconActivity, requires: 'GET /ui/event/list' },
-  { to: '/builds', labelKey: 'nav.builds', icon: IconStack2, requires: 'GET /ui/build/list' },
-  { to: '/parts', labelKey: 'nav.parts', icon: IconBox, requires: 'GET /ui/part/list' },
-  { to: '/machine-data', labelKey: 'nav.machineData', icon: IconDatabase, requires: 'GET /ui/dtl/list' },
-  { to: '/audit', labelKey: 'nav.audit', icon: IconListSearch, requires: 'GET /ui/audit/list' },
-  { to: '/queue', labelKey: 'queue.nav', icon: IconStackPush, requires: 'GET /ui/queue/list' },
-  { to: '/network', labelKey: 'network.nav', icon: IconTopologyStar3, requires: 'GET /ui/manage/list' },
-  { to: '/outbox', labelKey: 'outbox.nav', icon: IconMailForward, requires: 'GET /ui/admin/outbox' },
-  { to: '/das', labelKey: 'nav.das', icon: IconArchive, requires: 'GET /ui/das/list' },
-  { to: '/storage', labelKey: 'nav.storage', icon: IconCloudDataConnection, requires: 'POST /ui/admin/storage/provider' },
-  { to: '/quality', labelKey: 'quality.nav', icon: IconChartBar, requires: 'POST /ui/qms/parts/search' },
-  { to: '/quality/inspect', labelKey: 'quality.inspectNav', icon: IconClipboardCheck, requires: 'POST /ui/qms/inspection' },
-  { to: '/trace-parameters', labelKey: 'svp.nav', icon: IconRuler2, requires: 'POST /ui/svp/add' },
-  { to: '/secure-files', labelKey: 'secureFiles.nav', icon: IconLock, requires: 'GET /ui/secure-repo/list' },
-  { to: '/access-policies', labelKey: 'nav.accessPolicies', icon: IconNetwork, requires: 'GET /ui/access-control/list' },
-  { to: '/access-roles', labelKey: 'nav.accessRoles', icon: IconShieldLock, requires: 'GET /ui/access-role/list' },
-  { to: '/setup', labelKey: 'nav.setup', icon: IconSettings, requires: 'GET /ui/admin/database' },
-  { to: '/settings', labelKey: 'nav.settings', icon: IconAdjustments, requires: 'POST /ui/admin/server' },
-  { to: '/identity-providers', labelKey: 'identity.providers.nav', icon: IconFingerprint, requires: 'GET /ui/admin/sso' },
+  { to: '/packages', labelKey: 'nav.packages', icon: IconPackage, requires: 'GET /ui/package/list', section: 'licensing' },
+  { to: '/devices', labelKey: 'nav.devices', icon: IconPrinter, requires: 'GET /ui/device/list', section: 'licensing' },
+  { to: '/orders', labelKey: 'orders.nav', icon: IconClipboardList, requires: 'GET /ui/order/list', section: 'licensing' },
+  {
+    to: '/authorizations',
+    labelKey: 'authorizations.nav',
+    icon: IconLicense,
+    requires: 'GET /ui/authorization/list',
+    section: 'licensing',
+  },
+  { to: '/das', labelKey: 'nav.das', icon: IconArchive, requires: 'GET /ui/das/list', section: 'licensing' },
+  { to: '/events', labelKey: 'nav.events', icon: IconActivity, requires: 'GET /ui/event/list', section: 'traceability' },
+  { to: '/builds', labelKey: 'nav.builds', icon: IconStack2, requires: 'GET /ui/build/list', section: 'traceability' },
+  { to: '/parts', labelKey: 'nav.parts', icon: IconBox, requires: 'GET /ui/part/list', section: 'traceability' },
+  { to: '/machine-data', labelKey: 'nav.machineData', icon: IconDatabase, requires: 'GET /ui/dtl/list', section: 'traceability' },
+  { to: '/audit', labelKey: 'nav.audit', icon: IconListSearch, requires: 'GET /ui/audit/list', section: 'traceability' },
+  { to: '/queue', labelKey: 'queue.nav', icon: IconStackPush, requires: 'GET /ui/queue/list', section: 'traceability' },
+  { to: '/quality', labelKey: 'quality.nav', icon: IconChartBar, requires: 'POST /ui/qms/parts/search', section: 'quality' },
+  {
+    to: '/quality/inspect',
+    labelKey: 'quality.inspectNav',
+    icon: IconClipboardCheck,
+    requires: 'POST /ui/qms/inspection',
+    section: 'quality',
+  },
+  { to: '/trace-parameters', labelKey: 'svp.nav', icon: IconRuler2, requires: 'POST /ui/svp/add', section: 'quality' },
+  { to: '/network', labelKey: 'network.nav', icon: IconTopologyStar3, requires: 'GET /ui/manage/list', section: 'supplyChain' },
+  { to: '/outbox', labelKey: 'outbox.nav', icon: IconMailForward, requires: 'GET /ui/admin/outbox', section: 'supplyChain' },
+  {
+    to: '/secure-files',
+    labelKey: 'secureFiles.nav',
+    icon: IconLock,
+    requires: 'GET /ui/secure-repo/list',
+    section: 'secureRepository',
+  },
+  {
+    to: '/access-policies',
+    labelKey: 'nav.accessPolicies',
+    icon: IconNetwork,
+    requires: 'GET /ui/access-control/list',
+    section: 'secureRepository',
+  },
+  {
+    to: '/access-roles',
+    labelKey: 'nav.accessRoles',
+    icon: IconShieldLock,
+    requires: 'GET /ui/access-role/list',
+    section: 'secureRepository',
+  },
+  { to: '/users', labelKey: 'nav.users', icon: IconUsers, requires: 'POST /ui/user/add', section: 'administration' },
+  { to: '/groups', labelKey: 'nav.groups', icon: IconUsersGroup, requires: 'POST /ui/groups/add', section: 'administration' },
+  {
+    to: '/storage',
+    labelKey: 'nav.storage',
+    icon: IconCloudDataConnection,
+    requires: 'POST /ui/admin/storage/provider',
+    section: 'administration',
+  },
+  { to: '/setup', labelKey: 'nav.setup', icon: IconSettings, requires: 'GET /ui/admin/database', section: 'administration' },
+  {
+    to: '/settings',
+    labelKey: 'nav.settings',
+    icon: IconAdjustments,
+    requires: 'POST /ui/admin/server',
+    section: 'administration',
+  },
+  {
+    to: '/identity-providers',
+    labelKey: 'identity.providers.nav',
+    icon: IconFingerprint,
+    requires: 'GET /ui/admin/sso',
+    section: 'administration',
+  },
   {
     to: '/authentication-servers',
     labelKey: 'identity.issuers.nav',
     icon: IconShieldCheck,
     requires: 'GET /ui/authentication/list',
+    section: 'administration',
   },
-  { to: '/clients', labelKey: 'identity.clients.nav', icon: IconPlugConnected, requires: 'GET /ui/client/list' },
+  {
+    to: '/clients',
+    labelKey: 'identity.clients.nav',
+    icon: IconPlugConnected,
+    requires: 'GET /ui/client/list',
+    section: 'administration',
+  },
 ];
+
+/** A run of entries under one heading (none for the first entries), as the navigation shows them. */
+export interface NavigationGroup {
+  section: NavigationSection | undefined;
+  items: NavigationItem[];
+}
+
+/** `items` (in the table's order) cut where their section changes; a section none of them is in shows no heading. */
+export function navigationGroups(items: readonly NavigationItem[]): NavigationGroup[] {
+  const groups: NavigationGroup[] = [];
+  for (const item of items) {
+    const last = groups.at(-1);
+    if (last && last.section === item.section) last.items.push(item);
+    else groups.push({ section: item.section, items: [item] });
+  }
+  return groups;
+}
 
 /**
  * The screens a role may use, from the contract's permission table (spec §6), leaving out those
