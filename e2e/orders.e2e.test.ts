@@ -66,6 +66,10 @@ describe('console: orders and authorizations', () => {
     await page.goto(`/orders?filterByCompanyName=${encodeURIComponent('Acme Designs')}&sortBy=dateCreated&sortOrder=desc`);
     await page.locator(`tr[data-order-id="${orderId}"]`).waitFor(settle);
     expect(await page.getByLabel('Company name (exact)').inputValue()).toBe('Acme Designs');
+    // its date and time on one line, the table scrolling sideways if need be
+    const created = page.locator(`tr[data-order-id="${orderId}"] time`);
+    expect(await created.evaluate((time) => time.getClientRects().length)).toBe(1);
+    expect(await created.evaluate((time) => getComputedStyle(time).whiteSpace)).toBe('nowrap');
     await page.locator(`tr[data-order-id="${orderId}"]`).getByRole('link').click();
     await page.getByRole('heading', { name: `Order ${policy.orderNumber}`, level: 1 }).waitFor();
 
@@ -138,6 +142,10 @@ describe('console: orders and authorizations', () => {
     await page.getByRole('heading', { name: 'Authorizations', level: 1 }).waitFor();
     await page.locator(`tr[data-authorization-id="${id}"] [data-state="sent"]`).waitFor(settle);
     await checkScreen(page, 'authorizations');
+    // the expiration and creation dates each on one line (they used to break before the time)
+    const times = page.locator(`tr[data-authorization-id="${id}"] time`);
+    expect(await times.count()).toBe(2);
+    expect(await times.evaluateAll((nodes) => nodes.map((time) => time.getClientRects().length))).toEqual([1, 1]);
 
     // revoked: the quantity returns to the order
     await page.goto(`/orders/${orderId}`);

@@ -61,8 +61,16 @@ export function SecurityKeysCard() {
           {(keys.data?.data ?? []).map((key) => (
             <Table.Tr key={key.authenticatorId}>
               <Table.Td>{key.name}</Table.Td>
-              <Table.Td>{formatDateTime(key.createdAt)}</Table.Td>
-              <Table.Td>{key.lastUsedAt ? formatDateTime(key.lastUsedAt) : t('securityKeys.never')}</Table.Td>
+              <Table.Td>
+                <time dateTime={key.createdAt}>{formatDateTime(key.createdAt)}</time>
+              </Table.Td>
+              <Table.Td>
+                {key.lastUsedAt ? (
+                  <time dateTime={key.lastUsedAt}>{formatDateTime(key.lastUsedAt)}</time>
+                ) : (
+                  t('securityKeys.never')
+                )}
+              </Table.Td>
               <Table.Td>
                 <IconAction
                   tooltip={t('common.delete')}

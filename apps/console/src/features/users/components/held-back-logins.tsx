@@ -75,7 +75,7 @@ export function HeldBackLogins() {
                 <Table.Td>
                   {held ? (
                     <Badge color="red" variant="light" c="var(--manifold-danger)">
-                      {formatDateTime(entry.notBefore!)}
+                      <time dateTime={entry.notBefore!}>{formatDateTime(entry.notBefore!)}</time>
                     </Badge>
                   ) : (
                     t('loginThrottle.notHeld')
