@@ -135,6 +135,17 @@ describe('console: storage settings, secure files on S3 and the design archive (
     await page.getByText('the stored files are being moved to it', { exact: false }).waitFor();
     expect(await form.getByLabel('Secret access key').inputValue()).toBe('');
     expect(JSON.stringify(await providerState())).not.toContain(place.awsSecretAccessKey!);
+    expect(JSON.stringify(await providerState())).not.toContain(place.awsAccessKeyId!);
+    // the saved provider's settings that are no secret are shown under it, the keys nowhere
+    const settings = page.getByTestId('storage-provider-settings');
+    await expect
+      .poll(() => settings.locator('tr').evaluateAll((rows) => rows.map((row) => row.textContent)))
+      .toEqual([
+        `Region${place.awsStorageRegion!}`,
+        `Bucket${place.awsStorageBucket!}`,
+        `Endpoint (S3-compatible services only)${place.awsStorageEndpoint!}`,
+      ]);
+    expect(await page.getByText(place.awsAccessKeyId!).count()).toBe(0);
     await expect
       .poll(async () => {
         await page.getByRole('button', { name: 'Refresh' }).click();

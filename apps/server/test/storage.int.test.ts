@@ -99,7 +99,7 @@ describeEachDatabase(
 
     it('answers no provider at first, and typed storage is not enabled', async () => {
       const provider = await ctx().call('GET', '/ui/admin/storage/provider', { token: admin });
-      expect(provider.json()).toEqual({ identifier: null, configured: false, move: null });
+      expect(provider.json()).toEqual({ identifier: null, configured: false, credentials: null, move: null });
       expect((await ctx().call('GET', '/ui/admin/storage/provider/list', { token: admin })).json()).toEqual({
         data: ['local', 'aws', 'azure'],
       });
@@ -164,7 +164,7 @@ describeEachDatabase(
     it('selects the local disk, which enables storage and completes the storage setup step', async () => {
       const selected = await ctx().call('POST', '/ui/admin/storage/provider', { token: admin, body: { identifier: 'local' } });
       expect(selected.statusCode, selected.body).toBe(200);
-      expect(selected.json()).toEqual({ identifier: 'local', configured: true, move: null });
+      expect(selected.json()).toEqual({ identifier: 'local', configured: true, credentials: null, move: null });
       expect((await ctx().call('GET', '/ui/storage/dsi/list', { token: user })).json()).toMatchObject({
         data: [],
         totalNumOfItems: 0,
@@ -327,10 +327,17 @@ describeEachDatabase(
       });
       expect(selected.statusCode, selected.body).toBe(200);
       expect(selected.body).not.toContain(place.s3Credentials.awsSecretAccessKey!);
+      expect(selected.body).not.toContain(place.s3Credentials.awsAccessKeyId!);
       expect(selected.json<TStorageProvider>()).toMatchObject({
         identifier: 'aws',
         configured: true,
         move: { from: 'local', to: 'aws', state: 'running' },
+      });
+      // of the credentials only the settings that are no secret are answered
+      expect(selected.json<TStorageProvider>().credentials).toEqual({
+        awsStorageRegion: place.s3Credentials.awsStorageRegion,
+        awsStorageBucket: place.s3Credentials.awsStorageBucket,
+        awsStorageEndpoint: place.s3Credentials.awsStorageEndpoint,
       });
       // not moved yet: read from the local disk
       expect((await ctx().call('GET', '/ui/storage/dsi/fetch/two.dsi', { token: user })).body).toBe('two');
@@ -363,10 +370,22 @@ describeEachDatabase(
         'storageProviderNotAvailable',
       );
       await runJobs();
-      expect((await ctx().call('GET', '/ui/admin/storage/provider', { token: admin })).json()).toMatchObject({
+      const chosen = await ctx().call('GET', '/ui/admin/storage/provider', { token: admin });
+      expect(chosen.body).not.toContain(place.azureCredentials.azureAccountKey!);
+      expect(chosen.json()).toMatchObject({
         identifier: 'azure',
+        credentials: {
+          azureAccountName: place.azureCredentials.azureAccountName,
+          azureContainerName: place.azureCredentials.azureContainerName,
+          azureEndpoint: place.azureCredentials.azureEndpoint,
+        },
         move: { from: 'aws', to: 'azure', state: 'done', moved: 4 },
       });
+      expect(Object.keys(chosen.json<TStorageProvider>().credentials ?? {}).sort()).toEqual([
+        'azureAccountName',
+        'azureContainerName',
+        'azureEndpoint',
+      ]);
       const azure = new AzureStorage({ ...emulators.azure, container: place.azureCredentials.azureContainerName! });
       expect((await keysOf(azure)).length).toBe(4);
       expect((await ctx().call('GET', '/ui/storage/dsi/fetch/three.dsi', { token: user })).body).toBe('three');

@@ -51,11 +51,31 @@ export const ZStorageMove = z
   .meta({ id: 'StorageMove' });
 export type TStorageMove = z.infer<typeof ZStorageMove>;
 
-/** The selected provider: `configured` false until an admin chose one; credentials never answered. */
+/**
+ * The selected provider's settings that are no secret, as answered (`credentials` of the spec's
+ * Storage provider, its keys left out): the S3 region, bucket and endpoint, the Azure account,
+ * container and endpoint. `awsAccessKeyId`, `awsSecretAccessKey` and `azureAccountKey` are never
+ * answered.
+ */
+export const ZStorageProviderSettings = ZStorageCredentials.pick({
+  awsStorageRegion: true,
+  awsStorageBucket: true,
+  awsStorageEndpoint: true,
+  azureAccountName: true,
+  azureContainerName: true,
+  azureEndpoint: true,
+}).meta({ id: 'StorageProviderSettings' });
+export type TStorageProviderSettings = z.infer<typeof ZStorageProviderSettings>;
+
+/**
+ * The selected provider: `configured` false until an admin chose one; of its credentials only the
+ * settings that are no secret (`credentials`: null for the local disk or none chosen).
+ */
 export const ZStorageProvider = z
   .object({
     identifier: z.string().nullable(),
     configured: z.boolean(),
+    credentials: ZStorageProviderSettings.nullable(),
     move: ZStorageMove.nullable(),
   })
   .meta({ id: 'StorageProvider' });

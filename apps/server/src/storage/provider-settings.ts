@@ -1,4 +1,4 @@
-import type { TStorageCredentials, TStorageProviderIdentifier } from '@manifold/contract';
+import type { TStorageCredentials, TStorageProviderIdentifier, TStorageProviderSettings } from '@manifold/contract';
 import { storageProviderIdentifiers } from '@manifold/contract';
 import { AppError } from '../lib/app-error.js';
 import { type PeerHostPolicy, parsePeerUrl } from '../peers/http-client.js';
@@ -86,4 +86,21 @@ export function providerSettings(
       ...(custom ? { endpoint: custom } : {}),
     },
   };
+}
+
+/**
+ * The settings of a provider that are no secret, named as the request names them (the region,
+ * bucket and endpoint of S3; the account, container and endpoint of Azure): what the storage
+ * screen shows of the chosen provider. Keys are left out; null for the local disk.
+ */
+export function publicSettings(settings: ProviderSettings): TStorageProviderSettings | null {
+  if (settings.identifier === 'aws') {
+    const { region, bucket, endpoint } = settings.s3;
+    return { awsStorageRegion: region, awsStorageBucket: bucket, ...(endpoint ? { awsStorageEndpoint: endpoint } : {}) };
+  }
+  if (settings.identifier === 'azure') {
+    const { accountName, container, endpoint } = settings.azure;
+    return { azureAccountName: accountName, azureContainerName: container, ...(endpoint ? { azureEndpoint: endpoint } : {}) };
+  }
+  return null;
 }

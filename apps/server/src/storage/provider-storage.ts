@@ -2,13 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { z } from 'zod';
-import { storageProviderIdentifiers } from '@manifold/contract';
+import { storageProviderIdentifiers, type TStorageProviderSettings } from '@manifold/contract';
 import { AppError } from '../lib/app-error.js';
 import type { KeySealer } from '../modules/provision/key-sealer.js';
 import type { SettingsRepository } from '../modules/settings/settings.repository.js';
 import { AzureStorage } from './azure-storage.js';
 import type { LocalStorage } from './local-storage.js';
-import type { ProviderSettings } from './provider-settings.js';
+import { type ProviderSettings, publicSettings } from './provider-settings.js';
 import { S3Storage } from './s3-storage.js';
 import {
   type AbandonedUploadRule,
@@ -53,7 +53,8 @@ interface Resolved {
  * The server's storage: the selected provider (the local disk until an admin selects one),
  * read from the settings every instance shares. While a move runs, writes go to the new
  * provider and reads fall back to the previous one for objects not moved yet; deletes reach
- * both. Credentials are opened from their sealed form only here and never leave it.
+ * both. Credentials are opened from their sealed form only here and never leave it (of them only
+ * the settings that are no secret, `publicSettings`, are answered).
  */
 export class ProviderStorage implements Storage {
   private resolved: { at: number; raw: string | undefined; value: Resolved } | undefined;
@@ -82,20 +83,37 @@ export class ProviderStorage implements Storage {
     return new AzureStorage(settings.azure);
   }
 
-  /** Opens a selection record's provider (kept for reuse); `storageProviderNotConfigured` when its sealed settings cannot be opened. */
-  open(record: ProviderRecord): StorageProvider {
-    if (record.identifier === 'local' || record.sealed === null) return this.local;
-    const known = this.opened.get(record.sealed);
-    if (known) return known;
-    let settings: ProviderSettings;
+  /** A selection record's settings opened from their sealed form; `storageProviderNotConfigured` when they cannot be. */
+  private openSealed(sealed: string): ProviderSettings {
     try {
-      settings = JSON.parse(this.sealer.open(record.sealed)) as ProviderSettings;
+      return JSON.parse(this.sealer.open(sealed)) as ProviderSettings;
     } catch {
       throw new AppError('storageProviderNotConfigured', {
         description: 'The storage provider credentials cannot be opened (was the key-encryption key changed?)',
       });
     }
-    const provider = this.openSettings(settings);
+  }
+
+  /**
+   * The settings of a selection record's provider that are no secret (`publicSettings`); null for
+   * the local disk, or when the sealed settings cannot be opened (the provider is then unusable, and
+   * says so where it is used). The keys stay here.
+   */
+  publicSettings(record: ProviderRecord): TStorageProviderSettings | null {
+    if (record.identifier === 'local' || record.sealed === null) return null;
+    try {
+      return publicSettings(this.openSealed(record.sealed));
+    } catch {
+      return null;
+    }
+  }
+
+  /** Opens a selection record's provider (kept for reuse); `storageProviderNotConfigured` when its sealed settings cannot be opened. */
+  open(record: ProviderRecord): StorageProvider {
+    if (record.identifier === 'local' || record.sealed === null) return this.local;
+    const known = this.opened.get(record.sealed);
+    if (known) return known;
+    const provider = this.openSettings(this.openSealed(record.sealed));
     this.opened.set(record.sealed, provider);
     return provider;
   }

@@ -22,7 +22,8 @@ export const storageAdminRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
-        summary: 'The selected storage provider and the progress of a move (credentials are never answered)',
+        summary:
+          'The selected storage provider (of its credentials only region, bucket, container, account and endpoint; never a key) and the progress of a move',
         response: responses(ZStorageProvider),
       },
     },

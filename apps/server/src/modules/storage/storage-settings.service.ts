@@ -60,6 +60,7 @@ export class StorageSettingsService {
     return {
       identifier: selection?.current.identifier ?? null,
       configured: selection !== undefined,
+      credentials: selection ? this.storage.publicSettings(selection.current) : null,
       move: await this.move(),
     };
   }

@@ -11,7 +11,7 @@ import {
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { apiRequest } from '../../../lib/api-client';
 
-/** The selected storage provider and the progress of a move (credentials are never answered). */
+/** The selected storage provider, its settings that are no secret, and the progress of a move (keys are never answered). */
 export function storageProviderQueryOptions() {
   return queryOptions({
     queryKey: ['admin', 'storage', 'provider'],

@@ -15,6 +15,13 @@ const awsInputs = {
   Bucket: 'manifold-files',
 } as const;
 
+/** The chosen S3 provider's settings as the server answers them (no key). */
+const chosenS3 = {
+  awsStorageRegion: 'eu-west-1',
+  awsStorageBucket: 'saved-bucket',
+  awsStorageEndpoint: 'http://minio.local:9000',
+};
+
 /**
  * The server: S3 is the selected provider; choosing one is refused with `body` and `status`.
  * Answers the selection calls it got.
@@ -27,7 +34,8 @@ function refuseSelection(body: unknown, status: number): { selections: () => num
       const { pathname } = new URL(url, 'http://localhost');
       if (pathname === '/ui/admin/storage/provider/list') return Response.json({ data: ['local', 'aws', 'azure'] });
       if (pathname !== '/ui/admin/storage/provider') return new Response('{}', { status: 404 });
-      if (init?.method !== 'POST') return Response.json({ identifier: 'aws', configured: true, move: null });
+      if (init?.method !== 'POST')
+        return Response.json({ identifier: 'aws', configured: true, credentials: chosenS3, move: null });
       selections += 1;
       return Response.json(body, { status });
     }),
@@ -66,6 +74,29 @@ beforeEach(() => {
 afterEach(() => vi.unstubAllGlobals());
 
 describe('the storage provider form', () => {
+  it.each([
+    ['en', 'Files are stored in: Amazon S3 (or S3-compatible).', ['Region', 'Bucket', 'Endpoint (S3-compatible services only)']],
+    ['zh', null, ['区域', '存储桶', '端点（仅限兼容 S3 的服务）']],
+  ] as const)(
+    'shows the chosen provider with its region, bucket and endpoint, never a key (%s)',
+    async (locale, current, labels) => {
+      refuseSelection({}, 500);
+      renderForm(locale);
+      const rows = await screen.findByTestId('storage-provider-settings');
+      if (current) expect(screen.getByTestId('storage-current-provider').textContent).toBe(current);
+      expect(
+        [...rows.querySelectorAll('tr')].map((row) => [
+          row.querySelector('th')?.textContent,
+          row.querySelector('td')?.textContent,
+        ]),
+      ).toEqual([
+        [labels[0], 'eu-west-1'],
+        [labels[1], 'saved-bucket'],
+        [labels[2], 'http://minio.local:9000'],
+      ]);
+    },
+  );
+
   it('shows a refusal of a credential (420 naming it) on that input', async () => {
     refuseSelection(
       {

@@ -1,5 +1,5 @@
 import { Badge, Button, Group, Progress, Select, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
-import type { TStorageCredentials, TStorageMove } from '@manifold/contract';
+import type { TStorageCredentials, TStorageMove, TStorageProviderSettings } from '@manifold/contract';
 import { IconRefresh } from '@tabler/icons-react';
 import { type FormEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -10,6 +10,7 @@ import { alerts } from '../../../lib/alerts';
 import { useSelectStorageProvider, useStorageProvider, useStorageProviderList } from '../api/storage-provider';
 import { stateText } from '../../../app/theme';
 import { PasswordInput } from '../../../components/password-input';
+import { DetailRows } from '../../../components/detail-rows';
 
 type CredentialField = keyof TStorageCredentials;
 
@@ -33,6 +34,26 @@ const providerFields: Record<string, { field: CredentialField; secret?: boolean;
 
 /** How the API names a credential in a problem (`field`): as a property of the request's `credentials`. */
 const credentialField = (field: CredentialField) => `credentials.${field}`;
+
+/**
+ * The chosen provider's settings as the server answers them (`credentials`: only those that are no
+ * secret), in the form's order, each under its input's label.
+ */
+function ProviderSettingsRows({ identifier, settings }: { identifier: string; settings: TStorageProviderSettings }) {
+  const { t } = useTranslation();
+  const rows = (providerFields[identifier] ?? [])
+    .filter(({ field, secret }) => secret !== true && field in settings)
+    .map(({ field }): [string, string] => [
+      t(`storage.fields.${field}`),
+      settings[field as keyof TStorageProviderSettings] ?? '',
+    ]);
+  if (rows.length === 0) return null;
+  return (
+    <div data-testid="storage-provider-settings">
+      <DetailRows rows={rows} />
+    </div>
+  );
+}
 
 const noErrors: FormErrors = { fields: {}, general: [] };
 
@@ -93,6 +114,9 @@ export function StorageProviderForm() {
           ? t('storage.provider.current', { provider: t(`storage.providers.${provider.data.identifier ?? 'local'}`) })
           : t('storage.provider.none')}
       </Text>
+      {provider.data?.configured && provider.data.credentials ? (
+        <ProviderSettingsRows identifier={provider.data.identifier ?? 'local'} settings={provider.data.credentials} />
+      ) : null}
       {move ? (
         <Stack gap={4} data-testid="storage-move" data-state={move.state}>
           <Group justify="space-between">

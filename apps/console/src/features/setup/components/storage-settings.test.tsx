@@ -15,7 +15,8 @@ function refuse(path: '/ui/admin/storage/type/list' | '/ui/admin/das', body: unk
       const { pathname } = new URL(url, 'http://localhost');
       if (init?.method === 'POST' && pathname === path) return Response.json(body, { status });
       if (pathname === '/ui/admin/storage/provider/list') return Response.json({ data: ['local'] });
-      if (pathname === '/ui/admin/storage/provider') return Response.json({ identifier: 'local', configured: true, move: null });
+      if (pathname === '/ui/admin/storage/provider')
+        return Response.json({ identifier: 'local', configured: true, credentials: null, move: null });
       if (pathname === '/ui/admin/storage/type/list')
         return Response.json({ data: [{ name: 'dsi', path: 'dsi', configured: true }] });
       if (pathname === '/ui/admin/das') return Response.json({ enabled: false });
