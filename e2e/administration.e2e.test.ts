@@ -70,6 +70,37 @@ describe('console: administration settings (ADMIN)', () => {
     await context.close();
   });
 
+  it('shows the settings pages as one row that scrolls sideways, every page reached from the keyboard', async () => {
+    const { context, page } = await freshPage(browser);
+    await logInAsAdmin(page);
+    await page.goto('/settings/server');
+    const row = page.getByRole('navigation', { name: 'Settings pages' });
+    const links = row.getByRole('link');
+    await links.first().waitFor();
+    const count = await links.count();
+    expect(count).toBeGreaterThan(8);
+    // one line at 1280 px (and narrower): every link at the same height, the rest scrolled to
+    const tops = await links.evaluateAll((nodes) => nodes.map((node) => node.getBoundingClientRect().top));
+    expect(new Set(tops).size).toBe(1);
+    expect(await row.evaluate((nav) => nav.scrollWidth > nav.clientWidth)).toBe(true);
+    await page.setViewportSize({ width: 375, height: 860 });
+    expect(new Set(await links.evaluateAll((nodes) => nodes.map((node) => node.getBoundingClientRect().top))).size).toBe(1);
+    await page.setViewportSize({ width: 1280, height: 860 });
+    // Tab walks the row; the last link scrolls into view and Enter opens its page
+    await links.first().focus();
+    for (let index = 1; index < count; index += 1) await page.keyboard.press('Tab');
+    const last = links.last();
+    expect(await last.evaluate((node) => node === document.activeElement)).toBe(true);
+    expect(await row.evaluate((nav) => nav.scrollLeft)).toBeGreaterThan(0);
+    const [navBox, lastBox] = [await row.boundingBox(), await last.boundingBox()];
+    expect(lastBox && navBox && lastBox.x + lastBox.width <= navBox.x + navBox.width + 1).toBe(true);
+    const href = await last.getAttribute('href');
+    await page.keyboard.press('Enter');
+    await page.waitForURL((url) => url.pathname === href, settle);
+    expect(await last.getAttribute('aria-current')).toBe('page');
+    await context.close();
+  });
+
   it('switching Manage off hides its screens; back on, they return', async () => {
     const { context, page } = await freshPage(browser);
     await logInAsAdmin(page);

@@ -35,7 +35,9 @@ describe('console: peer network between two instances', () => {
     const { page } = await freshPage(browser, instance.baseUrl);
     await logInAs(page, { username: instance.adminUsername, password: instance.adminPassword });
     await page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: 'Network' }).click();
-    await page.getByRole('heading', { name: 'Manage instances', level: 1 }).waitFor();
+    // the area's title is the page's one h1; the page chosen in it is headed a level below
+    await page.getByRole('heading', { name: 'Manage instances', level: 2 }).waitFor();
+    expect(await page.getByRole('heading', { level: 1 }).allTextContents()).toEqual(['Network']);
     return page;
   }
 
@@ -95,12 +97,12 @@ describe('console: peer network between two instances', () => {
     const page = await openNetwork(upstream);
     const pages = page.getByRole('navigation', { name: 'Network pages' });
     await pages.getByRole('link', { name: 'Trace instances' }).click();
-    await page.getByRole('heading', { name: 'Trace instances', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Trace instances', level: 2 }).waitFor();
     await page.getByTestId('trace-instances-table').waitFor();
     await checkScreenInBothThemes(page, 'network-trace');
 
     await pages.getByRole('link', { name: 'Protect instances' }).click();
-    await page.getByRole('heading', { name: 'Protect instances', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Protect instances', level: 2 }).waitFor();
     await page.getByRole('button', { name: 'New token pair' }).click();
     const tokens = page.getByTestId('protect-tokens');
     await tokens.getByText('Shown once').waitFor();

@@ -1,6 +1,7 @@
-import { Button, Group, Title } from '@mantine/core';
+import { Button, Group } from '@mantine/core';
 import { IconPlus } from '@tabler/icons-react';
 import { PageHead } from './page-head';
+import { PageTitle } from './page-title';
 
 export interface ListHeaderProps {
   title: string;
@@ -9,13 +10,13 @@ export interface ListHeaderProps {
   add?: { label: string; onClick: () => void } | null;
 }
 
-/** The head of a list screen: the page head, the heading and the add button. */
+/** The head of a list screen: the page head, the heading (`PageTitle`) and the add button. */
 export function ListHeader({ title, description, add }: ListHeaderProps) {
   return (
     <>
       <PageHead title={title} description={description} />
       <Group justify="space-between">
-        <Title order={1}>{title}</Title>
+        <PageTitle>{title}</PageTitle>
         {add ? (
           <Button leftSection={<IconPlus size={16} aria-hidden />} onClick={add.onClick}>
             {add.label}
