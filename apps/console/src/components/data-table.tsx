@@ -32,9 +32,13 @@ export interface DataTableProps {
 export function DataTable({ testId, caption, minWidth, columns, children, empty, busy, compact, bordered }: DataTableProps) {
   const inSection = compact === true || bordered === true;
   const shown = columns.filter((column) => column !== null && column !== false && column !== undefined);
+  const isEmpty = empty !== null && empty !== false && empty !== undefined;
   return (
     <Table.ScrollContainer
       minWidth={minWidth}
+      // the width the table is seen in, for the empty row's text (`100cqi`); only then, so that a
+      // table with rows keeps sizing as before
+      style={isEmpty ? { containerType: 'inline-size' } : undefined}
       // a table wider than the screen scrolls sideways: the keyboard reaches it too (WCAG 2.1.1)
       scrollAreaProps={{ viewportProps: { tabIndex: 0, role: 'region', 'aria-label': caption } }}
     >
@@ -61,7 +65,7 @@ export function DataTable({ testId, caption, minWidth, columns, children, empty,
         </Table.Thead>
         <Table.Tbody>
           {children}
-          {empty !== null && empty !== false && empty !== undefined ? (
+          {isEmpty ? (
             <EmptyTableRow colSpan={shown.length} size={inSection ? 'sm' : undefined}>
               {empty}
             </EmptyTableRow>
@@ -72,12 +76,24 @@ export function DataTable({ testId, caption, minWidth, columns, children, empty,
   );
 }
 
-/** The one row of a table with nothing to list. */
-export function EmptyTableRow({ colSpan, size, children }: { colSpan: number; size?: 'sm'; children: ReactNode }) {
+/**
+ * The one row of a table with nothing to list. Its text stays in view when the table is wider than
+ * the screen (a phone): it is as wide as the table's visible region (`100cqi` of the scroll
+ * container) and kept at the region's start while the columns scroll, so it wraps there instead of
+ * being centred in the whole table's width, off screen.
+ */
+function EmptyTableRow({ colSpan, size, children }: { colSpan: number; size?: 'sm'; children: ReactNode }) {
   return (
     <Table.Tr>
-      <Table.Td colSpan={colSpan}>
-        <Text c="dimmed" ta="center" size={size}>
+      <Table.Td colSpan={colSpan} px={0}>
+        <Text
+          c="dimmed"
+          ta="center"
+          size={size}
+          px="sm"
+          data-testid="table-empty"
+          style={{ position: 'sticky', insetInlineStart: 0, width: '100cqi', boxSizing: 'border-box' }}
+        >
           {children}
         </Text>
       </Table.Td>
