@@ -45,7 +45,7 @@ describe('console: security keys and escalation', () => {
 
     await page.goto('/profile');
     const keys = page.getByTestId('security-keys');
-    await keys.getByText('You have no security key yet.').waitFor();
+    await keys.getByText('No security keys yet.', { exact: true }).waitFor();
     await keys.getByLabel('Name of the new key').fill('Virtual key');
     await keys.getByRole('button', { name: 'Add security key' }).click();
     await page.getByText('Security key Virtual key added').waitFor();

@@ -102,7 +102,7 @@ describe('console: a machine\u2019s job in events, audit, builds, parts and the 
     await checkScreen(page, 'audit');
     // days in the user's time zone: nothing from a day to come, the record up to today
     await page.getByLabel('From (day)').fill('2099-01-01');
-    await page.getByText('No recorded event matches').waitFor(settle);
+    await page.getByTestId('table-empty').getByText('No audit events match the filters.', { exact: true }).waitFor(settle);
     await page.getByLabel('From (day)').fill('');
     const { userProfile } = await call<{ userProfile: { timeZone: string } }>('GET /ui/user/login');
     const today = new Intl.DateTimeFormat('en-CA', { timeZone: userProfile.timeZone }).format(new Date());
@@ -155,7 +155,7 @@ describe('console: a machine\u2019s job in events, audit, builds, parts and the 
     await step('design').getByText(revision.designName).waitFor();
     await step('order').getByText(`Order ${orderNumber}`).waitFor();
     await step('machine').getByText(machine.name).waitFor();
-    await step('values').getByText('No values recorded').waitFor();
+    await step('values').getByText('No values recorded yet.', { exact: true }).waitFor();
     await step('inspection').getByText('Quality check passed').waitFor();
     const links = {
       design: `/packages/${revision.dsiId}`,

@@ -119,6 +119,15 @@ describe('console: users and groups (ADMIN)', () => {
     await page.getByTestId('login-throttle-table').waitFor();
     // a table wider than the screen scrolls: axe's scrollable-region-focusable wants its region focusable
     await checkScreen(page, 'users-phone');
+    // a search that matches no one: the table's one row says so, whole and within the screen,
+    // though the table is wider than the screen
+    await page.goto('/users?search=nobody-has-this-name');
+    const empty = page.getByTestId('users-table').getByTestId('table-empty');
+    await empty.getByText('No users match the filters.', { exact: true }).waitFor();
+    const box = await empty.boundingBox();
+    expect(box && box.x >= 0 && box.x + box.width <= 375).toBe(true);
+    expect(await empty.evaluate((text) => text.scrollWidth <= text.clientWidth)).toBe(true);
+    expect(await page.getByTestId('users-table').evaluate((table) => table.getBoundingClientRect().width)).toBeGreaterThan(375);
     await page.goto('/groups');
     await page.getByRole('heading', { name: 'Groups', level: 1 }).waitFor();
     await checkScreen(page, 'groups-phone');

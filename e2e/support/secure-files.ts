@@ -34,7 +34,7 @@ export async function expectHiddenFrom(
   try {
     await logInAs(page, user);
     await openSecureFiles(page);
-    await page.getByText('No folders you can see yet.').waitFor(settle);
+    await page.getByText('No folders yet.', { exact: true }).waitFor(settle);
     expect(await page.getByText(folder.name).count()).toBe(0);
     await page.goto(folder.url);
     await page.getByText('The folder or file does not exist').first().waitFor(settle);

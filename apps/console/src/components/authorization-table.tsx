@@ -39,10 +39,18 @@ export interface AuthorizationTableProps {
   busy?: boolean;
   /** Caption read by screen readers and shown under the table. */
   caption: string;
+  /** The list is narrowed by filters: an empty one says nothing matches them. */
+  filtered?: boolean;
 }
 
 /** Authorizations with their state and the actions send, revoke (confirmed) and download. */
-export function AuthorizationTable({ authorizations, withOrder = false, busy = false, caption }: AuthorizationTableProps) {
+export function AuthorizationTable({
+  authorizations,
+  withOrder = false,
+  busy = false,
+  caption,
+  filtered = false,
+}: AuthorizationTableProps) {
   const { t } = useTranslation();
   const format = useDateTimeFormat();
   const send = useSendAuthorizations();
@@ -101,7 +109,7 @@ export function AuthorizationTable({ authorizations, withOrder = false, busy = f
           t('authorizations.columns.dateCreated'),
           t('common.actions'),
         ]}
-        empty={authorizations.length === 0 ? t('authorizations.empty') : null}
+        empty={authorizations.length === 0 ? t(filtered ? 'authorizations.noMatch' : 'authorizations.empty') : null}
       >
         {authorizations.map((authorization) => {
           const id = shortId(authorization.authorizationId);

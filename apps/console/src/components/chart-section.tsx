@@ -1,4 +1,5 @@
-import { Box, Table } from '@mantine/core';
+import { Box, Stack, Table, Text } from '@mantine/core';
+import { IconChartBarOff } from '@tabler/icons-react';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { DataTable } from './data-table';
@@ -11,7 +12,8 @@ export function percent(rate: number | null): string {
 
 /**
  * One chart and the table of the same numbers: the chart is an image named by its summary for
- * screen readers, the table is what they read.
+ * screen readers, the table is what they read. With no rows there is neither: the section says
+ * `empty` instead of drawing bare axes and an empty table.
  */
 export function ChartSection({
   id,
@@ -20,6 +22,7 @@ export function ChartSection({
   chart,
   columns,
   rows,
+  empty,
 }: {
   id: string;
   title: string;
@@ -27,29 +30,35 @@ export function ChartSection({
   chart: ReactNode;
   columns: string[];
   rows: (string | number)[][];
+  /** What the section says when there are no rows (the list's empty or no-match text). */
+  empty: string;
 }) {
   const { t } = useTranslation();
   return (
     <Section id={id} title={title}>
-      <Box role="img" aria-label={summary} mb="md">
-        {chart}
-      </Box>
-      <DataTable
-        testId={`${id}-table`}
-        caption={t('quality.tableOf', { title })}
-        minWidth={320}
-        columns={columns}
-        compact
-        empty={rows.length === 0 ? t('quality.noData') : null}
-      >
-        {rows.map((row) => (
-          <Table.Tr key={String(row[0])}>
-            {row.map((cell, index) => (
-              <Table.Td key={index}>{cell}</Table.Td>
+      {rows.length === 0 ? (
+        <Stack align="center" justify="center" gap="xs" mih={160} data-testid={`${id}-empty`}>
+          <IconChartBarOff size={32} stroke={1.5} color="var(--mantine-color-dimmed)" aria-hidden />
+          <Text c="dimmed" ta="center">
+            {empty}
+          </Text>
+        </Stack>
+      ) : (
+        <>
+          <Box role="img" aria-label={summary} mb="md">
+            {chart}
+          </Box>
+          <DataTable testId={`${id}-table`} caption={t('quality.tableOf', { title })} minWidth={320} columns={columns} compact>
+            {rows.map((row) => (
+              <Table.Tr key={String(row[0])}>
+                {row.map((cell, index) => (
+                  <Table.Td key={index}>{cell}</Table.Td>
+                ))}
+              </Table.Tr>
             ))}
-          </Table.Tr>
-        ))}
-      </DataTable>
+          </DataTable>
+        </>
+      )}
     </Section>
   );
 }

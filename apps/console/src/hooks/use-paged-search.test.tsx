@@ -25,6 +25,7 @@ function List({
       <output data-testid={`${testId}-page`}>{list.page}</output>
       <output data-testid={`${testId}-query`}>{list.query ?? '(none)'}</output>
       <output data-testid={`${testId}-state`}>{list.filters.state ?? '(all)'}</output>
+      <output data-testid={`${testId}-narrowed`}>{String(list.narrowed)}</output>
       <input
         aria-label={`search ${testId}`}
         value={list.search}
@@ -310,5 +311,17 @@ describe('usePagedSearch: the page and the search text in the address', () => {
     expect(router.state.historyAction).toBe('PUSH');
     expect(screen.getByTestId('list-state').textContent).toBe('failed');
     expect(pageShown()).toBe('1');
+  });
+
+  it.each([
+    ['/list', 'false'],
+    ['/list?page=2', 'false'],
+    ['/list?search=%20%20', 'false'],
+    ['/list?state=%20', 'false'],
+    ['/list?search=abc', 'true'],
+    ['/list?state=failed', 'true'],
+  ])('says whether a search or a filter narrows the list (%s: %s)', (address, narrowed) => {
+    renderAt([address], <List options={{ filters: ['state'] }} />);
+    expect(screen.getByTestId('list-narrowed').textContent).toBe(narrowed);
   });
 });

@@ -102,6 +102,11 @@ export interface PagedSearch<TFilter extends string = never> {
   query: string | undefined;
   /** The filters of the address, trimmed; blank ones left out. */
   filters: Partial<Record<TFilter, string>>;
+  /**
+   * A search or a filter narrows the list (the address has one): an empty answer is then "No …
+   * match the filters", not "No … yet" (`DataTable`'s `empty`).
+   */
+  narrowed: boolean;
   /** Filters changed (undefined or blank: cleared): a new entry of the history, at the first page. */
   setFilters: (change: Partial<Record<TFilter, string | undefined>>) => void;
 }
@@ -221,6 +226,7 @@ export function usePagedSearch<TFilter extends string = never>({
     setSearch,
     query: addressSearch.trim() || undefined,
     filters,
+    narrowed: addressSearch.trim() !== '' || Object.keys(filters).length > 0,
     setFilters: (change) =>
       setParams((latest) => {
         const next = firstPage(new URLSearchParams(latest));

@@ -69,3 +69,14 @@ export function orderListSearch(input: object, defaults: OrderListDefaults): URL
 export function orderListQuery(input: Record<string, string | number | boolean | undefined>) {
   return Object.fromEntries(Object.entries(input).map(([key, value]) => [key, value === '' ? null : value]));
 }
+
+/**
+ * Whether the list is narrowed: a text filter holds something, or the archived orders are asked
+ * for. An empty answer is then "No … match the filters", not "No … yet".
+ */
+export function orderListNarrowed(
+  input: OrderListDefaults & Partial<Record<string, unknown>>,
+  textFilters: readonly string[],
+): boolean {
+  return input.filterByArchived || textFilters.some((name) => typeof input[name] === 'string' && input[name] !== '');
+}

@@ -103,6 +103,36 @@ describe('message files', () => {
   });
 });
 
+/**
+ * The one wording of a list with nothing in it and the one of a list whose search or filters match
+ * nothing (docs/console.md): a message named `empty…` says "No {things} yet." (a sentence of advice
+ * may follow), one named `noMatch…` "No {things} match the filters."
+ */
+const emptyWordings: Record<string, { empty: RegExp; noMatch: RegExp }> = {
+  en: { empty: /^No \S.* yet\.( \S.*\.)?$/, noMatch: /^No \S.* match the filters\.$/ },
+  zh: { empty: /^暂无[^。]+。([^。]+。)?$/, noMatch: /^没有符合筛选条件的[^。]+。$/ },
+  es: { empty: /^Todavía no hay \S.*\.( \S.*\.)?$/, noMatch: /^No hay \S.* que coincidan con los filtros\.$/ },
+};
+
+describe('the wording of empty lists', () => {
+  const listMessages = (locale: string, prefix: 'empty' | 'noMatch') =>
+    keysOf(messages(locale))
+      .filter((key) => key.split('.').at(-1)?.startsWith(prefix))
+      .map((key) => [
+        key,
+        key.split('.').reduce<unknown>((node, part) => (node as Record<string, unknown>)[part], messages(locale)),
+      ]);
+
+  it.each([...translationLocales])('%s says "nothing yet" and "nothing matches the filters" one way each', (locale) => {
+    const wording = emptyWordings[locale];
+    if (!wording) throw new Error(`No empty-list wording for ${locale}`);
+    expect(listMessages(locale, 'empty').length).toBeGreaterThan(30);
+    expect(listMessages(locale, 'noMatch').length).toBeGreaterThan(10);
+    expect(listMessages(locale, 'empty').filter(([, text]) => !wording.empty.test(String(text)))).toEqual([]);
+    expect(listMessages(locale, 'noMatch').filter(([, text]) => !wording.noMatch.test(String(text)))).toEqual([]);
+  });
+});
+
 describe('messages used by the source', () => {
   const sources = import.meta.glob<string>(['../**/*.tsx', '../**/*.ts', '!../**/*.test.ts', '!../**/*.test.tsx'], {
     query: '?raw',

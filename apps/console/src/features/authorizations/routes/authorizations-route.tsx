@@ -5,6 +5,7 @@ import { useLatestSearchParams } from '../../../hooks/use-latest-search-params';
 import { usePageInRange } from '../../../hooks/use-paged-search';
 import { apiErrorMessage } from '../../../components/api-error-message';
 import { AuthorizationTable } from '../../../components/authorization-table';
+import { orderListNarrowed } from '../../../lib/order-list';
 import { ErrorAlert } from '../../../components/error-alert';
 import { ListHeader } from '../../../components/list-header';
 import { PagingFooter } from '../../../components/list-pagination';
@@ -78,6 +79,7 @@ export function AuthorizationsRoute() {
         authorizations={authorizations.data?.data ?? []}
         busy={authorizations.isFetching}
         caption={t('authorizations.caption', { total: authorizations.data?.totalNumOfItems ?? 0 })}
+        filtered={orderListNarrowed(input, authorizationTextFilters)}
       />
       <PagingFooter
         totalPages={pageCount(authorizations.data)}

@@ -95,7 +95,7 @@ export function DasRoute() {
           t('das.columns.publicKeySN'),
           t('das.columns.dateCreated'),
         ]}
-        empty={entries.data?.data.length === 0 ? t('das.empty') : null}
+        empty={entries.data?.data.length === 0 ? t(paging.narrowed ? 'das.noMatch' : 'das.empty') : null}
       >
         {(entries.data?.data ?? []).map((entry) => (
           <Table.Tr key={entry.revisionId} data-dsi-id={entry.dsiId} data-dsi-version={entry.dsiVersion}>

@@ -65,7 +65,7 @@ export function DevicesRoute() {
           t('devices.state'),
           t('devices.registered'),
         ]}
-        empty={devices.data?.data.length === 0 ? t('devices.empty') : null}
+        empty={devices.data?.data.length === 0 ? t(filter === 'all' ? 'devices.empty' : 'devices.noMatch') : null}
       >
         {(devices.data?.data ?? []).map((device) => (
           <Table.Tr key={device.deviceId} data-device-id={device.deviceId} data-machine-id={device.deviceIdentity.id}>

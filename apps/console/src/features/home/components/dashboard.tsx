@@ -115,6 +115,7 @@ function PartsChart({ parts }: { parts: TDashboard['parts'] }) {
         day.failed,
         percent(day.passed + day.failed === 0 ? null : day.passed / (day.passed + day.failed)),
       ])}
+      empty={t('dashboard.parts.empty')}
     />
   );
 }

@@ -125,7 +125,7 @@ describe('Manage instances', () => {
       }),
     });
     renderScreen(<ManageInstancesRoute />);
-    await screen.findByText('No registrations.');
+    await screen.findByText('No registrations yet.');
     fireEvent.click(screen.getByRole('radio', { name: 'Upstream' }));
     await waitFor(() =>
       expect(

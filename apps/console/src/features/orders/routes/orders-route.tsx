@@ -19,6 +19,7 @@ import { useOrders, type GetOrdersInput } from '../api/get-orders';
 import { AddOrderForm } from '../components/add-order-form';
 import { OrderStateBadges } from '../components/order-state-badges';
 import { orderListInputFrom, orderListSearch, orderTextFilters, type OrderSortField } from '../components/order-list-params';
+import { orderListNarrowed } from '../../../lib/order-list';
 
 const filterLabels = { filterByCompanyName: 'companyName', filterByUserId: 'userId', filterByDsiId: 'dsiId' } as const;
 
@@ -108,7 +109,11 @@ export function OrdersRoute() {
           <SortHeader key="userId" field="userId" input={input} onSort={onSort} />,
           <SortHeader key="dateCreated" field="dateCreated" input={input} onSort={onSort} />,
         ]}
-        empty={orders.data && rows.length === 0 ? t('orders.empty') : null}
+        empty={
+          orders.data && rows.length === 0
+            ? t(orderListNarrowed(input, orderTextFilters) ? 'orders.noMatch' : 'orders.empty')
+            : null
+        }
       >
         {rows.map((order) => (
           <Table.Tr key={order.orderId} data-order-id={order.orderId} data-order-number={order.orderNumber}>

@@ -60,7 +60,7 @@ export function OutboxRoute() {
           t('outbox.created'),
           t('outbox.actions'),
         ]}
-        empty={outbox.data?.data.length === 0 ? t('outbox.empty') : null}
+        empty={outbox.data?.data.length === 0 ? t(filter === 'all' ? 'outbox.empty' : 'outbox.noMatch') : null}
       >
         {(outbox.data?.data ?? []).map((message) => (
           <Table.Tr key={message.id} data-message-id={message.messageId}>

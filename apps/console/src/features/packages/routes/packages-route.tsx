@@ -54,7 +54,7 @@ export function PackagesRoute() {
           t('packages.fields.latestBuild'),
           t('packages.fields.dateModified'),
         ]}
-        empty={packages.data?.data.length === 0 ? t('packages.empty') : null}
+        empty={packages.data?.data.length === 0 ? t(paging.narrowed ? 'packages.noMatch' : 'packages.empty') : null}
       >
         {(packages.data?.data ?? []).map((pkg) => (
           <Table.Tr key={pkg.dsiId} data-dsi-id={pkg.dsiId}>

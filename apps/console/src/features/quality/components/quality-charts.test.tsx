@@ -27,3 +27,37 @@ describe('the summaries of the quality charts', () => {
     expect(summaries).toContain(byReason);
   });
 });
+
+describe('the quality charts with nothing to show', () => {
+  const none: TQualityStatistics = {
+    inspected: 0,
+    passed: 0,
+    failed: 0,
+    passRate: null,
+    failuresByReason: [],
+    byMachine: [],
+    byDesign: [],
+    bySupplier: [],
+    overTime: [],
+  };
+
+  it.each([
+    ['en', false, 'No inspections yet.'],
+    ['en', true, 'No inspections match the filters.'],
+    ['zh', false, '暂无检验记录。'],
+    ['zh', true, '没有符合筛选条件的检验记录。'],
+  ] as const)('say so instead of drawing empty axes (%s, filtered: %s)', (locale, filtered, text) => {
+    renderWithProviders(<QualityCharts statistics={none} filtered={filtered} />, { locale });
+    const ids = ['quality-over-time', 'quality-reasons', 'quality-machines', 'quality-designs', 'quality-suppliers'];
+    expect(ids.map((id) => screen.getByTestId(`${id}-empty`).textContent)).toEqual(ids.map(() => text));
+    expect(screen.queryAllByRole('img')).toEqual([]);
+    expect(screen.queryAllByRole('table')).toEqual([]);
+  });
+
+  it('draws the charts that have data and says so for the others', () => {
+    renderWithProviders(<QualityCharts statistics={statistics} />, { locale: 'en' });
+    expect(screen.getAllByRole('img')).toHaveLength(2);
+    expect(screen.getByTestId('quality-designs-empty').textContent).toBe('No inspections yet.');
+    expect(screen.queryByTestId('quality-machines-empty')).toBeNull();
+  });
+});

@@ -11,7 +11,7 @@ function rateOf(passed: number, failed: number): number | null {
   return passed + failed === 0 ? null : passed / (passed + failed);
 }
 
-function GroupChart({ id, title, groups }: { id: string; title: string; groups: TGroupCount[] }) {
+function GroupChart({ id, title, groups, empty }: { id: string; title: string; groups: TGroupCount[]; empty: string }) {
   const { t } = useTranslation();
   const data = groups.map((group) => ({ label: group.label, passed: group.passed, failed: group.failed }));
   const summary = t('quality.groupSummary', {
@@ -22,7 +22,7 @@ function GroupChart({ id, title, groups }: { id: string; title: string; groups: 
         groups.map((group) =>
           t('common.labelled', { label: group.label, text: `${group.failed}/${group.passed + group.failed}` }),
         ),
-      ) || t('quality.noData'),
+      ) || t('quality.emptyInspections'),
   });
   return (
     <ChartSection
@@ -46,13 +46,18 @@ function GroupChart({ id, title, groups }: { id: string; title: string; groups: 
       }
       columns={[t('quality.group'), t('quality.passed'), t('quality.failed'), t('quality.passRate')]}
       rows={groups.map((group) => [group.label, group.passed, group.failed, percent(rateOf(group.passed, group.failed))])}
+      empty={empty}
     />
   );
 }
 
-/** Supplier health: pass rate over time and failures by reason, machine, design and supplier. */
-export function QualityCharts({ statistics }: { statistics: TQualityStatistics }) {
+/**
+ * Supplier health: pass rate over time and failures by reason, machine, design and supplier. A chart
+ * with nothing to show says so: no inspection yet, or none matching the search's filters (`filtered`).
+ */
+export function QualityCharts({ statistics, filtered = false }: { statistics: TQualityStatistics; filtered?: boolean }) {
   const { t } = useTranslation();
+  const empty = t(filtered ? 'quality.noMatchInspections' : 'quality.emptyInspections');
   const overTime = statistics.overTime.map((day) => {
     const rate = rateOf(day.passed, day.failed);
     return { day: day.day, rate: rate === null ? 0 : Math.round(rate * 1000) / 10, passed: day.passed, failed: day.failed };
@@ -67,7 +72,7 @@ export function QualityCharts({ statistics }: { statistics: TQualityStatistics }
             formatList(
               t,
               overTime.map((day) => t('common.labelled', { label: day.day, text: `${day.rate} %` })),
-            ) || t('quality.noData'),
+            ) || t('quality.emptyInspections'),
         })}
         chart={
           <LineChart
@@ -81,6 +86,7 @@ export function QualityCharts({ statistics }: { statistics: TQualityStatistics }
         }
         columns={[t('quality.day'), t('quality.passed'), t('quality.failed'), t('quality.passRate')]}
         rows={statistics.overTime.map((day) => [day.day, day.passed, day.failed, percent(rateOf(day.passed, day.failed))])}
+        empty={empty}
       />
       <ChartSection
         id="quality-reasons"
@@ -91,7 +97,7 @@ export function QualityCharts({ statistics }: { statistics: TQualityStatistics }
             formatList(
               t,
               statistics.failuresByReason.map((row) => t('common.labelled', { label: row.reason, text: String(row.failed) })),
-            ) || t('quality.noData'),
+            ) || t('quality.emptyInspections'),
         })}
         chart={
           <BarChart
@@ -104,10 +110,11 @@ export function QualityCharts({ statistics }: { statistics: TQualityStatistics }
         }
         columns={[t('quality.reason'), t('quality.failed')]}
         rows={statistics.failuresByReason.map((row) => [row.reason, row.failed])}
+        empty={empty}
       />
-      <GroupChart id="quality-machines" title={t('quality.byMachine')} groups={statistics.byMachine} />
-      <GroupChart id="quality-designs" title={t('quality.byDesign')} groups={statistics.byDesign} />
-      <GroupChart id="quality-suppliers" title={t('quality.bySupplier')} groups={statistics.bySupplier} />
+      <GroupChart id="quality-machines" title={t('quality.byMachine')} groups={statistics.byMachine} empty={empty} />
+      <GroupChart id="quality-designs" title={t('quality.byDesign')} groups={statistics.byDesign} empty={empty} />
+      <GroupChart id="quality-suppliers" title={t('quality.bySupplier')} groups={statistics.bySupplier} empty={empty} />
     </SimpleGrid>
   );
 }

@@ -43,7 +43,18 @@ function Figure({ label, value, testId }: { label: string; value: string | numbe
   );
 }
 
-function PartsTable({ parts, caption, busy }: { parts: TQualityPart[]; caption: string; busy: boolean }) {
+function PartsTable({
+  parts,
+  caption,
+  busy,
+  filtered,
+}: {
+  parts: TQualityPart[];
+  caption: string;
+  busy: boolean;
+  /** The search has filters: an empty list is one with no match. */
+  filtered: boolean;
+}) {
   const { t } = useTranslation();
   const formatTime = useDateTimeFormat();
   return (
@@ -61,7 +72,7 @@ function PartsTable({ parts, caption, busy }: { parts: TQualityPart[]; caption: 
         t('quality.inspectedAt'),
         t('common.actions'),
       ]}
-      empty={parts.length === 0 ? t('quality.noParts') : null}
+      empty={parts.length === 0 ? t(filtered ? 'quality.noMatchParts' : 'quality.emptyParts') : null}
     >
       {parts.map((part) => (
         <Table.Tr key={part.partId} data-part={part.partId}>
@@ -71,7 +82,9 @@ function PartsTable({ parts, caption, busy }: { parts: TQualityPart[]; caption: 
           <Table.Td>{part.supplier}</Table.Td>
           <Table.Td>{part.technician}</Table.Td>
           <Table.Td>{part.reason ?? ''}</Table.Td>
-          <Table.Td>{formatTime(part.inspectedAt)}</Table.Td>
+          <Table.Td>
+            <time dateTime={part.inspectedAt}>{formatTime(part.inspectedAt)}</time>
+          </Table.Td>
           <Table.Td>
             <Anchor component={Link} to={`/quality/inspect?partId=${part.partId}`}>
               {t('quality.inspectAgain', { serial: part.serialNumber ?? part.partId })}
@@ -101,6 +114,8 @@ export function QualityRoute() {
     passed: { pageNum: paging.passed.page, numberOfItems: pageSize },
     failed: { pageNum: paging.failed.page, numberOfItems: pageSize },
   };
+  // a filter or the result chosen: an empty list or chart has no match rather than nothing yet
+  const filtered = Object.keys(filters).length > 0;
   const search = useSearchParts(input);
   usePageInRange(paging.failed, { data: search.data?.failed, isPlaceholderData: search.isPlaceholderData });
   usePageInRange(paging.passed, { data: search.data?.passed, isPlaceholderData: search.isPlaceholderData });
@@ -153,7 +168,7 @@ export function QualityRoute() {
             <Figure label={t('quality.failed')} value={statistics.failed} testId="quality-failed" />
             <Figure label={t('quality.passRate')} value={percent(statistics.passRate)} testId="quality-pass-rate" />
           </SimpleGrid>
-          <QualityCharts statistics={statistics} />
+          <QualityCharts statistics={statistics} filtered={filtered} />
         </>
       ) : null}
       <Tabs
@@ -184,6 +199,7 @@ export function QualityRoute() {
               parts={search.data?.[result].data ?? []}
               busy={search.isFetching}
               caption={t(`quality.${result}Caption`, { count: search.data?.[result].totalNumOfItems ?? 0 })}
+              filtered={filtered}
             />
             <ListPagination
               total={pageCount(search.data?.[result])}

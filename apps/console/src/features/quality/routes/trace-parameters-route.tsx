@@ -111,7 +111,7 @@ export function TraceParametersRoute() {
             minWidth={480}
             compact
             columns={[t('svp.typeName'), t('svp.descriptionField')]}
-            empty={types.data?.data.length === 0 ? t('svp.noTypes') : null}
+            empty={types.data?.data.length === 0 ? t('svp.emptyTypes') : null}
           >
             {(types.data?.data ?? []).map((type) => (
               <Table.Tr key={type.id}>
@@ -130,7 +130,7 @@ export function TraceParametersRoute() {
         minWidth={720}
         busy={templates.isFetching}
         columns={[t('svp.name'), t('svp.type'), t('svp.parameters'), t('common.actions')]}
-        empty={templates.data?.data.length === 0 ? t('svp.noTemplates') : null}
+        empty={templates.data?.data.length === 0 ? t('svp.emptyTemplates') : null}
       >
         {(templates.data?.data ?? []).map((template) => (
           <Table.Tr key={template.id} data-template={template.name}>

@@ -43,7 +43,7 @@ describe('ApiReference', () => {
     expect(document.querySelectorAll('[data-path]')).toHaveLength(1);
     expect(operation('/ui/user/login')).not.toBeNull();
     fireEvent.change(screen.getByLabelText('Search operations'), { target: { value: 'nothing like it' } });
-    await waitFor(() => expect(screen.getByText('No operation matches the search.')).toBeTruthy());
+    await waitFor(() => expect(screen.getByText('No operations match the filters.')).toBeTruthy());
     expect(document.querySelectorAll('[data-path]')).toHaveLength(0);
   });
 

@@ -55,16 +55,19 @@ export function listSearch(state: Record<string, string | number | undefined>): 
  * A list kept in the address: its filters, its state, the day filters (`days`) the address gives
  * a day the calendar lacks (`wrongDays`, left out of the state), `update` (a change of filters or
  * page size starts at page 1) and `page` (another page, a new entry of the history unless
- * `options` say `replace`).
+ * `options` say `replace`); `narrowed` when a filter is applied.
  */
 export function useListParams<TFilter extends string>(
   filters: readonly TFilter[],
   { days = [] }: { days?: readonly TFilter[] } = {},
 ) {
   const [params, setParams] = useLatestSearchParams();
+  const state = listStateFrom(params, filters, days);
   return {
     filters,
-    state: listStateFrom(params, filters, days),
+    state,
+    /** A filter narrows the list: an empty answer is "No … match the filters", not "No … yet". */
+    narrowed: filters.some((name) => state[name] !== undefined),
     wrongDays: wrongDays(filtersFrom(params, filters), days),
     update: (change: { [name: string]: string | number | undefined }) =>
       setParams((latest) => listSearch({ ...listStateFrom(latest, filters, days), pageNum: 1, ...change })),

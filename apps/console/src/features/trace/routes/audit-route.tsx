@@ -106,7 +106,7 @@ export function AuditRoute() {
           t('trace.audit.details'),
           t('trace.audit.sourceIp'),
         ]}
-        empty={audit.data?.data.length === 0 ? t('trace.audit.empty') : null}
+        empty={audit.data?.data.length === 0 ? t(list.narrowed ? 'trace.audit.noMatch' : 'trace.audit.empty') : null}
       >
         {(audit.data?.data ?? []).map((entry) => (
           <Table.Tr key={entry.id} data-event={entry.eventType} data-subject={entry.subject ?? ''}>

@@ -41,7 +41,7 @@ export function BuildsRoute() {
           t('trace.builds.startedAt'),
           t('trace.builds.finishedAt'),
         ]}
-        empty={builds.data?.data.length === 0 ? t('trace.builds.empty') : null}
+        empty={builds.data?.data.length === 0 ? t(list.narrowed ? 'trace.builds.noMatch' : 'trace.builds.empty') : null}
       >
         {(builds.data?.data ?? []).map((build) => (
           <Table.Tr key={build.buildId} data-build-id={build.buildId} data-job-id={build.jobId}>

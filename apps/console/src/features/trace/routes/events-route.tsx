@@ -74,7 +74,7 @@ export function EventsRoute() {
           t('trace.events.status'),
           t('trace.events.received'),
         ]}
-        empty={events.data?.data.length === 0 ? t('trace.events.empty') : null}
+        empty={events.data?.data.length === 0 ? t(list.narrowed ? 'trace.events.noMatch' : 'trace.events.empty') : null}
       >
         {(events.data?.data ?? []).map((entry) => (
           <Table.Tr key={entry.eventId} data-event-id={entry.eventId} data-kind={entry.event.kind}>

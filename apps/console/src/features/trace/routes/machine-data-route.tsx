@@ -115,7 +115,7 @@ export function MachineDataRoute() {
           t('trace.machineData.sha256'),
           t('trace.machineData.received'),
         ]}
-        empty={dtls.data?.data.length === 0 ? t('trace.machineData.empty') : null}
+        empty={dtls.data?.data.length === 0 ? t(list.narrowed ? 'trace.machineData.noMatch' : 'trace.machineData.empty') : null}
       >
         {(dtls.data?.data ?? []).map((dtl) => (
           <Table.Tr key={dtl.dtlId} data-dtl-id={dtl.dtlId}>

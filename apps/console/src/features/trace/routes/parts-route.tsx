@@ -39,7 +39,7 @@ export function PartsRoute() {
           t('trace.parts.machine'),
           t('trace.parts.made'),
         ]}
-        empty={parts.data?.data.length === 0 ? t('trace.parts.empty') : null}
+        empty={parts.data?.data.length === 0 ? t(list.narrowed ? 'trace.parts.noMatch' : 'trace.parts.empty') : null}
       >
         {(parts.data?.data ?? []).map((part) => (
           <Table.Tr key={part.id} data-part-id={part.id} data-qms-state={part.partQmsState}>

@@ -75,7 +75,7 @@ export function UsersRoute() {
           t('fields.role'),
           t('common.actions'),
         ]}
-        empty={users.data?.data.length === 0 ? t('users.empty') : null}
+        empty={users.data?.data.length === 0 ? t(paging.narrowed ? 'users.noMatch' : 'users.empty') : null}
       >
         {(users.data?.data ?? []).map((user) => (
           <Table.Tr key={user.username} data-username={user.username}>
