@@ -97,7 +97,8 @@ describe('console: administration settings (ADMIN)', () => {
     const href = await last.getAttribute('href');
     await page.keyboard.press('Enter');
     await page.waitForURL((url) => url.pathname === href, settle);
-    expect(await last.getAttribute('aria-current')).toBe('page');
+    // the address changes before the row re-renders with the new page marked
+    await expect.poll(() => last.getAttribute('aria-current'), settle).toBe('page');
     await context.close();
   });
 
