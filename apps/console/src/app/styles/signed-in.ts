@@ -1,5 +1,5 @@
 // The rest of Mantine's components' styles (first-screen.ts has those of the screens before
-// sign-in), in the order of @mantine/core/styles.css, and the charts'. The signed-in layout
+// sign-in), in the order of @mantine/core/styles.css. The signed-in layout
 // imports this module, so its stylesheet is loaded before the layout or any screen in it renders.
 import '@mantine/core/styles/ScrollArea.css';
 import '@mantine/core/styles/VisuallyHidden.css';
@@ -72,4 +72,3 @@ import '@mantine/core/styles/ThemeIcon.css';
 import '@mantine/core/styles/Timeline.css';
 import '@mantine/core/styles/Tree.css';
 import '@mantine/core/styles/Typography.css';
-import '@mantine/charts/styles.css';

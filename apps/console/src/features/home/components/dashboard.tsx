@@ -1,9 +1,9 @@
-import { BarChart } from '@mantine/charts';
 import { Anchor, Badge, Card, Group, List, SimpleGrid, Stack, Table, Text, ThemeIcon, Title } from '@mantine/core';
 import type { TDashboard, TFirstRunStep } from '@manifold/contract';
 import { IconCircleCheck, IconCircleDashed } from '@tabler/icons-react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
+import { CategoryChart } from '../../../components/category-chart';
 import { ChartSection, percent } from '../../../components/chart-section';
 import { DataTable } from '../../../components/data-table';
 import { Section } from '../../../components/section';
@@ -93,12 +93,13 @@ function PartsChart({ parts }: { parts: TDashboard['parts'] }) {
         rate: percent(parts.passRate),
       })}
       chart={
-        <BarChart
+        <CategoryChart
+          kind="bars"
           h={200}
           data={parts.days.map((day) => ({ ...day, day: day.day.slice(5) }))}
           dataKey="day"
           // counts of parts: whole numbers on the axis
-          yAxisProps={{ allowDecimals: false }}
+          integers
           withLegend
           series={[
             { name: 'made', label: t('dashboard.parts.made'), color: 'blue.8' },

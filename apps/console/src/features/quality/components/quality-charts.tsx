@@ -1,7 +1,7 @@
-import { BarChart, LineChart } from '@mantine/charts';
 import { SimpleGrid } from '@mantine/core';
 import type { TGroupCount, TQualityStatistics } from '@manifold/contract';
 import { useTranslation } from 'react-i18next';
+import { CategoryChart } from '../../../components/category-chart';
 import { ChartSection, percent } from '../../../components/chart-section';
 import { formatList } from '../../../lib/text-join';
 
@@ -30,13 +30,13 @@ function GroupChart({ id, title, groups, empty }: { id: string; title: string; g
       title={title}
       summary={summary}
       chart={
-        <BarChart
+        <CategoryChart
+          kind="stacked"
           h={220}
           data={data}
           dataKey="label"
-          type="stacked"
           // counts of parts: whole numbers on the axis
-          yAxisProps={{ allowDecimals: false }}
+          integers
           withLegend
           series={[
             { name: 'passed', label: t('quality.passed'), color: 'teal.7' },
@@ -75,12 +75,13 @@ export function QualityCharts({ statistics, filtered = false }: { statistics: TQ
             ) || t('quality.emptyInspections'),
         })}
         chart={
-          <LineChart
+          <CategoryChart
+            kind="line"
             h={220}
             data={overTime}
             dataKey="day"
             unit=" %"
-            yAxisProps={{ domain: [0, 100] }}
+            max={100}
             series={[{ name: 'rate', label: t('quality.passRate'), color: 'blue.8' }]}
           />
         }
@@ -100,11 +101,12 @@ export function QualityCharts({ statistics, filtered = false }: { statistics: TQ
             ) || t('quality.emptyInspections'),
         })}
         chart={
-          <BarChart
+          <CategoryChart
+            kind="bars"
             h={220}
             data={statistics.failuresByReason}
             dataKey="reason"
-            yAxisProps={{ allowDecimals: false }}
+            integers
             series={[{ name: 'failed', label: t('quality.failed'), color: 'red.8' }]}
           />
         }
