@@ -119,6 +119,19 @@ describe('console: users and groups (ADMIN)', () => {
     await page.getByTestId('login-throttle-table').waitFor();
     // a table wider than the screen scrolls: axe's scrollable-region-focusable wants its region focusable
     await checkScreen(page, 'users-phone');
+    // the captions under tables wider than the screen are read whole, from where the tables start
+    for (const table of ['users-table', 'login-throttle-table']) {
+      const [left, right] = await page
+        .getByTestId(table)
+        .locator('caption')
+        .evaluate((caption) => {
+          const range = document.createRange();
+          range.selectNodeContents(caption);
+          const { left: start, right: end } = range.getBoundingClientRect();
+          return [start, end];
+        });
+      expect([table, left >= 0 && right <= 375]).toEqual([table, true]);
+    }
     // a search that matches no one: the table's one row says so, whole and within the screen,
     // though the table is wider than the screen
     await page.goto('/users?search=nobody-has-this-name');
