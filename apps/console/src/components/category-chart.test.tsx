@@ -1,7 +1,7 @@
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { renderWithProviders } from '../test/render';
-import { CategoryChart, colorVariable, labelInterval, valueTicks } from './category-chart';
+import { CategoryChart, colorVariable, fitLabel, labelInterval, valueTicks } from './category-chart';
 
 describe('the value axis of a chart', () => {
   it.each([
@@ -26,6 +26,14 @@ describe('the category labels of a chart', () => {
   it('shows every label with room, fewer when they would overlap', () => {
     expect(labelInterval(60, 5)).toBe(1);
     expect(labelInterval(20, 5)).toBe(3);
+  });
+
+  it('shortens a long label to its room before leaving labels out', () => {
+    // five suppliers of 21 characters under 460 pixels: every one shown, each shortened
+    expect(labelInterval(92, 21)).toBe(1);
+    expect(fitLabel('E2E Supplier mx3xwqmi', 92)).toBe('E2E Supplie…');
+    expect(fitLabel('warped', 92)).toBe('warped');
+    expect(fitLabel('E2E Supplier mx3xwqmi', 10)).toBe('E2…');
   });
 });
 
@@ -73,7 +81,16 @@ describe('a chart drawn', () => {
     expect(
       [...container.querySelectorAll('[data-chart-category="11-30"] rect')].map((bar) => Number(bar.getAttribute('height'))),
     ).toEqual([0, 0, 0]);
-    expect([...container.querySelectorAll('[data-chart-label]')].map((label) => label.textContent)).toEqual(['11-29', '11-30']);
+    // the label as drawn, then its whole text as its tooltip
+    expect(
+      [...container.querySelectorAll('[data-chart-label]')].map((label) => [
+        label.firstChild?.textContent,
+        label.querySelector('title')?.textContent,
+      ]),
+    ).toEqual([
+      ['11-29', '11-29'],
+      ['11-30', '11-30'],
+    ]);
     expect(container.querySelector('[data-chart-legend]')?.textContent).toBe('MadePassedFailed');
   });
 

@@ -51,10 +51,25 @@ export function valueTicks(largest: number, { max, integers = false }: { max?: n
   return Array.from({ length: steps + 1 }, (_, index) => Number((step * index).toPrecision(12)));
 }
 
-/** Which category labels fit under the axis: every `interval`-th, counted back from the last. */
+/** Characters a label keeps at least before labels are left out rather than shortened further. */
+const shortestLabel = 10;
+/** About the width of a character of the axis' 12-pixel text. */
+const charWidth = 7;
+
+/**
+ * Which category labels fit under the axis: every `interval`-th, counted back from the last. A long
+ * label (a supplier's name) is shortened to its band first (`fitLabel`), down to ten characters;
+ * only then are labels left out (days, where every other one is enough).
+ */
 export function labelInterval(band: number, longest: number): number {
-  const needed = longest * 7 + 12;
+  const needed = Math.min(longest, shortestLabel) * charWidth + 12;
   return Math.max(1, Math.ceil(needed / Math.max(band, 1)));
+}
+
+/** `label` within `room` pixels: whole, or cut with an ellipsis (its whole text is the tooltip's). */
+export function fitLabel(label: string, room: number): string {
+  const chars = Math.max(3, Math.floor((room - 8) / charWidth));
+  return label.length <= chars ? label : `${label.slice(0, chars - 1)}…`;
 }
 
 const font = 12;
@@ -200,7 +215,8 @@ export function CategoryChart({
                   fill="var(--mantine-color-dimmed)"
                   data-chart-label
                 >
-                  {label}
+                  {fitLabel(label, band * interval)}
+                  <title>{label}</title>
                 </text>
               ) : null,
             )}
