@@ -106,6 +106,10 @@ describe('console: quality', () => {
     await page.getByTestId('quality-reasons-table').getByRole('row', { name: 'warped 1' }).waitFor(settle);
     await page.getByRole('tab', { name: /Failed/ }).click();
     await page.locator(`tr[data-part="${first!.id}"]`).waitFor(settle);
+    // the supplier's chart: one stacked bar, its passed part and its failed part, under its name
+    const supplierChart = page.getByTestId('quality-suppliers').locator('svg');
+    await expect.poll(() => supplierChart.locator('[data-chart-category] rect').count(), settle).toBe(2);
+    expect(await supplierChart.locator('[data-chart-label] title').textContent()).toBe(made.supplier);
     await checkScreen(page, 'quality-dashboard');
 
     // the part's history carries the inspection's quality check event

@@ -146,4 +146,36 @@ describe('a chart drawn', () => {
       '100 %',
     ]);
   });
+
+  it('is drawn in the render that first shows it, at the width its container has then', () => {
+    // an observer that never reports: the width read before the first paint is enough
+    window.ResizeObserver = class {
+      observe() {}
+      unobserve() {}
+      disconnect() {}
+    };
+    const measured = HTMLElement.prototype.getBoundingClientRect;
+    HTMLElement.prototype.getBoundingClientRect = () => ({
+      width: 300,
+      height: 200,
+      left: 0,
+      top: 0,
+      right: 300,
+      bottom: 200,
+      x: 0,
+      y: 0,
+      toJSON: () => ({}),
+    });
+    try {
+      const { container } = renderWithProviders(
+        <CategoryChart kind="bars" h={200} data={days} dataKey="day" series={series} integers />,
+        {
+          locale: 'en',
+        },
+      );
+      expect(container.querySelector('svg')?.getAttribute('width')).toBe('300');
+    } finally {
+      HTMLElement.prototype.getBoundingClientRect = measured;
+    }
+  });
 });

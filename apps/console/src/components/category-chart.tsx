@@ -1,6 +1,5 @@
 import { Box, Group, Paper, Text } from '@mantine/core';
-import { useElementSize } from '@mantine/hooks';
-import { useState, type MouseEvent } from 'react';
+import { useLayoutEffect, useRef, useState, type MouseEvent } from 'react';
 
 /** One value of every category: its key in the data, its label, and its Mantine colour (`teal.7`). */
 export interface ChartSeries {
@@ -72,6 +71,26 @@ export function fitLabel(label: string, room: number): string {
   return label.length <= chars ? label : `${label.slice(0, chars - 1)}…`;
 }
 
+/**
+ * The width of the element `ref` is given to, read before the first paint (so a chart is drawn in
+ * the frame its section first shows) and again whenever it changes.
+ */
+function useWidth() {
+  const ref = useRef<HTMLDivElement>(null);
+  const [width, setWidth] = useState(0);
+  useLayoutEffect(() => {
+    const element = ref.current;
+    if (!element) return undefined;
+    setWidth(element.getBoundingClientRect().width);
+    const observer = new ResizeObserver(([entry]) => {
+      if (entry) setWidth(entry.contentRect.width);
+    });
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
+  return { ref, width };
+}
+
 const font = 12;
 const margin = { top: 8, right: 12, bottom: 24 };
 
@@ -98,7 +117,7 @@ export function CategoryChart({
   integers = false,
   withLegend = false,
 }: CategoryChartProps) {
-  const { ref, width } = useElementSize<HTMLDivElement>();
+  const { ref, width } = useWidth();
   const [hovered, setHovered] = useState<number | null>(null);
 
   const largest = Math.max(
