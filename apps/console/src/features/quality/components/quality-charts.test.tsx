@@ -1,6 +1,7 @@
 import type { TQualityStatistics } from '@manifold/contract';
 import { screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
+import { noQualityStatistics } from '../../../test/quality';
 import { renderWithProviders } from '../../../test/render';
 import { QualityCharts } from './quality-charts';
 
@@ -29,17 +30,7 @@ describe('the summaries of the quality charts', () => {
 });
 
 describe('the quality charts with nothing to show', () => {
-  const none: TQualityStatistics = {
-    inspected: 0,
-    passed: 0,
-    failed: 0,
-    passRate: null,
-    failuresByReason: [],
-    byMachine: [],
-    byDesign: [],
-    bySupplier: [],
-    overTime: [],
-  };
+  const none = noQualityStatistics;
 
   it.each([
     ['en', false, 'No inspections yet.'],

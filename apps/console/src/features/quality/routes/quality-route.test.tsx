@@ -3,6 +3,7 @@ import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { setSessionToken } from '../../../lib/session-token';
 import { renderListScreen } from '../../../test/list-screen';
+import { noQualityStatistics } from '../../../test/quality';
 import { QualityRoute } from './quality-route';
 
 const emptyPage = { data: [], pageNum: 1, numberOfItems: 10, totalNumOfPages: 0, totalNumOfItems: 0 };
@@ -10,17 +11,7 @@ const nothingFound: TQualitySearchResponse = {
   passed: emptyPage,
   failed: emptyPage,
   filtering: { sortBy: 'inspectedAt', sortOrder: 'desc' },
-  statistics: {
-    inspected: 0,
-    passed: 0,
-    failed: 0,
-    passRate: null,
-    failuresByReason: [],
-    byMachine: [],
-    byDesign: [],
-    bySupplier: [],
-    overTime: [],
-  },
+  statistics: noQualityStatistics,
 };
 
 const isDay = (day: string) => new Date(`${day}T00:00:00.000Z`).toISOString().slice(0, 10) === day;
