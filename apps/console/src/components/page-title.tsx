@@ -23,3 +23,20 @@ export function PageTitle({ children }: { children: ReactNode }) {
     <Title order={1}>{children}</Title>
   );
 }
+
+/** The heading level of a `Section`: 2 under a page's `h1`, 3 under a titled page of an area. */
+const SectionOrder = createContext<2 | 3>(2);
+
+/**
+ * The body of a screen that shows its own title (`PageTitle`) above sections: on a page of an area,
+ * where that title is an `h2`, its sections are `h3`; elsewhere `h2` under the `h1`.
+ */
+export function TitledPageBody({ children }: { children: ReactNode }) {
+  const inArea = useContext(InArea);
+  return <SectionOrder.Provider value={inArea ? 3 : 2}>{children}</SectionOrder.Provider>;
+}
+
+/** The heading level a `Section` takes where it is. */
+export function useSectionOrder(): 2 | 3 {
+  return useContext(SectionOrder);
+}
