@@ -91,6 +91,11 @@ function useWidth() {
   return { ref, width };
 }
 
+/** A series' colour as a dot (the legend's, the tooltip's). */
+function Swatch({ color, size }: { color: string; size: number }) {
+  return <Box w={size} h={size} style={{ borderRadius: '50%', background: colorVariable(color) }} />;
+}
+
 const font = 12;
 const margin = { top: 8, right: 12, bottom: 24 };
 
@@ -131,7 +136,7 @@ export function CategoryChart({
   const ticks = valueTicks(largest, { ...(max === undefined ? {} : { max }), integers });
   const top = ticks.at(-1) ?? 1;
   const tickLabels = ticks.map((tick) => `${tick}${unit}`);
-  const left = Math.max(...tickLabels.map((label) => label.length)) * 7 + 14;
+  const left = Math.max(...tickLabels.map((label) => label.length)) * charWidth + 14;
   const plotWidth = Math.max(width - left - margin.right, 0);
   const plotHeight = Math.max(h - margin.top - margin.bottom, 0);
   const band = data.length === 0 ? 0 : plotWidth / data.length;
@@ -190,7 +195,7 @@ export function CategoryChart({
         <Group gap="md" justify="flex-end" mb={4} data-chart-legend>
           {series.map((one) => (
             <Group key={one.name} gap={6} wrap="nowrap">
-              <Box w={10} h={10} style={{ borderRadius: '50%', background: colorVariable(one.color) }} />
+              <Swatch color={one.color} size={10} />
               <Text size="sm">{one.label}</Text>
             </Group>
           ))}
@@ -287,7 +292,7 @@ export function CategoryChart({
             </Text>
             {series.map((one) => (
               <Group key={one.name} gap={6} wrap="nowrap">
-                <Box w={8} h={8} style={{ borderRadius: '50%', background: colorVariable(one.color) }} />
+                <Swatch color={one.color} size={8} />
                 <Text size="sm">
                   {one.label}: {numberOf(hoveredRow, one.name)}
                   {unit}

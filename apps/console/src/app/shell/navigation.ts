@@ -55,97 +55,59 @@ export interface NavigationItem {
   section?: NavigationSection;
 }
 
+/** A section's entries, each marked with it. */
+function inSection(section: NavigationSection, items: readonly Omit<NavigationItem, 'section'>[]): NavigationItem[] {
+  return items.map((item) => ({ ...item, section }));
+}
+
 /** Every screen of the navigation, section by section in the order of `navigationSections`. */
 export const navigationItems: readonly NavigationItem[] = [
   { to: '/', labelKey: 'nav.home', icon: IconHome, requires: 'GET /ui/version' },
   { to: '/profile', labelKey: 'nav.profile', icon: IconUserCircle, requires: 'POST /ui/user/edit' },
-  { to: '/packages', labelKey: 'nav.packages', icon: IconPackage, requires: 'GET /ui/package/list', section: 'licensing' },
-  { to: '/devices', labelKey: 'nav.devices', icon: IconPrinter, requires: 'GET /ui/device/list', section: 'licensing' },
-  { to: '/orders', labelKey: 'orders.nav', icon: IconClipboardList, requires: 'GET /ui/order/list', section: 'licensing' },
-  {
-    to: '/authorizations',
-    labelKey: 'authorizations.nav',
-    icon: IconLicense,
-    requires: 'GET /ui/authorization/list',
-    section: 'licensing',
-  },
-  { to: '/das', labelKey: 'nav.das', icon: IconArchive, requires: 'GET /ui/das/list', section: 'licensing' },
-  { to: '/events', labelKey: 'nav.events', icon: IconActivity, requires: 'GET /ui/event/list', section: 'traceability' },
-  { to: '/builds', labelKey: 'nav.builds', icon: IconStack2, requires: 'GET /ui/build/list', section: 'traceability' },
-  { to: '/parts', labelKey: 'nav.parts', icon: IconBox, requires: 'GET /ui/part/list', section: 'traceability' },
-  { to: '/machine-data', labelKey: 'nav.machineData', icon: IconDatabase, requires: 'GET /ui/dtl/list', section: 'traceability' },
-  { to: '/audit', labelKey: 'nav.audit', icon: IconListSearch, requires: 'GET /ui/audit/list', section: 'traceability' },
-  { to: '/queue', labelKey: 'queue.nav', icon: IconStackPush, requires: 'GET /ui/queue/list', section: 'traceability' },
-  { to: '/quality', labelKey: 'quality.nav', icon: IconChartBar, requires: 'POST /ui/qms/parts/search', section: 'quality' },
-  {
-    to: '/quality/inspect',
-    labelKey: 'quality.inspectNav',
-    icon: IconClipboardCheck,
-    requires: 'POST /ui/qms/inspection',
-    section: 'quality',
-  },
-  { to: '/trace-parameters', labelKey: 'svp.nav', icon: IconRuler2, requires: 'POST /ui/svp/add', section: 'quality' },
-  { to: '/network', labelKey: 'network.nav', icon: IconTopologyStar3, requires: 'GET /ui/manage/list', section: 'supplyChain' },
-  { to: '/outbox', labelKey: 'outbox.nav', icon: IconMailForward, requires: 'GET /ui/admin/outbox', section: 'supplyChain' },
-  {
-    to: '/secure-files',
-    labelKey: 'secureFiles.nav',
-    icon: IconLock,
-    requires: 'GET /ui/secure-repo/list',
-    section: 'secureRepository',
-  },
-  {
-    to: '/access-policies',
-    labelKey: 'nav.accessPolicies',
-    icon: IconNetwork,
-    requires: 'GET /ui/access-control/list',
-    section: 'secureRepository',
-  },
-  {
-    to: '/access-roles',
-    labelKey: 'nav.accessRoles',
-    icon: IconShieldLock,
-    requires: 'GET /ui/access-role/list',
-    section: 'secureRepository',
-  },
-  { to: '/users', labelKey: 'nav.users', icon: IconUsers, requires: 'POST /ui/user/add', section: 'administration' },
-  { to: '/groups', labelKey: 'nav.groups', icon: IconUsersGroup, requires: 'POST /ui/groups/add', section: 'administration' },
-  {
-    to: '/storage',
-    labelKey: 'nav.storage',
-    icon: IconCloudDataConnection,
-    requires: 'POST /ui/admin/storage/provider',
-    section: 'administration',
-  },
-  { to: '/setup', labelKey: 'nav.setup', icon: IconSettings, requires: 'GET /ui/admin/database', section: 'administration' },
-  {
-    to: '/settings',
-    labelKey: 'nav.settings',
-    icon: IconAdjustments,
-    requires: 'POST /ui/admin/server',
-    section: 'administration',
-  },
-  {
-    to: '/identity-providers',
-    labelKey: 'identity.providers.nav',
-    icon: IconFingerprint,
-    requires: 'GET /ui/admin/sso',
-    section: 'administration',
-  },
-  {
-    to: '/authentication-servers',
-    labelKey: 'identity.issuers.nav',
-    icon: IconShieldCheck,
-    requires: 'GET /ui/authentication/list',
-    section: 'administration',
-  },
-  {
-    to: '/clients',
-    labelKey: 'identity.clients.nav',
-    icon: IconPlugConnected,
-    requires: 'GET /ui/client/list',
-    section: 'administration',
-  },
+  ...inSection('licensing', [
+    { to: '/packages', labelKey: 'nav.packages', icon: IconPackage, requires: 'GET /ui/package/list' },
+    { to: '/devices', labelKey: 'nav.devices', icon: IconPrinter, requires: 'GET /ui/device/list' },
+    { to: '/orders', labelKey: 'orders.nav', icon: IconClipboardList, requires: 'GET /ui/order/list' },
+    { to: '/authorizations', labelKey: 'authorizations.nav', icon: IconLicense, requires: 'GET /ui/authorization/list' },
+    { to: '/das', labelKey: 'nav.das', icon: IconArchive, requires: 'GET /ui/das/list' },
+  ]),
+  ...inSection('traceability', [
+    { to: '/events', labelKey: 'nav.events', icon: IconActivity, requires: 'GET /ui/event/list' },
+    { to: '/builds', labelKey: 'nav.builds', icon: IconStack2, requires: 'GET /ui/build/list' },
+    { to: '/parts', labelKey: 'nav.parts', icon: IconBox, requires: 'GET /ui/part/list' },
+    { to: '/machine-data', labelKey: 'nav.machineData', icon: IconDatabase, requires: 'GET /ui/dtl/list' },
+    { to: '/audit', labelKey: 'nav.audit', icon: IconListSearch, requires: 'GET /ui/audit/list' },
+    { to: '/queue', labelKey: 'queue.nav', icon: IconStackPush, requires: 'GET /ui/queue/list' },
+  ]),
+  ...inSection('quality', [
+    { to: '/quality', labelKey: 'quality.nav', icon: IconChartBar, requires: 'POST /ui/qms/parts/search' },
+    { to: '/quality/inspect', labelKey: 'quality.inspectNav', icon: IconClipboardCheck, requires: 'POST /ui/qms/inspection' },
+    { to: '/trace-parameters', labelKey: 'svp.nav', icon: IconRuler2, requires: 'POST /ui/svp/add' },
+  ]),
+  ...inSection('supplyChain', [
+    { to: '/network', labelKey: 'network.nav', icon: IconTopologyStar3, requires: 'GET /ui/manage/list' },
+    { to: '/outbox', labelKey: 'outbox.nav', icon: IconMailForward, requires: 'GET /ui/admin/outbox' },
+  ]),
+  ...inSection('secureRepository', [
+    { to: '/secure-files', labelKey: 'secureFiles.nav', icon: IconLock, requires: 'GET /ui/secure-repo/list' },
+    { to: '/access-policies', labelKey: 'nav.accessPolicies', icon: IconNetwork, requires: 'GET /ui/access-control/list' },
+    { to: '/access-roles', labelKey: 'nav.accessRoles', icon: IconShieldLock, requires: 'GET /ui/access-role/list' },
+  ]),
+  ...inSection('administration', [
+    { to: '/users', labelKey: 'nav.users', icon: IconUsers, requires: 'POST /ui/user/add' },
+    { to: '/groups', labelKey: 'nav.groups', icon: IconUsersGroup, requires: 'POST /ui/groups/add' },
+    { to: '/storage', labelKey: 'nav.storage', icon: IconCloudDataConnection, requires: 'POST /ui/admin/storage/provider' },
+    { to: '/setup', labelKey: 'nav.setup', icon: IconSettings, requires: 'GET /ui/admin/database' },
+    { to: '/settings', labelKey: 'nav.settings', icon: IconAdjustments, requires: 'POST /ui/admin/server' },
+    { to: '/identity-providers', labelKey: 'identity.providers.nav', icon: IconFingerprint, requires: 'GET /ui/admin/sso' },
+    {
+      to: '/authentication-servers',
+      labelKey: 'identity.issuers.nav',
+      icon: IconShieldCheck,
+      requires: 'GET /ui/authentication/list',
+    },
+    { to: '/clients', labelKey: 'identity.clients.nav', icon: IconPlugConnected, requires: 'GET /ui/client/list' },
+  ]),
 ];
 
 /** A run of entries under one heading (none for the first entries), as the navigation shows them. */
