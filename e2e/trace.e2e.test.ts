@@ -121,6 +121,14 @@ describe('console: a machine\u2019s job in events, audit, builds, parts and the 
     await page.getByRole('heading', { name: 'Builds', level: 1 }).waitFor();
     await page.locator(`tr[data-job-id="${jobId}"] [data-state="ended"]`).waitFor(settle);
     await checkScreen(page, 'builds');
+    // the design filter suggests this server's designs by name and filters by the picked one's id
+    const designFilter = page.getByRole('textbox', { name: 'Design package ID' });
+    await designFilter.fill(revision.designName.slice(0, 6));
+    await page.getByRole('option', { name: `${revision.designName} (${revision.dsiId})` }).click();
+    expect(await designFilter.inputValue()).toBe(revision.dsiId);
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL((url) => url.searchParams.get('dsiId') === revision.dsiId, settle);
+    await page.locator(`tr[data-job-id="${jobId}"] [data-state="ended"]`).waitFor(settle);
     await nav.getByRole('link', { name: 'Parts' }).click();
     await page.getByRole('heading', { name: 'Parts', level: 1 }).waitFor();
     const partRow = page.locator(`tr[data-part-id="${partId}"]`);

@@ -4,7 +4,7 @@ import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { useState, type ReactElement } from 'react';
 import { describe, expect, it, vi } from 'vitest';
 import { renderWithProviders } from '../test/render';
-import { SearchMultiSelect, SearchSelect, type SearchSource } from './search-select';
+import { SearchMultiSelect, SearchSelect, SuggestInput, type SearchSource } from './search-select';
 
 interface Machine {
   id: string;
@@ -87,5 +87,37 @@ describe('SearchMultiSelect', () => {
     await waitFor(() => expect(searched).toHaveBeenCalledWith('beta'));
     expect(await screen.findByRole('option', { name: 'Beta' })).toBeTruthy();
     expect(screen.getByText('Alpha')).toBeTruthy();
+  });
+});
+
+describe('SuggestInput', () => {
+  it('asks nothing until focused, then suggests the matches by label and enters the picked value; any other text stays', async () => {
+    const { source, searched } = fakeSource();
+    const entered: string[] = [];
+    function Field() {
+      const [value, setValue] = useState('');
+      entered.push(value);
+      return <SuggestInput source={source} label="Machine id" value={value} onChange={setValue} />;
+    }
+    wrap(<Field />);
+    const box = screen.getByRole('textbox', { name: 'Machine id' });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(searched).not.toHaveBeenCalled();
+
+    fireEvent.focus(box);
+    await waitFor(() => expect(searched).toHaveBeenCalledWith(''));
+    fireEvent.change(box, { target: { value: 'bet' } });
+    await waitFor(() => expect(searched).toHaveBeenCalledWith('bet'));
+    expect(await screen.findByRole('option', { name: 'Beta' })).toBeTruthy();
+    expect(screen.queryByRole('option', { name: 'Alpha' })).toBeNull();
+    fireEvent.click(screen.getByRole('option', { name: 'Beta' }));
+    await waitFor(() => expect((box as HTMLInputElement).value).toBe('m2'));
+
+    // an id the server has no entry for
+    fireEvent.change(box, { target: { value: 'upstream-design-7' } });
+    await waitFor(() => expect(searched).toHaveBeenCalledWith('upstream-design-7'));
+    expect((box as HTMLInputElement).value).toBe('upstream-design-7');
+    expect(entered.at(-1)).toBe('upstream-design-7');
+    await waitFor(() => expect(screen.queryByRole('option')).toBeNull());
   });
 });

@@ -1,12 +1,24 @@
 import { Button, Group, SimpleGrid, Stack, TextInput } from '@mantine/core';
 import { IconFilter } from '@tabler/icons-react';
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useState, type ComponentType, type FormEvent, type ReactNode } from 'react';
+
+/** What a filter's input is given. */
+export interface FilterInputProps {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  error: ReactNode;
+}
+
+function PlainTextInput({ onChange, ...props }: FilterInputProps) {
+  return <TextInput {...props} onChange={(event) => onChange(event.currentTarget.value)} />;
+}
 
 export interface TextFilterFormProps<TName extends string> {
   /** The form's accessible name. */
   title: string;
-  /** The text filters in the order they are shown. */
-  fields: readonly { name: TName; label: string }[];
+  /** The text filters in the order they are shown; `input` enters one (a text input unless given). */
+  fields: readonly { name: TName; label: string; input?: ComponentType<FilterInputProps> }[];
   /** The filters in force (from the address): the form starts with them, and shows them again when they change. */
   applied: Partial<Record<TName, string>>;
   /** A message under a filter's input, such as the server's refusal of its value (`formErrorsFrom`). */
@@ -55,16 +67,13 @@ export function TextFilterForm<TName extends string>({
     <form onSubmit={apply} aria-label={title}>
       <Stack gap="sm">
         <SimpleGrid cols={{ base: 1, sm: 3 }}>
-          {fields.map(({ name, label }) => (
-            <TextInput
+          {fields.map(({ name, label, input: Input = PlainTextInput }) => (
+            <Input
               key={name}
               label={label}
               value={values[name]}
               error={errors?.[name]}
-              onChange={(event) => {
-                const value = event.currentTarget.value;
-                setValues((previous) => ({ ...previous, [name]: value }));
-              }}
+              onChange={(value) => setValues((previous) => ({ ...previous, [name]: value }))}
             />
           ))}
         </SimpleGrid>

@@ -3,12 +3,14 @@ import {
   ZDeviceDetail,
   ZGroup,
   ZManageInstance,
+  ZPackage,
   ZPage,
   ZUserProfile,
   displayName,
   type TDevice,
   type TGroup,
   type TManageInstance,
+  type TPackage,
   type TUserProfile,
 } from '@manifold/contract';
 import { queryOptions, type QueryKey } from '@tanstack/react-query';
@@ -62,13 +64,34 @@ export function groupPickerQueryOptions(search = '') {
   });
 }
 
-/** Approved machines whose name, deviceId or serial number contain `search`. */
-export function approvedDevicePickerQueryOptions(search = '') {
-  const query = { ...pickerQuery(search), approved: true };
+/** Machines (approved only, with `approved`) whose name, deviceId or serial number contain `search`. */
+export function devicePickerQueryOptions(search = '', { approved }: { approved?: true } = {}) {
+  const query = { ...pickerQuery(search), ...(approved ? { approved } : {}) };
   return queryOptions({
     queryKey: pickerKey('devices', query),
     queryFn: ({ signal }) => apiRequest('GET /ui/device/list', ZDevicePage, { query, signal }),
   });
+}
+
+/** Approved machines whose name, deviceId or serial number contain `search`. */
+export function approvedDevicePickerQueryOptions(search = '') {
+  return devicePickerQueryOptions(search, { approved: true });
+}
+
+const ZPackagePage = ZPage(ZPackage);
+
+/** Design packages whose design name contains `search` (`package/list` searches names only). */
+export function packagePickerQueryOptions(search = '') {
+  const term = search.trim();
+  const query = { pageNum: 1, numberOfItems: pickerPageSize, ...(term === '' ? {} : { name: term }) };
+  return queryOptions({
+    queryKey: pickerKey('packages', query),
+    queryFn: ({ signal }) => apiRequest('GET /ui/package/list', ZPackagePage, { query, signal }),
+  });
+}
+
+export function packageOption(pkg: TPackage): PickerOption {
+  return { value: pkg.dsiId, label: `${pkg.designName} (${pkg.dsiId})` };
 }
 
 export function userOption(user: TUserProfile): PickerOption {

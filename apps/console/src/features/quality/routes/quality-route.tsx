@@ -15,6 +15,7 @@ import { pageCount } from '../../../lib/paging';
 import { type SearchPartsInput, useSearchParts } from '../api/search-parts';
 import { percent, QualityCharts } from '../components/quality-charts';
 import { FormGeneralErrors } from '../../../components/form-fields';
+import { filterField } from '../../../components/id-inputs';
 
 const pageSize = 10;
 const filterNames = ['serialNumber', 'supplier', 'technician', 'dsiId', 'deviceId', 'from', 'to'] as const;
@@ -134,7 +135,7 @@ export function QualityRoute() {
       </Group>
       <TextFilterForm
         title={t('quality.filters')}
-        fields={filterNames.map((name) => ({ name, label: t(`quality.filter.${name}`) }))}
+        fields={filterNames.map((name) => filterField(name, t(`quality.filter.${name}`)))}
         applied={filters}
         errors={problems.fields}
         applyLabel={t('quality.apply')}

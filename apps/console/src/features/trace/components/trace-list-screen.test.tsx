@@ -8,6 +8,20 @@ import { PartsRoute } from '../routes/parts-route';
 const emptyPage = { data: [], pageNum: 1, numberOfItems: 10, totalNumOfPages: 0, totalNumOfItems: 0 };
 const answer = (status: number, body: unknown) => new Response(JSON.stringify(body), { status });
 
+const bracket = {
+  dsiId: '0b0c7c44-7c55-4c9e-8f4e-6a5cf0a1d002',
+  designName: 'Bracket',
+  description: '',
+  companyName: 'Acme',
+  multiPlaten: false,
+  displayImage: null,
+  version: 1,
+  dateCreated: '2026-11-01T00:00:00.000Z',
+  dateModified: '2026-11-01T00:00:00.000Z',
+  createdBy: 'admin',
+  latestDsiVersion: 1,
+};
+
 /** The list calls sent (their address), answered as the server does. */
 let calls: URL[];
 
@@ -31,6 +45,11 @@ beforeEach(() => {
         if ((searchParams.get('serialNumber') ?? '').length > 20)
           return answer(400, { errorToken: 'malformedRequest', errorDescription: 'querystring/serialNumber: Too big' });
         return answer(200, emptyPage);
+      }
+      if (pathname === '/ui/package/list') {
+        const name = (searchParams.get('name') ?? '').toLowerCase();
+        const found = 'bracket'.includes(name) ? [bracket] : [];
+        return answer(200, { ...emptyPage, data: found, totalNumOfPages: 1, totalNumOfItems: found.length });
       }
       if (pathname === '/ui/audit/list') {
         const from = searchParams.get('from');
@@ -80,6 +99,30 @@ describe('the filters of a trace list', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Apply filters' }));
     expect((await screen.findByRole('alert')).textContent).toContain('The request is malformed');
     expect(dsiId.getAttribute('aria-invalid')).not.toBe('true');
+  });
+
+  it("suggest this server's designs by name in the design filter and filter by the picked design's id", async () => {
+    renderListScreen(<PartsRoute />, '/parts');
+    await waitFor(() => expect(calls).toHaveLength(1));
+    const dsiId = screen.getByRole('textbox', { name: 'Design package ID' });
+    fireEvent.focus(dsiId);
+    fireEvent.change(dsiId, { target: { value: 'brack' } });
+    await waitFor(() =>
+      expect(
+        calls.some(({ pathname, searchParams }) => pathname === '/ui/package/list' && searchParams.get('name') === 'brack'),
+      ).toBe(true),
+    );
+    fireEvent.click(await screen.findByRole('option', { name: `Bracket (${bracket.dsiId})` }));
+    await waitFor(() => expect((dsiId as HTMLInputElement).value).toBe(bracket.dsiId));
+    fireEvent.click(screen.getByRole('button', { name: 'Apply filters' }));
+    await waitFor(() =>
+      expect(
+        calls
+          .filter(({ pathname }) => pathname === '/ui/part/list')
+          .at(-1)
+          ?.searchParams.get('dsiId'),
+      ).toBe(bracket.dsiId),
+    );
   });
 
   it('show a day the calendar does not have under its input, and do not send it', async () => {

@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { filterErrors } from '../../../components/filter-errors';
 import { ListHeader } from '../../../components/list-header';
 import { PagingFooter } from '../../../components/list-pagination';
-import { TextFilterForm } from '../../../components/text-filter-form';
+import { TextFilterForm, type TextFilterFormProps } from '../../../components/text-filter-form';
 import { usePageInRange } from '../../../hooks/use-paged-search';
 import { pageCount } from '../../../lib/paging';
 import type { ListState } from './list-params';
@@ -23,7 +23,7 @@ export interface TraceListScreenProps<TFilter extends string> {
     page: (pageNum: number, options?: { replace?: boolean }) => void;
   };
   /** The text filters, applied together. */
-  textFilters: readonly { name: TFilter; label: string }[];
+  textFilters: TextFilterFormProps<TFilter>['fields'];
   /**
    * Filters that apply at once, above the text filters; as a function, given the message under
    * each filter's input (a day the calendar lacks, the server's refusal of the filter).

@@ -7,6 +7,7 @@ import { useBuildList } from '../api/trace-lists';
 import { useListParams } from '../components/list-params';
 import { TraceListScreen } from '../components/trace-list-screen';
 import { BuildStateBadge, ShortId } from '../components/trace-badges';
+import { filterField } from '../../../components/id-inputs';
 
 const filters = ['dsiId'] as const;
 
@@ -24,7 +25,7 @@ export function BuildsRoute() {
       title={t('trace.builds.title')}
       description={t('trace.builds.description')}
       list={list}
-      textFilters={[{ name: 'dsiId', label: t('trace.filters.dsiId') }]}
+      textFilters={[filterField('dsiId', t('trace.filters.dsiId'))]}
       result={builds}
     >
       <DataTable

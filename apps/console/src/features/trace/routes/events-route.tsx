@@ -10,6 +10,7 @@ import { useListParams } from '../components/list-params';
 import { TraceListScreen } from '../components/trace-list-screen';
 import { useJsonExport } from '../components/use-json-export';
 import { EventStatusBadge, ShortId } from '../components/trace-badges';
+import { filterField } from '../../../components/id-inputs';
 
 const filters = ['dsiId'] as const;
 
@@ -46,7 +47,7 @@ export function EventsRoute() {
       title={t('trace.events.title')}
       description={t('trace.events.description')}
       list={list}
-      textFilters={[{ name: 'dsiId', label: t('trace.filters.dsiId') }]}
+      textFilters={[filterField('dsiId', t('trace.filters.dsiId'))]}
       result={events}
       controls={
         <Stack gap="xs">

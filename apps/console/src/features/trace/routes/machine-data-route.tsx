@@ -18,6 +18,7 @@ import { uploadMachineData, useDtlList } from '../api/trace-lists';
 import { useListParams } from '../components/list-params';
 import { TraceListScreen } from '../components/trace-list-screen';
 import { ShortId } from '../components/trace-badges';
+import { filterField } from '../../../components/id-inputs';
 
 const filters = ['deviceId', 'orderId'] as const;
 const machines: SearchSource<TDevice> = { queryOptions: approvedDevicePickerQueryOptions, toOption: deviceOption };
@@ -98,7 +99,7 @@ export function MachineDataRoute() {
       title={t('trace.machineData.title')}
       description={t('trace.machineData.description')}
       list={list}
-      textFilters={filters.map((name) => ({ name, label: t(`trace.machineData.filters.${name}`) }))}
+      textFilters={filters.map((name) => filterField(name, t(`trace.machineData.filters.${name}`)))}
       result={dtls}
       controls={<MachineDataUpload />}
     >

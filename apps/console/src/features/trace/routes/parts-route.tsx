@@ -7,6 +7,7 @@ import { usePartList } from '../api/trace-lists';
 import { useListParams } from '../components/list-params';
 import { TraceListScreen } from '../components/trace-list-screen';
 import { QmsStateBadge, ShortId } from '../components/trace-badges';
+import { filterField } from '../../../components/id-inputs';
 
 const filters = ['dsiId', 'serialNumber'] as const;
 
@@ -23,7 +24,7 @@ export function PartsRoute() {
       title={t('trace.parts.title')}
       description={t('trace.parts.description')}
       list={list}
-      textFilters={filters.map((name) => ({ name, label: t(`trace.filters.${name}`) }))}
+      textFilters={filters.map((name) => filterField(name, t(`trace.filters.${name}`)))}
       result={parts}
     >
       <DataTable
