@@ -17,9 +17,13 @@ export function MachineIdInput(props: FilterInputProps) {
   return <SuggestInput source={machines} {...props} />;
 }
 
-const idInputs: Readonly<Record<string, ComponentType<FilterInputProps>>> = { dsiId: DesignIdInput, deviceId: MachineIdInput };
+const idInputs: Readonly<Record<string, ComponentType<FilterInputProps>>> = {
+  dsiId: DesignIdInput,
+  filterByDsiId: DesignIdInput,
+  deviceId: MachineIdInput,
+};
 
-/** A text filter of a list: the id filters (`dsiId`, `deviceId`) with suggestions, any other a text input. */
+/** A text filter of a list: the design and machine id filters with suggestions, any other a text input. */
 export function filterField<TName extends string>(name: TName, label: string) {
   const input = idInputs[name];
   return { name, label, ...(input ? { input } : {}) };

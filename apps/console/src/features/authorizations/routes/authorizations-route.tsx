@@ -17,6 +17,7 @@ import {
   authorizationListSearch,
   authorizationTextFilters,
 } from '../components/authorization-list-params';
+import { filterField } from '../../../components/id-inputs';
 
 /** Every authorization the user may see: sorted, filtered, paged (kept in the address); send, revoke, download. */
 export function AuthorizationsRoute() {
@@ -36,7 +37,7 @@ export function AuthorizationsRoute() {
       <ListHeader title={t('authorizations.title')} description={t('authorizations.description')} />
       <TextFilterForm
         title={t('authorizations.filters.title')}
-        fields={authorizationTextFilters.map((name) => ({ name, label: t(`authorizations.filters.${name}`) }))}
+        fields={authorizationTextFilters.map((name) => filterField(name, t(`authorizations.filters.${name}`)))}
         applied={input}
         onApply={update}
         applyLabel={t('authorizations.filters.apply')}

@@ -15,6 +15,7 @@ import { usePagedSearch, usePageInRange } from '../../../hooks/use-paged-search'
 import { pageCount } from '../../../lib/paging';
 import { uploadTray } from '../../../lib/upload-tray';
 import { uploadDesignPackage, useDasEntries } from '../api/get-das-entries';
+import { filterField } from '../../../components/id-inputs';
 
 const pageSize = 10;
 
@@ -74,7 +75,7 @@ export function DasRoute() {
       {uploadError ? <ErrorAlert>{uploadError}</ErrorAlert> : null}
       <TextFilterForm
         title={t('das.filter')}
-        fields={[{ name: 'dsiId', label: t('das.columns.dsiId') }]}
+        fields={[filterField('dsiId', t('das.columns.dsiId'))]}
         applied={{ dsiId }}
         onApply={(filters) => paging.setFilters({ dsiId: filters.dsiId })}
         applyLabel={t('das.apply')}

@@ -20,6 +20,7 @@ import { AddOrderForm } from '../components/add-order-form';
 import { OrderStateBadges } from '../components/order-state-badges';
 import { orderListInputFrom, orderListSearch, orderTextFilters, type OrderSortField } from '../components/order-list-params';
 import { orderListNarrowed } from '../../../lib/order-list';
+import { filterField } from '../../../components/id-inputs';
 
 const filterLabels = { filterByCompanyName: 'companyName', filterByUserId: 'userId', filterByDsiId: 'dsiId' } as const;
 
@@ -76,7 +77,7 @@ export function OrdersRoute() {
       />
       <TextFilterForm
         title={t('orders.filters.title')}
-        fields={orderTextFilters.map((name) => ({ name, label: t(`orders.filters.${filterLabels[name]}`) }))}
+        fields={orderTextFilters.map((name) => filterField(name, t(`orders.filters.${filterLabels[name]}`)))}
         applied={input}
         onApply={update}
         applyLabel={t('orders.filters.apply')}
