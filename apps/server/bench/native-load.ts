@@ -76,7 +76,7 @@ export interface WrkLoad {
   /** The server's origin (`http://127.0.0.1:port`). */
   origin: string;
   connections: number;
-  /** Seconds. */
+  /** Seconds (wrk takes whole seconds: a fraction is rounded up, at least 1). */
   duration: number;
   headers: Record<string, string>;
   /** Sent in turn, over all connections. */
@@ -130,7 +130,16 @@ export async function runWrk(title: string, load: WrkLoad): Promise<WrkResult> {
     );
     const child = spawn(
       'wrk',
-      ['-t1', `-c${load.connections}`, `-d${load.duration}s`, '--timeout', '10s', '-s', script, `${load.origin}/`],
+      [
+        '-t1',
+        `-c${load.connections}`,
+        `-d${Math.max(1, Math.ceil(load.duration))}s`,
+        '--timeout',
+        '10s',
+        '-s',
+        script,
+        `${load.origin}/`,
+      ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stdout = '';
