@@ -1,7 +1,8 @@
 import type { ComponentType } from 'react';
 import type { TDevice, TPackage } from '@manifold/contract';
 import { devicePickerQueryOptions, deviceOption, packageOption, packagePickerQueryOptions } from '../lib/pickers';
-import { SuggestInput, type SearchSource } from './search-select';
+import type { SearchSource } from './server-search';
+import { SuggestInput } from './suggest-input';
 import type { FilterInputProps } from './text-filter-form';
 
 const designs: SearchSource<TPackage> = { queryOptions: packagePickerQueryOptions, toOption: packageOption };

@@ -4,7 +4,8 @@ import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { useState, type ReactElement } from 'react';
 import { describe, expect, it, vi } from 'vitest';
 import { renderWithProviders } from '../test/render';
-import { SearchMultiSelect, SearchSelect, SuggestInput, type SearchSource } from './search-select';
+import { SearchMultiSelect, SearchSelect, type SearchSource } from './search-select';
+import { SuggestInput } from './suggest-input';
 
 interface Machine {
   id: string;
