@@ -16,13 +16,13 @@ export interface BenchSmoke {
   needs?: 'postgres';
 }
 
-/** Ends a still-running benchmark and everything it started (its process group). */
+/** Ends a benchmark and everything it started: its process group (what is left of it). */
 function stop(child: ChildProcess): void {
-  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+  if (child.pid === undefined) return;
   try {
     process.kill(-child.pid, 'SIGKILL');
   } catch {
-    // already gone
+    // the group is gone
   }
 }
 
@@ -52,6 +52,8 @@ async function run(
     return { code, output };
   } finally {
     clearTimeout(timer);
+    // a server or emulator it left running (a benchmark stops its own; this one failed to)
+    stop(child);
     started.delete(child);
   }
 }
