@@ -31,9 +31,10 @@ export interface PickerOption {
 /** How many matches a picker shows; more matches ask the user to type on. */
 export const pickerPageSize = 50;
 
-function pickerQuery(search: string) {
+/** The first page of matches for `search`, sent as the list's text filter (`search`, or `name` where the list calls it so). */
+function pickerQuery(search: string, filter: 'search' | 'name' = 'search') {
   const term = search.trim();
-  return { pageNum: 1, numberOfItems: pickerPageSize, ...(term === '' ? {} : { search: term }) };
+  return { pageNum: 1, numberOfItems: pickerPageSize, ...(term === '' ? {} : { [filter]: term }) };
 }
 
 /** Typed as any key, so one picker component takes every source's query. */
@@ -82,8 +83,7 @@ const ZPackagePage = ZPage(ZPackage);
 
 /** Design packages whose design name contains `search` (`package/list` searches names only). */
 export function packagePickerQueryOptions(search = '') {
-  const term = search.trim();
-  const query = { pageNum: 1, numberOfItems: pickerPageSize, ...(term === '' ? {} : { name: term }) };
+  const query = pickerQuery(search, 'name');
   return queryOptions({
     queryKey: pickerKey('packages', query),
     queryFn: ({ signal }) => apiRequest('GET /ui/package/list', ZPackagePage, { query, signal }),
