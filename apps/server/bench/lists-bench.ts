@@ -154,10 +154,15 @@ const filterValues: Partial<Record<ListName, string>> = {
   build: designs[7]!,
 };
 
-/** Orders over 20 companies (Company 000 … 019), the first 20 (the authorizations' parents) never archived. */
+/**
+ * Orders over 20 companies (Company 000 … 019), none archived: the list holds every seeded row, so
+ * --rows 1000000 lists 1,000,000 orders and its last page is as full as the others (with one in ten
+ * archived, as seededOrderRow has them, 900,002 were listed and the last page held 2). The first 20
+ * are the authorizations' parents.
+ */
 function orderRow(i: number): OrderValues {
-  const row = seededOrderRow(i, designs, base, { companies: spread, users: 50 });
-  return i < spread ? { ...row, id: parentOrders[i]!, archived: 0 } : row;
+  const row = { ...seededOrderRow(i, designs, base, { companies: spread, users: 50 }), archived: 0 };
+  return i < spread ? { ...row, id: parentOrders[i]! } : row;
 }
 const parentOrderRows = parentOrders.map((_, p) => orderRow(p));
 
