@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { CompiledQuery, createQueryId, type RootOperationNode, sql } from 'kysely';
-import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, expect, it, type MockInstance, vi } from 'vitest';
 import type { TAuthorization, TOrder, TPage } from '@manifold/contract';
-import { ANCHOR_EVERY, readListState } from '../src/db/anchored-paging.js';
+import { ANCHOR_EVERY, LAY_AHEAD, readListState } from '../src/db/anchored-paging.js';
 import { createDatabase, type Database } from '../src/db/database.js';
 import { ForceIndex } from '../src/db/dialect.js';
 import { seededOrderRow } from './helpers/seeded-orders.js';
@@ -265,27 +265,7 @@ describeEachDatabase('order list paged from anchors', (ctx) => {
           continue;
         }
         // every query of the page (count, anchors, page) names the index, and MariaDB's plan reads it
-        const queries = hinted.mock.results.map((result) =>
-          other.db.getExecutor().compileQuery(result.value as RootOperationNode, createQueryId()),
-        );
-        expect(queries.length, path).toBeGreaterThan(0);
-        for (const query of queries) {
-          expect(query.sql, path).toContain(`force index (\`${index}\`)`);
-          const plan = await other.db.executeQuery<{ table: string; key: string | null; Extra: string | null }>(
-            CompiledQuery.raw(`explain ${query.sql}`, [...query.parameters]),
-          );
-          const [table] = index.split('_');
-          expect(
-            plan.rows.filter((row) => row.table === table).map((row) => row.key),
-            query.sql,
-          ).toEqual([index]);
-          // read in the index's order, never sorted: a literal of another collation than the tables'
-          // was no constant to MariaDB's ordering, and it sorted every row of the filter's value
-          expect(
-            plan.rows.map((row) => row.Extra ?? ''),
-            query.sql,
-          ).not.toContainEqual(expect.stringContaining('filesort'));
-        }
+        await expectIndexRead(other, hinted, index, path);
       }
     } finally {
       hinted.mockRestore();
@@ -295,4 +275,131 @@ describeEachDatabase('order list paged from anchors', (ctx) => {
   async function listGeneration(): Promise<string> {
     return (await readListState(other.db, ['orders'])).generation;
   }
+});
+
+/**
+ * Every query `hinted` (a spy on `ForceIndex.transformQuery`) saw names `index`, and MariaDB's plan
+ * reads that index in its order, never sorting.
+ */
+async function expectIndexRead(
+  other: Database,
+  hinted: MockInstance<ForceIndex['transformQuery']>,
+  index: string,
+  label: string,
+): Promise<void> {
+  const queries = hinted.mock.results.map((result) =>
+    other.db.getExecutor().compileQuery(result.value as RootOperationNode, createQueryId()),
+  );
+  expect(queries.length, label).toBeGreaterThan(0);
+  for (const query of queries) {
+    expect(query.sql, label).toContain(`force index (\`${index}\`)`);
+    const plan = await other.db.executeQuery<{ table: string; key: string | null; Extra: string | null }>(
+      CompiledQuery.raw(`explain ${query.sql}`, [...query.parameters]),
+    );
+    const [table] = index.split('_');
+    expect(
+      plan.rows.filter((row) => row.table === table).map((row) => row.key),
+      query.sql,
+    ).toEqual([index]);
+    // read in the index's order, never sorted: a literal of another collation than the tables'
+    // was no constant to MariaDB's ordering, and it sorted every row of the filter's value
+    expect(
+      plan.rows.map((row) => row.Extra ?? ''),
+      query.sql,
+    ).not.toContainEqual(expect.stringContaining('filesort'));
+  }
+}
+
+// A page further than LAY_AHEAD anchors from every anchor the list knows is reached by a jump
+// (one skip through the sort index to LAY_AHEAD anchors before it, then those laid as before):
+// whatever order pages are asked in, each must be exactly what OFFSET paging gives.
+describeEachDatabase('order list pages reached by a jump', (ctx) => {
+  const count = ANCHOR_EVERY * (LAY_AHEAD * 2 + 8) + 61;
+  let other: Database;
+
+  beforeAll(async () => {
+    other = createDatabase(ctx().config.database);
+    const base = Date.parse('2026-01-01T00:00:00Z');
+    const dsiIds = [randomUUID(), randomUUID()];
+    const rows = Array.from({ length: count }, (_, i) => seededOrderRow(i, dsiIds, base, { companies: 3, users: 4 }));
+    for (let start = 0; start < rows.length; start += 200) {
+      await other.db
+        .insertInto('orders')
+        .values(rows.slice(start, start + 200))
+        .execute();
+    }
+  });
+
+  afterAll(async () => {
+    await other.close();
+  });
+
+  async function expected(column: 'id' | 'created_at', direction: 'asc' | 'desc'): Promise<string[]> {
+    const rows = await other.db
+      .selectFrom('orders')
+      .select('id')
+      .where('archived', '=', 0)
+      .orderBy(sql.ref(column), direction)
+      .orderBy('id', direction)
+      .execute();
+    return rows.map((row) => row.id);
+  }
+
+  async function page(token: string, query: string, size: number, pageNum: number): Promise<TPage<TOrder>> {
+    const response = await ctx().call('GET', `/ui/order/list?${query}&numberOfItems=${size}&pageNum=${pageNum}`, { token });
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json<TPage<TOrder>>();
+  }
+
+  it('gives the last page first, then pages backwards, the middle and the first exactly as OFFSET paging would', async () => {
+    const token = await ctx().adminToken();
+    for (const [query, column, direction, size] of [
+      ['sortBy=orderId&sortOrder=asc', 'id', 'asc', 10],
+      ['sortBy=dateCreated&sortOrder=desc', 'created_at', 'desc', 100],
+    ] as const) {
+      const want = await expected(column, direction);
+      const pages = Math.ceil(want.length / size);
+      const middle = Math.floor(pages / 2);
+      // the last page first (a jump from the list's start), back through the anchors laid before
+      // it and past them (a jump from the start again), then the middle (a jump) and the first
+      const visits = [pages, pages - 1, pages - 14, pages - 30, middle + 1, middle, 2, 1, pages - 31];
+      for (const pageNum of visits) {
+        const got = await page(token, query, size, pageNum);
+        expect(got.totalNumOfItems, query).toBe(want.length);
+        expect(
+          got.data.map((order) => order.orderId),
+          `${query} page ${pageNum}`,
+        ).toEqual(want.slice((pageNum - 1) * size, pageNum * size));
+      }
+    }
+  });
+
+  it('jumps again after another connection changes the list, and stays exact', async () => {
+    const token = await ctx().adminToken();
+    const query = 'sortBy=orderId&sortOrder=asc';
+    const before = await expected('id', 'asc');
+    await other.db
+      .updateTable('orders')
+      .set({ archived: 1 })
+      .where('id', '=', before[ANCHOR_EVERY * 3 + 7]!)
+      .execute();
+    const want = await expected('id', 'asc');
+    expect(want).toHaveLength(before.length - 1);
+    const size = 25;
+    const pages = Math.ceil(want.length / size);
+    const hinted = vi.spyOn(ForceIndex.prototype, 'transformQuery');
+    try {
+      for (const pageNum of [pages, Math.ceil(pages / 2), 3]) {
+        hinted.mockClear();
+        const got = await page(token, query, size, pageNum);
+        expect(got.totalNumOfItems).toBe(want.length);
+        expect(got.data.map((order) => order.orderId)).toEqual(want.slice((pageNum - 1) * size, pageNum * size));
+        // MariaDB: the jump, the anchors and the page read the list's index in its order
+        if (ctx().kind === 'mysql') await expectIndexRead(other, hinted, 'orders_archived_id_idx', `page ${pageNum}`);
+        else expect(hinted).not.toHaveBeenCalled();
+      }
+    } finally {
+      hinted.mockRestore();
+    }
+  });
 });

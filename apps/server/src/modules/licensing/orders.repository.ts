@@ -171,6 +171,7 @@ export function listOf(
       id: sql.ref(`${table}.id`),
       direction: sort.direction,
       fixed: filteredColumns(filters).includes(sortColumn),
+      byId: sortColumn === 'id',
       index: servingIndex(table, filters, sortColumn, viewer),
     },
   };
