@@ -7,7 +7,24 @@ import { createDatabase, type Database } from '../src/db/database.js';
 import { ForceIndex } from '../src/db/dialect.js';
 import { seededOrderRow } from './helpers/seeded-orders.js';
 import { seededAuthorizationRow } from './helpers/seeded-rows.js';
-import { describeEachDatabase } from './helpers/test-app.js';
+import { describeEachDatabase, type TestApp } from './helpers/test-app.js';
+
+/**
+ * A connection of its own to the suite's database (as another server process would have), after
+ * it inserted `count` orders of `dsiIds` over three companies and four users, 1 in 10 archived.
+ */
+async function withSeededOrders(app: TestApp, count: number, dsiIds: string[]): Promise<Database> {
+  const other = createDatabase(app.config.database);
+  const base = Date.parse('2026-01-01T00:00:00Z');
+  const rows = Array.from({ length: count }, (_, i) => seededOrderRow(i, dsiIds, base, { companies: 3, users: 4 }));
+  for (let start = 0; start < rows.length; start += 200) {
+    await other.db
+      .insertInto('orders')
+      .values(rows.slice(start, start + 200))
+      .execute();
+  }
+  return other;
+}
 
 // Lists are paged from cached anchors (db/anchored-paging.ts): every page of every order must be
 // exactly what OFFSET paging of the same ordering gives, and a write by ANOTHER connection (as
@@ -19,15 +36,7 @@ describeEachDatabase('order list paged from anchors', (ctx) => {
   const dsiIds = [randomUUID(), randomUUID()];
 
   beforeAll(async () => {
-    other = createDatabase(ctx().config.database);
-    const base = Date.parse('2026-01-01T00:00:00Z');
-    const rows = Array.from({ length: count }, (_, i) => seededOrderRow(i, dsiIds, base, { companies: 3, users: 4 }));
-    for (let start = 0; start < rows.length; start += 200) {
-      await other.db
-        .insertInto('orders')
-        .values(rows.slice(start, start + 200))
-        .execute();
-    }
+    other = await withSeededOrders(ctx(), count, dsiIds);
   });
 
   afterAll(async () => {
@@ -318,16 +327,7 @@ describeEachDatabase('order list pages reached by a jump', (ctx) => {
   let other: Database;
 
   beforeAll(async () => {
-    other = createDatabase(ctx().config.database);
-    const base = Date.parse('2026-01-01T00:00:00Z');
-    const dsiIds = [randomUUID(), randomUUID()];
-    const rows = Array.from({ length: count }, (_, i) => seededOrderRow(i, dsiIds, base, { companies: 3, users: 4 }));
-    for (let start = 0; start < rows.length; start += 200) {
-      await other.db
-        .insertInto('orders')
-        .values(rows.slice(start, start + 200))
-        .execute();
-    }
+    other = await withSeededOrders(ctx(), count, [randomUUID(), randomUUID()]);
   });
 
   afterAll(async () => {
