@@ -91,9 +91,13 @@ describe('console: administration settings (ADMIN)', () => {
     for (let index = 1; index < count; index += 1) await page.keyboard.press('Tab');
     const last = links.last();
     expect(await last.evaluate((node) => node === document.activeElement)).toBe(true);
-    expect(await row.evaluate((nav) => nav.scrollLeft)).toBeGreaterThan(0);
-    const [navBox, lastBox] = [await row.boundingBox(), await last.boundingBox()];
-    expect(lastBox && navBox && lastBox.x + lastBox.width <= navBox.x + navBox.width + 1).toBe(true);
+    // scrolled by the browser after the focus moved (and the resize's layout): waited for, not sampled once
+    await expect.poll(() => row.evaluate((nav) => nav.scrollLeft), settle).toBeGreaterThan(0);
+    const lastInView = async () => {
+      const [navBox, lastBox] = [await row.boundingBox(), await last.boundingBox()];
+      return Boolean(lastBox && navBox && lastBox.x + lastBox.width <= navBox.x + navBox.width + 1);
+    };
+    await expect.poll(lastInView, settle).toBe(true);
     const href = await last.getAttribute('href');
     await page.keyboard.press('Enter');
     await page.waitForURL((url) => url.pathname === href, settle);
