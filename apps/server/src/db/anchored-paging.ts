@@ -204,12 +204,8 @@ class AnchorCache {
         known = landing;
       }
       const missing = target - known;
-      const last = known < 0 ? undefined : anchors.points[known];
-      const from = last ? base.where(this.after(ordering, last)) : base;
       const direction = sql.raw(ordering.direction);
-      const rows = inListOrder(from.select([sql`${ordering.value}`.as('v'), sql`${ordering.id}`.as('k')]), ordering).limit(
-        missing * anchors.every,
-      );
+      const rows = this.keysAfter(base, ordering, anchors.points[known]).limit(missing * anchors.every);
       const { rows: points } = await sql<Anchor>`
         select v, k from (
           select t.v, t.k, row_number() over (order by t.v ${direction}, t.k ${direction}) as n from (${rows}) t
@@ -232,19 +228,22 @@ class AnchorCache {
     base: SelectQueryBuilder<DB, TB, object>,
     ordering: ListOrdering,
   ): Promise<Anchor | undefined> {
-    const start = from < 0 ? undefined : anchors.points[from];
-    const query = inListOrder(
-      (start ? base.where(this.after(ordering, start)) : base).select([
-        sql`${ordering.value}`.as('v'),
-        sql`${ordering.id}`.as('k'),
-      ]),
-      ordering,
-    )
+    const query = this.keysAfter(base, ordering, anchors.points[from])
       .limit(1)
       .offset((to - from) * anchors.every - 1);
     const plan = sql.raw(this.postgres ? `${PLAN_WITH_VALUES} ` : '');
     const { rows } = await sql<Anchor>`${plan}select v, k from (${query}) j`.execute(this.db);
     return rows[0];
+  }
+
+  /** The sort keys (`v`, `k`) of the list's rows after `anchor` (from its start without one), in its order. */
+  private keysAfter<TB extends keyof DB>(
+    base: SelectQueryBuilder<DB, TB, object>,
+    ordering: ListOrdering,
+    anchor: Anchor | undefined,
+  ) {
+    const from = anchor ? base.where(this.after(ordering, anchor)) : base;
+    return inListOrder(from.select([sql`${ordering.value}`.as('v'), sql`${ordering.id}`.as('k')]), ordering);
   }
 
   /**
