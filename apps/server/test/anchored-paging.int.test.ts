@@ -351,26 +351,31 @@ describeEachDatabase('order list pages reached by a jump', (ctx) => {
     return response.json<TPage<TOrder>>();
   }
 
+  /** The order list's sorts the jumps are tried with: its query, and the column and direction it sorts by. */
+  const sortings = [
+    ['sortBy=orderId&sortOrder=asc', 'id', 'asc'],
+    ['sortBy=dateCreated&sortOrder=desc', 'created_at', 'desc'],
+  ] as const;
+
+  /** `got` is page `pageNum` of `want` (every listed id, in order) in pages of `size`, with its total. */
+  function expectPageOf(got: TPage<TOrder>, want: string[], size: number, pageNum: number, label: string): void {
+    expect(got.totalNumOfItems, label).toBe(want.length);
+    expect(
+      got.data.map((order) => order.orderId),
+      `${label}, page ${pageNum}`,
+    ).toEqual(want.slice((pageNum - 1) * size, pageNum * size));
+  }
+
   it('gives the last page first, then pages backwards, the middle and the first exactly as OFFSET paging would', async () => {
     const token = await ctx().adminToken();
-    for (const [query, column, direction, size] of [
-      ['sortBy=orderId&sortOrder=asc', 'id', 'asc', 10],
-      ['sortBy=dateCreated&sortOrder=desc', 'created_at', 'desc', 100],
-    ] as const) {
+    for (const [[query, column, direction], size] of sortings.map((sorting, i) => [sorting, [10, 100][i]!] as const)) {
       const want = await expected(column, direction);
       const pages = Math.ceil(want.length / size);
       const middle = Math.floor(pages / 2);
       // the last page first (a jump from the list's start), back through the anchors laid before
       // it and past them (a jump from the start again), then the middle (a jump) and the first
       const visits = [pages, pages - 1, pages - 14, pages - 30, middle + 1, middle, 2, 1, pages - 31];
-      for (const pageNum of visits) {
-        const got = await page(token, query, size, pageNum);
-        expect(got.totalNumOfItems, query).toBe(want.length);
-        expect(
-          got.data.map((order) => order.orderId),
-          `${query} page ${pageNum}`,
-        ).toEqual(want.slice((pageNum - 1) * size, pageNum * size));
-      }
+      for (const pageNum of visits) expectPageOf(await page(token, query, size, pageNum), want, size, pageNum, query);
     }
   });
 
@@ -391,15 +396,65 @@ describeEachDatabase('order list pages reached by a jump', (ctx) => {
     try {
       for (const pageNum of [pages, Math.ceil(pages / 2), 3]) {
         hinted.mockClear();
-        const got = await page(token, query, size, pageNum);
-        expect(got.totalNumOfItems).toBe(want.length);
-        expect(got.data.map((order) => order.orderId)).toEqual(want.slice((pageNum - 1) * size, pageNum * size));
+        expectPageOf(await page(token, query, size, pageNum), want, size, pageNum, query);
         // MariaDB: the jump, the anchors and the page read the list's index in its order
         if (ctx().kind === 'mysql') await expectIndexRead(other, hinted, 'orders_archived_id_idx', `page ${pageNum}`);
         else expect(hinted).not.toHaveBeenCalled();
       }
     } finally {
       hinted.mockRestore();
+    }
+  });
+
+  it('answers pages asked at once, near and far, each exactly as OFFSET paging would', async () => {
+    const token = await ctx().adminToken();
+    for (const [[query, column, direction], size] of sortings.map((sorting, i) => [sorting, [10, 30][i]!] as const)) {
+      // a change first: the list's anchors start again from none
+      const listed = await expected(column, direction);
+      await other.db
+        .updateTable('orders')
+        .set({ archived: 1 })
+        .where('id', '=', listed[ANCHOR_EVERY + 3]!)
+        .execute();
+      const want = await expected(column, direction);
+      const pages = Math.ceil(want.length / size);
+      // jumps to far pages racing each other and the extensions of the pages near them
+      const visits = [pages, 1, Math.ceil(pages / 2), pages - 1, 2, Math.ceil(pages / 3), pages - 20, Math.ceil(pages / 2) + 1];
+      const answers = await Promise.all(visits.map((pageNum) => page(token, query, size, pageNum)));
+      answers.forEach((got, i) => expectPageOf(got, want, size, visits[i]!, query));
+    }
+  });
+
+  it('stays exact over a random walk of visits far and near with changes between them', async () => {
+    const token = await ctx().adminToken();
+    const query = 'sortBy=dateCreated&sortOrder=asc';
+    // a fixed seed (a linear congruential generator): the same walk in every run
+    let state = 20261201;
+    const next = (below: number) => {
+      state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+      return (state >>> 16) % below;
+    };
+    const size = 20;
+    let want = await expected('created_at', 'asc');
+    let last = 1;
+    for (let step = 0; step < 40; step += 1) {
+      if (next(4) === 0) {
+        // another connection archives a listed order or brings an archived one back
+        const archived = await other.db.selectFrom('orders').select('id').where('archived', '=', 1).orderBy('id').execute();
+        const unarchive = next(2) === 0 && archived.length > 0;
+        const id = unarchive ? archived[next(archived.length)]!.id : want[next(want.length)]!;
+        await other.db
+          .updateTable('orders')
+          .set({ archived: unarchive ? 0 : 1 })
+          .where('id', '=', id)
+          .execute();
+        want = await expected('created_at', 'asc');
+      }
+      const pages = Math.ceil(want.length / size);
+      // a far page (anywhere), or one next to the last visited
+      const pageNum = next(2) === 0 ? 1 + next(pages) : Math.min(pages, Math.max(1, last + next(5) - 2));
+      expectPageOf(await page(token, query, size, pageNum), want, size, pageNum, `step ${step}`);
+      last = pageNum;
     }
   });
 });
