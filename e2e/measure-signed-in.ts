@@ -1,15 +1,19 @@
 // Figures for arriving with a live session (a bookmark, a link from a colleague): the JavaScript a
 // cold browser loads to show a screen (until nothing more is fetched), summed as the server sends
 // it (gzip, level 9), and the time until the screen shows its navigation and its title. The logged-out first load is
-// e2e/measure-login.ts and e2e/lighthouse.ts. Run: node --import tsx e2e/measure-signed-in.ts [runs] [path…]
+// e2e/measure-login.ts and e2e/lighthouse.ts. Run: node --import tsx e2e/measure-signed-in.ts [runs] [path…] [--rtt ms]
+// (--rtt: every request's answer delayed by that many milliseconds, Chromium's network emulation; default none)
+import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
 import { chromiumArgs } from './support/chromium';
 import { median } from './support/figures';
 import { buildConsoleIfStale, startServer } from './support/server';
 
-const runs = Number(process.argv[2] ?? 3);
-const paths = process.argv.slice(3);
+const { values, positionals } = parseArgs({ options: { rtt: { type: 'string', default: '0' } }, allowPositionals: true });
+const runs = Number(positionals[0] ?? 3);
+const paths = positionals.slice(1);
+const rtt = Number(values.rtt);
 const arrivals = paths.length > 0 ? paths : ['/', '/orders', '/quality'];
 
 buildConsoleIfStale();
@@ -32,6 +36,15 @@ try {
       const context = await browser.newContext({ baseURL: server.baseUrl });
       await context.addCookies([{ name: 'sessionToken', value: sessionToken, url: server.baseUrl, sameSite: 'Lax' }]);
       const page = await context.newPage();
+      if (rtt > 0) {
+        const cdp = await context.newCDPSession(page);
+        await cdp.send('Network.emulateNetworkConditions', {
+          offline: false,
+          latency: rtt,
+          downloadThroughput: -1,
+          uploadThroughput: -1,
+        });
+      }
       const bodies: Promise<number>[] = [];
       page.on('response', (answer) => {
         if (answer.request().resourceType() === 'script')
@@ -57,7 +70,9 @@ try {
     });
   }
   console.table(table);
-  console.log('signed in as an administrator, a cold browser per run; script counted until no request for 500 ms');
+  console.log(
+    `signed in as an administrator, a cold browser per run; script counted until no request for 500 ms${rtt > 0 ? `; every answer ${rtt} ms later (--rtt)` : ''}`,
+  );
 } finally {
   await browser.close();
   await server.stop();

@@ -2,7 +2,7 @@ import { startTransition, StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router';
 import { AppProviders } from './app/providers';
-import { createAppRouter, loadLoginRoute } from './app/router';
+import { createAppRouter, loadLoginRoute, startSignedIn } from './app/router';
 import { loadConsoleConfig } from './lib/console-config';
 import { i18n, initI18n } from './lib/i18n';
 import { setLoginNavigator } from './lib/login-redirect';
@@ -21,8 +21,11 @@ async function start(): Promise<void> {
   initTheme();
   await nextTask();
   // A visitor without a session ends at the login form wherever they arrived: fetch its code now,
-  // beside configuration and messages, not after a deep link's guard has redirected.
-  const loginCode = getSessionToken() ? undefined : loadLoginRoute().catch(() => undefined);
+  // beside configuration and messages, not after a deep link's guard has redirected. A visitor
+  // with one: their session check and the signed-in layout's code, now as well.
+  const signedIn = getSessionToken() !== undefined;
+  const loginCode = signedIn ? undefined : loadLoginRoute().catch(() => undefined);
+  if (signedIn) startSignedIn(queryClient);
   // The router is made once they are here: its start is the longest step left, and made while
   // their answers arrive and their code is compiled it shared the processor with that work.
   await ready;

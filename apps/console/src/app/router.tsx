@@ -5,7 +5,8 @@ import { networkPages, settingsPages, type SettingsPage } from './settings-pages
 import { RouteErrorView } from '../components/error-view';
 import { PageLoader } from '../components/page-loader';
 import { nextTask } from '../lib/next-task';
-import { requireAccess, requireSession } from '../lib/session';
+import { loadConsoleConfig } from '../lib/console-config';
+import { requireAccess, requireSession, sessionQueryOptions } from '../lib/session';
 import { RootShell } from './shell/root-shell';
 
 type Screen = ComponentType;
@@ -44,6 +45,9 @@ function gated(check: (args: LoaderFunctionArgs) => Promise<unknown>, load: () =
 function screen(queryClient: QueryClient, to: string, load: () => Promise<Screen>) {
   return gated(async ({ request }) => {
     await requireSession(queryClient, request);
+    // signed in: the screen's code is fetched beside the navigation table and the role's check, not
+    // after them (a screen the role may not open costs its bytes, nothing more: it shows the 403)
+    load().catch(() => undefined);
     const { screenRequirement } = await import('./shell/navigation');
     return requireAccess(queryClient, request, screenRequirement(to));
   }, load);
@@ -51,6 +55,23 @@ function screen(queryClient: QueryClient, to: string, load: () => Promise<Screen
 
 /** The login form's code; main.tsx starts it at once for a visitor without a session. */
 export const loadLoginRoute = async () => (await import('../features/auth/routes/login-route')).LoginRoute;
+
+const loadAppLayout = async () => (await import('./shell/app-layout')).AppLayout;
+
+/**
+ * For a visitor who arrives with a session cookie (a bookmark, a reload): the session check, the
+ * signed-in layout's code and the navigation table, started at once beside configuration and
+ * messages (main.tsx), not after the router has started and the check has answered. The loaders
+ * then find the check's answer (or its refusal) and the code under way. The check waits for the
+ * configuration, as the loaders' does (a refused token's cookie is deleted with its options).
+ */
+export function startSignedIn(queryClient: QueryClient): void {
+  loadConsoleConfig()
+    .then(() => queryClient.prefetchQuery(sessionQueryOptions()))
+    .catch(() => undefined);
+  loadAppLayout().catch(() => undefined);
+  import('./shell/navigation').catch(() => undefined);
+}
 
 /** The pages of a tabbed area: the first on its bare path, each behind its own call's guard. */
 function areaPages(queryClient: QueryClient, basePath: string, pages: readonly SettingsPage[]) {
@@ -87,10 +108,7 @@ export function createAppRouter(queryClient: QueryClient) {
         },
         {
           id: 'app',
-          ...gated(
-            ({ request }) => requireSession(queryClient, request),
-            async () => (await import('./shell/app-layout')).AppLayout,
-          ),
+          ...gated(({ request }) => requireSession(queryClient, request), loadAppLayout),
           children: [
             {
               errorElement: <RouteErrorView />,
